@@ -1,0 +1,2 @@
+import JWTKit
+@main struct TokenBench { static func main() {} }

@@ -1,0 +1,209 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Every target is compiled in Swift 6 language mode with strict concurrency checking.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "pinhole",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "auth", targets: ["AuthService"]),
+        .executable(name: "media", targets: ["MediaService"]),
+        .executable(name: "feed", targets: ["FeedService"]),
+        .executable(name: "streak", targets: ["StreakService"]),
+        .executable(name: "alerts", targets: ["AlertsService"]),
+        .executable(name: "moderation", targets: ["ModerationService"]),
+        .executable(name: "gateway", targets: ["Gateway"]),
+        .executable(name: "pinhole", targets: ["PinholeCLI"]),
+        .executable(name: "token-bench", targets: ["TokenBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(
+            url: "https://github.com/apple/swift-configuration.git", from: "1.4.0",
+            traits: [.defaults, "CommandLineArguments"]),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-service-context.git", from: "1.5.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        // MARK: - Shared
+
+        .target(
+            name: "Contracts",
+            path: "Shared/Contracts",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ServiceKit",
+            dependencies: [
+                "Contracts",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceContextModule", package: "swift-service-context"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Shared/ServiceKit",
+            swiftSettings: strictSettings
+        ),
+        .systemLibrary(
+            name: "CArgon2",
+            path: "Shared/CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]
+        ),
+
+        // MARK: - Executables
+
+        .executableTarget(
+            name: "AuthService",
+            dependencies: ["ServiceKit", "Contracts", "CArgon2"],
+            path: "Services/Auth",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "MediaService",
+            dependencies: ["ServiceKit", "Contracts"],
+            path: "Services/Media",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "FeedService",
+            dependencies: ["ServiceKit", "Contracts"],
+            path: "Services/Feed",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StreakService",
+            dependencies: ["ServiceKit", "Contracts"],
+            path: "Services/Streak",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "AlertsService",
+            dependencies: ["ServiceKit", "Contracts"],
+            path: "Services/Alerts",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ModerationService",
+            dependencies: ["ServiceKit", "Contracts"],
+            path: "Services/Moderation",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "Gateway",
+            dependencies: [
+                "ServiceKit", "Contracts",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
+            path: "gateway",
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "PinholeCLI",
+            dependencies: [
+                "ServiceKit", "Contracts",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "cli",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "TokenBench",
+            dependencies: [
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Benchmarks/TokenBench",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: - Tests
+
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "ServiceKit", "Contracts",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ServiceKitTests",
+            dependencies: ["ServiceKit", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AuthServiceTests",
+            dependencies: ["AuthService", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "Gateway", "AuthService", "MediaService", "FeedService", "StreakService", "AlertsService",
+                "ModerationService", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StackTests",
+            dependencies: ["TestSupport", "ServiceKit", "Contracts"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

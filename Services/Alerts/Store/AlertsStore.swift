@@ -1,0 +1,10 @@
+import GRDB
+
+/// The alerts service's database. It holds the kit's outbox, inbox and idempotency tables from
+/// the first start; the domain's own tables arrive with the domain, as new migrations here.
+struct AlertsStore: Sendable {
+    let database: DatabasePool
+
+    /// Append-only; never edit a migration that has shipped.
+    static func registerMigrations(_ migrator: inout DatabaseMigrator) {}
+}

@@ -1,0 +1,32 @@
+import Configuration
+import Contracts
+import Hummingbird
+import Prometheus
+import ServiceKit
+
+/// Builds the auth application; `App.swift` runs it, tests drive it in process.
+func buildApplication(
+    reader: ConfigReader, clock: any WallClock = SystemClock(), entropy: any Entropy = SystemEntropy(),
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+) async throws -> some ApplicationProtocol {
+    let runtime = try ServiceRuntime(name: .auth, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
+    let settings = try AuthSettings(reader: reader, shared: runtime.settings)
+    let database = try runtime.openDatabase(registerMigrations: AuthStore.registerMigrations)
+    let keyRing = try await SigningKeyRing(directory: settings.keysDirectory)
+    let verifier = runtime.makeTokenVerifier(source: keyRing)
+    let store = AuthStore(database: database)
+    let hasher = try PasswordHasher(parameters: settings.argon2, entropy: entropy)
+    let issuer = TokenIssuer(
+        keyRing: keyRing, issuer: runtime.settings.tokenIssuer, audience: runtime.settings.tokenAudience,
+        accessTokenTTL: settings.accessTokenTTL, refreshTokenTTL: settings.refreshTokenTTL, clock: clock,
+        entropy: entropy)
+
+    let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
+    let auth = AuthController(store: store, hasher: hasher, issuer: issuer, clock: clock, entropy: entropy)
+    auth.addPublicRoutes(to: router, idempotency: IdempotencyMiddleware(database: database, clock: clock))
+    KeysController(keyRing: keyRing).addRoutes(to: router)
+    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
+    auth.addAuthenticatedRoutes(to: authenticated)
+    MeController(store: store).addRoutes(to: authenticated)
+    return try runtime.makeApplication(router: router)
+}

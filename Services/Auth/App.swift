@@ -1,0 +1,11 @@
+import ServiceKit
+
+/// The auth service: users, credentials, sessions, tokens and signing keys.
+@main
+struct App {
+    static func main() async {
+        await ServiceMain.run(.auth) { reader, metrics in
+            try await buildApplication(reader: reader, metrics: metrics)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// Register, login, refresh, logout.
+struct AuthController: Sendable {
+    let store: AuthStore
+    let hasher: PasswordHasher
+    let issuer: TokenIssuer
+    let clock: any WallClock
+    let entropy: any Entropy
+
+    static let registerAccepted = RegisterResponse(
+        status: "accepted",
+        message: "If this address can be registered, the account is ready: sign in with the same email and password.")
+
+    func addPublicRoutes(to router: Router<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+        router.group("/v1/auth")
+            .post("/login", use: login)
+            .post("/refresh", use: refresh)
+            .add(middleware: idempotency)
+            .post("/register", use: register)
+    }
+
+    func addAuthenticatedRoutes(to group: RouterGroup<ServiceRequestContext>) {
+        group.post("/v1/auth/logout", use: logout)
+    }
+
+    /// `POST /v1/auth/register` → 202 whether or not the address was free: both paths hash
+    /// the password and write once, so neither status, body nor timing tells them apart.
+    @Sendable func register(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(as: RegisterRequest.self, context: context)
+        let email = try Credentials.normalizedEmail(body.email)
+        try Credentials.validateNewPassword(body.password)
+        let displayName = try Credentials.displayName(body.displayName, email: email)
+        let hash = try await hasher.hash(body.password)
+        let now = clock.now()
+        let created = try await store.insertUserIfAbsent(
+            UserRecord(
+                id: entropy.uuid().uuidString.lowercased(), email: email, passwordHash: hash,
+                displayName: displayName, createdAt: now, updatedAt: now))
+        context.logger.info("registration accepted", metadata: ["new_account": "\(created)"])
+        return try Response.json(Self.registerAccepted, status: .accepted)
+    }
+
+    /// `POST /v1/auth/login` → a token pair, or 401 `INVALID_CREDENTIALS` whether the address
+    /// is unknown or the password wrong (same work either way).
+    @Sendable func login(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(as: LoginRequest.self, context: context)
+        let email = try Credentials.normalizedEmail(body.email)
+        try Credentials.validatePresentedPassword(body.password)
+        try Credentials.validate(body.device)
+        guard let user = try await store.user(email: email) else {
+            _ = await hasher.verifyUnknown(body.password)
+            throw Self.invalidCredentials
+        }
+        guard await hasher.verify(body.password, against: user.passwordHash) else {
+            throw Self.invalidCredentials
+        }
+        let now = clock.now()
+        if hasher.needsRehash(user.passwordHash) {
+            try await store.updatePasswordHash(userID: user.id, hash: hasher.hash(body.password), at: now)
+        }
+        let (token, hash) = issuer.refreshToken()
+        let session = SessionRecord(
+            id: entropy.uuid().uuidString.lowercased(), userID: user.id, createdAt: now, lastUsedAt: now,
+            revokedAt: nil, ipAddress: try await ClientAddress.of(request, context: context),
+            userAgent: request.headers[.userAgent].map { String($0.prefix(256)) },
+            devicePlatform: body.device?.platform, deviceVersion: body.device?.version)
+        try await store.createSession(
+            session,
+            refreshToken: RefreshTokenRecord(
+                tokenHash: hash, sessionID: session.id, issuedAt: now,
+                expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL)))
+        context.logger.info("signed in", metadata: ["user_id": "\(user.id)", "session_id": "\(session.id)"])
+        return try Response.json(await tokenResponse(userID: user.id, sessionID: session.id, refreshToken: token, now: now))
+    }
+
+    /// `POST /v1/auth/refresh` → a new pair; the presented refresh token is spent. Presenting
+    /// a spent token again revokes the whole session (it was probably stolen).
+    @Sendable func refresh(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(as: RefreshRequest.self, context: context)
+        guard (1...256).contains(body.refreshToken.utf8.count) else { throw Self.reauthRequired }
+        let now = clock.now()
+        let (token, hash) = issuer.refreshToken()
+        let next = RefreshTokenRecord(
+            tokenHash: hash, sessionID: "", issuedAt: now, expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL))
+        switch try await store.rotate(presented: TokenIssuer.hash(body.refreshToken), next: next, now: now) {
+        case .rotated(let session):
+            return try Response.json(
+                await tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: token, now: now))
+        case .rejected(let reuse):
+            if reuse { context.logger.warning("refresh token reuse: session revoked") }
+            throw Self.reauthRequired
+        }
+    }
+
+    /// `POST /v1/auth/logout` → 204; the session and all its refresh tokens end now.
+    @Sendable func logout(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        try await store.revokeSession(id: user.sessionID, userID: user.userID, at: clock.now())
+        return Response(status: .noContent)
+    }
+
+    private func tokenResponse(userID: String, sessionID: String, refreshToken: String, now: Date) async throws
+        -> TokenResponse
+    {
+        TokenResponse(
+            accessToken: try await issuer.accessToken(userID: userID, sessionID: sessionID, issuedAt: now),
+            tokenType: "Bearer", expiresIn: Int(issuer.accessTokenTTL), refreshToken: refreshToken,
+            refreshExpiresIn: Int(issuer.refreshTokenTTL), sessionId: sessionID)
+    }
+
+    static let invalidCredentials = ServiceError(.invalidCredentials, "Email or password is wrong.")
+    static let reauthRequired = ServiceError(.reauthRequired, "The refresh token is no longer valid: sign in again.")
+}

@@ -1,0 +1,17 @@
+import Contracts
+import Hummingbird
+import ServiceKit
+
+/// `GET /.well-known/jwks.json`: the public keys tokens are verified with. Public through the
+/// gateway, and fetched over mutual TLS by the gateway and every service.
+struct KeysController: Sendable {
+    let keyRing: SigningKeyRing
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.get("/.well-known/jwks.json") { _, _ in
+            var response = try Response.json(try await keyRing.fetchKeys())
+            response.headers[.cacheControl] = "public, max-age=300"
+            return response
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Contracts
+import Foundation
+import GRDB
+
+/// A row of `session`: one signed-in device. Revoking it ends every token of the session.
+struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "session"
+
+    var id: String
+    var userID: String
+    var createdAt: Date
+    var lastUsedAt: Date
+    var revokedAt: Date?
+    var ipAddress: String?
+    var userAgent: String?
+    var devicePlatform: String?
+    var deviceVersion: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case userID = "user_id"
+        case createdAt = "created_at"
+        case lastUsedAt = "last_used_at"
+        case revokedAt = "revoked_at"
+        case ipAddress = "ip_address"
+        case userAgent = "user_agent"
+        case devicePlatform = "device_platform"
+        case deviceVersion = "device_version"
+    }
+
+    func summary(currentSessionID: String) -> SessionSummary {
+        SessionSummary(
+            id: id, createdAt: createdAt, lastUsedAt: lastUsedAt, ipAddress: ipAddress, userAgent: userAgent,
+            device: devicePlatform.map { DeviceInfo(platform: $0, version: deviceVersion) },
+            current: id == currentSessionID)
+    }
+}

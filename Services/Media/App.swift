@@ -1,0 +1,11 @@
+import ServiceKit
+
+/// The media service: blobs and their lifecycle (uploads, validation, processing, custody).
+@main
+struct App {
+    static func main() async {
+        await ServiceMain.run(.media) { reader, metrics in
+            try await buildApplication(reader: reader, metrics: metrics)
+        }
+    }
+}

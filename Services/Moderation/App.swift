@@ -1,0 +1,11 @@
+import ServiceKit
+
+/// The moderation service: safety (reports, blocks, mutes, screening, the admin queue and audit log).
+@main
+struct App {
+    static func main() async {
+        await ServiceMain.run(.moderation) { reader, metrics in
+            try await buildApplication(reader: reader, metrics: metrics)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import Configuration
+import Hummingbird
+import Prometheus
+import ServiceKit
+
+/// Builds the streak application; `App.swift` runs it, tests drive it in process.
+func buildApplication(
+    reader: ConfigReader, clock: any WallClock = SystemClock(), entropy: any Entropy = SystemEntropy(),
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+) async throws -> some ApplicationProtocol {
+    let runtime = try ServiceRuntime(name: .streak, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
+    let database = try runtime.openDatabase(registerMigrations: StreakStore.registerMigrations)
+    let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
+    return try runtime.makeApplication(router: router)
+}

@@ -1,0 +1,1 @@
+#include <argon2.h>

@@ -1,0 +1,194 @@
+import Foundation
+
+/// `POST /v1/auth/register`.
+public struct RegisterRequest: Codable, Sendable {
+    /// The sign-in address; compared case-insensitively.
+    public var email: String
+    /// 8 to 1024 characters; any Unicode; never truncated.
+    public var password: String
+    /// Shown to others; defaults to the part of the email before `@`.
+    public var displayName: String?
+
+    enum CodingKeys: String, CodingKey { case email, password, displayName }
+
+    public init(email: String, password: String, displayName: String? = nil) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+    }
+}
+
+/// The answer to every well-formed registration, whether or not the address was free:
+/// the answer must not tell anyone which addresses have accounts.
+public struct RegisterResponse: Codable, Sendable, Equatable {
+    /// Always `accepted`.
+    public var status: String
+    /// What to do next: sign in with the same email and password.
+    public var message: String
+
+    enum CodingKeys: String, CodingKey { case status, message }
+
+    public init(status: String, message: String) {
+        self.status = status
+        self.message = message
+    }
+}
+
+/// The device a session was created on, as the client describes itself.
+public struct DeviceInfo: Codable, Sendable, Equatable {
+    /// `ios`, `android`, `web` or another short name.
+    public var platform: String
+    /// App or OS version.
+    public var version: String?
+
+    enum CodingKeys: String, CodingKey { case platform, version }
+
+    public init(platform: String, version: String? = nil) {
+        self.platform = platform
+        self.version = version
+    }
+}
+
+/// `POST /v1/auth/login`.
+public struct LoginRequest: Codable, Sendable {
+    public var email: String
+    public var password: String
+    public var device: DeviceInfo?
+
+    enum CodingKeys: String, CodingKey { case email, password, device }
+
+    public init(email: String, password: String, device: DeviceInfo? = nil) {
+        self.email = email
+        self.password = password
+        self.device = device
+    }
+}
+
+/// `POST /v1/auth/refresh`.
+public struct RefreshRequest: Codable, Sendable {
+    /// The refresh token from the last login or refresh; it is single-use.
+    public var refreshToken: String
+
+    enum CodingKeys: String, CodingKey { case refreshToken }
+
+    public init(refreshToken: String) {
+        self.refreshToken = refreshToken
+    }
+}
+
+/// A fresh access token and the refresh token that replaces the one just used.
+public struct TokenResponse: Codable, Sendable, Equatable {
+    /// EdDSA-signed JWT, valid for `expiresIn` seconds.
+    public var accessToken: String
+    /// Always `Bearer`.
+    public var tokenType: String
+    /// Access token lifetime in seconds.
+    public var expiresIn: Int
+    /// Opaque, single-use; rotate it with `POST /v1/auth/refresh`.
+    public var refreshToken: String
+    /// Refresh token lifetime in seconds.
+    public var refreshExpiresIn: Int
+    /// The session these tokens belong to.
+    public var sessionId: String
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken, tokenType, expiresIn, refreshToken, refreshExpiresIn, sessionId
+    }
+
+    public init(
+        accessToken: String, tokenType: String, expiresIn: Int, refreshToken: String,
+        refreshExpiresIn: Int, sessionId: String
+    ) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.refreshToken = refreshToken
+        self.refreshExpiresIn = refreshExpiresIn
+        self.sessionId = sessionId
+    }
+}
+
+/// `GET /v1/me`.
+public struct UserProfile: Codable, Sendable, Equatable {
+    public var id: String
+    public var email: String
+    public var displayName: String
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case id, email, displayName, createdAt }
+
+    public init(id: String, email: String, displayName: String, createdAt: Date) {
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+        self.createdAt = createdAt
+    }
+}
+
+/// One entry of `GET /v1/auth/sessions`.
+public struct SessionSummary: Codable, Sendable, Equatable {
+    public var id: String
+    public var createdAt: Date
+    public var lastUsedAt: Date
+    /// The client address the gateway saw when the session was created.
+    public var ipAddress: String?
+    public var userAgent: String?
+    public var device: DeviceInfo?
+    /// Whether this is the session of the token making the request.
+    public var current: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case id, createdAt, lastUsedAt, ipAddress, userAgent, device, current
+    }
+
+    public init(
+        id: String, createdAt: Date, lastUsedAt: Date, ipAddress: String?, userAgent: String?,
+        device: DeviceInfo?, current: Bool
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.ipAddress = ipAddress
+        self.userAgent = userAgent
+        self.device = device
+        self.current = current
+    }
+}
+
+/// A JSON Web Key Set (RFC 7517) of auth's public signing keys.
+public struct JWKSDocument: Codable, Sendable, Equatable {
+    public var keys: [PublicJWK]
+
+    enum CodingKeys: String, CodingKey { case keys }
+
+    public init(keys: [PublicJWK]) {
+        self.keys = keys
+    }
+}
+
+/// One public Ed25519 key (RFC 8037 `OKP`).
+public struct PublicJWK: Codable, Sendable, Equatable {
+    /// Always `OKP`.
+    public var kty: String
+    /// Always `Ed25519`.
+    public var crv: String
+    /// The public key, base64url.
+    public var x: String
+    /// Key id, matched against the token header's `kid`.
+    public var kid: String
+    /// Always `EdDSA`.
+    public var alg: String
+    /// Always `sig`.
+    public var use: String
+
+    enum CodingKeys: String, CodingKey { case kty, crv, x, kid, alg, use }
+
+    public init(x: String, kid: String) {
+        self.kty = "OKP"
+        self.crv = "Ed25519"
+        self.x = x
+        self.kid = kid
+        self.alg = "EdDSA"
+        self.use = "sig"
+    }
+}

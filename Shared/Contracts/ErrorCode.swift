@@ -1,0 +1,117 @@
+/// Every error code Pinhole answers with, in one place.
+///
+/// Codes are part of the public contract: clients switch on them, so a code is never renamed
+/// or reused for a different meaning. Each code carries the HTTP status it is sent with.
+public enum ErrorCode: String, Codable, Sendable, CaseIterable {
+    // MARK: - 400
+    /// The body is not valid JSON or does not have the expected shape.
+    case malformedRequest = "MALFORMED_REQUEST"
+    /// A field is missing, has the wrong type or is out of range.
+    case validationFailed = "VALIDATION_FAILED"
+    /// A pagination cursor was not issued by this endpoint or was altered.
+    case invalidCursor = "INVALID_CURSOR"
+    /// The `Idempotency-Key` header is malformed (empty or longer than 255 characters).
+    case invalidIdempotencyKey = "INVALID_IDEMPOTENCY_KEY"
+
+    // MARK: - 401
+    /// No bearer token was sent to a route that needs one.
+    case authenticationRequired = "AUTHENTICATION_REQUIRED"
+    /// The bearer token is malformed, forged, expired or meant for someone else.
+    case invalidToken = "INVALID_TOKEN"
+    /// Email and password do not match an account.
+    case invalidCredentials = "INVALID_CREDENTIALS"
+    /// The refresh token is unknown, expired, revoked or was reused: sign in again.
+    case reauthRequired = "REAUTH_REQUIRED"
+    /// Transrify: the tenant API key is unknown.
+    case invalidTenantKey = "INVALID_TENANT_KEY"
+
+    // MARK: - 403
+    /// The caller is authenticated but may not do this.
+    case forbidden = "FORBIDDEN"
+    /// Transrify: the tenant exists but is suspended.
+    case tenantSuspended = "TENANT_SUSPENDED"
+    /// An internal route was called by a peer whose certificate does not allow it.
+    case peerNotAllowed = "PEER_NOT_ALLOWED"
+
+    // MARK: - 404, 405, 409, 413, 415, 422, 429
+    /// The object does not exist, or belongs to someone else.
+    case notFound = "NOT_FOUND"
+    /// The route exists but not with this method.
+    case methodNotAllowed = "METHOD_NOT_ALLOWED"
+    /// The change clashes with existing state (a unique value already taken, say).
+    case conflict = "CONFLICT"
+    /// A request with this `Idempotency-Key` is still being processed.
+    case idempotencyKeyInProgress = "IDEMPOTENCY_KEY_IN_PROGRESS"
+    /// The body is larger than this route accepts.
+    case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+    /// The content type is not accepted here.
+    case unsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
+    /// The `Idempotency-Key` was already used with a different request.
+    case idempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
+    /// An event of a type this service does not subscribe to.
+    case unknownEventType = "UNKNOWN_EVENT_TYPE"
+    /// Too many requests for this route class; see `Retry-After`.
+    case rateLimitExceeded = "RATE_LIMIT_EXCEEDED"
+
+    // MARK: - 5xx
+    /// Something failed inside Pinhole; the request id finds it in the logs.
+    case internalError = "INTERNAL_ERROR"
+    /// The service that owns this route cannot be reached right now.
+    case upstreamUnavailable = "UPSTREAM_UNAVAILABLE"
+    /// The service that owns this route did not answer in time.
+    case upstreamTimeout = "UPSTREAM_TIMEOUT"
+    /// This process is starting or stopping and cannot take requests.
+    case serviceUnavailable = "SERVICE_UNAVAILABLE"
+
+    /// The HTTP status this code is sent with.
+    public var status: Int {
+        switch self {
+        case .malformedRequest, .validationFailed, .invalidCursor, .invalidIdempotencyKey: 400
+        case .authenticationRequired, .invalidToken, .invalidCredentials, .reauthRequired, .invalidTenantKey: 401
+        case .forbidden, .tenantSuspended, .peerNotAllowed: 403
+        case .notFound: 404
+        case .methodNotAllowed: 405
+        case .conflict, .idempotencyKeyInProgress: 409
+        case .payloadTooLarge: 413
+        case .unsupportedMediaType: 415
+        case .idempotencyKeyReused, .unknownEventType: 422
+        case .rateLimitExceeded: 429
+        case .internalError: 500
+        case .upstreamUnavailable, .serviceUnavailable: 503
+        case .upstreamTimeout: 504
+        }
+    }
+}
+
+/// The JSON body of every error response:
+/// `{"error":{"code":"STABLE_CODE","message":"...","requestId":"..."}}`.
+public struct ErrorEnvelope: Codable, Sendable, Equatable {
+    /// The error itself.
+    public var error: ErrorBody
+
+    /// Creates an envelope around one error.
+    public init(error: ErrorBody) {
+        self.error = error
+    }
+}
+
+/// The inner object of ``ErrorEnvelope``.
+public struct ErrorBody: Codable, Sendable, Equatable {
+    /// Stable, machine-readable code.
+    public var code: ErrorCode
+    /// Human-readable explanation; never contains secrets or library error text.
+    public var message: String
+    /// The request id, also sent as `X-Request-Id` and written on every log line.
+    public var requestId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case code, message, requestId
+    }
+
+    /// Creates an error body.
+    public init(code: ErrorCode, message: String, requestId: String?) {
+        self.code = code
+        self.message = message
+        self.requestId = requestId
+    }
+}

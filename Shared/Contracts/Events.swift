@@ -1,0 +1,85 @@
+import Foundation
+
+/// The name of an event type, such as `post.hidden`. Names are `<noun>.<past-tense verb>`.
+public struct EventType: RawRepresentable, Hashable, Codable, Sendable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public init(from decoder: any Decoder) throws {
+        self.rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+    public var description: String { rawValue }
+}
+
+/// A payload that travels through the outbox. Each conforming type names its event type;
+/// who receives it is declared once, in ``EventCatalog``.
+public protocol DomainEvent: Codable, Sendable {
+    /// The type name this payload is sent under.
+    static var eventType: EventType { get }
+}
+
+/// What is sent to `POST /internal/events` on a subscriber.
+public struct EventEnvelope<Payload: Codable & Sendable>: Codable, Sendable {
+    /// Unique per event; subscribers apply each id at most once.
+    public var id: UUID
+    /// The event type name.
+    public var type: EventType
+    /// The service that wrote the event (checked against the caller's certificate).
+    public var source: ServiceName
+    /// When the change happened, by the producer's clock.
+    public var occurredAt: Date
+    /// The event body.
+    public var payload: Payload
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, source, occurredAt, payload
+    }
+
+    /// Creates an envelope.
+    public init(id: UUID, type: EventType, source: ServiceName, occurredAt: Date, payload: Payload) {
+        self.id = id
+        self.type = type
+        self.source = source
+        self.occurredAt = occurredAt
+        self.payload = payload
+    }
+}
+
+/// The envelope without its payload, decoded first to find the handler.
+public struct EventHeader: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var type: EventType
+    public var source: ServiceName
+    public var occurredAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, source, occurredAt
+    }
+
+    public init(id: UUID, type: EventType, source: ServiceName, occurredAt: Date) {
+        self.id = id
+        self.type = type
+        self.source = source
+        self.occurredAt = occurredAt
+    }
+}
+
+/// Every event type Pinhole sends and the services that receive it.
+///
+/// The outbox delivers an event to exactly the services listed here; a subscriber refuses an
+/// event type it is not listed for. Producer and consumer both compile against this table.
+public enum EventCatalog {
+    /// Subscribers per event type.
+    public static let subscribers: [EventType: [ServiceName]] = [:]
+
+    /// The services that receive `type`, or none.
+    public static func subscribers(of type: EventType) -> [ServiceName] {
+        subscribers[type] ?? []
+    }
+}

@@ -1,0 +1,75 @@
+import Contracts
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Turns every thrown error into the JSON envelope
+/// `{"error":{"code","message","requestId"}}`.
+///
+/// ``ServiceError`` keeps its code and message. Hummingbird's own errors (no route, wrong
+/// method, body too large) get the matching code. A unique-constraint failure is a 409.
+/// Anything else is logged with its details and answered as `INTERNAL_ERROR` without them:
+/// library error text never reaches a client.
+public struct ErrorMiddleware<Context: ServiceRequestContextProtocol>: RouterMiddleware {
+    public init() {}
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let failure = Self.serviceError(for: error, request: request, logger: context.logger)
+            return Self.response(for: failure, requestID: context.requestID)
+        }
+    }
+
+    /// The envelope response for an error.
+    public static func response(for error: ServiceError, requestID: String?) -> Response {
+        let envelope = ErrorEnvelope(
+            error: ErrorBody(code: error.code, message: error.message, requestId: requestID))
+        let data = (try? JSONCoding.sharedEncoder.encode(envelope)) ?? Data()
+        var headers = error.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func serviceError(for error: any Error, request: Request, logger: Logger) -> ServiceError {
+        switch error {
+        case let error as ServiceError:
+            return error
+        case let error as HTTPError:
+            return map(status: error.status, request: request, logger: logger, underlying: error)
+        case let error as any HTTPResponseError:
+            return map(status: error.status, request: request, logger: logger, underlying: error)
+        case let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+            || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY:
+            return ServiceError(.conflict, "This clashes with something that already exists.")
+        case is DecodingError:
+            return ServiceError(.malformedRequest, "The request is not in the expected format.")
+        default:
+            logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
+            return ServiceError(.internalError, "Something went wrong on our side; quote the request id.")
+        }
+    }
+
+    private static func map(
+        status: HTTPResponse.Status, request: Request, logger: Logger, underlying: any Error
+    ) -> ServiceError {
+        switch status.code {
+        case 404: return ServiceError(.notFound, "No route for \(request.method) \(request.uri.path).")
+        case 405: return ServiceError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path).")
+        case 413: return ServiceError(.payloadTooLarge, "The body is too large for this route.")
+        case 415: return ServiceError(.unsupportedMediaType, "This content type is not accepted here.")
+        case 401: return .authenticationRequired
+        case 403: return ServiceError(.forbidden, "Not allowed.")
+        case 400..<500: return ServiceError(.malformedRequest, "The request is not in the expected format.")
+        default:
+            logger.error("unhandled error", metadata: ["error": "\(String(reflecting: underlying))"])
+            return ServiceError(.internalError, "Something went wrong on our side; quote the request id.")
+        }
+    }
+}

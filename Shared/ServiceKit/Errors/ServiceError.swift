@@ -1,0 +1,46 @@
+import Contracts
+import HTTPTypes
+import Hummingbird
+
+/// The one error type Pinhole throws on purpose: a stable code, a message safe to show to the
+/// caller, and optionally headers (such as `Retry-After`). ``ErrorMiddleware`` turns it into
+/// the JSON envelope; anything else thrown becomes a logged `INTERNAL_ERROR`.
+public struct ServiceError: Error, Sendable, CustomStringConvertible {
+    /// The stable code; it also decides the HTTP status.
+    public let code: ErrorCode
+    /// What went wrong, in words the caller can act on.
+    public let message: String
+    /// Extra response headers.
+    public var headers: HTTPFields
+
+    /// Creates an error.
+    public init(_ code: ErrorCode, _ message: String, headers: HTTPFields = [:]) {
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    /// The HTTP status the code is sent with.
+    public var status: HTTPResponse.Status { .init(code: code.status) }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    // MARK: - Common errors
+
+    /// A field failed validation.
+    public static func validation(_ message: String) -> ServiceError {
+        ServiceError(.validationFailed, message)
+    }
+
+    /// The object does not exist or belongs to someone else: both answer the same.
+    public static func notFound(_ what: String) -> ServiceError {
+        ServiceError(.notFound, "\(what) not found.")
+    }
+
+    /// The caller needs to send a valid bearer token.
+    public static let authenticationRequired = ServiceError(
+        .authenticationRequired, "This route needs an access token: send `Authorization: Bearer <token>`.")
+
+    /// The bearer token failed verification. Deliberately says nothing about why.
+    public static let invalidToken = ServiceError(.invalidToken, "The access token is invalid or expired.")
+}

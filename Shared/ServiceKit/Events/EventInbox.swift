@@ -1,0 +1,97 @@
+import Contracts
+import Foundation
+import GRDB
+import Hummingbird
+import NIOCore
+
+/// Receives events and applies each event id at most once.
+///
+/// The handler runs inside the same transaction that records the event id in `kit_inbox`:
+/// either both happen or neither does. A redelivered event finds its id already recorded
+/// and is acknowledged without a second effect.
+public struct EventInbox: Sendable {
+    public typealias Apply = @Sendable (_ body: Data, _ db: Database) throws -> Void
+
+    private var handlers: [EventType: Apply] = [:]
+    let clock: any WallClock
+
+    public init(clock: any WallClock) {
+        self.clock = clock
+    }
+
+    /// Registers what to do with events of `type`.
+    public mutating func on<Event: DomainEvent>(
+        _ type: Event.Type, apply: @escaping @Sendable (EventEnvelope<Event>, Database) throws -> Void
+    ) {
+        handlers[Event.eventType] = { body, db in
+            let envelope: EventEnvelope<Event>
+            do {
+                envelope = try JSONCoding.sharedDecoder.decode(EventEnvelope<Event>.self, from: body)
+            } catch {
+                throw ServiceError(.malformedRequest, "The \(Event.eventType) payload does not match the contract.")
+            }
+            try apply(envelope, db)
+        }
+    }
+
+    /// The event types this inbox accepts.
+    public var subscribedTypes: Set<EventType> { Set(handlers.keys) }
+
+    /// What happened to a received event.
+    public enum Receipt: String, Sendable {
+        case applied
+        case duplicate
+    }
+
+    /// Applies a received event body sent by `peer`, once.
+    public func receive(_ body: Data, from peer: ServiceName, database: DatabasePool) async throws -> Receipt {
+        let header: EventHeader
+        do {
+            header = try JSONCoding.sharedDecoder.decode(EventHeader.self, from: body)
+        } catch {
+            throw ServiceError(.malformedRequest, "The body is not an event envelope.")
+        }
+        guard header.source == peer else {
+            throw ServiceError(.peerNotAllowed, "Events from \(header.source.rawValue) must be sent by it.")
+        }
+        guard let apply = handlers[header.type] else {
+            throw ServiceError(.unknownEventType, "This service does not subscribe to \(header.type).")
+        }
+        let now = clock.now()
+        return try await database.write { db in
+            let id = header.id.uuidString.lowercased()
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM kit_inbox WHERE event_id = ?", arguments: [id]) == true {
+                return .duplicate
+            }
+            try db.execute(
+                sql: "INSERT INTO kit_inbox (event_id, type, source, applied_at) VALUES (?, ?, ?, ?)",
+                arguments: [id, header.type.rawValue, header.source.rawValue, now])
+            try apply(body, db)
+            return .applied
+        }
+    }
+}
+
+/// `POST /internal/events`: where the outbox of other services delivers. Only callers with a
+/// certificate from the local authority reach it, and only as the event's producer.
+public struct EventsController: Sendable {
+    let inbox: EventInbox
+    let database: DatabasePool
+
+    public init(inbox: EventInbox, database: DatabasePool) {
+        self.inbox = inbox
+        self.database = database
+    }
+
+    public func addRoutes<Context: ServiceRequestContextProtocol>(to router: Router<Context>) {
+        router.post("/internal/events") { request, context -> Response in
+            guard let peer = try await PeerIdentity.name(of: context.channel) else {
+                throw ServiceError(.peerNotAllowed, "Internal routes need a service certificate.")
+            }
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            let receipt = try await inbox.receive(Data(body.readableBytesView), from: peer, database: database)
+            return try Response.json(["status": receipt.rawValue])
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Contracts
+import Foundation
+import GRDB
+
+/// Writes events in the same transaction as the change they describe.
+///
+/// An event written with ``enqueue(_:in:)`` is stored with one delivery row per subscriber
+/// listed in ``EventCatalog``. If the transaction rolls back, the event never existed; if it
+/// commits, ``OutboxDispatcher`` delivers it, retrying until each subscriber acknowledges.
+public struct Outbox: Sendable {
+    let source: ServiceName
+    let subscribers: @Sendable (EventType) -> [ServiceName]
+    let clock: any WallClock
+    let entropy: any Entropy
+    let doorbell: Doorbell
+
+    /// An outbox for events produced by `source`.
+    public init(
+        source: ServiceName, clock: any WallClock, entropy: any Entropy,
+        subscribers: @escaping @Sendable (EventType) -> [ServiceName] = EventCatalog.subscribers(of:)
+    ) {
+        self.source = source
+        self.subscribers = subscribers
+        self.clock = clock
+        self.entropy = entropy
+        self.doorbell = Doorbell()
+    }
+
+    /// Stores `event` for delivery, inside the caller's write transaction. Returns its id.
+    @discardableResult
+    public func enqueue<Event: DomainEvent>(_ event: Event, in db: Database) throws -> UUID {
+        let id = entropy.uuid()
+        let now = clock.now()
+        let targets = subscribers(Event.eventType)
+        guard !targets.isEmpty else { return id }
+        let envelope = EventEnvelope(id: id, type: Event.eventType, source: source, occurredAt: now, payload: event)
+        let body = try JSONCoding.sharedEncoder.encode(envelope)
+        try db.execute(
+            sql: "INSERT INTO kit_outbox_event (id, type, body, occurred_at) VALUES (?, ?, ?, ?)",
+            arguments: [id.uuidString.lowercased(), Event.eventType.rawValue, body, now])
+        let seq = db.lastInsertedRowID
+        for target in targets {
+            try db.execute(
+                sql: "INSERT INTO kit_outbox_delivery (event_seq, subscriber, next_attempt_at) VALUES (?, ?, ?)",
+                arguments: [seq, target.rawValue, now])
+        }
+        let doorbell = self.doorbell
+        db.afterNextTransaction { _ in doorbell.ring() }
+        return id
+    }
+}
+
+/// Wakes the dispatcher when a transaction with events commits, instead of waiting for the
+/// next poll. Rings coalesce: many commits wake it once.
+final class Doorbell: Sendable {
+    let rings: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (rings, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func ring() {
+        continuation.yield()
+    }
+}

@@ -1,0 +1,181 @@
+import Contracts
+import Foundation
+import GRDB
+import Logging
+import Metrics
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+
+/// Delivers stored events to their subscribers over mutual-TLS HTTP/2.
+///
+/// Per subscriber, events go out one at a time in the order they were written; a failure
+/// stops that subscriber's queue until its retry time (exponential backoff with jitter,
+/// capped), so a subscriber never sees a later event before an earlier one. A subscriber that
+/// refuses an event outright (a 4xx other than 408 and 429) cannot be helped by retrying: the
+/// event is parked as dead, logged and counted, and the queue moves on. Nothing is dropped.
+public struct OutboxDispatcher: Service {
+    let database: DatabasePool
+    let client: InternalClient
+    let outbox: Outbox
+    let pollInterval: Duration
+    let maxBackoff: TimeInterval
+    let logger: Logger
+    let batchSize = 200
+
+    public init(
+        database: DatabasePool, client: InternalClient, outbox: Outbox, pollInterval: Duration = .milliseconds(500),
+        maxBackoff: TimeInterval = 60, logger: Logger
+    ) {
+        self.database = database
+        self.client = client
+        self.outbox = outbox
+        self.pollInterval = pollInterval
+        self.maxBackoff = maxBackoff
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let doorbell = outbox.doorbell
+        let pollInterval = self.pollInterval
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: pollInterval)
+                    doorbell.ring()
+                }
+            }
+            doorbell.ring()
+            for await _ in doorbell.rings.cancelOnGracefulShutdown() {
+                let more = await deliverDue()
+                if more { doorbell.ring() }
+            }
+            group.cancelAll()
+        }
+    }
+
+    struct Pending: FetchableRecord, Decodable {
+        var event_seq: Int64
+        var subscriber: String
+        var attempts: Int
+        var next_attempt_at: Date
+        var id: String
+        var type: String
+        var body: Data
+    }
+
+    /// Delivers what is due; returns true when a full batch was read (there may be more).
+    func deliverDue() async -> Bool {
+        let pending: [Pending]
+        do {
+            pending = try await database.read { [batchSize] db in
+                try Pending.fetchAll(
+                    db,
+                    sql: """
+                        SELECT d.event_seq, d.subscriber, d.attempts, d.next_attempt_at, e.id, e.type, e.body
+                        FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                        WHERE d.dead_at IS NULL
+                        ORDER BY d.subscriber, d.event_seq
+                        LIMIT ?
+                        """, arguments: [batchSize])
+            }
+        } catch {
+            logger.error("outbox read failed", metadata: ["error": "\(error)"])
+            return false
+        }
+        let bySubscriber = Dictionary(grouping: pending, by: \.subscriber)
+        await withDiscardingTaskGroup { group in
+            for (subscriber, queue) in bySubscriber {
+                group.addTask { await deliver(queue, to: subscriber) }
+            }
+        }
+        return pending.count == batchSize
+    }
+
+    private func deliver(_ queue: [Pending], to subscriber: String) async {
+        guard let target = ServiceName(rawValue: subscriber) else { return }
+        for item in queue {
+            let now = outbox.clock.now()
+            guard item.next_attempt_at <= now else { return }
+            let outcome = await send(item, to: target)
+            do {
+                switch outcome {
+                case .delivered:
+                    try await database.write { db in
+                        try db.execute(
+                            sql: "DELETE FROM kit_outbox_delivery WHERE event_seq = ? AND subscriber = ?",
+                            arguments: [item.event_seq, subscriber])
+                        try db.execute(
+                            sql: """
+                                DELETE FROM kit_outbox_event WHERE seq = ?
+                                AND NOT EXISTS (SELECT 1 FROM kit_outbox_delivery WHERE event_seq = ?)
+                                """, arguments: [item.event_seq, item.event_seq])
+                    }
+                    Counter(label: "pinhole_outbox_delivered_total", dimensions: [("subscriber", subscriber)]).increment()
+                case .retry(let reason):
+                    let delay = backoff(afterAttempts: item.attempts + 1)
+                    try await database.write { db in
+                        try db.execute(
+                            sql: """
+                                UPDATE kit_outbox_delivery SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
+                                WHERE event_seq = ? AND subscriber = ?
+                                """,
+                            arguments: [now.addingTimeInterval(delay), reason, item.event_seq, subscriber])
+                    }
+                    logger.debug(
+                        "event delivery will be retried",
+                        metadata: ["event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
+                                   "retry_in_s": "\(delay)"])
+                    Counter(label: "pinhole_outbox_retries_total", dimensions: [("subscriber", subscriber)]).increment()
+                    return
+                case .refused(let reason):
+                    try await database.write { db in
+                        try db.execute(
+                            sql: """
+                                UPDATE kit_outbox_delivery SET attempts = attempts + 1, dead_at = ?, last_error = ?
+                                WHERE event_seq = ? AND subscriber = ?
+                                """, arguments: [now, reason, item.event_seq, subscriber])
+                    }
+                    logger.error(
+                        "subscriber refused event; parked as dead",
+                        metadata: ["event_id": "\(item.id)", "type": "\(item.type)", "subscriber": "\(subscriber)",
+                                   "reason": "\(reason)"])
+                    Counter(label: "pinhole_outbox_dead_total", dimensions: [("subscriber", subscriber)]).increment()
+                }
+            } catch {
+                logger.error("outbox bookkeeping failed", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+    }
+
+    enum Outcome {
+        case delivered
+        case retry(String)
+        case refused(String)
+    }
+
+    private func send(_ item: Pending, to target: ServiceName) async -> Outcome {
+        do {
+            let response = try await client.send(
+                .POST, to: target, path: "/internal/events", body: .init(bytes: item.body),
+                headers: ["content-type": "application/json"])
+            switch response.status.code {
+            case 200..<300: return .delivered
+            case 408, 429, 500...: return .retry("HTTP \(response.status.code)")
+            default:
+                let code = response.errorEnvelope?.error.code.rawValue ?? "HTTP \(response.status.code)"
+                return .refused(code)
+            }
+        } catch {
+            return .retry((error as? ServiceError)?.code.rawValue ?? "\(error)")
+        }
+    }
+
+    /// 0.5 s doubling per attempt, capped at `maxBackoff`, with ±25 % jitter so that many
+    /// producers do not retry in lockstep.
+    func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        let base = min(maxBackoff, 0.5 * pow(2, Double(min(attempts - 1, 20))))
+        return base * (0.75 + 0.5 * outbox.entropy.unitInterval())
+    }
+}

@@ -1,0 +1,19 @@
+import Contracts
+import NIOCore
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// Who is on the other end of an internal connection, from the certificate the TLS handshake
+/// already verified against the local authority.
+public enum PeerIdentity {
+    /// The executable named in the peer certificate's common name, or nil when the connection
+    /// has no client certificate (or is not TLS at all).
+    public static func name(of channel: any Channel) async throws -> ServiceName? {
+        // Under HTTP/2 the request runs on a stream channel; TLS lives on its parent.
+        let connection = channel.parent ?? channel
+        guard let certificate = try? await connection.nioSSL_peerCertificate().get() else { return nil }
+        guard let parsed = try? Certificate(derEncoded: certificate.toDERBytes()) else { return nil }
+        return parsed.subjectCommonName.flatMap(ServiceName.init(rawValue:))
+    }
+}

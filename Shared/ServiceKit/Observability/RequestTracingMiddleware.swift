@@ -1,0 +1,70 @@
+import Contracts
+import HTTPTypes
+import Hummingbird
+import Logging
+import ServiceContextModule
+
+/// Gives every request an id and a span of the W3C trace it belongs to.
+///
+/// An `x-request-id` of up to 128 safe characters is kept, so one id follows a request from
+/// the gateway through every service; otherwise a new one is made. A valid `traceparent`
+/// continues its trace, otherwise a new trace starts. Both go on every log line of the
+/// request, into ``ServiceContext`` for outgoing calls, and back in the response headers.
+public struct RequestTracingMiddleware<Context: ServiceRequestContextProtocol>: RouterMiddleware {
+    let entropy: any Entropy
+
+    public init(entropy: any Entropy) {
+        self.entropy = entropy
+    }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        let requestID = request.headers[.requestID].flatMap(Self.acceptableRequestID) ?? entropy.token(bytes: 12)
+        let incoming = request.headers[.traceparent].flatMap(TraceParent.init(header:))
+        let span = incoming?.child(entropy: entropy) ?? TraceParent.root(entropy: entropy)
+        let trace = RequestTrace(requestID: requestID, span: span, traceState: request.headers[.tracestate])
+        context.requestID = requestID
+        context.logger[metadataKey: "request_id"] = .string(requestID)
+        context.logger[metadataKey: "trace_id"] = .string(span.traceID)
+
+        var serviceContext = ServiceContext.current ?? .topLevel
+        serviceContext.requestTrace = trace
+        var response = try await ServiceContext.withValue(serviceContext) {
+            try await next(request, context)
+        }
+        response.headers[.requestID] = requestID
+        response.headers[.traceparent] = span.description
+        return response
+    }
+
+    static func acceptableRequestID(_ value: String) -> String? {
+        guard (1...128).contains(value.utf8.count),
+            value.utf8.allSatisfy({ byte in
+                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+                    || byte == 45 || byte == 95 || byte == 46
+            })
+        else { return nil }
+        return value
+    }
+}
+
+extension HTTPField.Name {
+    /// `x-request-id`.
+    public static let requestID = HTTPField.Name(HeaderName.requestID)!
+    /// `traceparent`.
+    public static let traceparent = HTTPField.Name(HeaderName.traceparent)!
+    /// `tracestate`.
+    public static let tracestate = HTTPField.Name(HeaderName.tracestate)!
+    /// `idempotency-key`.
+    public static let idempotencyKey = HTTPField.Name(HeaderName.idempotencyKey)!
+    /// `idempotent-replayed`.
+    public static let idempotentReplayed = HTTPField.Name(HeaderName.idempotentReplay)!
+    /// `ratelimit`.
+    public static let rateLimit = HTTPField.Name(HeaderName.rateLimit)!
+    /// `ratelimit-policy`.
+    public static let rateLimitPolicy = HTTPField.Name(HeaderName.rateLimitPolicy)!
+    /// `x-pinhole-client-ip`.
+    public static let pinholeClientIP = HTTPField.Name(HeaderName.clientIP)!
+}

@@ -1,0 +1,66 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// Where every piece of Pinhole gets randomness (ids, tokens, salts, jitter), so that tests
+/// can make it repeatable.
+public protocol Entropy: Sendable {
+    /// `count` random bytes.
+    func bytes(_ count: Int) -> [UInt8]
+}
+
+extension Entropy {
+    /// A random version 4 UUID.
+    public func uuid() -> UUID {
+        var raw = bytes(16)
+        raw[6] = (raw[6] & 0x0F) | 0x40
+        raw[8] = (raw[8] & 0x3F) | 0x80
+        return UUID(uuid: (
+            raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+            raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]
+        ))
+    }
+
+    /// A random number in `0..<1`, for jitter.
+    public func unitInterval() -> Double {
+        let raw = bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Double(raw >> 11) / Double(UInt64(1) << 53)
+    }
+
+    /// `count` random bytes, base64url without padding: opaque tokens.
+    public func token(bytes count: Int = 32) -> String {
+        Base64URL.encode(bytes(count))
+    }
+}
+
+/// The operating system's cryptographically secure generator.
+public struct SystemEntropy: Entropy {
+    public init() {}
+    public func bytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}
+
+/// A deterministic stream for tests: SHA-256 in counter mode over a seed.
+public final class SeededEntropy: Entropy {
+    private let state: Mutex<(seed: [UInt8], counter: UInt64)>
+
+    public init(seed: String) {
+        self.state = Mutex((Array(seed.utf8), 0))
+    }
+
+    public func bytes(_ count: Int) -> [UInt8] {
+        state.withLock { state in
+            var out: [UInt8] = []
+            while out.count < count {
+                var hasher = SHA256()
+                hasher.update(data: state.seed)
+                withUnsafeBytes(of: state.counter.bigEndian) { hasher.update(bufferPointer: $0) }
+                state.counter += 1
+                out.append(contentsOf: hasher.finalize())
+            }
+            return Array(out.prefix(count))
+        }
+    }
+}

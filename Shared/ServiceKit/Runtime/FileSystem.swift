@@ -1,0 +1,39 @@
+import Foundation
+
+/// File helpers for secrets and data: everything Pinhole writes under the data directory is
+/// readable by its owner only.
+public enum FileSystem {
+    /// Creates `directory` (and parents) with mode 0700 if missing, and tightens it if present.
+    public static func makeOwnerOnlyDirectory(_ directory: URL) throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+    }
+
+    /// Writes `data` atomically with mode 0600: a crash leaves the old file or the new one.
+    public static func writeOwnerOnly(_ data: Data, to file: URL) throws {
+        try makeOwnerOnlyDirectory(file.deletingLastPathComponent())
+        let temporary = file.deletingLastPathComponent()
+            .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(
+            atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
+            throw ConfigurationError("cannot write \(file.path)")
+        }
+        let descriptor = open(temporary.path, O_RDONLY)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+        if rename(temporary.path, file.path) != 0 {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ConfigurationError("cannot move \(temporary.path) to \(file.path): errno \(errno)")
+        }
+    }
+
+    /// The permission bits of a file, for checks and tests.
+    public static func permissions(of file: URL) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+}

@@ -1,0 +1,68 @@
+import Contracts
+import Foundation
+import Hummingbird
+import NIOCore
+
+extension Request {
+    /// Decodes a JSON body of at most `limit` bytes, turning every failure into a 4xx whose
+    /// message names the field at fault (never the decoder's own text).
+    public func decodeJSON<Value: Decodable>(
+        as type: Value.Type, context: some RequestContext, limit: Int = 1 << 20
+    ) async throws -> Value {
+        var request = self
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch {
+            throw ServiceError(.payloadTooLarge, "The body is larger than \(limit) bytes.")
+        }
+        return try Self.decodeJSON(type, from: buffer)
+    }
+
+    /// Decodes JSON from a buffer with the same error mapping; also used for event bodies.
+    public static func decodeJSON<Value: Decodable>(_ type: Value.Type, from buffer: ByteBuffer) throws -> Value {
+        guard buffer.readableBytes > 0 else {
+            throw ServiceError(.malformedRequest, "The request needs a JSON body.")
+        }
+        do {
+            return try JSONCoding.sharedDecoder.decode(type, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw ServiceError(.malformedRequest, Self.describe(error))
+        } catch {
+            throw ServiceError(.malformedRequest, "The body is not valid JSON.")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey], appending key: (any CodingKey)? = nil) -> String {
+            let keys = codingPath + (key.map { [$0] } ?? [])
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "Missing field `\(path(context.codingPath, appending: key))`."
+        case .typeMismatch(_, let context):
+            return "Field `\(path(context.codingPath))` has the wrong type."
+        case .valueNotFound(_, let context):
+            return "Field `\(path(context.codingPath))` must not be null."
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "The body is not valid JSON." }
+            return "Field `\(path(context.codingPath))` has an invalid value."
+        @unknown default:
+            return "The body does not have the expected shape."
+        }
+    }
+}
+
+extension Response {
+    /// A JSON response with Pinhole's encoding conventions.
+    public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try JSONCoding.sharedEncoder.encode(value)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}

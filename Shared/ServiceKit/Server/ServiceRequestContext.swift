@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// What the kit's middleware needs from a request context; the gateway and the services
+/// each have one context type that conforms.
+public protocol ServiceRequestContextProtocol: RequestContext where Source == ApplicationRequestContextSource {
+    /// The connection the request came on (for HTTP/2, the stream channel).
+    var channel: any Channel { get }
+    /// Set by ``RequestTracingMiddleware``.
+    var requestID: String { get set }
+    /// Set by ``AuthenticationMiddleware`` when the request carries a valid access token.
+    var user: AuthenticatedUser? { get set }
+}
+
+/// The request context of every service route.
+public struct ServiceRequestContext: ServiceRequestContextProtocol {
+    public var coreContext: CoreRequestContextStorage
+    public let channel: any Channel
+    public var requestID: String = ""
+    public var user: AuthenticatedUser?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.channel = source.channel
+    }
+
+    /// JSON bodies decoded by Hummingbird are at most 1 MiB; larger uploads stream.
+    public var maxUploadSize: Int { 1 << 20 }
+    public var requestDecoder: JSONDecoder { JSONCoding.sharedDecoder }
+    public var responseEncoder: JSONEncoder { JSONCoding.sharedEncoder }
+}
+
+extension ServiceRequestContextProtocol {
+    /// The authenticated user, or `AUTHENTICATION_REQUIRED` when the route was reached
+    /// without one (a route group without ``AuthenticationMiddleware``).
+    public func requireUser() throws -> AuthenticatedUser {
+        guard let user else { throw ServiceError.authenticationRequired }
+        return user
+    }
+}
+
+extension JSONCoding {
+    /// Shared instances for Hummingbird's encode and decode paths (configured once, then
+    /// only read, which Foundation allows from any thread).
+    static let sharedDecoder = JSONCoding.decoder()
+    static let sharedEncoder = JSONCoding.encoder()
+}

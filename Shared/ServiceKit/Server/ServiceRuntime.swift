@@ -1,0 +1,110 @@
+import Configuration
+import Contracts
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import Logging
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+
+/// Everything a service's `buildApplication` gets from the kit: settings, logger, clock,
+/// randomness, TLS material, the internal client and the metrics registry; and the pieces it
+/// assembles the same way everywhere (router with standard middleware, token verifier,
+/// database, outbox, application with the mutual-TLS HTTP/2 listener).
+public struct ServiceRuntime: Sendable {
+    public let settings: ServiceSettings
+    public let logger: Logger
+    public let clock: any WallClock
+    public let entropy: any Entropy
+    public let tls: TLSMaterial
+    public let client: InternalClient
+    public let metrics: PrometheusCollectorRegistry
+
+    /// Reads the shared settings and loads the TLS material of executable `name`.
+    public init(
+        name: ServiceName, reader: ConfigReader, clock: any WallClock = SystemClock(),
+        entropy: any Entropy = SystemEntropy(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    ) throws {
+        let settings = try ServiceSettings(name: name, reader: reader)
+        var logger = Logger(label: name.rawValue)
+        logger.logLevel = settings.logLevel
+        self.settings = settings
+        self.logger = logger
+        self.clock = clock
+        self.entropy = entropy
+        self.tls = try TLSMaterial(paths: settings.pki)
+        self.client = InternalClient(tls: tls, settings: settings)
+        self.metrics = metrics
+    }
+
+    /// This service's database at `<data.dir>/<name>/<name>.sqlite`, migrated.
+    public func openDatabase(registerMigrations: (inout DatabaseMigrator) -> Void) throws -> DatabasePool {
+        let file = try settings.ownDirectory().appendingPathComponent("\(settings.name.rawValue).sqlite")
+        return try ServiceDatabase.open(at: file, registerMigrations: registerMigrations)
+    }
+
+    /// A token verifier that fetches auth's keys over mutual TLS.
+    public func makeTokenVerifier(source: (any PublicKeySource)? = nil) -> TokenVerifier {
+        TokenVerifier(
+            source: source ?? RemoteKeySource(client: client), issuer: settings.tokenIssuer,
+            audience: settings.tokenAudience, clock: clock, logger: logger)
+    }
+
+    /// The outbox of this service.
+    public func makeOutbox() -> Outbox {
+        Outbox(source: settings.name, clock: clock, entropy: entropy)
+    }
+
+    /// A router with the standard middleware (request id and trace, metrics, request log,
+    /// error envelope) and the health and metrics routes.
+    public func makeRouter(
+        readiness: [String: HealthController.Check],
+        metricsAccess: @escaping @Sendable (Request, any Channel) -> Bool = { _, _ in true },
+        requestLogLevel: Logger.Level = .debug
+    ) -> Router<ServiceRequestContext> {
+        let router = Router(context: ServiceRequestContext.self)
+        router.add(middleware: RequestTracingMiddleware(entropy: entropy))
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: AccessLogMiddleware(level: requestLogLevel))
+        router.add(middleware: ErrorMiddleware())
+        HealthController(service: settings.name, checks: readiness, metrics: metrics, metricsAccess: metricsAccess)
+            .addRoutes(to: router)
+        return router
+    }
+
+    /// The internal listener: HTTP/2 over TLS 1.3 with ALPN and HTTP/1.1 fallback, client
+    /// certificate from the local authority required.
+    public func internalListener() throws -> HTTPServerBuilder {
+        try .http2Upgrade(
+            tlsChannelConfiguration: TLSChannelConfiguration(tlsConfiguration: tls.serverConfiguration()),
+            configuration: .init(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(5)))
+    }
+
+    /// A readiness check that the database answers.
+    public static func databaseCheck(_ database: DatabasePool) -> HealthController.Check {
+        {
+            (try? await database.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+        }
+    }
+
+    /// The application: the internal listener (HTTP/2 over TLS 1.3 with ALPN and HTTP/1.1
+    /// fallback, client certificate from the local authority required), plus the lifecycle
+    /// services (outbox dispatcher, workers, internal client shutdown).
+    public func makeApplication(
+        router: Router<ServiceRequestContext>, server: HTTPServerBuilder? = nil, services: [any Service] = [],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let server = try server ?? internalListener()
+        return Application(
+            router: router,
+            server: server,
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
+            services: services + [client.lifecycleService],
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+    }
+}

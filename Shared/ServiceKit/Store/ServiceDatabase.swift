@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+
+/// Opens a service's one SQLite database: a GRDB `DatabasePool` in WAL mode with
+/// `synchronous=FULL` (a commit is on disk before it is acknowledged), foreign keys on, and
+/// every migration applied before the caller goes on to open its port.
+///
+/// The kit's own tables (outbox, inbox, idempotency keys) are migrated first, under names
+/// starting with `kit.`; the service's migrations follow. Migrations are append-only and
+/// named: never edit one that has shipped.
+public enum ServiceDatabase {
+    /// Opens (creating if needed) the database at `file` and migrates it.
+    public static func open(
+        at file: URL, registerMigrations: (inout DatabaseMigrator) -> Void
+    ) throws -> DatabasePool {
+        try FileSystem.makeOwnerOnlyDirectory(file.deletingLastPathComponent())
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool = try DatabasePool(path: file.path, configuration: configuration)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: file.path + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path + suffix)
+        }
+        var migrator = DatabaseMigrator()
+        registerKitMigrations(&migrator)
+        registerMigrations(&migrator)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    static func registerKitMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("kit.outbox.v1") { db in
+            try db.create(table: "kit_outbox_event") { table in
+                table.autoIncrementedPrimaryKey("seq")
+                table.column("id", .text).notNull().unique()
+                table.column("type", .text).notNull()
+                table.column("body", .blob).notNull()
+                table.column("occurred_at", .datetime).notNull()
+            }
+            try db.create(table: "kit_outbox_delivery") { table in
+                table.column("event_seq", .integer).notNull()
+                    .references("kit_outbox_event", column: "seq", onDelete: .cascade)
+                table.column("subscriber", .text).notNull()
+                table.column("attempts", .integer).notNull().defaults(to: 0)
+                table.column("next_attempt_at", .datetime).notNull()
+                table.column("last_error", .text)
+                table.column("dead_at", .datetime)
+                table.primaryKey(["event_seq", "subscriber"])
+            }
+            try db.create(index: "kit_outbox_delivery_due", on: "kit_outbox_delivery", columns: ["subscriber", "dead_at", "event_seq"])
+        }
+        migrator.registerMigration("kit.inbox.v1") { db in
+            try db.create(table: "kit_inbox") { table in
+                table.column("event_id", .text).primaryKey()
+                table.column("type", .text).notNull()
+                table.column("source", .text).notNull()
+                table.column("applied_at", .datetime).notNull()
+            }
+        }
+        migrator.registerMigration("kit.idempotency.v1") { db in
+            try db.create(table: "kit_idempotency_key") { table in
+                table.column("scope", .text).notNull()
+                table.column("key", .text).notNull()
+                table.column("fingerprint", .text).notNull()
+                table.column("status", .integer)
+                table.column("headers", .blob)
+                table.column("body", .blob)
+                table.column("created_at", .datetime).notNull()
+                table.column("expires_at", .datetime).notNull()
+                table.primaryKey(["scope", "key"])
+            }
+            try db.create(index: "kit_idempotency_key_expiry", on: "kit_idempotency_key", columns: ["expires_at"])
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import HummingbirdTesting
+import Yams
+public enum TS {}

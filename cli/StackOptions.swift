@@ -1,0 +1,75 @@
+import ArgumentParser
+import Configuration
+import Foundation
+import ServiceKit
+
+/// Options every subcommand shares, layered over the same configuration the executables
+/// read (environment and `.env`): a flag here wins over both.
+struct StackOptions: ParsableArguments {
+    @Option(help: "The data directory (databases, blobs, keys, certificates). Default: DATA_DIR or .pinhole")
+    var dataDir: String?
+
+    @Option(help: "Address the gateway listens on. Default: 127.0.0.1")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "Port the gateway listens on. Default: 8080")
+    var gatewayPort: Int = ServiceName.gateway.defaultPort
+
+    /// The configuration, with `--data-dir` applied.
+    func reader() async throws -> ConfigReader {
+        var arguments = ["pinhole"]
+        if let dataDir { arguments += ConfigKeys.flag("data.dir", dataDir) }
+        return try await ConfigReader.pinhole(arguments: arguments)
+    }
+
+    /// The settings `pinhole` itself runs with (its own certificate, the service URLs).
+    func settings() async throws -> ServiceSettings {
+        try ServiceSettings(name: .pinhole, reader: try await reader())
+    }
+}
+
+/// Where a stack's processes listen; written by `pinhole up`, read by `pinhole status`.
+struct StackRecord: Codable {
+    struct Entry: Codable {
+        var name: ServiceName
+        var pid: Int32
+        var url: String
+    }
+
+    var gatewayURL: String
+    var processes: [Entry]
+
+    static func file(in dataDirectory: URL) -> URL {
+        dataDirectory.appendingPathComponent("run/stack.json")
+    }
+}
+
+/// Creates the local authority, certificates and the first signing key when missing.
+func prepareDataDirectory(_ settings: ServiceSettings) throws -> [String] {
+    var notes: [String] = []
+    try FileSystem.makeOwnerOnlyDirectory(settings.dataDirectory)
+    let issued = try LocalAuthority(dataDirectory: settings.dataDirectory).prepare()
+    if !issued.isEmpty {
+        notes.append("issued certificates for \(issued.map(\.rawValue).joined(separator: ", "))")
+    }
+    let keys = SigningKeyStore.defaultDirectory(dataDirectory: settings.dataDirectory)
+    if try SigningKeyStore.ensureKey(in: keys, clock: SystemClock(), entropy: SystemEntropy()) {
+        notes.append("created auth's first signing key in \(keys.path)")
+    }
+    return notes
+}
+
+struct Init: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create the local certificate authority, one certificate per executable, and auth's first signing key.")
+
+    @OptionGroup var options: StackOptions
+
+    func run() async throws {
+        let settings = try await options.settings()
+        let notes = try prepareDataDirectory(settings)
+        say("pinhole: data directory \(settings.dataDirectory.path)")
+        for note in notes { say("pinhole: \(note)") }
+        if notes.isEmpty { say("pinhole: nothing to do, everything is in place") }
+    }
+}

@@ -1,0 +1,82 @@
+import Configuration
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import NIOCore
+import NIOSSL
+import Prometheus
+import ServiceKit
+
+/// Builds the gateway application; `App.swift` runs it, tests drive it in process.
+func buildApplication(
+    reader: ConfigReader, clock: any WallClock = SystemClock(), entropy: any Entropy = SystemEntropy(),
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let runtime = try ServiceRuntime(name: .gateway, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
+    let settings = try GatewaySettings(reader: reader)
+    let verifier = runtime.makeTokenVerifier()
+    let metricsToken = settings.metricsToken
+    let router = runtime.makeRouter(
+        readiness: [:],
+        metricsAccess: { request, channel in
+            if let metricsToken {
+                return AuthenticationMiddleware<ServiceRequestContext>.bearerToken(in: request.headers) == metricsToken
+            }
+            return channel.remoteAddress?.isLoopback ?? false
+        },
+        requestLogLevel: .info)
+    if let origin = settings.corsOrigin {
+        router.add(
+            middleware: CORSMiddleware(
+                allowOrigin: .custom(origin),
+                allowHeaders: [.authorization, .contentType, .idempotencyKey],
+                allowMethods: [.get, .head, .post, .put, .patch, .delete, .options],
+                exposedHeaders: [HeaderName.requestID, HeaderName.rateLimit, HeaderName.rateLimitPolicy, HeaderName.retryAfter]))
+    }
+    HealthRollup(client: runtime.client).addRoutes(to: router)
+    try OpenAPIController().addRoutes(to: router)
+    ProxyController(
+        client: runtime.client, verifier: verifier, limiter: RateLimiter(), settings: settings, clock: clock
+    ).addRoutes(to: router)
+    return try runtime.makeApplication(
+        router: router, server: try publicListener(settings), onServerRunning: onServerRunning)
+}
+
+/// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;
+/// plaintext HTTP/1.1 plus prior-knowledge HTTP/2 otherwise.
+func publicListener(_ settings: GatewaySettings) throws -> HTTPServerBuilder {
+    let configuration = HTTP2ChannelConfiguration(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(5))
+    guard let certificate = settings.publicCertificate, let key = settings.publicKey else {
+        return PlaintextHTTPChannel.builder(configuration: configuration)
+    }
+    var tls = TLSConfiguration.makeServerConfiguration(
+        certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
+        privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
+    tls.minimumTLSVersion = .tlsv12
+    return try .http2Upgrade(tlsConfiguration: tls, configuration: configuration)
+}
+
+/// `GET /openapi.yaml`: the public API description, served as kept in the repository.
+struct OpenAPIController {
+    func addRoutes(to router: Router<ServiceRequestContext>) throws {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
+            throw ConfigurationError("the gateway's openapi.yaml resource is missing from the build")
+        }
+        let document = ByteBuffer(bytes: try Data(contentsOf: url))
+        router.get("/openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: .init(byteBuffer: document))
+        }
+    }
+}
+
+extension SocketAddress {
+    /// Whether the address is 127.0.0.0/8 or ::1.
+    var isLoopback: Bool {
+        guard let ip = ipAddress else { return false }
+        return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
+    }
+}

@@ -1,0 +1,61 @@
+import Configuration
+import Foundation
+import ServiceKit
+
+/// The gateway's own settings.
+///
+/// Keys:
+/// - `public.tls.certificate`, `public.tls.key` (default unset): PEM files of the public
+///   certificate. When set, the listener speaks TLS with ALPN (HTTP/2, HTTP/1.1 fallback);
+///   when unset, plaintext HTTP/1.1 and prior-knowledge HTTP/2 on the same port.
+/// - `ratelimit.enabled` (default true).
+/// - `ratelimit.<class>.limit`, `ratelimit.<class>.windowSeconds` for classes `auth`
+///   (20 per 60 s, per client address), `read` (600 per 60 s), `write` (120 per 60 s),
+///   `upload` (20 per 3600 s); per user when signed in, per client address otherwise.
+/// - `limits.jsonBytes` (default 1048576), `limits.uploadBytes` (default 110100480): the
+///   largest request body per route kind.
+/// - `upstream.timeoutSeconds` (default 30), `upstream.uploadTimeoutSeconds` (default 600).
+/// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
+///   loopback clients may read metrics.
+/// - `cors.allowOrigin` (default unset): an origin allowed to call the API from a browser.
+struct GatewaySettings: Sendable {
+    let publicCertificate: URL?
+    let publicKey: URL?
+    let rateLimitEnabled: Bool
+    let policies: [RateClass: RatePolicy]
+    let jsonBodyLimit: Int
+    let uploadBodyLimit: Int
+    let upstreamTimeout: Int64
+    let uploadTimeout: Int64
+    let metricsToken: String?
+    let corsOrigin: String?
+
+    init(reader: ConfigReader) throws {
+        let certificate = reader.string(forKey: "public.tls.certificate")
+        let key = reader.string(forKey: "public.tls.key")
+        guard (certificate == nil) == (key == nil) else {
+            throw ConfigurationError("set both public.tls.certificate and public.tls.key, or neither")
+        }
+        self.publicCertificate = certificate.map { URL(fileURLWithPath: $0) }
+        self.publicKey = key.map { URL(fileURLWithPath: $0) }
+        self.rateLimitEnabled = reader.bool(forKey: "ratelimit.enabled", default: true)
+        var policies: [RateClass: RatePolicy] = [:]
+        for rateClass in RateClass.allCases {
+            let limit = reader.int(forKey: ConfigKey("ratelimit.\(rateClass.rawValue).limit"), default: rateClass.defaultPolicy.limit)
+            let window = reader.int(
+                forKey: ConfigKey("ratelimit.\(rateClass.rawValue).windowSeconds"),
+                default: Int(rateClass.defaultPolicy.window))
+            guard limit >= 1, window >= 1 else {
+                throw ConfigurationError("ratelimit.\(rateClass.rawValue) needs limit >= 1 and windowSeconds >= 1")
+            }
+            policies[rateClass] = RatePolicy(name: rateClass.rawValue, limit: limit, window: TimeInterval(window))
+        }
+        self.policies = policies
+        self.jsonBodyLimit = reader.int(forKey: "limits.jsonBytes", default: 1 << 20)
+        self.uploadBodyLimit = reader.int(forKey: "limits.uploadBytes", default: 105 * 1_048_576)
+        self.upstreamTimeout = Int64(reader.int(forKey: "upstream.timeoutSeconds", default: 30))
+        self.uploadTimeout = Int64(reader.int(forKey: "upstream.uploadTimeoutSeconds", default: 600))
+        self.metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
+        self.corsOrigin = reader.string(forKey: "cors.allowOrigin")
+    }
+}

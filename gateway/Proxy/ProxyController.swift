@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import ServiceKit
+
+/// Forwards `/v1/...` to the owning service, streaming both bodies.
+///
+/// In order: the path must be canonical and listed in ``RouteTable`` (404 otherwise); a route
+/// that needs a token gets it verified here (401 before anything is forwarded); the rate
+/// limit of the route's class is charged to the user, or to the client address when
+/// anonymous (429 with `Retry-After`); the body size is checked against `Content-Length` and
+/// again while streaming (413). The request then goes to the service over mutual-TLS HTTP/2
+/// with the token, minus anything internal the client sent; a service that cannot be reached
+/// gives a fast 503 `UPSTREAM_UNAVAILABLE`.
+struct ProxyController: Sendable {
+    let client: InternalClient
+    let verifier: TokenVerifier
+    let limiter: RateLimiter
+    let settings: GatewaySettings
+    let clock: any WallClock
+
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        for method in Self.methods {
+            router.on("/**", method: method, use: forward)
+        }
+    }
+
+    @Sendable func forward(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let path = request.uri.path
+        guard RouteTable.isCanonical(path) else {
+            throw ServiceError(.malformedRequest, "The path is not in canonical form.")
+        }
+        guard let route = RouteTable.route(path: path, method: request.method) else {
+            throw ServiceError(.notFound, "No route for \(request.method) \(path).")
+        }
+        var context = context
+        if route.access == .authenticated {
+            guard let token = AuthenticationMiddleware<ServiceRequestContext>.bearerToken(in: request.headers) else {
+                throw ServiceError.authenticationRequired
+            }
+            let user = try await verifier.verify(token)
+            context.user = user
+            context.logger[metadataKey: "user_id"] = .string(user.userID)
+        }
+        let clientAddress = context.channel.remoteAddress?.ipAddress ?? "unknown"
+
+        let rateClass = route.rateClass(for: request.method)
+        var rateHeaders = HTTPFields()
+        if settings.rateLimitEnabled, let policy = settings.policies[rateClass] {
+            let key = rateClass == .auth ? "ip:\(clientAddress)" : (context.user.map { "user:\($0.userID)" } ?? "ip:\(clientAddress)")
+            let decision = limiter.check(key: key, policy: policy, now: clock.now().timeIntervalSince1970)
+            rateHeaders[.rateLimitPolicy] = policy.policyHeader
+            rateHeaders[.rateLimit] = decision.header(for: policy)
+            guard decision.allowed else {
+                rateHeaders[.retryAfter] = String(decision.retryAfter)
+                throw ServiceError(
+                    .rateLimitExceeded, "Too many requests; retry in \(decision.retryAfter) s.", headers: rateHeaders)
+            }
+        }
+
+        let limit = route.body == .upload ? settings.uploadBodyLimit : settings.jsonBodyLimit
+        let declaredLength = request.headers[.contentLength].flatMap { Int($0) }
+        if let declaredLength, declaredLength > limit {
+            throw ServiceError(.payloadTooLarge, "The body is larger than this route accepts (\(limit) bytes).")
+        }
+
+        var upstream = HTTPClientRequest(url: client.url(of: route.service, path: request.uri.description))
+        upstream.method = HTTPMethod(rawValue: request.method.rawValue)
+        upstream.headers = HeaderPolicy.upstreamHeaders(from: request.headers, clientAddress: clientAddress)
+        let tripWire = TripWire()
+        if request.method != .get, request.method != .head, declaredLength != 0 {
+            upstream.body = .stream(
+                LimitedBody(base: request.body, limit: limit, tripped: tripWire),
+                length: declaredLength.map { .known(Int64($0)) } ?? .unknown)
+        }
+        let timeout = route.body == .upload ? settings.uploadTimeout : settings.upstreamTimeout
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(upstream, timeout: .seconds(timeout))
+        } catch {
+            if tripWire.isTripped {
+                throw ServiceError(.payloadTooLarge, "The body is larger than this route accepts (\(limit) bytes).")
+            }
+            context.logger.warning(
+                "upstream failed", metadata: ["service": "\(route.service.rawValue)", "error": "\(error)"])
+            throw InternalClient.upstreamError(error)
+        }
+        var headers = HeaderPolicy.downstreamHeaders(from: response.headers)
+        headers.append(contentsOf: rateHeaders)
+        return Response(
+            status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers,
+            body: ResponseBody(asyncSequence: response.body))
+    }
+}

@@ -1,0 +1,117 @@
+import HTTPTypes
+import ServiceKit
+
+/// Who may call a route.
+enum Access: Sendable {
+    /// No token needed (a token, if sent, is not checked).
+    case `public`
+    /// A valid access token is required; the gateway answers 401 before forwarding.
+    case authenticated
+}
+
+/// How large a request body a route accepts.
+enum BodyKind: Sendable {
+    case json
+    case upload
+}
+
+/// One entry of the route table.
+struct GatewayRoute: Sendable {
+    enum Match: Sendable {
+        /// This exact path.
+        case exact(String)
+        /// This path or anything below it.
+        case prefix(String)
+    }
+
+    let match: Match
+    /// nil for every method.
+    let methods: Set<HTTPRequest.Method>?
+    let service: ServiceName
+    let access: Access
+    /// nil: `read` for GET and HEAD, `write` otherwise.
+    let rateClass: RateClass?
+    let body: BodyKind
+
+    func matches(path: String, method: HTTPRequest.Method) -> Bool {
+        if let methods, !methods.contains(method) { return false }
+        switch match {
+        case .exact(let exact): return path == exact
+        case .prefix(let prefix): return path == prefix || path.hasPrefix(prefix + "/")
+        }
+    }
+
+    func rateClass(for method: HTTPRequest.Method) -> RateClass {
+        rateClass ?? ((method == .get || method == .head) ? .read : .write)
+    }
+}
+
+/// Every public path and the service that owns it, in one place. Anything not listed is a
+/// 404 at the gateway and never reaches a service (internal routes such as
+/// `/internal/events` and services' own `/health/*` are unreachable from outside).
+enum RouteTable {
+    /// The routes anyone may call without a token: sign-up, sign-in, refresh, the public keys
+    /// and the gateway's own health and API description.
+    static let publicRoutes: [GatewayRoute] = [
+        GatewayRoute(match: .exact("/v1/auth/register"), methods: [.post], service: .auth, access: .public, rateClass: .auth, body: .json),
+        GatewayRoute(match: .exact("/v1/auth/login"), methods: [.post], service: .auth, access: .public, rateClass: .auth, body: .json),
+        GatewayRoute(match: .exact("/v1/auth/refresh"), methods: [.post], service: .auth, access: .public, rateClass: .auth, body: .json),
+        GatewayRoute(match: .exact("/.well-known/jwks.json"), methods: [.get, .head], service: .auth, access: .public, rateClass: .read, body: .json),
+    ]
+
+    /// Paths served by the gateway itself (never forwarded), all public.
+    static let gatewayPaths: Set<String> = ["/health", "/openapi.yaml", "/metrics"]
+
+    /// Ownership of the authenticated API, by path prefix.
+    static let ownedPrefixes: [GatewayRoute] = [
+        authenticated("/v1/auth", .auth),
+        authenticated("/v1/me", .auth),
+        authenticated("/v1/media", .media, body: .upload, rateClass: nil),
+        authenticated("/v1/uploads", .media, body: .upload, rateClass: .upload),
+        authenticated("/v1/evidence", .media, body: .upload, rateClass: nil),
+        authenticated("/v1/posts", .feed),
+        authenticated("/v1/feed", .feed),
+        authenticated("/v1/spots", .feed),
+        authenticated("/v1/challenges", .feed),
+        authenticated("/v1/friends", .streak),
+        authenticated("/v1/streaks", .streak),
+        authenticated("/v1/snaps", .streak),
+        authenticated("/v1/prompts", .streak),
+        authenticated("/v1/notifications", .alerts),
+        authenticated("/v1/devices", .alerts),
+        authenticated("/v1/alerts", .alerts),
+        authenticated("/v1/messages", .alerts),
+        authenticated("/v1/reports", .moderation),
+        authenticated("/v1/blocks", .moderation),
+        authenticated("/v1/mutes", .moderation),
+        authenticated("/v1/moderation", .moderation),
+    ]
+
+    static let all: [GatewayRoute] = publicRoutes + ownedPrefixes
+
+    /// The route for a request, or nil.
+    static func route(path: String, method: HTTPRequest.Method) -> GatewayRoute? {
+        all.first { $0.matches(path: path, method: method) }
+    }
+
+    private static func authenticated(
+        _ prefix: String, _ service: ServiceName, body: BodyKind = .json, rateClass: RateClass? = nil
+    ) -> GatewayRoute {
+        GatewayRoute(match: .prefix(prefix), methods: nil, service: service, access: .authenticated, rateClass: rateClass, body: body)
+    }
+
+    /// Whether a path is safe to forward as is: absolute, no empty, `.` or `..` segments, no
+    /// encoded slash, dot or backslash that a service could decode into a different route.
+    static func isCanonical(_ path: String) -> Bool {
+        guard path.hasPrefix("/"), path.utf8.count <= 2048 else { return false }
+        let lowered = path.lowercased()
+        if lowered.contains("%2f") || lowered.contains("%2e") || lowered.contains("%5c") || lowered.contains("\\")
+            || lowered.contains("%00")
+        {
+            return false
+        }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        return !segments.dropLast().contains { $0.isEmpty || $0 == "." || $0 == ".." }
+            && segments.last != "." && segments.last != ".."
+    }
+}

@@ -1,0 +1,91 @@
+import HummingbirdCore
+import HummingbirdHTTP2
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOTLS
+
+/// HTTP/1.1 and prior-knowledge HTTP/2 (h2c) on one plaintext port, for local use without a
+/// certificate: `curl http://…` and `curl --http2-prior-knowledge http://…` both work.
+///
+/// The first bytes decide: a connection that opens with the HTTP/2 client preface gets the
+/// HTTP/2 pipeline, anything else HTTP/1.1. The decision reuses NIO's typed protocol
+/// negotiation (the same machinery ALPN uses under TLS), fed by a small sniffer.
+struct PlaintextHTTPChannel: ServerChildChannel {
+    typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Channel.Value>
+
+    struct Value: ServerChildChannelValue {
+        let negotiated: EventLoopFuture<Negotiated>
+        let channel: any Channel
+    }
+
+    let http1: HTTP1Channel
+    let http2: HTTP2Channel
+
+    init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP2ChannelConfiguration) {
+        self.http1 = HTTP1Channel(responder: responder, configuration: configuration.streamConfiguration)
+        self.http2 = HTTP2Channel(responder: responder, configuration: configuration)
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
+                switch result {
+                case .negotiated("h2"):
+                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
+                default:
+                    return http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
+                }
+            }
+            try channel.pipeline.syncOperations.addHandler(HTTP2PrefaceSniffer())
+            try channel.pipeline.syncOperations.addHandler(negotiation)
+            return Value(negotiated: negotiation.protocolNegotiationResult, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.negotiated.get() {
+            case .http1_1(let connection): await http1.handle(value: connection, logger: logger)
+            case .http2(let connection): await http2.handle(value: connection, logger: logger)
+            }
+        } catch {
+            logger.debug("plaintext protocol detection failed: \(error)")
+        }
+    }
+
+    /// The server builder for ``Application``.
+    static func builder(configuration: HTTP2ChannelConfiguration) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in PlaintextHTTPChannel(responder: responder, configuration: configuration) }
+    }
+}
+
+/// Reads until the first bytes either are the HTTP/2 client preface or cannot be, announces
+/// the result as if ALPN had negotiated it, hands the bytes on and removes itself.
+final class HTTP2PrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+    private var buffered: ByteBuffer?
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var incoming = unwrapInboundIn(data)
+        if buffered == nil {
+            buffered = incoming
+        } else {
+            buffered!.writeBuffer(&incoming)
+        }
+        let bytes = buffered!.readableBytesView
+        let compared = min(bytes.count, Self.preface.count)
+        let matchesSoFar = bytes.prefix(compared).elementsEqual(Self.preface.prefix(compared))
+        if matchesSoFar && bytes.count < Self.preface.count { return }
+        let isHTTP2 = matchesSoFar
+        context.fireUserInboundEventTriggered(
+            TLSUserEvent.handshakeCompleted(negotiatedProtocol: isHTTP2 ? "h2" : nil))
+        let data = buffered!
+        buffered = nil
+        context.fireChannelRead(wrapInboundOut(data))
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
