@@ -7,6 +7,9 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Tests import what they use but need not name every module that declares a member.
+let testSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
 let package = Package(
     name: "pinhole",
     platforms: [.macOS(.v15)],
@@ -93,7 +96,11 @@ let package = Package(
 
         .executableTarget(
             name: "AuthService",
-            dependencies: ["ServiceKit", "Contracts", "CArgon2"],
+            dependencies: [
+                "ServiceKit", "Contracts", "CArgon2",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Services/Auth",
             swiftSettings: strictSettings
         ),
@@ -177,20 +184,31 @@ let package = Package(
             dependencies: [
                 "ServiceKit", "Contracts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Tests/TestSupport",
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "ServiceKitTests",
-            dependencies: ["ServiceKit", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
-            swiftSettings: strictSettings
+            dependencies: [
+                "ServiceKit", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "AuthServiceTests",
             dependencies: ["AuthService", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "GatewayTests",
@@ -198,12 +216,12 @@ let package = Package(
                 "Gateway", "AuthService", "MediaService", "FeedService", "StreakService", "AlertsService",
                 "ModerationService", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "StackTests",
             dependencies: ["TestSupport", "ServiceKit", "Contracts"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
     ]
 )

@@ -16,6 +16,14 @@ func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let runtime = try ServiceRuntime(name: .gateway, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
     let settings = try GatewaySettings(reader: reader)
+    return try runtime.makeApplication(
+        try buildRouter(runtime: runtime, settings: settings), server: try publicListener(settings),
+        onServerRunning: onServerRunning)
+}
+
+/// The gateway's router: its own routes (health roll-up, API description, metrics) and the
+/// forwarding of everything in ``RouteTable``.
+func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> ServiceParts {
     let verifier = runtime.makeTokenVerifier()
     let metricsToken = settings.metricsToken
     let router = runtime.makeRouter(
@@ -38,10 +46,9 @@ func buildApplication(
     HealthRollup(client: runtime.client).addRoutes(to: router)
     try OpenAPIController().addRoutes(to: router)
     ProxyController(
-        client: runtime.client, verifier: verifier, limiter: RateLimiter(), settings: settings, clock: clock
+        client: runtime.client, verifier: verifier, limiter: RateLimiter(), settings: settings, clock: runtime.clock
     ).addRoutes(to: router)
-    return try runtime.makeApplication(
-        router: router, server: try publicListener(settings), onServerRunning: onServerRunning)
+    return ServiceParts(router: router)
 }
 
 /// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;

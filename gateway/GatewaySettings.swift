@@ -38,23 +38,21 @@ struct GatewaySettings: Sendable {
         }
         self.publicCertificate = certificate.map { URL(fileURLWithPath: $0) }
         self.publicKey = key.map { URL(fileURLWithPath: $0) }
-        self.rateLimitEnabled = reader.bool(forKey: "ratelimit.enabled", default: true)
+        self.rateLimitEnabled = try reader.boolean("ratelimit.enabled", default: true)
         var policies: [RateClass: RatePolicy] = [:]
         for rateClass in RateClass.allCases {
-            let limit = reader.int(forKey: ConfigKey("ratelimit.\(rateClass.rawValue).limit"), default: rateClass.defaultPolicy.limit)
-            let window = reader.int(
-                forKey: ConfigKey("ratelimit.\(rateClass.rawValue).windowSeconds"),
-                default: Int(rateClass.defaultPolicy.window))
-            guard limit >= 1, window >= 1 else {
-                throw ConfigurationError("ratelimit.\(rateClass.rawValue) needs limit >= 1 and windowSeconds >= 1")
-            }
+            let limit = try reader.integer(
+                "ratelimit.\(rateClass.rawValue).limit", default: rateClass.defaultPolicy.limit, in: 1...10_000_000)
+            let window = try reader.integer(
+                "ratelimit.\(rateClass.rawValue).windowSeconds", default: Int(rateClass.defaultPolicy.window),
+                in: 1...86_400)
             policies[rateClass] = RatePolicy(name: rateClass.rawValue, limit: limit, window: TimeInterval(window))
         }
         self.policies = policies
-        self.jsonBodyLimit = reader.int(forKey: "limits.jsonBytes", default: 1 << 20)
-        self.uploadBodyLimit = reader.int(forKey: "limits.uploadBytes", default: 105 * 1_048_576)
-        self.upstreamTimeout = Int64(reader.int(forKey: "upstream.timeoutSeconds", default: 30))
-        self.uploadTimeout = Int64(reader.int(forKey: "upstream.uploadTimeoutSeconds", default: 600))
+        self.jsonBodyLimit = try reader.integer("limits.jsonBytes", default: 1 << 20, in: 1024...(64 << 20))
+        self.uploadBodyLimit = try reader.integer("limits.uploadBytes", default: 105 * 1_048_576, in: 1024...(1 << 40))
+        self.upstreamTimeout = Int64(try reader.integer("upstream.timeoutSeconds", default: 30, in: 1...3600))
+        self.uploadTimeout = Int64(try reader.integer("upstream.uploadTimeoutSeconds", default: 600, in: 1...86_400))
         self.metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
         self.corsOrigin = reader.string(forKey: "cors.allowOrigin")
     }

@@ -10,6 +10,12 @@ func buildApplication(
     metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
 ) async throws -> some ApplicationProtocol {
     let runtime = try ServiceRuntime(name: .auth, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
+    return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader))
+}
+
+/// The auth router and its long-running jobs.
+func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
+    let (clock, entropy) = (runtime.clock, runtime.entropy)
     let settings = try AuthSettings(reader: reader, shared: runtime.settings)
     let database = try runtime.openDatabase(registerMigrations: AuthStore.registerMigrations)
     let keyRing = try await SigningKeyRing(directory: settings.keysDirectory)
@@ -28,5 +34,5 @@ func buildApplication(
     let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
     auth.addAuthenticatedRoutes(to: authenticated)
     MeController(store: store).addRoutes(to: authenticated)
-    return try runtime.makeApplication(router: router)
+    return ServiceParts(router: router)
 }

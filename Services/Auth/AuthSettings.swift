@@ -24,22 +24,13 @@ struct AuthSettings: Sendable {
                 forKey: "auth.keysDir",
                 default: SigningKeyStore.defaultDirectory(dataDirectory: shared.dataDirectory).path),
             isDirectory: true)
-        let accessSeconds = reader.int(forKey: "auth.accessTokenTtlSeconds", default: 900)
-        let refreshDays = reader.int(forKey: "auth.refreshTokenTtlDays", default: 30)
-        guard (60...3600).contains(accessSeconds) else {
-            throw ConfigurationError("auth.accessTokenTtlSeconds must be 60...3600")
-        }
-        guard (1...365).contains(refreshDays) else {
-            throw ConfigurationError("auth.refreshTokenTtlDays must be 1...365")
-        }
+        let accessSeconds = try reader.integer("auth.accessTokenTtlSeconds", default: 900, in: 60...3600)
+        let refreshDays = try reader.integer("auth.refreshTokenTtlDays", default: 30, in: 1...365)
         self.accessTokenTTL = TimeInterval(accessSeconds)
         self.refreshTokenTTL = TimeInterval(refreshDays) * 86_400
         self.argon2 = Argon2Parameters(
-            memoryKiB: UInt32(reader.int(forKey: "auth.argon2.memoryKib", default: 19_456)),
-            iterations: UInt32(reader.int(forKey: "auth.argon2.iterations", default: 2)),
-            parallelism: UInt32(reader.int(forKey: "auth.argon2.parallelism", default: 1)))
-        guard argon2.memoryKiB >= 8 * argon2.parallelism, argon2.iterations >= 1, argon2.parallelism >= 1 else {
-            throw ConfigurationError("auth.argon2 parameters are out of range")
-        }
+            memoryKiB: UInt32(try reader.integer("auth.argon2.memoryKib", default: 19_456, in: 64...4_194_304)),
+            iterations: UInt32(try reader.integer("auth.argon2.iterations", default: 2, in: 1...64)),
+            parallelism: UInt32(try reader.integer("auth.argon2.parallelism", default: 1, in: 1...16)))
     }
 }

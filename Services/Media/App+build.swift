@@ -9,7 +9,12 @@ func buildApplication(
     metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
 ) async throws -> some ApplicationProtocol {
     let runtime = try ServiceRuntime(name: .media, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
+    return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader))
+}
+
+/// The media router and its long-running jobs.
+func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
     let database = try runtime.openDatabase(registerMigrations: MediaStore.registerMigrations)
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    return try runtime.makeApplication(router: router)
+    return ServiceParts(router: router)
 }

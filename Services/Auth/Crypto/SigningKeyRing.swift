@@ -1,4 +1,5 @@
 import Contracts
+import Crypto
 import Foundation
 import JWTKit
 import ServiceKit
@@ -23,8 +24,11 @@ actor SigningKeyRing: PublicKeySource {
                 "no signing key in \(directory.path): run `pinhole init` to create the first one")
         }
         let signer = JWTKeyCollection()
-        let privateKey = try EdDSA.PrivateKey(d: newest.d, curve: .ed25519)
-        await signer.add(eddsa: privateKey, kid: JWKIdentifier(string: newest.kid))
+        guard let raw = Base64URL.decode(newest.d) else {
+            throw ConfigurationError("signing key \(newest.kid) is damaged")
+        }
+        let privateKey = try ES256PrivateKey(backing: P256.Signing.PrivateKey(rawRepresentation: raw))
+        await signer.add(ecdsa: privateKey, kid: JWKIdentifier(string: newest.kid))
         self.files = files
         self.signer = signer
     }
@@ -39,6 +43,6 @@ actor SigningKeyRing: PublicKeySource {
 
     /// The public keys, for the JWKS endpoint and auth's own verifier.
     func fetchKeys() async throws -> JWKSDocument {
-        JWKSDocument(keys: files.reversed().map { PublicJWK(x: $0.x, kid: $0.kid) })
+        JWKSDocument(keys: files.reversed().map { PublicJWK(x: $0.x, y: $0.y, kid: $0.kid) })
     }
 }

@@ -78,7 +78,7 @@ public struct RefreshRequest: Codable, Sendable {
 
 /// A fresh access token and the refresh token that replaces the one just used.
 public struct TokenResponse: Codable, Sendable, Equatable {
-    /// EdDSA-signed JWT, valid for `expiresIn` seconds.
+    /// ES256-signed JWT, valid for `expiresIn` seconds.
     public var accessToken: String
     /// Always `Bearer`.
     public var tokenType: String
@@ -166,29 +166,32 @@ public struct JWKSDocument: Codable, Sendable, Equatable {
     }
 }
 
-/// One public Ed25519 key (RFC 8037 `OKP`).
+/// One public P-256 key (RFC 7518 §6.2, `EC`), for ES256 signatures.
 public struct PublicJWK: Codable, Sendable, Equatable {
-    /// Always `OKP`.
+    /// Always `EC`.
     public var kty: String
-    /// Always `Ed25519`.
+    /// Always `P-256`.
     public var crv: String
-    /// The public key, base64url.
+    /// The public point's x coordinate, base64url.
     public var x: String
-    /// Key id, matched against the token header's `kid`.
+    /// The public point's y coordinate, base64url.
+    public var y: String
+    /// Key id (RFC 7638 thumbprint), matched against the token header's `kid`.
     public var kid: String
-    /// Always `EdDSA`.
+    /// Always `ES256`.
     public var alg: String
     /// Always `sig`.
     public var use: String
 
-    enum CodingKeys: String, CodingKey { case kty, crv, x, kid, alg, use }
+    enum CodingKeys: String, CodingKey { case kty, crv, x, y, kid, alg, use }
 
-    public init(x: String, kid: String) {
-        self.kty = "OKP"
-        self.crv = "Ed25519"
+    public init(x: String, y: String, kid: String) {
+        self.kty = "EC"
+        self.crv = "P-256"
         self.x = x
+        self.y = y
         self.kid = kid
-        self.alg = "EdDSA"
+        self.alg = "ES256"
         self.use = "sig"
     }
 }

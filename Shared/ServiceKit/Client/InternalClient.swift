@@ -53,7 +53,8 @@ public struct InternalResponse: Sendable {
 /// `UPSTREAM_UNAVAILABLE` (or 504 `UPSTREAM_TIMEOUT`).
 public struct InternalClient: Sendable {
     /// The underlying client; the gateway streams through it directly.
-    public let http: HTTPClient
+    public var http: HTTPClient { owner.client }
+    private let owner: OwnedHTTPClient
     let urls: [ServiceName: URL]
     let settings: InternalClientSettings
     let caller: ServiceName
@@ -71,7 +72,8 @@ public struct InternalClient: Sendable {
         // retries the connection in the background.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
-        self.http = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+        self.owner = OwnedHTTPClient(
+            client: HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration))
         self.urls = settings.serviceURLs
         self.settings = settings.client
         self.caller = settings.name
@@ -164,11 +166,25 @@ public struct InternalClient: Sendable {
     public var lifecycleService: some Service { ClientShutdownService(client: http) }
 }
 
+/// Shuts the client down when the last copy of ``InternalClient`` goes away, even when the
+/// application's lifecycle never ran (an application built but driven in-process by a test).
+final class OwnedHTTPClient: Sendable {
+    let client: HTTPClient
+
+    init(client: HTTPClient) {
+        self.client = client
+    }
+
+    deinit {
+        client.shutdown { _ in }
+    }
+}
+
 struct ClientShutdownService: Service {
     let client: HTTPClient
 
     func run() async throws {
         try? await gracefulShutdown()
-        try await client.shutdown()
+        try? await client.shutdown()
     }
 }

@@ -30,14 +30,34 @@ extension ConfigReader {
         return ConfigReader(providers: providers)
     }
 
-    /// A reader over fixed values, as tests and the CLI build it.
+    /// A reader over fixed values given by key (`http.port`), read exactly as if they came
+    /// from the environment; for tests.
     public static func fixed(_ values: [String: String]) -> ConfigReader {
-        var converted: [AbsoluteConfigKey: ConfigValue] = [:]
-        for (key, value) in values {
-            converted[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = ConfigValue(
-                .string(value), isSecret: ConfigKeys.isSecret(key))
+        var environment: [String: String] = [:]
+        for (key, value) in values { environment[ConfigKeys.environmentName(key)] = value }
+        return ConfigReader(
+            provider: EnvironmentVariablesProvider(
+                environmentVariables: environment, secretsSpecifier: .dynamic { key, _ in ConfigKeys.isSecret(key) }))
+    }
+
+    /// An integer setting. Unlike `int(forKey:default:)`, a value that is present but not a
+    /// whole number stops the boot instead of silently falling back to the default.
+    public func integer(_ key: String, default defaultValue: Int, in range: ClosedRange<Int> = 0...Int.max) throws -> Int {
+        guard let text = string(forKey: ConfigKey(key)) else { return defaultValue }
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+            throw ConfigurationError("\(key) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \(text)")
         }
-        return ConfigReader(provider: InMemoryProvider(values: converted))
+        return value
+    }
+
+    /// A boolean setting (`true`/`false`, `1`/`0`, `yes`/`no`); anything else stops the boot.
+    public func boolean(_ key: String, default defaultValue: Bool) throws -> Bool {
+        guard let text = string(forKey: ConfigKey(key)) else { return defaultValue }
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw ConfigurationError("\(key) must be true or false, got \(text)")
+        }
     }
 }
 
@@ -48,6 +68,20 @@ public enum ConfigKeys {
         let lowered = key.lowercased()
         return ["secret", "token", "password", "pepper"].contains { lowered.contains($0) }
             && !lowered.contains("ttl") && !lowered.contains("timeout")
+    }
+
+    /// The environment variable of a key: `auth.accessTokenTtl` is `AUTH_ACCESS_TOKEN_TTL`.
+    public static func environmentName(_ key: String) -> String {
+        key.split(separator: ".").map { component in
+            var result = ""
+            var previousLowercase = false
+            for character in component {
+                if character.isUppercase && previousLowercase { result += "_" }
+                result += character.isLetter || character.isNumber ? character.uppercased() : "_"
+                previousLowercase = character.isLowercase
+            }
+            return result
+        }.joined(separator: "_")
     }
 
     /// Flags that set `key` to `value` for a child process: `["--http-port", "9000"]`.

@@ -48,10 +48,7 @@ public struct ServiceSettings: Sendable {
     public init(name: ServiceName, reader: ConfigReader) throws {
         self.name = name
         self.host = reader.string(forKey: "http.host", default: "127.0.0.1")
-        self.port = reader.int(forKey: "http.port", default: name.defaultPort)
-        guard (0...65535).contains(port) else {
-            throw ConfigurationError("http.port must be between 0 and 65535, got \(port)")
-        }
+        self.port = try reader.integer("http.port", default: name.defaultPort, in: 0...65535)
         let dataDirectory = URL(
             fileURLWithPath: reader.string(forKey: "data.dir", default: ".pinhole"), isDirectory: true
         ).standardizedFileURL
@@ -76,9 +73,9 @@ public struct ServiceSettings: Sendable {
         self.tokenIssuer = reader.string(forKey: "token.issuer", default: "pinhole")
         self.tokenAudience = reader.string(forKey: "token.audience", default: "pinhole-api")
         self.client = InternalClientSettings(
-            connectTimeout: .milliseconds(Int64(reader.int(forKey: "client.connectTimeoutMs", default: 1000))),
-            requestTimeout: .seconds(Int64(reader.int(forKey: "client.requestTimeoutSeconds", default: 30))),
-            maxResponseBytes: reader.int(forKey: "client.maxResponseBytes", default: 4 << 20)
+            connectTimeout: .milliseconds(Int64(try reader.integer("client.connectTimeoutMs", default: 1000, in: 1...60_000))),
+            requestTimeout: .seconds(Int64(try reader.integer("client.requestTimeoutSeconds", default: 30, in: 1...3600))),
+            maxResponseBytes: try reader.integer("client.maxResponseBytes", default: 4 << 20, in: 1024...(1 << 30))
         )
         let level = reader.string(forKey: "log.level", default: "info")
         guard let logLevel = Logger.Level(rawValue: level) else {

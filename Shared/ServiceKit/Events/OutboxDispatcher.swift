@@ -175,7 +175,11 @@ public struct OutboxDispatcher: Service {
     /// 0.5 s doubling per attempt, capped at `maxBackoff`, with ±25 % jitter so that many
     /// producers do not retry in lockstep.
     func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        Self.backoff(afterAttempts: attempts, maxBackoff: maxBackoff, jitter: outbox.entropy.unitInterval())
+    }
+
+    static func backoff(afterAttempts attempts: Int, maxBackoff: TimeInterval, jitter: Double) -> TimeInterval {
         let base = min(maxBackoff, 0.5 * pow(2, Double(min(attempts - 1, 20))))
-        return base * (0.75 + 0.5 * outbox.entropy.unitInterval())
+        return base * (0.75 + 0.5 * jitter)
     }
 }

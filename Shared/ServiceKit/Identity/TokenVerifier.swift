@@ -12,8 +12,8 @@ public protocol PublicKeySource: Sendable {
 
 /// Verifies access tokens for the gateway and every service, the same way everywhere.
 ///
-/// - The algorithm is pinned to EdDSA: a header naming anything else (`none`, `HS256`,
-///   `ES256`) is refused before any key is touched.
+/// - The algorithm is pinned to ES256 (``TokenAlgorithm``): a header naming anything else
+///   (`none`, `HS256`, `EdDSA`) is refused before any key is touched.
 /// - Keys are cached by `kid`. An unknown `kid` triggers one refetch of the key set (at most
 ///   one in flight, at most one per `refetchInterval`), which is how a rotated key is picked
 ///   up without a restart; a token whose `kid` is still unknown is refused.
@@ -51,7 +51,7 @@ public actor TokenVerifier {
     /// cannot be fetched.
     public func verify(_ token: String) async throws -> AuthenticatedUser {
         let header = try Self.header(of: token)
-        guard header.alg == "EdDSA", let kid = header.kid, !kid.isEmpty else { throw ServiceError.invalidToken }
+        guard header.alg == TokenAlgorithm.name, let kid = header.kid, !kid.isEmpty else { throw ServiceError.invalidToken }
         if !knownKeyIDs.contains(kid) {
             try await refreshKeys(force: lastFetch == nil)
             guard knownKeyIDs.contains(kid) else { throw ServiceError.invalidToken }
@@ -92,10 +92,10 @@ public actor TokenVerifier {
         let document = try await source.fetchKeys()
         let collection = JWTKeyCollection()
         var ids: Set<String> = []
-        for key in document.keys where key.kty == "OKP" && key.crv == "Ed25519" && key.alg == "EdDSA" {
+        for key in document.keys where key.kty == "EC" && key.crv == "P-256" && key.alg == TokenAlgorithm.name {
             do {
-                let publicKey = try EdDSA.PublicKey(x: key.x, curve: .ed25519)
-                await collection.add(eddsa: publicKey, kid: JWKIdentifier(string: key.kid))
+                let publicKey = try ES256PublicKey(parameters: (key.x, key.y))
+                await collection.add(ecdsa: publicKey, kid: JWKIdentifier(string: key.kid))
                 ids.insert(key.kid)
             } catch {
                 logger.warning("ignoring malformed signing key", metadata: ["kid": "\(key.kid)"])

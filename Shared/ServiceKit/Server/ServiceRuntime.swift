@@ -94,17 +94,30 @@ public struct ServiceRuntime: Sendable {
     /// fallback, client certificate from the local authority required), plus the lifecycle
     /// services (outbox dispatcher, workers, internal client shutdown).
     public func makeApplication(
-        router: Router<ServiceRequestContext>, server: HTTPServerBuilder? = nil, services: [any Service] = [],
+        _ parts: ServiceParts, server: HTTPServerBuilder? = nil,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let server = try server ?? internalListener()
         return Application(
-            router: router,
+            router: parts.router,
             server: server,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
-            services: services + [client.lifecycleService],
+            services: parts.services + [client.lifecycleService],
             onServerRunning: onServerRunning,
             logger: logger
         )
+    }
+}
+
+/// What a service's `buildRouter` assembles: the router, and the long-running jobs
+/// (outbox dispatcher, workers) that run beside the server. Tests read `router.routes` to
+/// compare them with the public API description.
+public struct ServiceParts {
+    public let router: Router<ServiceRequestContext>
+    public let services: [any Service]
+
+    public init(router: Router<ServiceRequestContext>, services: [any Service] = []) {
+        self.router = router
+        self.services = services
     }
 }

@@ -1,0 +1,192 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import Testing
+import TestSupport
+@testable import ServiceKit
+
+/// A test-only event: the catalog of real events lives in Contracts; this one is routed by the
+/// test's own subscriber table.
+struct Pinged: DomainEvent, Equatable {
+    static let eventType: EventType = "test.pinged"
+    var label: String
+}
+
+@Suite(.serialized) struct OutboxTests {
+    /// A subscriber service that records each applied ping, in its own database.
+    struct Subscriber {
+        let runtime: ServiceRuntime
+        let database: DatabasePool
+        let group: ServiceGroup
+        let task: Task<Void, any Error>
+
+        static func start(directory: TestDataDirectory, port: Int) async throws -> Subscriber {
+            let runtime = try ServiceRuntime(name: .alerts, reader: directory.reader(["http.port": "\(port)"]))
+            let database = try runtime.openDatabase { migrator in
+                migrator.registerMigration("test.pings") { db in
+                    try db.create(table: "ping") { table in
+                        table.autoIncrementedPrimaryKey("seq")
+                        table.column("label", .text).notNull()
+                    }
+                }
+            }
+            var inbox = EventInbox(clock: runtime.clock)
+            inbox.on(Pinged.self) { envelope, db in
+                try db.execute(sql: "INSERT INTO ping (label) VALUES (?)", arguments: [envelope.payload.label])
+            }
+            let router = runtime.makeRouter(readiness: [:])
+            EventsController(inbox: inbox, database: database).addRoutes(to: router)
+            let app = try runtime.makeApplication(ServiceParts(router: router))
+            let group = ServiceGroup(services: [app], logger: runtime.logger)
+            let task = Task { try await group.run() }
+            return Subscriber(runtime: runtime, database: database, group: group, task: task)
+        }
+
+        func stop() async {
+            await group.triggerGracefulShutdown()
+            _ = try? await task.value
+        }
+
+        func labels() async throws -> [String] {
+            try await database.read { db in try String.fetchAll(db, sql: "SELECT label FROM ping ORDER BY seq") }
+        }
+    }
+
+    func eventually(timeout: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test func aSubscriberThatWasDownGetsEveryEventExactlyOnceInOrder() async throws {
+        try await withTestDataDirectory { directory in
+            let port = try FreePort.next()
+            let urls = ["services.alerts.url": "https://127.0.0.1:\(port)", "client.connectTimeoutMs": "300"]
+
+            // The producer: its own database, an outbox routing test.pinged to alerts, a dispatcher.
+            let producer = try ServiceRuntime(name: .feed, reader: directory.reader(urls))
+            let producerDB = try producer.openDatabase { _ in }
+            let outbox = Outbox(source: .feed, clock: producer.clock, entropy: producer.entropy) { _ in [.alerts] }
+            let dispatcher = OutboxDispatcher(
+                database: producerDB, client: producer.client, outbox: outbox, pollInterval: .milliseconds(50),
+                maxBackoff: 0.4, logger: producer.logger)
+            let dispatching = ServiceGroup(services: [dispatcher], logger: producer.logger)
+            let dispatchTask = Task { try await dispatching.run() }
+            defer { dispatchTask.cancel() }
+
+            var subscriber = try await Subscriber.start(directory: directory, port: port)
+            try await producerDB.write { db in try outbox.enqueue(Pinged(label: "a"), in: db) }
+            #expect(try await eventually { try await subscriber.labels() == ["a"] })
+
+            await subscriber.stop()
+            try await producerDB.write { db in try outbox.enqueue(Pinged(label: "b"), in: db) }
+            try await producerDB.write { db in try outbox.enqueue(Pinged(label: "c"), in: db) }
+            // A transaction that rolls back takes its event with it.
+            struct Abort: Error {}
+            _ = try? await producerDB.write { db in
+                try outbox.enqueue(Pinged(label: "rolled-back"), in: db)
+                throw Abort()
+            }
+            // While the subscriber is down the dispatcher keeps retrying the head of the queue
+            // (backing off) and holds the later event back, so order is kept.
+            #expect(try await eventually {
+                try await producerDB.read { db in
+                    try Int.fetchOne(db, sql: "SELECT MAX(attempts) FROM kit_outbox_delivery") ?? 0
+                } >= 2
+            })
+            let attempts = try await producerDB.read { db in
+                try Int.fetchAll(db, sql: "SELECT attempts FROM kit_outbox_delivery ORDER BY event_seq")
+            }
+            #expect(attempts.count == 2 && attempts[1] == 0)
+            #expect(try await producerDB.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event") } == 2)
+
+            subscriber = try await Subscriber.start(directory: directory, port: port)
+            #expect(try await eventually { try await subscriber.labels() == ["a", "b", "c"] })
+            #expect(try await eventually {
+                try await producerDB.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event") } == 0
+            })
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await subscriber.labels() == ["a", "b", "c"])
+
+            await subscriber.stop()
+            await dispatching.triggerGracefulShutdown()
+            _ = try? await dispatchTask.value
+        }
+    }
+
+    @Test func aRedeliveredEventHasNoSecondEffectAndOnlyItsProducerMaySendIt() async throws {
+        try await withTestDataDirectory { directory in
+            let port = try FreePort.next()
+            let subscriber = try await Subscriber.start(directory: directory, port: port)
+            let envelope = EventEnvelope(
+                id: UUID(), type: Pinged.eventType, source: .feed, occurredAt: Date(), payload: Pinged(label: "once"))
+            let asFeed = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
+            let asMedia = try TestHTTP.client(dataDirectory: directory.url, identity: .media)
+            let url = "https://127.0.0.1:\(port)/internal/events"
+            #expect(try await eventually { (try? await asFeed.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200 })
+
+            let first = try await asFeed.call(.POST, url, json: envelope)
+            #expect(first.status == 200)
+            #expect(first.text.contains("applied"))
+            let second = try await asFeed.call(.POST, url, json: envelope)
+            #expect(second.status == 200)
+            #expect(second.text.contains("duplicate"))
+            #expect(try await subscriber.labels() == ["once"])
+
+            let impostor = try await asMedia.call(.POST, url, json: envelope)
+            #expect(impostor.status == 403)
+            #expect(impostor.errorCode == .peerNotAllowed)
+
+            var unknown = envelope
+            unknown.id = UUID()
+            unknown.type = "test.unknown"
+            let refused = try await asFeed.call(.POST, url, json: unknown)
+            #expect(refused.status == 422)
+            #expect(refused.errorCode == .unknownEventType)
+            #expect(try await subscriber.labels() == ["once"])
+
+            try await asFeed.shutdown()
+            try await asMedia.shutdown()
+            await subscriber.stop()
+        }
+    }
+
+    @Test func aPeerWithoutACertificateFromTheAuthorityFailsTheHandshake() async throws {
+        try await withTestDataDirectory { directory in
+            let port = try FreePort.next()
+            let subscriber = try await Subscriber.start(directory: directory, port: port)
+            let withCertificate = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
+            #expect(try await eventually { (try? await withCertificate.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200 })
+            let anonymous = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
+            await #expect(throws: (any Error).self) {
+                _ = try await anonymous.call(.GET, "https://127.0.0.1:\(port)/health/live")
+            }
+            try await withCertificate.shutdown()
+            try await anonymous.shutdown()
+            await subscriber.stop()
+        }
+    }
+
+    @Test func retriesBackOffExponentiallyWithJitterUpToTheCap() throws {
+        let runtimeless = OutboxDispatcherBackoff(maxBackoff: 60)
+        for attempt in 1...12 {
+            let delay = runtimeless.delay(attempt)
+            let base = min(60, 0.5 * pow(2, Double(attempt - 1)))
+            #expect(delay >= base * 0.75 && delay <= base * 1.25, "attempt \(attempt): \(delay)")
+        }
+    }
+}
+
+/// Exposes the dispatcher's backoff rule without a database.
+struct OutboxDispatcherBackoff {
+    let maxBackoff: TimeInterval
+    func delay(_ attempts: Int) -> TimeInterval {
+        OutboxDispatcher.backoff(afterAttempts: attempts, maxBackoff: maxBackoff, jitter: SystemEntropy().unitInterval())
+    }
+}

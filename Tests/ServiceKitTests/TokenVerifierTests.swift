@@ -1,0 +1,123 @@
+import Foundation
+import JWTKit
+import Synchronization
+import Testing
+import TestSupport
+@testable import ServiceKit
+
+/// A key source backed by a key directory, counting fetches; can be made to fail.
+final class DirectoryKeySource: PublicKeySource {
+    let directory: URL
+    let fetches = Atomic<Int>(0)
+    let failing = Atomic<Bool>(false)
+
+    init(dataDirectory: URL) {
+        self.directory = SigningKeyStore.defaultDirectory(dataDirectory: dataDirectory)
+    }
+
+    func fetchKeys() async throws -> JWKSDocument {
+        fetches.add(1, ordering: .relaxed)
+        if failing.load(ordering: .relaxed) {
+            throw ServiceError(.upstreamUnavailable, "keys unavailable")
+        }
+        return JWKSDocument(keys: try SigningKeyStore.load(from: directory).map { PublicJWK(x: $0.x, y: $0.y, kid: $0.kid) })
+    }
+}
+
+@Suite struct TokenVerifierTests {
+    func verifier(_ source: DirectoryKeySource, clock: any WallClock = SystemClock()) -> TokenVerifier {
+        TokenVerifier(
+            source: source, issuer: "pinhole", audience: "pinhole-api", clock: clock, refetchInterval: 5,
+            logger: Logger(label: "test"))
+    }
+
+    @Test func acceptsATokenSignedByAuthsKey() async throws {
+        try await withTestDataDirectory { directory in
+            let tokens = try TestTokens(dataDirectory: directory.url)
+            let user = try await verifier(DirectoryKeySource(dataDirectory: directory.url))
+                .verify(try await tokens.signed(subject: "alice"))
+            #expect(user.userID == "alice")
+            #expect(user.sessionID == "session-1")
+            #expect(user.scopes == ["user"])
+        }
+    }
+
+    @Test func refusesEveryKindOfBadToken() async throws {
+        try await withTestDataDirectory { directory in
+            let tokens = try TestTokens(dataDirectory: directory.url)
+            let verifier = verifier(DirectoryKeySource(dataDirectory: directory.url))
+            let valid = try await tokens.signed()
+            let parts = valid.split(separator: ".").map(String.init)
+            let bad: [(String, String)] = [
+                ("forged signature", try await tokens.forged()),
+                ("alg none", tokens.unsigned()),
+                ("HS256 confusion", tokens.hmacConfused()),
+                ("expired", try await tokens.signed(issuedAt: Date().addingTimeInterval(-3600))),
+                ("not yet valid", try await tokens.signed(notBefore: Date().addingTimeInterval(600))),
+                ("wrong audience", try await tokens.signed(audience: "someone-else")),
+                ("wrong issuer", try await tokens.signed(issuer: "evil")),
+                ("empty", ""),
+                ("two parts", parts[0] + "." + parts[1]),
+                ("garbage", "not.a.token"),
+                ("payload swapped", parts[0] + "." + Base64URL.encode(Data(#"{"sub":"mallory"}"#.utf8)) + "." + parts[2]),
+                ("signature stripped", parts[0] + "." + parts[1] + "."),
+                ("unknown kid", try await TestTokens(dataDirectory: directory.url).forged().replacingOccurrences(of: parts[0], with: Base64URL.encode(Data(#"{"alg":"ES256","kid":"nope"}"#.utf8)))),
+                ("huge", String(repeating: "a", count: 9000) + "." + parts[1] + "." + parts[2]),
+            ]
+            for (name, token) in bad {
+                await #expect(throws: ServiceError.self, "\(name)") { try await verifier.verify(token) }
+                do {
+                    _ = try await verifier.verify(token)
+                } catch let error as ServiceError {
+                    #expect(error.code == .invalidToken, "\(name)")
+                }
+            }
+        }
+    }
+
+    @Test func anUnknownKeyIDRefetchesTheKeysOnceSoRotationNeedsNoRestart() async throws {
+        try await withTestDataDirectory { directory in
+            let source = DirectoryKeySource(dataDirectory: directory.url)
+            let clock = ManualClock(Date())
+            let verifier = verifier(source, clock: clock)
+            _ = try await verifier.verify(try await TestTokens(dataDirectory: directory.url).signed(issuedAt: clock.now()))
+            #expect(source.fetches.load(ordering: .relaxed) == 1)
+
+            // A new key appears (what `pinhole keys rotate` does); tokens signed with it verify.
+            try SigningKeyStore.createKey(
+                in: SigningKeyStore.defaultDirectory(dataDirectory: directory.url),
+                clock: ManualClock(clock.now().addingTimeInterval(1)), entropy: SystemEntropy())
+            clock.advance(by: 10)
+            let rotated = try await TestTokens(dataDirectory: directory.url).signed(issuedAt: clock.now())
+            _ = try await verifier.verify(rotated)
+            #expect(source.fetches.load(ordering: .relaxed) == 2)
+
+            // Unknown key ids do not hammer auth: within the refetch interval, no new fetch.
+            let unknown = rotated.replacingOccurrences(
+                of: String(rotated.split(separator: ".")[0]),
+                with: Base64URL.encode(Data(#"{"alg":"ES256","kid":"unknown"}"#.utf8)))
+            for _ in 0..<5 {
+                await #expect(throws: ServiceError.self) { try await verifier.verify(unknown) }
+            }
+            #expect(source.fetches.load(ordering: .relaxed) == 2)
+            clock.advance(by: 6)
+            for _ in 0..<5 {
+                await #expect(throws: ServiceError.self) { try await verifier.verify(unknown) }
+            }
+            #expect(source.fetches.load(ordering: .relaxed) == 3)
+        }
+    }
+
+    @Test func keysThatCannotBeFetchedAreAnUpstreamFailureNotABadToken() async throws {
+        try await withTestDataDirectory { directory in
+            let source = DirectoryKeySource(dataDirectory: directory.url)
+            source.failing.store(true, ordering: .relaxed)
+            do {
+                _ = try await verifier(source).verify(try await TestTokens(dataDirectory: directory.url).signed())
+                Issue.record("expected a failure")
+            } catch let error as ServiceError {
+                #expect(error.code == .upstreamUnavailable)
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Testing
+@testable import ServiceKit
+
+@Suite struct TraceParentTests {
+    @Test func acceptsAValidHeaderAndKeepsItsTrace() throws {
+        let parent = try #require(TraceParent(header: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+        #expect(parent.traceID == "4bf92f3577b34da6a3ce929d0e0e4736")
+        let child = parent.child(entropy: SeededEntropy(seed: "t"))
+        #expect(child.traceID == parent.traceID)
+        #expect(child.parentID != parent.parentID)
+        #expect(TraceParent(header: child.description) == child)
+    }
+
+    @Test(arguments: [
+        "", "garbage", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+        "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+    ])
+    func refusesMalformedHeaders(_ header: String) {
+        #expect(TraceParent(header: header) == nil)
+    }
+
+    @Test func requestIDsFromClientsAreKeptOnlyWhenSafe() {
+        #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID("abc-123_x.y") == "abc-123_x.y")
+        #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID("bad id") == nil)
+        #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID("x\ny") == nil)
+        #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID(String(repeating: "a", count: 129)) == nil)
+    }
+}

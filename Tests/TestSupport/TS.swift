@@ -1,3 +1,0 @@
-import HummingbirdTesting
-import Yams
-public enum TS {}

@@ -1,0 +1,68 @@
+import Configuration
+import Foundation
+import ServiceKit
+
+/// A throw-away data directory with a local authority, certificates for every executable and
+/// auth's first signing key: what `pinhole init` prepares, made for one test.
+public struct TestDataDirectory: Sendable {
+    public let url: URL
+
+    /// Creates and prepares a new directory under the system temporary directory.
+    public static func make(clock: any WallClock = SystemClock()) throws -> TestDataDirectory {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pinhole-test-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try LocalAuthority(dataDirectory: url, clock: clock).prepare()
+        try SigningKeyStore.createKey(
+            in: SigningKeyStore.defaultDirectory(dataDirectory: url), clock: clock, entropy: SystemEntropy())
+        return TestDataDirectory(url: url)
+    }
+
+    /// Deletes the directory.
+    public func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Configuration for an in-process application over this directory; `extra` wins.
+    public func reader(_ extra: [String: String] = [:]) -> ConfigReader {
+        var values = ["data.dir": url.path, "http.port": "0", "log.level": "warning"]
+        values.merge(extra) { _, new in new }
+        return ConfigReader.fixed(values)
+    }
+
+    /// Settings of one executable over this directory.
+    public func settings(_ name: ServiceName, _ extra: [String: String] = [:]) throws -> ServiceSettings {
+        try ServiceSettings(name: name, reader: reader(extra))
+    }
+}
+
+/// Runs `body` with a fresh data directory and removes it afterwards.
+public func withTestDataDirectory<T>(
+    clock: any WallClock = SystemClock(), _ body: (TestDataDirectory) async throws -> T
+) async throws -> T {
+    let directory = try TestDataDirectory.make(clock: clock)
+    defer { directory.remove() }
+    return try await body(directory)
+}
+
+/// Free TCP ports on loopback, for processes that must know each other's ports up front.
+public enum FreePort {
+    /// A port that was free a moment ago.
+    public static func next() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
