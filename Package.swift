@@ -215,6 +215,9 @@ let package = Package(
             dependencies: [
                 "Gateway", "AuthService", "MediaService", "FeedService", "StreakService", "AlertsService",
                 "ModerationService", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: testSettings
         ),

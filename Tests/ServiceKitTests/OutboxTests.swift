@@ -20,8 +20,7 @@ struct Pinged: DomainEvent, Equatable {
     struct Subscriber {
         let runtime: ServiceRuntime
         let database: DatabasePool
-        let group: ServiceGroup
-        let task: Task<Void, any Error>
+        let running: RunningApplication
 
         static func start(directory: TestDataDirectory, port: Int) async throws -> Subscriber {
             let runtime = try ServiceRuntime(name: .alerts, reader: directory.reader(["http.port": "\(port)"]))
@@ -39,29 +38,17 @@ struct Pinged: DomainEvent, Equatable {
             }
             let router = runtime.makeRouter(readiness: [:])
             EventsController(inbox: inbox, database: database).addRoutes(to: router)
-            let app = try runtime.makeApplication(ServiceParts(router: router))
-            let group = ServiceGroup(services: [app], logger: runtime.logger)
-            let task = Task { try await group.run() }
-            return Subscriber(runtime: runtime, database: database, group: group, task: task)
+            let running = try await RunningApplication.start(try runtime.makeApplication(ServiceParts(router: router)))
+            return Subscriber(runtime: runtime, database: database, running: running)
         }
 
         func stop() async {
-            await group.triggerGracefulShutdown()
-            _ = try? await task.value
+            await running.stop()
         }
 
         func labels() async throws -> [String] {
             try await database.read { db in try String.fetchAll(db, sql: "SELECT label FROM ping ORDER BY seq") }
         }
-    }
-
-    func eventually(timeout: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return false
     }
 
     @Test func aSubscriberThatWasDownGetsEveryEventExactlyOnceInOrder() async throws {
@@ -81,12 +68,12 @@ struct Pinged: DomainEvent, Equatable {
             defer { dispatchTask.cancel() }
 
             var subscriber = try await Subscriber.start(directory: directory, port: port)
-            try await producerDB.write { db in try outbox.enqueue(Pinged(label: "a"), in: db) }
+            _ = try await producerDB.write { db in try outbox.enqueue(Pinged(label: "a"), in: db) }
             #expect(try await eventually { try await subscriber.labels() == ["a"] })
 
             await subscriber.stop()
-            try await producerDB.write { db in try outbox.enqueue(Pinged(label: "b"), in: db) }
-            try await producerDB.write { db in try outbox.enqueue(Pinged(label: "c"), in: db) }
+            _ = try await producerDB.write { db in try outbox.enqueue(Pinged(label: "b"), in: db) }
+            _ = try await producerDB.write { db in try outbox.enqueue(Pinged(label: "c"), in: db) }
             // A transaction that rolls back takes its event with it.
             struct Abort: Error {}
             _ = try? await producerDB.write { db in
@@ -129,7 +116,7 @@ struct Pinged: DomainEvent, Equatable {
             let asFeed = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
             let asMedia = try TestHTTP.client(dataDirectory: directory.url, identity: .media)
             let url = "https://127.0.0.1:\(port)/internal/events"
-            #expect(try await eventually { (try? await asFeed.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200 })
+            #expect(await eventually { (try? await asFeed.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200 })
 
             let first = try await asFeed.call(.POST, url, json: envelope)
             #expect(first.status == 200)
@@ -162,7 +149,7 @@ struct Pinged: DomainEvent, Equatable {
             let port = try FreePort.next()
             let subscriber = try await Subscriber.start(directory: directory, port: port)
             let withCertificate = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
-            #expect(try await eventually { (try? await withCertificate.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200 })
+            #expect(await eventually { (try? await withCertificate.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200 })
             let anonymous = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
             await #expect(throws: (any Error).self) {
                 _ = try await anonymous.call(.GET, "https://127.0.0.1:\(port)/health/live")

@@ -60,7 +60,7 @@ enum RouteTable {
     ]
 
     /// Paths served by the gateway itself (never forwarded), all public.
-    static let gatewayPaths: Set<String> = ["/health", "/openapi.yaml", "/metrics"]
+    static let gatewayPaths: Set<String> = ["/health", "/health/live", "/health/ready", "/openapi.yaml", "/metrics"]
 
     /// Ownership of the authenticated API, by path prefix.
     static let ownedPrefixes: [GatewayRoute] = [

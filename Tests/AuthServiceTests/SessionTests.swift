@@ -1,0 +1,143 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import JWTKit
+import Testing
+import TestSupport
+@testable import AuthService
+@testable import ServiceKit
+
+@Suite struct SessionTests {
+    @Test func unknownAddressAndWrongPasswordLookTheSameIncludingTime() async throws {
+        try await withAuth { client in
+            _ = try await client.post("/v1/auth/register", RegisterRequest(email: "known@example.com", password: "long enough"))
+            func attempt(_ email: String) async throws -> (TestResponse, Duration) {
+                let start = ContinuousClock.now
+                let response = try await client.post("/v1/auth/login", LoginRequest(email: email, password: "wrong password"))
+                return (response, ContinuousClock.now - start)
+            }
+            var known: [Duration] = []
+            var unknown: [Duration] = []
+            for index in 0..<9 {
+                let (a, timeA) = try await attempt("known@example.com")
+                let (b, timeB) = try await attempt("nobody\(index)@example.com")
+                #expect(a.status == .unauthorized && b.status == .unauthorized)
+                #expect(a.error?.code == .invalidCredentials && b.error?.code == .invalidCredentials)
+                #expect(a.error?.message == b.error?.message)
+                known.append(timeA)
+                unknown.append(timeB)
+            }
+            // Both paths run one Argon2id verification: medians stay within a factor of two
+            // (skipping the hash for unknown addresses would make them differ about fifty-fold).
+            let ratio = known.sorted()[4] / unknown.sorted()[4]
+            #expect(ratio > 0.5 && ratio < 2.0, "known/unknown median time ratio \(ratio)")
+        }
+    }
+
+    @Test func theAccessTokenIsAnES256JWTForFifteenMinutesVerifiableWithTheJWKS() async throws {
+        try await withAuth { client in
+            let tokens = try await client.signUp("jwt@example.com")
+            #expect(tokens.tokenType == "Bearer")
+            #expect(tokens.expiresIn == 900)
+            #expect(tokens.refreshExpiresIn == 30 * 86_400)
+            let jwks = try await client.get("/.well-known/jwks.json").json(JWKSDocument.self)
+            let key = try #require(jwks.keys.first)
+            #expect(key.kty == "EC" && key.crv == "P-256" && key.alg == "ES256")
+            #expect(!String(data: try JSONEncoder().encode(jwks), encoding: .utf8)!.contains("\"d\""))
+
+            let keys = JWTKeyCollection()
+            await keys.add(ecdsa: try ES256PublicKey(parameters: (key.x, key.y)), kid: JWKIdentifier(string: key.kid))
+            let claims = try await keys.verify(tokens.accessToken, as: AccessClaims.self)
+            #expect(claims.iss.value == "pinhole")
+            #expect(claims.aud.value == ["pinhole-api"])
+            #expect(claims.exp.value.timeIntervalSince(claims.iat.value) == 900)
+            #expect(claims.sid == tokens.sessionId)
+        }
+    }
+
+    @Test func meNeedsAValidTokenAndShowsTheProfile() async throws {
+        try await withAuth { client in
+            let tokens = try await client.signUp("me@example.com")
+            let me = try await client.get("/v1/me", token: tokens.accessToken)
+            #expect(me.status == .ok)
+            let profile = try me.json(UserProfile.self)
+            #expect(profile.email == "me@example.com")
+            #expect(profile.displayName == "me")
+            #expect(try await client.get("/v1/me").error?.code == .authenticationRequired)
+            #expect(try await client.get("/v1/me", token: "nonsense").error?.code == .invalidToken)
+        }
+    }
+
+    @Test func refreshRotatesAndReuseOfASpentTokenEndsTheSession() async throws {
+        try await withAuth { client in
+            let first = try await client.signUp("rotate@example.com")
+            let second = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
+            #expect(second.status == .ok)
+            let rotated = try second.json(TokenResponse.self)
+            #expect(rotated.refreshToken != first.refreshToken)
+            #expect(rotated.sessionId == first.sessionId)
+            #expect(try await client.get("/v1/me", token: rotated.accessToken).status == .ok)
+
+            // The spent token comes back: someone else has it. The whole session ends.
+            let reuse = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
+            #expect(reuse.status == .unauthorized)
+            #expect(reuse.error?.code == .reauthRequired)
+            let afterReuse = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: rotated.refreshToken))
+            #expect(afterReuse.error?.code == .reauthRequired)
+            #expect(try await client.get("/v1/me", token: rotated.accessToken).status == .unauthorized)
+        }
+    }
+
+    @Test func refreshTokensExpire() async throws {
+        let clock = ManualClock(Date())
+        try await withAuth(clock: clock) { client in
+            let tokens = try await client.signUp("expire@example.com")
+            clock.advance(by: 30 * 86_400 + 1)
+            let response = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: tokens.refreshToken))
+            #expect(response.error?.code == .reauthRequired)
+            for junk in ["", "x", String(repeating: "y", count: 300)] {
+                #expect(try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: junk)).error?.code == .reauthRequired)
+            }
+        }
+    }
+
+    @Test func logoutEndsTheSessionAtOnce() async throws {
+        try await withAuth { client in
+            let tokens = try await client.signUp("bye@example.com")
+            let other = try await client.post("/v1/auth/login", LoginRequest(email: "bye@example.com", password: "correct horse battery"))
+                .json(TokenResponse.self)
+            let logout = try await client.execute(
+                uri: "/v1/auth/logout", method: .post, headers: [.authorization: "Bearer \(tokens.accessToken)"])
+            #expect(logout.status == .noContent)
+            #expect(try await client.get("/v1/me", token: tokens.accessToken).error?.code == .invalidToken)
+            #expect(try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: tokens.refreshToken)).error?.code == .reauthRequired)
+            // Other devices stay signed in.
+            #expect(try await client.get("/v1/me", token: other.accessToken).status == .ok)
+        }
+    }
+
+    @Test func sessionsAreListedNewestFirstInPages() async throws {
+        let clock = ManualClock(Date())
+        try await withAuth(clock: clock) { client in
+            var sessions: [TokenResponse] = []
+            _ = try await client.post("/v1/auth/register", RegisterRequest(email: "many@example.com", password: "long enough"))
+            for platform in ["ios", "android", "web"] {
+                clock.advance(by: 60)
+                let response = try await client.post(
+                    "/v1/auth/login", LoginRequest(email: "many@example.com", password: "long enough", device: DeviceInfo(platform: platform, version: "1.0")))
+                sessions.append(try response.json(TokenResponse.self))
+            }
+            let token = sessions[2].accessToken
+            let first = try await client.get("/v1/auth/sessions?limit=2", token: token).json(Page<SessionSummary>.self)
+            #expect(first.items.map(\.id) == [sessions[2].sessionId, sessions[1].sessionId])
+            #expect(first.items.map(\.current) == [true, false])
+            #expect(first.items.first?.device == DeviceInfo(platform: "web", version: "1.0"))
+            let cursor = try #require(first.nextCursor)
+            let second = try await client.get("/v1/auth/sessions?limit=2&cursor=\(cursor)", token: token).json(Page<SessionSummary>.self)
+            #expect(second.items.map(\.id) == [sessions[0].sessionId])
+            #expect(second.nextCursor == nil)
+            #expect(try await client.get("/v1/auth/sessions?cursor=broken", token: token).error?.code == .invalidCursor)
+            #expect(try await client.get("/v1/auth/sessions?limit=500", token: token).error?.code == .validationFailed)
+        }
+    }
+}

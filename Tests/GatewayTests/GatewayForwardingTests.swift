@@ -1,0 +1,174 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import ServiceKit
+import Testing
+import TestSupport
+@testable import Gateway
+
+@Suite struct GatewayForwardingTests {
+    @Test func forwardsTheTokenAndNothingInternalAClientSends() async throws {
+        let harness = try await GatewayHarness.start()
+        let tokens = try await harness.signUp("echo@example.com")
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        let response = try await harness.client.call(
+            .GET, harness.url("/v1/reports/echo?x=1"), token: tokens.accessToken,
+            headers: [
+                ("x-pinhole-client-ip", "203.0.113.9"), ("X-Pinhole-User", "mallory"), ("x-pinhole-anything", "1"),
+                ("x-forwarded-for", "203.0.113.9"), ("traceparent", traceparent), ("x-request-id", "client-req-1"),
+                ("accept-language", "fr"),
+            ])
+        #expect(response.status == 200)
+        let seen = try response.decode([String: String].self)
+        #expect(seen["x-pinhole-client-ip"] == "127.0.0.1")
+        #expect(seen["x-pinhole-user"] == nil)
+        #expect(seen["x-pinhole-anything"] == nil)
+        #expect(seen["x-forwarded-for"] == nil)
+        #expect(seen["authorization"] == "Bearer \(tokens.accessToken)")
+        #expect(seen["accept-language"] == "fr")
+        #expect(seen["x-request-id"] == "client-req-1")
+        #expect(response.header("x-request-id") == "client-req-1")
+        let forwarded = try #require(seen["traceparent"].flatMap(TraceParent.init(header:)))
+        #expect(forwarded.traceID == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(forwarded.parentID != "00f067aa0ba902b7")
+        await harness.stop()
+    }
+
+    @Test func refusesBadTokensBeforeAnythingIsForwarded() async throws {
+        let harness = try await GatewayHarness.start()
+        _ = try await harness.signUp("keys@example.com")
+        let tokens = try TestTokens(dataDirectory: harness.directory.url)
+        let bad = [
+            nil, "garbage", try await tokens.forged(), tokens.unsigned(), tokens.hmacConfused(),
+            try await tokens.signed(issuedAt: Date().addingTimeInterval(-7200)),
+            try await tokens.signed(audience: "another-api"),
+        ]
+        for token in bad {
+            let response = try await harness.client.call(.GET, harness.url("/v1/reports/echo"), token: token)
+            #expect(response.status == 401)
+            #expect(response.errorCode == (token == nil ? .authenticationRequired : .invalidToken))
+        }
+        #expect(harness.recorder.hits == 0)
+        await harness.stop()
+    }
+
+    @Test func unknownAndInternalPathsAre404AndOddPaths400() async throws {
+        let harness = try await GatewayHarness.start()
+        for path in ["/nope", "/internal/events", "/v1", "/v1/healthz"] {
+            let response = try await harness.client.call(.GET, harness.url(path))
+            #expect(response.status == 404, "\(path)")
+            #expect(response.errorCode == .notFound)
+        }
+        let odd = try await harness.client.call(.GET, harness.url("/v1/me/%2e%2e/x"))
+        #expect(odd.status == 400)
+        #expect(odd.errorCode == .malformedRequest)
+        await harness.stop()
+    }
+
+    @Test func aServiceThatIsDownIsAFast503() async throws {
+        let harness = try await GatewayHarness.start()
+        let tokens = try await harness.signUp("down@example.com")
+        let start = ContinuousClock.now
+        let response = try await harness.client.call(.GET, harness.url("/v1/posts"), token: tokens.accessToken)
+        let elapsed = ContinuousClock.now - start
+        #expect(response.status == 503)
+        #expect(response.errorCode == .upstreamUnavailable)
+        #expect(response.header("retry-after") != nil)
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        let health = try await harness.client.call(.GET, harness.url("/health"))
+        #expect(health.status == 503)
+        let report = try health.decode(StackHealthReport.self)
+        #expect(report.services["auth"] == .ok && report.services["moderation"] == .ok)
+        #expect(report.services["feed"] == .unavailable)
+        await harness.stop()
+    }
+
+    @Test func rateLimitsPerClassAnswer429WithRetryAfter() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["ratelimit.auth.limit": "3", "ratelimit.auth.windowSeconds": "60"])
+        let body = LoginRequest(email: "rl@example.com", password: "whatever")
+        for remaining in [2, 1, 0] {
+            let response = try await harness.client.call(.POST, harness.url("/v1/auth/login"), json: body)
+            #expect(response.status == 401)
+            #expect(response.header("ratelimit") == "\"auth\";r=\(remaining);t=\(20 * (3 - remaining))")
+            #expect(response.header("ratelimit-policy") == "\"auth\";q=3;w=60")
+        }
+        let limited = try await harness.client.call(.POST, harness.url("/v1/auth/login"), json: body)
+        #expect(limited.status == 429)
+        #expect(limited.errorCode == .rateLimitExceeded)
+        #expect(limited.header("retry-after") == "20")
+        // The read class of the same client is untouched.
+        #expect(try await harness.client.call(.GET, harness.url("/.well-known/jwks.json")).status == 200)
+        await harness.stop()
+    }
+
+    @Test func bodiesOverTheRouteLimitAre413EvenWithoutContentLength() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["limits.jsonBytes": "2048"])
+        let tokens = try await harness.signUp("big@example.com")
+        var declared = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
+        declared.method = .POST
+        declared.headers.add(name: "authorization", value: "Bearer \(tokens.accessToken)")
+        declared.body = .bytes(ByteBuffer(repeating: 0x61, count: 4096))
+        let response = try await harness.client.execute(declared, timeout: .seconds(10))
+        #expect(response.status.code == 413)
+        #expect(harness.recorder.hits == 0)
+
+        var streamed = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
+        streamed.method = .POST
+        streamed.headers.add(name: "authorization", value: "Bearer \(tokens.accessToken)")
+        let chunks = (0..<8).map { _ in ByteBuffer(repeating: 0x62, count: 1024) }
+        streamed.body = .stream(chunks.async, length: .unknown)
+        let streamedResponse = try await harness.client.execute(streamed, timeout: .seconds(10))
+        #expect(streamedResponse.status.code == 413)
+        await harness.stop()
+    }
+
+    @Test func a100MegabyteBodyStreamsThroughWithoutBeingHeld() async throws {
+        let harness = try await GatewayHarness.start()
+        let tokens = try await harness.signUp("stream@example.com")
+        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+        var request = HTTPClientRequest(url: harness.url("/v1/media/sink"))
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "Bearer \(tokens.accessToken)")
+        let chunk = ByteBuffer(bytes: (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let total = 100
+        request.body = .stream(stream, length: .known(Int64(total * chunk.readableBytes)))
+        var expected = SHA256Digest()
+        async let response = harness.client.execute(request, timeout: .seconds(120))
+
+        // Send the first megabyte and wait until the service has it: a gateway that buffered
+        // whole bodies would hold it until the end and this would time out.
+        continuation.yield(chunk)
+        expected.update(chunk)
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.bytesReceived >= chunk.readableBytes })
+        for _ in 1..<total {
+            continuation.yield(chunk)
+            expected.update(chunk)
+        }
+        continuation.finish()
+        let answer = try await response
+        #expect(answer.status.code == 200)
+        let sink = try JSONCoding.decoder().decode(
+            UpstreamRecorder.Sink.self, from: Data(try await answer.body.collect(upTo: 1 << 16).readableBytesView))
+        #expect(sink.bytes == total << 20)
+        #expect(sink.sha256 == expected.hex)
+        await harness.stop()
+    }
+
+    @Test func servesTheAPIDescriptionAndGuardsMetrics() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["metrics.token": "s3cret"])
+        let document = try await harness.client.call(.GET, harness.url("/openapi.yaml"))
+        #expect(document.status == 200)
+        #expect(document.text.hasPrefix("openapi: 3.1"))
+        #expect(try await harness.client.call(.GET, harness.url("/metrics")).status == 403)
+        #expect(try await harness.client.call(.GET, harness.url("/metrics"), token: "s3cret").status == 200)
+        await harness.stop()
+    }
+}
+
+/// A running SHA-256 for test data.
+struct SHA256Digest {
+    private var hasher = Crypto.SHA256()
+    mutating func update(_ buffer: ByteBuffer) { hasher.update(data: Data(buffer.readableBytesView)) }
+    var hex: String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+}

@@ -1,0 +1,123 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceKit
+import Synchronization
+import TestSupport
+@testable import AuthService
+@testable import Gateway
+
+/// A gateway in front of a real auth service and an "upstream" that records what reaches it,
+/// all in this process on real ports over mutual TLS. Services that are not started (feed,
+/// streak, alerts) point at ports nobody listens on.
+struct GatewayHarness {
+    let directory: TestDataDirectory
+    let gatewayURL: String
+    let client: HTTPClient
+    let recorder: UpstreamRecorder
+    private let running: [RunningApplication]
+
+    static func start(gateway config: [String: String] = [:], publicTLS: Bool = false) async throws -> GatewayHarness {
+        let directory = try TestDataDirectory.make()
+        let (authPort, upstreamPort, gatewayPort) = (try FreePort.next(), try FreePort.next(), try FreePort.next())
+        var urls: [String: String] = ["services.auth.url": "https://127.0.0.1:\(authPort)"]
+        for service in [ServiceName.media, .moderation] {
+            urls["services.\(service.rawValue).url"] = "https://127.0.0.1:\(upstreamPort)"
+        }
+        for service in [ServiceName.feed, .streak, .alerts] {
+            urls["services.\(service.rawValue).url"] = "https://127.0.0.1:\(try FreePort.next())"
+        }
+
+        let auth = try await AuthService.buildApplication(reader: directory.reader(urls.merging(["http.port": "\(authPort)"]) { $1 }))
+        let recorder = UpstreamRecorder()
+        let upstreamRuntime = try ServiceRuntime(
+            name: .moderation, reader: directory.reader(urls.merging(["http.port": "\(upstreamPort)"]) { $1 }))
+        let upstream = try upstreamRuntime.makeApplication(ServiceParts(router: recorder.router(runtime: upstreamRuntime)))
+
+        var gatewayConfig = urls.merging(["http.port": "\(gatewayPort)"]) { $1 }
+        var scheme = "http"
+        if publicTLS {
+            let certificate = directory.url.appendingPathComponent("pki/public.crt")
+            let key = directory.url.appendingPathComponent("pki/public.key")
+            try LocalAuthority(dataDirectory: directory.url).issueServerCertificate(
+                hostNames: ["localhost"], certificateFile: certificate, keyFile: key)
+            gatewayConfig["public.tls.certificate"] = certificate.path
+            gatewayConfig["public.tls.key"] = key.path
+            scheme = "https"
+        }
+        gatewayConfig.merge(config) { $1 }
+        let gateway = try await Gateway.buildApplication(reader: directory.reader(gatewayConfig))
+
+        let running = [
+            try await RunningApplication.start(auth), try await RunningApplication.start(upstream),
+            try await RunningApplication.start(gateway),
+        ]
+        let client = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
+        let harness = GatewayHarness(
+            directory: directory, gatewayURL: "\(scheme)://127.0.0.1:\(gatewayPort)", client: client,
+            recorder: recorder, running: running)
+        let up = await eventually { (try? await client.call(.GET, harness.gatewayURL + "/health/live"))?.status == 200 }
+        guard up else { throw ConfigurationError("gateway did not start") }
+        return harness
+    }
+
+    func stop() async {
+        try? await client.shutdown()
+        for app in running.reversed() { await app.stop() }
+        directory.remove()
+    }
+
+    func url(_ path: String) -> String { gatewayURL + path }
+
+    /// Registers and signs in through the gateway.
+    func signUp(_ email: String) async throws -> TokenResponse {
+        _ = try await client.call(.POST, url("/v1/auth/register"), json: RegisterRequest(email: email, password: "long enough"))
+        return try await client.call(.POST, url("/v1/auth/login"), json: LoginRequest(email: email, password: "long enough"))
+            .decode(TokenResponse.self)
+    }
+}
+
+/// What the fake upstream saw.
+final class UpstreamRecorder: Sendable {
+    private let state = Mutex<(hits: Int, bytes: Int)>((0, 0))
+
+    var hits: Int { state.withLock { $0.hits } }
+    var bytesReceived: Int { state.withLock { $0.bytes } }
+
+    struct Sink: Codable, Sendable {
+        var bytes: Int
+        var sha256: String
+    }
+
+    func router(runtime: ServiceRuntime) -> Router<ServiceRequestContext> {
+        let router = runtime.makeRouter(readiness: [:])
+        // Echoes the headers it received.
+        router.on("/v1/reports/echo", method: .get) { request, _ in try self.echo(request) }
+        router.on("/v1/reports/echo", method: .post) { request, _ in try self.echo(request) }
+        // Hashes a streamed body, counting bytes as they arrive.
+        router.post("/v1/media/sink") { request, _ -> Response in
+            self.state.withLock { $0.hits += 1 }
+            var hasher = SHA256()
+            var total = 0
+            for try await chunk in request.body {
+                total += chunk.readableBytes
+                hasher.update(data: Data(chunk.readableBytesView))
+                self.state.withLock { $0.bytes += chunk.readableBytes }
+            }
+            let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            return try Response.json(Sink(bytes: total, sha256: digest))
+        }
+        return router
+    }
+
+    private func echo(_ request: Request) throws -> Response {
+        state.withLock { $0.hits += 1 }
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            headers[field.name.canonicalName, default: ""] += (headers[field.name.canonicalName] == nil ? "" : ",") + field.value
+        }
+        return try Response.json(headers)
+    }
+}

@@ -1,0 +1,37 @@
+import Testing
+@testable import Gateway
+
+@Suite struct RouteTableTests {
+    @Test func publicRoutesAreExactlySignUpSignInRefreshAndKeys() {
+        let paths = RouteTable.publicRoutes.map { route -> String in
+            if case .exact(let path) = route.match { return path }
+            return ""
+        }
+        #expect(Set(paths) == ["/v1/auth/register", "/v1/auth/login", "/v1/auth/refresh", "/.well-known/jwks.json"])
+        #expect(RouteTable.route(path: "/v1/auth/login", method: .post)?.access == .public)
+        #expect(RouteTable.route(path: "/v1/auth/login", method: .get)?.access == .authenticated)
+        #expect(RouteTable.route(path: "/v1/auth/logout", method: .post)?.access == .authenticated)
+    }
+
+    @Test func prefixesMatchOnSegmentBoundaries() {
+        #expect(RouteTable.route(path: "/v1/me", method: .get)?.service == .auth)
+        #expect(RouteTable.route(path: "/v1/me/deletion", method: .get)?.service == .auth)
+        #expect(RouteTable.route(path: "/v1/meadow", method: .get) == nil)
+        #expect(RouteTable.route(path: "/v1/posts/abc/votes", method: .put)?.service == .feed)
+        #expect(RouteTable.route(path: "/internal/events", method: .post) == nil)
+        #expect(RouteTable.route(path: "/health/ready", method: .get) == nil)
+    }
+
+    @Test(arguments: [
+        "/v1/me/../internal/events", "/v1/./me", "/v1//me", "/v1/me%2F..%2Finternal", "/v1/%2e%2e/x", "v1/me",
+        "/v1/me\\..", "/v1/me/..", "/v1/me%00",
+    ])
+    func nonCanonicalPathsAreRefused(_ path: String) {
+        #expect(!RouteTable.isCanonical(path))
+    }
+
+    @Test(arguments: ["/v1/me", "/v1/posts/p-1/votes", "/v1/me/", "/.well-known/jwks.json"])
+    func canonicalPathsPass(_ path: String) {
+        #expect(RouteTable.isCanonical(path))
+    }
+}

@@ -1,0 +1,49 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// An application running in this process on a real port, until ``stop()``.
+public struct RunningApplication: Sendable {
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+
+    /// Starts `application` and waits until it listens.
+    public static func start(_ application: some ApplicationProtocol) async throws -> RunningApplication {
+        let group = ServiceGroup(services: [application], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        return RunningApplication(group: group, task: task)
+    }
+
+    /// Stops it gracefully and waits until it has.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+public func eventually(
+    timeout: Duration = .seconds(15), every interval: Duration = .milliseconds(50),
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: interval)
+    }
+    return false
+}
+
+/// Collects the output lines of a ``ServiceKit/ChildProcess``.
+public final class LineCollector: Sendable {
+    private let storage = Mutex<[String]>([])
+
+    public init() {}
+
+    public func append(_ line: String) {
+        storage.withLock { $0.append(line) }
+    }
+
+    public var lines: [String] { storage.withLock { $0 } }
+}
