@@ -1,0 +1,103 @@
+import Configuration
+import Foundation
+import Hummingbird
+import ServiceKit
+import Testing
+import TestSupport
+import Yams
+@testable import AlertsService
+@testable import AuthService
+@testable import FeedService
+@testable import Gateway
+@testable import MediaService
+@testable import ModerationService
+@testable import StreakService
+
+/// The public API description and the code must agree: every public route is documented,
+/// every documented operation exists, and the gateway sends it to the service that has it.
+@Suite struct OpenAPITests {
+    /// The public routes each executable really serves, as `"GET /v1/me"`.
+    func servedRoutes(in directory: TestDataDirectory) async throws -> [ServiceName: Set<String>] {
+        func runtime(_ name: ServiceName) throws -> ServiceRuntime {
+            try ServiceRuntime(name: name, reader: directory.reader())
+        }
+        let reader = directory.reader()
+        let routers: [ServiceName: ServiceParts] = [
+            .auth: try await AuthService.buildRouter(runtime: runtime(.auth), reader: reader),
+            .media: try await MediaService.buildRouter(runtime: runtime(.media), reader: reader),
+            .feed: try await FeedService.buildRouter(runtime: runtime(.feed), reader: reader),
+            .streak: try await StreakService.buildRouter(runtime: runtime(.streak), reader: reader),
+            .alerts: try await AlertsService.buildRouter(runtime: runtime(.alerts), reader: reader),
+            .moderation: try await ModerationService.buildRouter(runtime: runtime(.moderation), reader: reader),
+            .gateway: try Gateway.buildRouter(runtime: runtime(.gateway), settings: GatewaySettings(reader: reader)),
+        ]
+        var served: [ServiceName: Set<String>] = [:]
+        for (name, parts) in routers {
+            served[name] = Set(parts.router.routes.compactMap { route -> String? in
+                let path = Self.normalized(route.path.description)
+                let isPublic = name == .gateway
+                    ? !path.hasPrefix("/**")
+                    : path.hasPrefix("/v1/") || path.hasPrefix("/.well-known/")
+                return isPublic ? "\(route.method.rawValue) \(path)" : nil
+            })
+        }
+        return served
+    }
+
+    /// `/v1/posts/:id` and `/v1/posts/{id}` both become `/v1/posts/{id}`.
+    static func normalized(_ path: String) -> String {
+        "/" + path.split(separator: "/").map { segment in
+            segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
+        }.joined(separator: "/")
+    }
+
+    @Test func everyPublicRouteIsDocumentedAndEveryDocumentedOperationExists() async throws {
+        try await withTestDataDirectory { directory in
+            let document = try OpenAPIDocument.load()
+            let served = try await servedRoutes(in: directory)
+            let all = served.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+            let undocumented = all.subtracting(document.operations)
+            let missing = document.operations.subtracting(all)
+            #expect(undocumented.isEmpty, "served but not in openapi.yaml: \(undocumented.sorted())")
+            #expect(missing.isEmpty, "in openapi.yaml but not served: \(missing.sorted())")
+        }
+    }
+
+    @Test func theGatewaySendsEveryDocumentedOperationToTheServiceThatServesIt() async throws {
+        try await withTestDataDirectory { directory in
+            let document = try OpenAPIDocument.load()
+            let served = try await servedRoutes(in: directory)
+            for operation in document.operations {
+                let parts = operation.split(separator: " ")
+                let (method, path) = (HTTPRequest.Method(rawValue: String(parts[0]))!, String(parts[1]))
+                if RouteTable.gatewayPaths.contains(path) {
+                    #expect(served[.gateway]?.contains(operation) == true, "\(operation)")
+                    continue
+                }
+                let concrete = path.replacingOccurrences(of: "{", with: "x").replacingOccurrences(of: "}", with: "")
+                let route = try #require(RouteTable.route(path: concrete, method: method), "\(operation) is not routed")
+                #expect(served[route.service]?.contains(operation) == true, "\(operation) goes to \(route.service)")
+            }
+        }
+    }
+
+    @Test func theDocumentedErrorCodesAreExactlyTheOnesInContracts() throws {
+        let document = try OpenAPIDocument.load()
+        let schema = try #require(document.resolve("#/components/schemas/ErrorCode"))
+        let documented = (schema["enum"] as? [String]) ?? []
+        #expect(documented == ErrorCode.allCases.map(\.rawValue))
+    }
+
+    @Test func theSchemaCheckerCatchesWrongBodies() throws {
+        let document = try OpenAPIDocument.load()
+        let good = Data(#"{"id":"u","email":"a@b.c","displayName":"a","createdAt":"2026-11-21T10:00:00.000Z"}"#.utf8)
+        #expect(document.check(method: "GET", path: "/v1/me", status: 200, body: good).isEmpty)
+        let missing = Data(#"{"id":"u","email":"a@b.c","createdAt":"2026-11-21T10:00:00Z"}"#.utf8)
+        #expect(!document.check(method: "GET", path: "/v1/me", status: 200, body: missing).isEmpty)
+        let extra = Data(#"{"id":"u","email":"a@b.c","displayName":"a","createdAt":"2026-11-21T10:00:00Z","secret":1}"#.utf8)
+        #expect(!document.check(method: "GET", path: "/v1/me", status: 200, body: extra).isEmpty)
+        #expect(!document.check(method: "GET", path: "/v1/me", status: 418, body: good).isEmpty)
+        let badCode = Data(#"{"error":{"code":"NOPE","message":"x"}}"#.utf8)
+        #expect(!document.check(method: "GET", path: "/v1/me", status: 401, body: badCode).isEmpty)
+    }
+}
