@@ -223,7 +223,11 @@ let package = Package(
         ),
         .testTarget(
             name: "StackTests",
-            dependencies: ["TestSupport", "ServiceKit", "Contracts"],
+            dependencies: [
+                "TestSupport", "ServiceKit", "Contracts",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: testSettings
         ),
     ]

@@ -1,0 +1,127 @@
+import AsyncHTTPClient
+import Foundation
+import ServiceKit
+import Synchronization
+
+/// The seven real executables, started from the build folder on random loopback ports over a
+/// temporary data directory, for stack tests.
+public final class Stack: Sendable {
+    public let directory: TestDataDirectory
+    public let ports: [ServiceName: Int]
+    public let gatewayURL: String
+    /// Trusts the local authority, presents no certificate (a client of the gateway).
+    public let client: HTTPClient
+    /// Presents `pinhole`'s certificate (an internal caller other than the gateway).
+    public let internalClient: HTTPClient
+    private let binaries: URL
+    private let environment: [String: String]
+    private let processes = Mutex<[ServiceName: ChildProcess]>([:])
+    private let output = Mutex<[ServiceName: [String]]>([:])
+
+    /// Where the built executables are: `PINHOLE_BIN_DIR`, or next to the test bundle.
+    public static func binaryDirectory() -> URL {
+        if let configured = ProcessInfo.processInfo.environment["PINHOLE_BIN_DIR"] {
+            return URL(fileURLWithPath: configured)
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
+    private init(directory: TestDataDirectory, ports: [ServiceName: Int], publicTLS: Bool) throws {
+        self.directory = directory
+        self.ports = ports
+        self.binaries = Self.binaryDirectory()
+        var environment = ProcessInfo.processInfo.environment
+        for service in ServiceName.services {
+            environment["SERVICES_\(service.rawValue.uppercased())_URL"] = "https://127.0.0.1:\(ports[service]!)"
+        }
+        environment["LOG_LEVEL"] = "info"
+        if publicTLS {
+            environment["PUBLIC_TLS_CERTIFICATE"] = directory.url.appendingPathComponent("pki/public.crt").path
+            environment["PUBLIC_TLS_KEY"] = directory.url.appendingPathComponent("pki/public.key").path
+        }
+        self.environment = environment
+        self.gatewayURL = "\(publicTLS ? "https" : "http")://127.0.0.1:\(ports[.gateway]!)"
+        self.client = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
+        self.internalClient = try TestHTTP.client(dataDirectory: directory.url, identity: .pinhole)
+    }
+
+    /// Starts all seven and waits until each is ready.
+    public static func start(publicTLS: Bool = true) async throws -> Stack {
+        let directory = try TestDataDirectory.make()
+        if publicTLS {
+            try LocalAuthority(dataDirectory: directory.url).issueServerCertificate(
+                hostNames: ["localhost"], certificateFile: directory.url.appendingPathComponent("pki/public.crt"),
+                keyFile: directory.url.appendingPathComponent("pki/public.key"))
+        }
+        var ports: [ServiceName: Int] = [:]
+        for name in ServiceName.executables { ports[name] = try FreePort.next() }
+        let stack = try Stack(directory: directory, ports: ports, publicTLS: publicTLS)
+        for name in ServiceName.executables { try stack.launch(name) }
+        for name in ServiceName.executables {
+            guard await stack.waitUntilReady(name) else {
+                await stack.stop()
+                throw StackError("\(name.rawValue) did not become ready:\n" + stack.logs(of: name).suffix(20).joined(separator: "\n"))
+            }
+        }
+        return stack
+    }
+
+    /// Starts (or restarts) one executable.
+    public func launch(_ name: ServiceName) throws {
+        let executable = binaries.appendingPathComponent(name.rawValue)
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw StackError("\(executable.path) is missing: build with `swift build --build-tests` first")
+        }
+        let arguments = ConfigKeys.flag("data.dir", directory.url.path) + ConfigKeys.flag("http.port", String(ports[name]!))
+        let child = try ChildProcess(
+            name: name.rawValue, executable: executable, arguments: arguments, environment: environment,
+            onLine: { [weak self] line in self?.output.withLock { $0[name, default: []].append(line) } })
+        processes.withLock { $0[name] = child }
+    }
+
+    /// The URL of a service's internal listener.
+    public func serviceURL(_ name: ServiceName) -> String {
+        "https://127.0.0.1:\(ports[name]!)"
+    }
+
+    /// Whether the executable answers its readiness check.
+    public func isReady(_ name: ServiceName) async -> Bool {
+        let url = name == .gateway ? gatewayURL + "/health/live" : serviceURL(name) + "/health/ready"
+        return (try? await internalClient.call(.GET, url))?.status == 200
+    }
+
+    /// Waits until the executable is ready.
+    public func waitUntilReady(_ name: ServiceName, timeout: Duration = .seconds(30)) async -> Bool {
+        await eventually(timeout: timeout, every: .milliseconds(100)) { await isReady(name) }
+    }
+
+    /// Kills an executable with SIGKILL: no chance to clean up.
+    public func kill(_ name: ServiceName) async {
+        let child = processes.withLock { $0[name] }
+        child?.send(SIGKILL)
+        await child?.waitForExit()
+    }
+
+    /// Everything an executable printed.
+    public func logs(of name: ServiceName) -> [String] {
+        output.withLock { $0[name] ?? [] }
+    }
+
+    /// Stops everything and removes the data directory.
+    public func stop() async {
+        try? await client.shutdown()
+        try? await internalClient.shutdown()
+        let running = processes.withLock { Array($0.values) }
+        await withTaskGroup(of: Void.self) { group in
+            for child in running { group.addTask { await child.stop(grace: .seconds(10)) } }
+        }
+        directory.remove()
+    }
+
+    public func url(_ path: String) -> String { gatewayURL + path }
+}
+
+public struct StackError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
