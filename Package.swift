@@ -171,7 +171,7 @@ let package = Package(
         .executableTarget(
             name: "TokenBench",
             dependencies: [
-                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "JWTKit", package: "jwt-kit")
             ],
             path: "Benchmarks/TokenBench",
             swiftSettings: strictSettings

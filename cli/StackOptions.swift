@@ -61,7 +61,8 @@ func prepareDataDirectory(_ settings: ServiceSettings) throws -> [String] {
 
 struct Init: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create the local certificate authority, one certificate per executable, and auth's first signing key.")
+        abstract:
+            "Create the local certificate authority, one certificate per executable, and auth's first signing key.")
 
     @OptionGroup var options: StackOptions
 

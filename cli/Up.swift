@@ -62,14 +62,19 @@ struct Up: AsyncParsableCommand {
         var record = StackRecord(gatewayURL: gatewayURL, processes: [])
         for name in ServiceName.executables {
             let port = name == .gateway ? options.gatewayPort : (settings.url(of: name).port ?? name.defaultPort)
-            let arguments = ConfigKeys.flag("data.dir", settings.dataDirectory.path)
+            let arguments =
+                ConfigKeys.flag("data.dir", settings.dataDirectory.path)
                 + ConfigKeys.flag("http.port", String(port))
-                + ConfigKeys.flag("http.host", name == .gateway ? options.host : (settings.url(of: name).host ?? "127.0.0.1"))
+                + ConfigKeys.flag(
+                    "http.host", name == .gateway ? options.host : (settings.url(of: name).host ?? "127.0.0.1"))
                 + (name == .gateway ? gatewayArguments : [])
             let child = try supervisor.start(
                 name: name, executable: binaries.appendingPathComponent(name.rawValue), arguments: arguments,
                 environment: environment)
-            record.processes.append(.init(name: name, pid: child.pid, url: name == .gateway ? gatewayURL : settings.url(of: name).absoluteString))
+            record.processes.append(
+                .init(
+                    name: name, pid: child.pid,
+                    url: name == .gateway ? gatewayURL : settings.url(of: name).absoluteString))
         }
         let recordFile = StackRecord.file(in: settings.dataDirectory)
         try FileSystem.writeOwnerOnly(JSONEncoder().encode(record), to: recordFile)

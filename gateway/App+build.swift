@@ -41,7 +41,9 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
                 allowOrigin: .custom(origin),
                 allowHeaders: [.authorization, .contentType, .idempotencyKey],
                 allowMethods: [.get, .head, .post, .put, .patch, .delete, .options],
-                exposedHeaders: [HeaderName.requestID, HeaderName.rateLimit, HeaderName.rateLimitPolicy, HeaderName.retryAfter]))
+                exposedHeaders: [
+                    HeaderName.requestID, HeaderName.rateLimit, HeaderName.rateLimitPolicy, HeaderName.retryAfter,
+                ]))
     }
     HealthRollup(client: runtime.client).addRoutes(to: router)
     try OpenAPIController().addRoutes(to: router)

@@ -51,10 +51,26 @@ print("jwt-kit sign/verify, \(iterations) iterations each, one thread")
 let eddsaToken = try await eddsa.sign(claims, kid: "ed")
 let es256Token = try await es256.sign(claims, kid: "es")
 let results = [
-    ("EdDSA sign", try await measure("EdDSA sign", iterations: iterations) { _ = try await eddsa.sign(claims, kid: "ed") }),
-    ("EdDSA verify", try await measure("EdDSA verify", iterations: iterations) { _ = try await eddsa.verify(eddsaToken, as: Claims.self) }),
-    ("ES256 sign", try await measure("ES256 sign", iterations: iterations) { _ = try await es256.sign(claims, kid: "es") }),
-    ("ES256 verify", try await measure("ES256 verify", iterations: iterations) { _ = try await es256.verify(es256Token, as: Claims.self) }),
+    (
+        "EdDSA sign",
+        try await measure("EdDSA sign", iterations: iterations) { _ = try await eddsa.sign(claims, kid: "ed") }
+    ),
+    (
+        "EdDSA verify",
+        try await measure("EdDSA verify", iterations: iterations) {
+            _ = try await eddsa.verify(eddsaToken, as: Claims.self)
+        }
+    ),
+    (
+        "ES256 sign",
+        try await measure("ES256 sign", iterations: iterations) { _ = try await es256.sign(claims, kid: "es") }
+    ),
+    (
+        "ES256 verify",
+        try await measure("ES256 verify", iterations: iterations) {
+            _ = try await es256.verify(es256Token, as: Claims.self)
+        }
+    ),
 ]
 print("token length: EdDSA \(eddsaToken.utf8.count) bytes, ES256 \(es256Token.utf8.count) bytes")
 let verifyRatio = results[3].1 / results[1].1

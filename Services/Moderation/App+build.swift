@@ -8,7 +8,8 @@ func buildApplication(
     reader: ConfigReader, clock: any WallClock = SystemClock(), entropy: any Entropy = SystemEntropy(),
     metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
 ) async throws -> some ApplicationProtocol {
-    let runtime = try ServiceRuntime(name: .moderation, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
+    let runtime = try ServiceRuntime(
+        name: .moderation, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
     return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader))
 }
 

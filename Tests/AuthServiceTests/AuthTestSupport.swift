@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import ServiceKit
 import TestSupport
+
 @testable import AuthService
 
 /// Runs `body` against an in-process auth application over a fresh data directory.
@@ -20,7 +21,9 @@ func withAuth(
 
 extension TestClientProtocol {
     /// Sends JSON and returns the response.
-    func post(_ path: String, _ json: some Encodable, token: String? = nil, headers: HTTPFields = [:]) async throws
+    func post(
+        _ path: String, _ json: some Encodable, token: String? = nil, headers: HTTPFields = [:]
+    ) async throws
         -> TestResponse
     {
         var headers = headers

@@ -2,24 +2,33 @@ import Foundation
 import GRDB
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import TestSupport
+import Testing
+
 @testable import AuthService
 @testable import ServiceKit
 
 @Suite struct RegistrationTests {
     @Test func aTakenAddressGetsExactlyTheSameAnswerAsAFreeOne() async throws {
         try await withAuth { client in
-            let first = try await client.post("/v1/auth/register", RegisterRequest(email: "alice@example.com", password: "first password"))
-            let again = try await client.post("/v1/auth/register", RegisterRequest(email: "ALICE@example.com ", password: "second password"))
+            let first = try await client.post(
+                "/v1/auth/register", RegisterRequest(email: "alice@example.com", password: "first password"))
+            let again = try await client.post(
+                "/v1/auth/register", RegisterRequest(email: "ALICE@example.com ", password: "second password"))
             #expect(first.status == .accepted)
             #expect(again.status == first.status)
             #expect(again.body == first.body)
             #expect(again.headers[.contentType] == first.headers[.contentType])
             #expect(again.headers[.contentLength] == first.headers[.contentLength])
             // The account keeps its first password.
-            #expect(try await client.post("/v1/auth/login", LoginRequest(email: "alice@example.com", password: "first password")).status == .ok)
-            #expect(try await client.post("/v1/auth/login", LoginRequest(email: "alice@example.com", password: "second password")).status == .unauthorized)
+            #expect(
+                try await client.post(
+                    "/v1/auth/login", LoginRequest(email: "alice@example.com", password: "first password")
+                ).status == .ok)
+            #expect(
+                try await client.post(
+                    "/v1/auth/login", LoginRequest(email: "alice@example.com", password: "second password")
+                ).status == .unauthorized)
         }
     }
 
@@ -29,7 +38,10 @@ import TestSupport
         (#"{"email":"a@example.com","password":"short"}"#, .validationFailed),
         (#"{"email":"a@example.com","password":"\#(String(repeating: "p", count: 1025))"}"#, .validationFailed),
         (#"{"email":"a@example.com","password":"long enough","displayName":""}"#, .validationFailed),
-        (#"{"email":"a@example.com","password":"long enough","displayName":"\#(String(repeating: "n", count: 51))"}"#, .validationFailed),
+        (
+            #"{"email":"a@example.com","password":"long enough","displayName":"\#(String(repeating: "n", count: 51))"}"#,
+            .validationFailed
+        ),
         (#"{"email":"a@example.com"}"#, .malformedRequest),
         (#"{"email":42,"password":"long enough"}"#, .malformedRequest),
         ("[]", .malformedRequest),
@@ -37,11 +49,13 @@ import TestSupport
     ])
     func badRegistrationsAre400sAndCreateNothing(body: String, code: ErrorCode) async throws {
         try await withAuth { client in
-            let response = try await client.execute(uri: "/v1/auth/register", method: .post, body: ByteBuffer(string: body))
+            let response = try await client.execute(
+                uri: "/v1/auth/register", method: .post, body: ByteBuffer(string: body))
             #expect(response.status == .badRequest)
             #expect(response.error?.code == code)
             #expect(response.error?.message.isEmpty == false)
-            let login = try await client.post("/v1/auth/login", LoginRequest(email: "a@example.com", password: "long enough"))
+            let login = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "a@example.com", password: "long enough"))
             #expect(login.status == .unauthorized)
         }
     }
@@ -51,12 +65,19 @@ import TestSupport
             let long = String(repeating: "x", count: 100)
             _ = try await client.post("/v1/auth/register", RegisterRequest(email: "long@example.com", password: long))
             let sameStart = String(repeating: "x", count: 99) + "y"
-            #expect(try await client.post("/v1/auth/login", LoginRequest(email: "long@example.com", password: sameStart)).status == .unauthorized)
-            #expect(try await client.post("/v1/auth/login", LoginRequest(email: "long@example.com", password: long)).status == .ok)
+            #expect(
+                try await client.post("/v1/auth/login", LoginRequest(email: "long@example.com", password: sameStart))
+                    .status == .unauthorized)
+            #expect(
+                try await client.post("/v1/auth/login", LoginRequest(email: "long@example.com", password: long)).status
+                    == .ok)
 
-            _ = try await client.post("/v1/auth/register", RegisterRequest(email: "cafe@example.com", password: "caf\u{00E9} au lait"))
+            _ = try await client.post(
+                "/v1/auth/register", RegisterRequest(email: "cafe@example.com", password: "caf\u{00E9} au lait"))
             let decomposed = "cafe\u{0301} au lait"
-            #expect(try await client.post("/v1/auth/login", LoginRequest(email: "cafe@example.com", password: decomposed)).status == .ok)
+            #expect(
+                try await client.post("/v1/auth/login", LoginRequest(email: "cafe@example.com", password: decomposed))
+                    .status == .ok)
         }
     }
 
@@ -75,8 +96,11 @@ import TestSupport
     @Test func hashesUseArgon2idAndAreUpgradedWhenTheCostChanges() async throws {
         let directory = try TestDataDirectory.make()
         defer { directory.remove() }
-        try await withAuth(config: ["auth.argon2.memoryKib": "8192", "auth.argon2.iterations": "1"], directory: directory) { client in
-            _ = try await client.post("/v1/auth/register", RegisterRequest(email: "up@example.com", password: "long enough"))
+        try await withAuth(
+            config: ["auth.argon2.memoryKib": "8192", "auth.argon2.iterations": "1"], directory: directory
+        ) { client in
+            _ = try await client.post(
+                "/v1/auth/register", RegisterRequest(email: "up@example.com", password: "long enough"))
         }
         func storedHash() throws -> String? {
             let queue = try DatabaseQueue(path: directory.url.appendingPathComponent("auth/auth.sqlite").path)
@@ -84,7 +108,8 @@ import TestSupport
         }
         #expect(try storedHash()?.hasPrefix("$argon2id$v=19$m=8192,t=1,p=1$") == true)
         try await withAuth(directory: directory) { client in
-            let login = try await client.post("/v1/auth/login", LoginRequest(email: "up@example.com", password: "long enough"))
+            let login = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "up@example.com", password: "long enough"))
             #expect(login.status == .ok)
         }
         #expect(try storedHash()?.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$") == true)

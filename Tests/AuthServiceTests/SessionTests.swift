@@ -2,18 +2,21 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
-import Testing
 import TestSupport
+import Testing
+
 @testable import AuthService
 @testable import ServiceKit
 
 @Suite struct SessionTests {
     @Test func unknownAddressAndWrongPasswordLookTheSameIncludingTime() async throws {
         try await withAuth { client in
-            _ = try await client.post("/v1/auth/register", RegisterRequest(email: "known@example.com", password: "long enough"))
+            _ = try await client.post(
+                "/v1/auth/register", RegisterRequest(email: "known@example.com", password: "long enough"))
             func attempt(_ email: String) async throws -> (TestResponse, Duration) {
                 let start = ContinuousClock.now
-                let response = try await client.post("/v1/auth/login", LoginRequest(email: email, password: "wrong password"))
+                let response = try await client.post(
+                    "/v1/auth/login", LoginRequest(email: email, password: "wrong password"))
                 return (response, ContinuousClock.now - start)
             }
             var known: [Duration] = []
@@ -82,7 +85,8 @@ import TestSupport
             let reuse = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
             #expect(reuse.status == .unauthorized)
             #expect(reuse.error?.code == .reauthRequired)
-            let afterReuse = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: rotated.refreshToken))
+            let afterReuse = try await client.post(
+                "/v1/auth/refresh", RefreshRequest(refreshToken: rotated.refreshToken))
             #expect(afterReuse.error?.code == .reauthRequired)
             #expect(try await client.get("/v1/me", token: rotated.accessToken).status == .unauthorized)
         }
@@ -96,7 +100,9 @@ import TestSupport
             let response = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: tokens.refreshToken))
             #expect(response.error?.code == .reauthRequired)
             for junk in ["", "x", String(repeating: "y", count: 300)] {
-                #expect(try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: junk)).error?.code == .reauthRequired)
+                #expect(
+                    try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: junk)).error?.code
+                        == .reauthRequired)
             }
         }
     }
@@ -104,13 +110,17 @@ import TestSupport
     @Test func logoutEndsTheSessionAtOnce() async throws {
         try await withAuth { client in
             let tokens = try await client.signUp("bye@example.com")
-            let other = try await client.post("/v1/auth/login", LoginRequest(email: "bye@example.com", password: "correct horse battery"))
-                .json(TokenResponse.self)
+            let other = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "bye@example.com", password: "correct horse battery")
+            )
+            .json(TokenResponse.self)
             let logout = try await client.execute(
                 uri: "/v1/auth/logout", method: .post, headers: [.authorization: "Bearer \(tokens.accessToken)"])
             #expect(logout.status == .noContent)
             #expect(try await client.get("/v1/me", token: tokens.accessToken).error?.code == .invalidToken)
-            #expect(try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: tokens.refreshToken)).error?.code == .reauthRequired)
+            #expect(
+                try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: tokens.refreshToken)).error?.code
+                    == .reauthRequired)
             // Other devices stay signed in.
             #expect(try await client.get("/v1/me", token: other.accessToken).status == .ok)
         }
@@ -120,11 +130,15 @@ import TestSupport
         let clock = ManualClock(Date())
         try await withAuth(clock: clock) { client in
             var sessions: [TokenResponse] = []
-            _ = try await client.post("/v1/auth/register", RegisterRequest(email: "many@example.com", password: "long enough"))
+            _ = try await client.post(
+                "/v1/auth/register", RegisterRequest(email: "many@example.com", password: "long enough"))
             for platform in ["ios", "android", "web"] {
                 clock.advance(by: 60)
                 let response = try await client.post(
-                    "/v1/auth/login", LoginRequest(email: "many@example.com", password: "long enough", device: DeviceInfo(platform: platform, version: "1.0")))
+                    "/v1/auth/login",
+                    LoginRequest(
+                        email: "many@example.com", password: "long enough",
+                        device: DeviceInfo(platform: platform, version: "1.0")))
                 sessions.append(try response.json(TokenResponse.self))
             }
             let token = sessions[2].accessToken
@@ -133,7 +147,8 @@ import TestSupport
             #expect(first.items.map(\.current) == [true, false])
             #expect(first.items.first?.device == DeviceInfo(platform: "web", version: "1.0"))
             let cursor = try #require(first.nextCursor)
-            let second = try await client.get("/v1/auth/sessions?limit=2&cursor=\(cursor)", token: token).json(Page<SessionSummary>.self)
+            let second = try await client.get("/v1/auth/sessions?limit=2&cursor=\(cursor)", token: token).json(
+                Page<SessionSummary>.self)
             #expect(second.items.map(\.id) == [sessions[0].sessionId])
             #expect(second.nextCursor == nil)
             #expect(try await client.get("/v1/auth/sessions?cursor=broken", token: token).error?.code == .invalidCursor)

@@ -3,8 +3,9 @@ import Crypto
 import Foundation
 import NIOCore
 import ServiceKit
-import Testing
 import TestSupport
+import Testing
+
 @testable import Gateway
 
 @Suite struct GatewayForwardingTests {
@@ -85,7 +86,9 @@ import TestSupport
     }
 
     @Test func rateLimitsPerClassAnswer429WithRetryAfter() async throws {
-        let harness = try await GatewayHarness.start(gateway: ["ratelimit.auth.limit": "3", "ratelimit.auth.windowSeconds": "60"])
+        let harness = try await GatewayHarness.start(gateway: [
+            "ratelimit.auth.limit": "3", "ratelimit.auth.windowSeconds": "60",
+        ])
         let body = LoginRequest(email: "rl@example.com", password: "whatever")
         for remaining in [2, 1, 0] {
             let response = try await harness.client.call(.POST, harness.url("/v1/auth/login"), json: body)

@@ -6,6 +6,7 @@ import NIOCore
 import ServiceKit
 import Synchronization
 import TestSupport
+
 @testable import AuthService
 @testable import Gateway
 
@@ -30,11 +31,13 @@ struct GatewayHarness {
             urls["services.\(service.rawValue).url"] = "https://127.0.0.1:\(try FreePort.next())"
         }
 
-        let auth = try await AuthService.buildApplication(reader: directory.reader(urls.merging(["http.port": "\(authPort)"]) { $1 }))
+        let auth = try await AuthService.buildApplication(
+            reader: directory.reader(urls.merging(["http.port": "\(authPort)"]) { $1 }))
         let recorder = UpstreamRecorder()
         let upstreamRuntime = try ServiceRuntime(
             name: .moderation, reader: directory.reader(urls.merging(["http.port": "\(upstreamPort)"]) { $1 }))
-        let upstream = try upstreamRuntime.makeApplication(ServiceParts(router: recorder.router(runtime: upstreamRuntime)))
+        let upstream = try upstreamRuntime.makeApplication(
+            ServiceParts(router: recorder.router(runtime: upstreamRuntime)))
 
         var gatewayConfig = urls.merging(["http.port": "\(gatewayPort)"]) { $1 }
         var scheme = "http"
@@ -73,9 +76,12 @@ struct GatewayHarness {
 
     /// Registers and signs in through the gateway.
     func signUp(_ email: String) async throws -> TokenResponse {
-        _ = try await client.call(.POST, url("/v1/auth/register"), json: RegisterRequest(email: email, password: "long enough"))
-        return try await client.call(.POST, url("/v1/auth/login"), json: LoginRequest(email: email, password: "long enough"))
-            .decode(TokenResponse.self)
+        _ = try await client.call(
+            .POST, url("/v1/auth/register"), json: RegisterRequest(email: email, password: "long enough"))
+        return try await client.call(
+            .POST, url("/v1/auth/login"), json: LoginRequest(email: email, password: "long enough")
+        )
+        .decode(TokenResponse.self)
     }
 }
 
@@ -116,7 +122,8 @@ final class UpstreamRecorder: Sendable {
         state.withLock { $0.hits += 1 }
         var headers: [String: String] = [:]
         for field in request.headers {
-            headers[field.name.canonicalName, default: ""] += (headers[field.name.canonicalName] == nil ? "" : ",") + field.value
+            headers[field.name.canonicalName, default: ""] +=
+                (headers[field.name.canonicalName] == nil ? "" : ",") + field.value
         }
         return try Response.json(headers)
     }

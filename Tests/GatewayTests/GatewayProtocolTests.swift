@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import ServiceKit
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct GatewayProtocolTests {
     /// Runs curl (a real HTTP/2 peer from outside the project) and returns the negotiated
@@ -11,7 +11,8 @@ import TestSupport
         let output = LineCollector()
         let process = try ChildProcess(
             name: "curl", executable: URL(fileURLWithPath: "/usr/bin/env"),
-            arguments: ["curl", "-s", "-m", "10", "-o", "/dev/null", "-w", "%{http_version} %{http_code}\\n"] + arguments,
+            arguments: ["curl", "-s", "-m", "10", "-o", "/dev/null", "-w", "%{http_version} %{http_code}\\n"]
+                + arguments,
             environment: ProcessInfo.processInfo.environment, onLine: output.append)
         await process.waitForExit()
         let parts = output.lines.joined().split(separator: " ")

@@ -2,9 +2,10 @@ import Configuration
 import Foundation
 import Hummingbird
 import ServiceKit
-import Testing
 import TestSupport
+import Testing
 import Yams
+
 @testable import AlertsService
 @testable import AuthService
 @testable import FeedService
@@ -33,22 +34,25 @@ import Yams
         ]
         var served: [ServiceName: Set<String>] = [:]
         for (name, parts) in routers {
-            served[name] = Set(parts.router.routes.compactMap { route -> String? in
-                let path = Self.normalized(route.path.description)
-                let isPublic = name == .gateway
-                    ? !path.hasPrefix("/**")
-                    : path.hasPrefix("/v1/") || path.hasPrefix("/.well-known/")
-                return isPublic ? "\(route.method.rawValue) \(path)" : nil
-            })
+            served[name] = Set(
+                parts.router.routes.compactMap { route -> String? in
+                    let path = Self.normalized(route.path.description)
+                    let isPublic =
+                        name == .gateway
+                        ? !path.hasPrefix("/**")
+                        : path.hasPrefix("/v1/") || path.hasPrefix("/.well-known/")
+                    return isPublic ? "\(route.method.rawValue) \(path)" : nil
+                })
         }
         return served
     }
 
     /// `/v1/posts/:id` and `/v1/posts/{id}` both become `/v1/posts/{id}`.
     static func normalized(_ path: String) -> String {
-        "/" + path.split(separator: "/").map { segment in
-            segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
-        }.joined(separator: "/")
+        "/"
+            + path.split(separator: "/").map { segment in
+                segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
+            }.joined(separator: "/")
     }
 
     @Test func everyPublicRouteIsDocumentedAndEveryDocumentedOperationExists() async throws {
@@ -94,7 +98,8 @@ import Yams
         #expect(document.check(method: "GET", path: "/v1/me", status: 200, body: good).isEmpty)
         let missing = Data(#"{"id":"u","email":"a@b.c","createdAt":"2026-11-21T10:00:00Z"}"#.utf8)
         #expect(!document.check(method: "GET", path: "/v1/me", status: 200, body: missing).isEmpty)
-        let extra = Data(#"{"id":"u","email":"a@b.c","displayName":"a","createdAt":"2026-11-21T10:00:00Z","secret":1}"#.utf8)
+        let extra = Data(
+            #"{"id":"u","email":"a@b.c","displayName":"a","createdAt":"2026-11-21T10:00:00Z","secret":1}"#.utf8)
         #expect(!document.check(method: "GET", path: "/v1/me", status: 200, body: extra).isEmpty)
         #expect(!document.check(method: "GET", path: "/v1/me", status: 418, body: good).isEmpty)
         let badCode = Data(#"{"error":{"code":"NOPE","message":"x"}}"#.utf8)

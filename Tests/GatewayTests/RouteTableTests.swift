@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Gateway
 
 @Suite struct RouteTableTests {

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Testing
+
 @testable import ServiceKit
 
 @Suite struct ConfigurationTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Testing
+
 @testable import ServiceKit
 
 @Suite struct CursorTests {
@@ -26,9 +27,10 @@ import Testing
 
     @Test func limitsAreBounded() throws {
         func page(_ query: String) throws -> PageRequest<Position> {
-            try PageRequest(request: Request(
-                head: .init(method: .get, scheme: "http", authority: "x", path: "/items?\(query)"),
-                body: .init(buffer: .init())))
+            try PageRequest(
+                request: Request(
+                    head: .init(method: .get, scheme: "http", authority: "x", path: "/items?\(query)"),
+                    body: .init(buffer: .init())))
         }
         #expect(try page("").limit == 20)
         #expect(try page("limit=100").limit == 100)

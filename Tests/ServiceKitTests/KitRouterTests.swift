@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import HTTPTypes
 import Hummingbird
-import Synchronization
 import HummingbirdTesting
-import Testing
+import Synchronization
 import TestSupport
+import Testing
+
 @testable import ServiceKit
 
 /// The kit's middleware, driven through a router the way every service builds one.
@@ -17,7 +18,8 @@ import TestSupport
 
     /// A throw-away service over a throw-away database, with a few routes that exercise the kit.
     func withKitApp(
-        clock: ManualClock = ManualClock(), _ body: @escaping @Sendable (any TestClientProtocol, DatabasePool) async throws -> Void
+        clock: ManualClock = ManualClock(),
+        _ body: @escaping @Sendable (any TestClientProtocol, DatabasePool) async throws -> Void
     ) async throws {
         try await withTestDataDirectory { directory in
             let runtime = try ServiceRuntime(name: .feed, reader: directory.reader(), clock: clock)
@@ -38,7 +40,8 @@ import TestSupport
             router.post("/plain-widgets") { request, context -> Response in
                 let widget = try await request.decodeJSON(as: Widget.self, context: context)
                 try await database.write { db in
-                    try db.execute(sql: "INSERT INTO widget (name, size) VALUES (?, ?)", arguments: [widget.name, widget.size])
+                    try db.execute(
+                        sql: "INSERT INTO widget (name, size) VALUES (?, ?)", arguments: [widget.name, widget.size])
                 }
                 return try Response.json(widget, status: .created)
             }
@@ -65,7 +68,8 @@ import TestSupport
         ) async throws -> Response {
             var context = context
             if let name = request.headers[HTTPField.Name("x-test-user")!] {
-                context.user = AuthenticatedUser(userID: name, sessionID: "s", scopes: ["user"], expiresAt: .distantFuture)
+                context.user = AuthenticatedUser(
+                    userID: name, sessionID: "s", scopes: ["user"], expiresAt: .distantFuture)
             }
             return try await next(request, context)
         }
@@ -86,7 +90,9 @@ import TestSupport
                 let response = try await client.execute(uri: "/refused", method: .get, headers: [.requestID: "req-1"])
                 #expect(response.status == .forbidden)
                 #expect(response.headers[.retryAfter] == "5")
-                #expect(try envelope(response) == ErrorEnvelope(error: .init(code: .forbidden, message: "Not yours.", requestId: "req-1")))
+                #expect(
+                    try envelope(response)
+                        == ErrorEnvelope(error: .init(code: .forbidden, message: "Not yours.", requestId: "req-1")))
             }
             do {
                 let response = try await client.execute(uri: "/nowhere", method: .get)
@@ -120,9 +126,13 @@ import TestSupport
             ]
             for (body, message) in cases {
                 do {
-                    let response = try await client.execute(uri: "/plain-widgets", method: .post, body: ByteBuffer(string: body))
+                    let response = try await client.execute(
+                        uri: "/plain-widgets", method: .post, body: ByteBuffer(string: body))
                     #expect(response.status == .badRequest)
-                    #expect(try envelope(response).error == .init(code: .malformedRequest, message: message, requestId: response.headers[.requestID]))
+                    #expect(
+                        try envelope(response).error
+                            == .init(code: .malformedRequest, message: message, requestId: response.headers[.requestID])
+                    )
                 }
             }
             let count = try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM widget") }
@@ -148,7 +158,8 @@ import TestSupport
             do {
                 let response = try await client.execute(uri: "/health/ready", method: .get)
                 #expect(response.status == .ok)
-                let report = try JSONCoding.decoder().decode(HealthReport.self, from: Data(response.body.readableBytesView))
+                let report = try JSONCoding.decoder().decode(
+                    HealthReport.self, from: Data(response.body.readableBytesView))
                 #expect(report.checks == ["database": .ok])
             }
             do {
@@ -166,19 +177,22 @@ import TestSupport
             let body = ByteBuffer(string: #"{"name":"a","size":1}"#)
             var first = ""
             do {
-                let response = try await client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: "k1"], body: body)
+                let response = try await client.execute(
+                    uri: "/widgets", method: .post, headers: [.idempotencyKey: "k1"], body: body)
                 #expect(response.status == .created)
                 first = String(buffer: response.body)
             }
             do {
-                let response = try await client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: "k1"], body: body)
+                let response = try await client.execute(
+                    uri: "/widgets", method: .post, headers: [.idempotencyKey: "k1"], body: body)
                 #expect(response.status == .created)
                 #expect(String(buffer: response.body) == first)
                 #expect(response.headers[.idempotentReplayed] == "true")
                 #expect(response.headers[.contentType] == "application/json; charset=utf-8")
             }
             do {
-                let response = try await client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: "k2"], body: body)
+                let response = try await client.execute(
+                    uri: "/widgets", method: .post, headers: [.idempotencyKey: "k2"], body: body)
                 #expect(String(buffer: response.body).contains(#""number":"2""#))
             }
         }
@@ -187,14 +201,19 @@ import TestSupport
     @Test func theSameKeyWithADifferentBodyIsRefused() async throws {
         try await withKitApp { client, _ in
             let alice: HTTPFields = [.idempotencyKey: "k", HTTPField.Name("x-test-user")!: "alice"]
-            #expect(try await client.execute(uri: "/widgets", method: .post, headers: alice, body: ByteBuffer(string: #"{"name":"a","size":1}"#)).status == .created)
+            #expect(
+                try await client.execute(
+                    uri: "/widgets", method: .post, headers: alice, body: ByteBuffer(string: #"{"name":"a","size":1}"#)
+                ).status == .created)
             // Another user's identical key is theirs alone.
             let bob: HTTPFields = [.idempotencyKey: "k", HTTPField.Name("x-test-user")!: "bob"]
-            let bobs = try await client.execute(uri: "/widgets", method: .post, headers: bob, body: ByteBuffer(string: #"{"name":"a","size":1}"#))
+            let bobs = try await client.execute(
+                uri: "/widgets", method: .post, headers: bob, body: ByteBuffer(string: #"{"name":"a","size":1}"#))
             #expect(bobs.status == .created)
             #expect(bobs.headers[.idempotentReplayed] == nil)
             do {
-                let response = try await client.execute(uri: "/widgets", method: .post, headers: alice, body: ByteBuffer(string: #"{"name":"b","size":1}"#))
+                let response = try await client.execute(
+                    uri: "/widgets", method: .post, headers: alice, body: ByteBuffer(string: #"{"name":"b","size":1}"#))
                 #expect(response.status == .unprocessableContent)
                 #expect(try envelope(response).error.code == .idempotencyKeyReused)
             }
@@ -204,12 +223,22 @@ import TestSupport
     @Test func aFailedRequestReleasesItsKeyAndKeysExpireAfterADay() async throws {
         let clock = ManualClock()
         try await withKitApp(clock: clock) { client, _ in
-            #expect(try await client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: ByteBuffer(string: #"{"name":"a","size":-1}"#)).status == .badRequest)
+            #expect(
+                try await client.execute(
+                    uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"],
+                    body: ByteBuffer(string: #"{"name":"a","size":-1}"#)
+                ).status == .badRequest)
             // Corrected body, same key: accepted because the failure released the key.
-            #expect(try await client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: ByteBuffer(string: #"{"name":"a","size":1}"#)).status == .created)
+            #expect(
+                try await client.execute(
+                    uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"],
+                    body: ByteBuffer(string: #"{"name":"a","size":1}"#)
+                ).status == .created)
             clock.advance(by: 86_401)
             do {
-                let response = try await client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: ByteBuffer(string: #"{"name":"b","size":1}"#))
+                let response = try await client.execute(
+                    uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"],
+                    body: ByteBuffer(string: #"{"name":"b","size":1}"#))
                 #expect(response.status == .created)
                 #expect(response.headers[.idempotentReplayed] == nil)
             }
@@ -219,10 +248,12 @@ import TestSupport
     @Test func aConcurrentRepeatIsToldTheFirstIsInProgress() async throws {
         try await withKitApp { client, _ in
             let body = ByteBuffer(string: #"{"name":"slow","size":1}"#)
-            async let first = client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: body)
+            async let first = client.execute(
+                uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: body)
             try await Task.sleep(for: .milliseconds(100))
             do {
-                let response = try await client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: body)
+                let response = try await client.execute(
+                    uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: body)
                 #expect(response.status == .conflict)
                 #expect(try envelope(response).error.code == .idempotencyKeyInProgress)
             }
@@ -234,7 +265,9 @@ import TestSupport
         try await withKitApp { client, _ in
             for key in ["", String(repeating: "k", count: 256), "has space"] {
                 do {
-                    let response = try await client.execute(uri: "/widgets", method: .post, headers: [.idempotencyKey: key], body: ByteBuffer(string: #"{"name":"a","size":1}"#))
+                    let response = try await client.execute(
+                        uri: "/widgets", method: .post, headers: [.idempotencyKey: key],
+                        body: ByteBuffer(string: #"{"name":"a","size":1}"#))
                     #expect(response.status == .badRequest)
                     #expect(try envelope(response).error.code == .invalidIdempotencyKey)
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import X509
+
 @testable import ServiceKit
 
 @Suite struct LocalAuthorityTests {
@@ -15,8 +16,10 @@ import X509
         for file in try FileManager.default.contentsOfDirectory(atPath: pki.path) {
             #expect(try FileSystem.permissions(of: pki.appendingPathComponent(file)) == 0o600, "\(file)")
         }
-        let authority = try Certificate(pemEncoded: String(contentsOf: pki.appendingPathComponent("ca.crt"), encoding: .utf8))
-        let auth = try Certificate(pemEncoded: String(contentsOf: pki.appendingPathComponent("auth.crt"), encoding: .utf8))
+        let authority = try Certificate(
+            pemEncoded: String(contentsOf: pki.appendingPathComponent("ca.crt"), encoding: .utf8))
+        let auth = try Certificate(
+            pemEncoded: String(contentsOf: pki.appendingPathComponent("auth.crt"), encoding: .utf8))
         #expect(auth.subjectCommonName == "auth")
         #expect(auth.issuer == authority.subject)
         let names = try #require(try auth.extensions.subjectAlternativeNames)

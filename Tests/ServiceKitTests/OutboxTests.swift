@@ -4,8 +4,9 @@ import GRDB
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
-import Testing
 import TestSupport
+import Testing
+
 @testable import ServiceKit
 
 /// A test-only event: the catalog of real events lives in Contracts; this one is routed by the
@@ -82,22 +83,27 @@ struct Pinged: DomainEvent, Equatable {
             }
             // While the subscriber is down the dispatcher keeps retrying the head of the queue
             // (backing off) and holds the later event back, so order is kept.
-            #expect(try await eventually {
-                try await producerDB.read { db in
-                    try Int.fetchOne(db, sql: "SELECT MAX(attempts) FROM kit_outbox_delivery") ?? 0
-                } >= 2
-            })
+            #expect(
+                try await eventually {
+                    try await producerDB.read { db in
+                        try Int.fetchOne(db, sql: "SELECT MAX(attempts) FROM kit_outbox_delivery") ?? 0
+                    } >= 2
+                })
             let attempts = try await producerDB.read { db in
                 try Int.fetchAll(db, sql: "SELECT attempts FROM kit_outbox_delivery ORDER BY event_seq")
             }
             #expect(attempts.count == 2 && attempts[1] == 0)
-            #expect(try await producerDB.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event") } == 2)
+            #expect(
+                try await producerDB.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event") }
+                    == 2)
 
             subscriber = try await Subscriber.start(directory: directory, port: port)
             #expect(try await eventually { try await subscriber.labels() == ["a", "b", "c"] })
-            #expect(try await eventually {
-                try await producerDB.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event") } == 0
-            })
+            #expect(
+                try await eventually {
+                    try await producerDB.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event")
+                    } == 0
+                })
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await subscriber.labels() == ["a", "b", "c"])
 
@@ -116,7 +122,10 @@ struct Pinged: DomainEvent, Equatable {
             let asFeed = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
             let asMedia = try TestHTTP.client(dataDirectory: directory.url, identity: .media)
             let url = "https://127.0.0.1:\(port)/internal/events"
-            #expect(await eventually { (try? await asFeed.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200 })
+            #expect(
+                await eventually {
+                    (try? await asFeed.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200
+                })
 
             let first = try await asFeed.call(.POST, url, json: envelope)
             #expect(first.status == 200)
@@ -149,7 +158,10 @@ struct Pinged: DomainEvent, Equatable {
             let port = try FreePort.next()
             let subscriber = try await Subscriber.start(directory: directory, port: port)
             let withCertificate = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
-            #expect(await eventually { (try? await withCertificate.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200 })
+            #expect(
+                await eventually {
+                    (try? await withCertificate.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200
+                })
             let anonymous = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
             await #expect(throws: (any Error).self) {
                 _ = try await anonymous.call(.GET, "https://127.0.0.1:\(port)/health/live")
@@ -174,6 +186,7 @@ struct Pinged: DomainEvent, Equatable {
 struct OutboxDispatcherBackoff {
     let maxBackoff: TimeInterval
     func delay(_ attempts: Int) -> TimeInterval {
-        OutboxDispatcher.backoff(afterAttempts: attempts, maxBackoff: maxBackoff, jitter: SystemEntropy().unitInterval())
+        OutboxDispatcher.backoff(
+            afterAttempts: attempts, maxBackoff: maxBackoff, jitter: SystemEntropy().unitInterval())
     }
 }

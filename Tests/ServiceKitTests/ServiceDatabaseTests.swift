@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import ServiceKit
 
 @Suite struct ServiceDatabaseTests {
@@ -26,7 +27,8 @@ import Testing
         #expect(foreignKeys == 1)
         #expect(try FileSystem.permissions(of: file) == 0o600)
         #expect(try FileSystem.permissions(of: file.deletingLastPathComponent()) == 0o700)
-        let applied = try await pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        let applied = try await pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
         #expect(applied == ["kit.outbox.v1", "kit.inbox.v1", "kit.idempotency.v1", "feed.v1"])
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import JWTKit
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ServiceKit
 
 /// A key source backed by a key directory, counting fetches; can be made to fail.
@@ -20,7 +21,8 @@ final class DirectoryKeySource: PublicKeySource {
         if failing.load(ordering: .relaxed) {
             throw ServiceError(.upstreamUnavailable, "keys unavailable")
         }
-        return JWKSDocument(keys: try SigningKeyStore.load(from: directory).map { PublicJWK(x: $0.x, y: $0.y, kid: $0.kid) })
+        return JWKSDocument(
+            keys: try SigningKeyStore.load(from: directory).map { PublicJWK(x: $0.x, y: $0.y, kid: $0.kid) })
     }
 }
 
@@ -59,9 +61,16 @@ final class DirectoryKeySource: PublicKeySource {
                 ("empty", ""),
                 ("two parts", parts[0] + "." + parts[1]),
                 ("garbage", "not.a.token"),
-                ("payload swapped", parts[0] + "." + Base64URL.encode(Data(#"{"sub":"mallory"}"#.utf8)) + "." + parts[2]),
+                (
+                    "payload swapped",
+                    parts[0] + "." + Base64URL.encode(Data(#"{"sub":"mallory"}"#.utf8)) + "." + parts[2]
+                ),
                 ("signature stripped", parts[0] + "." + parts[1] + "."),
-                ("unknown kid", try await TestTokens(dataDirectory: directory.url).forged().replacingOccurrences(of: parts[0], with: Base64URL.encode(Data(#"{"alg":"ES256","kid":"nope"}"#.utf8)))),
+                (
+                    "unknown kid",
+                    try await TestTokens(dataDirectory: directory.url).forged().replacingOccurrences(
+                        of: parts[0], with: Base64URL.encode(Data(#"{"alg":"ES256","kid":"nope"}"#.utf8)))
+                ),
                 ("huge", String(repeating: "a", count: 9000) + "." + parts[1] + "." + parts[2]),
             ]
             for (name, token) in bad {
@@ -80,7 +89,8 @@ final class DirectoryKeySource: PublicKeySource {
             let source = DirectoryKeySource(dataDirectory: directory.url)
             let clock = ManualClock(Date())
             let verifier = verifier(source, clock: clock)
-            _ = try await verifier.verify(try await TestTokens(dataDirectory: directory.url).signed(issuedAt: clock.now()))
+            _ = try await verifier.verify(
+                try await TestTokens(dataDirectory: directory.url).signed(issuedAt: clock.now()))
             #expect(source.fetches.load(ordering: .relaxed) == 1)
 
             // A new key appears (what `pinhole keys rotate` does); tokens signed with it verify.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ServiceKit
 
 @Suite struct TraceParentTests {
@@ -26,6 +27,8 @@ import Testing
         #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID("abc-123_x.y") == "abc-123_x.y")
         #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID("bad id") == nil)
         #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID("x\ny") == nil)
-        #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID(String(repeating: "a", count: 129)) == nil)
+        #expect(
+            RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID(String(repeating: "a", count: 129))
+                == nil)
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import ServiceKit
-import Testing
 import TestSupport
+import Testing
 
 /// `pinhole up` and `pinhole status`, as an operator runs them.
 @Suite(.serialized) struct PinholeUpTests {
     @Test func upStartsEverythingReportsHealthAndStopsCleanlyOnCtrlC() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-up-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pinhole-up-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
         var environment = ProcessInfo.processInfo.environment
         for service in ServiceName.services {
@@ -31,7 +32,8 @@ import TestSupport
         }
         // Keys and certificates were made, readable by the owner only.
         #expect(try FileSystem.permissions(of: directory.appendingPathComponent("pki/ca.key")) == 0o600)
-        let keys = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("auth/keys").path)
+        let keys = try FileManager.default.contentsOfDirectory(
+            atPath: directory.appendingPathComponent("auth/keys").path)
         #expect(keys.count == 1)
 
         let statusOutput = LineCollector()
@@ -43,8 +45,9 @@ import TestSupport
         #expect(statusOutput.lines.filter { $0.contains(" ready ") }.count == 7, "\(statusOutput.lines)")
 
         // Children's pids, from the record `pinhole up` keeps for `status`.
-        let record = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: directory.appendingPathComponent("run/stack.json"))) as? [String: Any]
+        let record =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: directory.appendingPathComponent("run/stack.json"))) as? [String: Any]
         let pids = ((record?["processes"] as? [[String: Any]]) ?? []).compactMap { $0["pid"] as? Int32 }
         #expect(pids.count == 7)
 

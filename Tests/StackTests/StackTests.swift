@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
 import ServiceKit
-import Testing
 import TestSupport
+import Testing
 
 /// The real executables, started as an operator would, driven over the network.
 @Suite(.serialized) struct StackTests {
@@ -43,7 +43,8 @@ import TestSupport
         let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
         let login = try await call(
             stack, document, .POST, "/v1/auth/login",
-            json: LoginRequest(email: "alice@example.com", password: "correct horse battery", device: DeviceInfo(platform: "ios")),
+            json: LoginRequest(
+                email: "alice@example.com", password: "correct horse battery", device: DeviceInfo(platform: "ios")),
             headers: [("x-pinhole-client-ip", "203.0.113.9"), ("traceparent", traceparent)])
         #expect(login.status == 200)
         #expect(login.version == .http2)
@@ -54,9 +55,10 @@ import TestSupport
         #expect(try me.decode(UserProfile.self).displayName == "Alice")
 
         // The trace a client started continues in auth's own log lines.
-        #expect(await eventually(timeout: .seconds(5)) {
-            stack.logs(of: .auth).contains { $0.contains("trace_id=0af7651916cd43dd8448eb211c80319c") }
-        })
+        #expect(
+            await eventually(timeout: .seconds(5)) {
+                stack.logs(of: .auth).contains { $0.contains("trace_id=0af7651916cd43dd8448eb211c80319c") }
+            })
 
         // A client cannot smuggle an internal header through the gateway, and a caller that is
         // not the gateway cannot set it either.

@@ -25,7 +25,8 @@ public struct OpenAPIDocument: @unchecked Sendable {
     public var operations: Set<String> {
         var result: Set<String> = []
         for (path, item) in paths {
-            for method in item.keys where ["get", "put", "post", "patch", "delete", "head", "options"].contains(method) {
+            for method in item.keys where ["get", "put", "post", "patch", "delete", "head", "options"].contains(method)
+            {
                 result.insert("\(method.uppercased()) \(path)")
             }
         }
@@ -96,8 +97,12 @@ public struct OpenAPIDocument: @unchecked Sendable {
             problems.append("\(location): \(value) is not one of \(options)")
         }
         if let text = value as? String {
-            if let minimum = schema["minLength"] as? Int, text.count < minimum { problems.append("\(location): too short") }
-            if let maximum = schema["maxLength"] as? Int, text.count > maximum { problems.append("\(location): too long") }
+            if let minimum = schema["minLength"] as? Int, text.count < minimum {
+                problems.append("\(location): too short")
+            }
+            if let maximum = schema["maxLength"] as? Int, text.count > maximum {
+                problems.append("\(location): too long")
+            }
             if schema["format"] as? String == "date-time", (try? Date(text, strategy: .iso8601)) == nil,
                 (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) == nil
             {

@@ -60,7 +60,9 @@ public final class Stack: Sendable {
         for name in ServiceName.executables {
             guard await stack.waitUntilReady(name) else {
                 await stack.stop()
-                throw StackError("\(name.rawValue) did not become ready:\n" + stack.logs(of: name).suffix(20).joined(separator: "\n"))
+                throw StackError(
+                    "\(name.rawValue) did not become ready:\n" + stack.logs(of: name).suffix(20).joined(separator: "\n")
+                )
             }
         }
         return stack
@@ -72,7 +74,8 @@ public final class Stack: Sendable {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw StackError("\(executable.path) is missing: build with `swift build --build-tests` first")
         }
-        let arguments = ConfigKeys.flag("data.dir", directory.url.path) + ConfigKeys.flag("http.port", String(ports[name]!))
+        let arguments =
+            ConfigKeys.flag("data.dir", directory.url.path) + ConfigKeys.flag("http.port", String(ports[name]!))
         let child = try ChildProcess(
             name: name.rawValue, executable: executable, arguments: arguments, environment: environment,
             onLine: { [weak self] line in self?.output.withLock { $0[name, default: []].append(line) } })

@@ -11,7 +11,8 @@ public enum TestHTTP {
     /// (or none), speaking HTTP/2 where the server offers it.
     public static func client(dataDirectory: URL, identity: ServiceName?) throws -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(dataDirectory.appendingPathComponent("pki/ca.crt").path))
+        tls.trustRoots = .certificates(
+            try NIOSSLCertificate.fromPEMFile(dataDirectory.appendingPathComponent("pki/ca.crt").path))
         if let identity {
             let paths = PKIPaths(dataDirectory: dataDirectory, name: identity)
             tls.certificateChain = try NIOSSLCertificate.fromPEMFile(paths.certificate.path).map { .certificate($0) }

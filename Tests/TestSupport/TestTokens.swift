@@ -50,7 +50,8 @@ public struct TestTokens: Sendable {
     public func unsigned(subject: String = "user-1") -> String {
         let header = #"{"alg":"none","typ":"JWT","kid":"\#(key.kid)"}"#
         let now = Int(Date().timeIntervalSince1970)
-        let payload = #"{"iss":"pinhole","aud":"pinhole-api","sub":"\#(subject)","exp":\#(now + 900),"nbf":\#(now),"iat":\#(now),"jti":"x","sid":"session-1","scope":"user"}"#
+        let payload =
+            #"{"iss":"pinhole","aud":"pinhole-api","sub":"\#(subject)","exp":\#(now + 900),"nbf":\#(now),"iat":\#(now),"jti":"x","sid":"session-1","scope":"user"}"#
         return Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(payload.utf8)) + "."
     }
 
@@ -59,7 +60,8 @@ public struct TestTokens: Sendable {
     public func hmacConfused(subject: String = "user-1") -> String {
         let header = #"{"alg":"HS256","typ":"JWT","kid":"\#(key.kid)"}"#
         let now = Int(Date().timeIntervalSince1970)
-        let payload = #"{"iss":"pinhole","aud":"pinhole-api","sub":"\#(subject)","exp":\#(now + 900),"nbf":\#(now),"iat":\#(now),"jti":"x","sid":"session-1","scope":"user"}"#
+        let payload =
+            #"{"iss":"pinhole","aud":"pinhole-api","sub":"\#(subject)","exp":\#(now + 900),"nbf":\#(now),"iat":\#(now),"jti":"x","sid":"session-1","scope":"user"}"#
         let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(payload.utf8))
         let mac = HMAC<SHA256>.authenticationCode(
             for: Data(input.utf8), using: SymmetricKey(data: Data((key.x + key.y).utf8)))

@@ -52,7 +52,9 @@ struct ProxyController: Sendable {
         let rateClass = route.rateClass(for: request.method)
         var rateHeaders = HTTPFields()
         if settings.rateLimitEnabled, let policy = settings.policies[rateClass] {
-            let key = rateClass == .auth ? "ip:\(clientAddress)" : (context.user.map { "user:\($0.userID)" } ?? "ip:\(clientAddress)")
+            let key =
+                rateClass == .auth
+                ? "ip:\(clientAddress)" : (context.user.map { "user:\($0.userID)" } ?? "ip:\(clientAddress)")
             let decision = limiter.check(key: key, policy: policy, now: clock.now().timeIntervalSince1970)
             rateHeaders[.rateLimitPolicy] = policy.policyHeader
             rateHeaders[.rateLimit] = decision.header(for: policy)

@@ -53,10 +53,18 @@ enum RouteTable {
     /// The routes anyone may call without a token: sign-up, sign-in, refresh, the public keys
     /// and the gateway's own health and API description.
     static let publicRoutes: [GatewayRoute] = [
-        GatewayRoute(match: .exact("/v1/auth/register"), methods: [.post], service: .auth, access: .public, rateClass: .auth, body: .json),
-        GatewayRoute(match: .exact("/v1/auth/login"), methods: [.post], service: .auth, access: .public, rateClass: .auth, body: .json),
-        GatewayRoute(match: .exact("/v1/auth/refresh"), methods: [.post], service: .auth, access: .public, rateClass: .auth, body: .json),
-        GatewayRoute(match: .exact("/.well-known/jwks.json"), methods: [.get, .head], service: .auth, access: .public, rateClass: .read, body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/register"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
+            body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/login"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
+            body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/refresh"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
+            body: .json),
+        GatewayRoute(
+            match: .exact("/.well-known/jwks.json"), methods: [.get, .head], service: .auth, access: .public,
+            rateClass: .read, body: .json),
     ]
 
     /// Paths served by the gateway itself (never forwarded), all public.
@@ -97,7 +105,9 @@ enum RouteTable {
     private static func authenticated(
         _ prefix: String, _ service: ServiceName, body: BodyKind = .json, rateClass: RateClass? = nil
     ) -> GatewayRoute {
-        GatewayRoute(match: .prefix(prefix), methods: nil, service: service, access: .authenticated, rateClass: rateClass, body: body)
+        GatewayRoute(
+            match: .prefix(prefix), methods: nil, service: service, access: .authenticated, rateClass: rateClass,
+            body: body)
     }
 
     /// Whether a path is safe to forward as is: absolute, no empty, `.` or `..` segments, no

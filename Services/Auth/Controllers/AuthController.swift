@@ -15,7 +15,9 @@ struct AuthController: Sendable {
         status: "accepted",
         message: "If this address can be registered, the account is ready: sign in with the same email and password.")
 
-    func addPublicRoutes(to router: Router<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+    func addPublicRoutes(
+        to router: Router<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
+    ) {
         router.group("/v1/auth")
             .post("/login", use: login)
             .post("/refresh", use: refresh)
@@ -74,7 +76,8 @@ struct AuthController: Sendable {
                 tokenHash: hash, sessionID: session.id, issuedAt: now,
                 expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL)))
         context.logger.info("signed in", metadata: ["user_id": "\(user.id)", "session_id": "\(session.id)"])
-        return try Response.json(await tokenResponse(userID: user.id, sessionID: session.id, refreshToken: token, now: now))
+        return try Response.json(
+            await tokenResponse(userID: user.id, sessionID: session.id, refreshToken: token, now: now))
     }
 
     /// `POST /v1/auth/refresh` → a new pair; the presented refresh token is spent. Presenting
@@ -103,7 +106,9 @@ struct AuthController: Sendable {
         return Response(status: .noContent)
     }
 
-    private func tokenResponse(userID: String, sessionID: String, refreshToken: String, now: Date) async throws
+    private func tokenResponse(
+        userID: String, sessionID: String, refreshToken: String, now: Date
+    ) async throws
         -> TokenResponse
     {
         TokenResponse(

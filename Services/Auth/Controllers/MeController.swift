@@ -28,7 +28,8 @@ struct MeController: Sendable {
         let page = try PageRequest<SessionPosition>(request: request)
         let records = try await store.sessions(userID: user.userID, after: page.position, limit: page.limit + 1)
         let items = records.prefix(page.limit).map { $0.summary(currentSessionID: user.sessionID) }
-        let next = records.count > page.limit
+        let next =
+            records.count > page.limit
             ? records[page.limit - 1].position.map(Cursor.encode) : nil
         return try Response.json(Page(items: Array(items), nextCursor: next))
     }

@@ -48,9 +48,10 @@ struct PasswordHasher: Sendable {
     /// Whether `secret` matches `encoded`.
     func verify(_ secret: String, against encoded: String) async -> Bool {
         let bytes = Self.normalized(secret)
-        return (try? await NIOThreadPool.singleton.runIfActive {
-            Self.verifyNow(bytes, encoded: encoded)
-        }) ?? false
+        return
+            (try? await NIOThreadPool.singleton.runIfActive {
+                Self.verifyNow(bytes, encoded: encoded)
+            }) ?? false
     }
 
     /// The same work as ``verify(_:against:)`` for a caller with no stored hash; always false.

@@ -44,7 +44,8 @@ enum Credentials {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard displayNameLength.contains(name.count), !name.contains(where: \.isNewline) else {
             throw ServiceError.validation(
-                "`displayName` must be \(displayNameLength.lowerBound) to \(displayNameLength.upperBound) characters on one line.")
+                "`displayName` must be \(displayNameLength.lowerBound) to \(displayNameLength.upperBound) characters on one line."
+            )
         }
         return name
     }

@@ -77,7 +77,8 @@ struct AuthStore: Sendable {
             }
             return try SessionRecord.fetchAll(
                 db,
-                sql: "SELECT * FROM session WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
+                sql:
+                    "SELECT * FROM session WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
                 arguments: [userID, limit])
         }
     }

@@ -60,7 +60,10 @@ public struct InternalClient: Sendable {
     let caller: ServiceName
 
     /// Creates the client. Shut it down through ``InternalClient/lifecycleService``.
-    public init(tls: TLSMaterial, settings: ServiceSettings, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    public init(
+        tls: TLSMaterial, settings: ServiceSettings,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls.clientConfiguration(),
             redirectConfiguration: .disallow,
@@ -135,7 +138,8 @@ public struct InternalClient: Sendable {
     ) async throws -> Value {
         let response = try await send(.GET, to: service, path: path, headers: headers)
         guard (200..<300).contains(response.status.code) else {
-            throw ServiceError(.upstreamUnavailable, "The \(service.rawValue) service answered \(response.status.code).")
+            throw ServiceError(
+                .upstreamUnavailable, "The \(service.rawValue) service answered \(response.status.code).")
         }
         return try response.decode(type)
     }

@@ -14,12 +14,16 @@ extension ConfigReader {
         environmentFile: String? = ".env"
     ) async throws -> ConfigReader {
         var providers: [any ConfigProvider] = [
-            CommandLineArgumentsProvider(arguments: arguments, secretsSpecifier: .dynamic { key, _ in
-                ConfigKeys.isSecret(key)
-            }),
-            EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: .dynamic { key, _ in
-                ConfigKeys.isSecret(key)
-            }),
+            CommandLineArgumentsProvider(
+                arguments: arguments,
+                secretsSpecifier: .dynamic { key, _ in
+                    ConfigKeys.isSecret(key)
+                }),
+            EnvironmentVariablesProvider(
+                environmentVariables: environment,
+                secretsSpecifier: .dynamic { key, _ in
+                    ConfigKeys.isSecret(key)
+                }),
         ]
         if let environmentFile {
             providers.append(
@@ -42,10 +46,13 @@ extension ConfigReader {
 
     /// An integer setting. Unlike `int(forKey:default:)`, a value that is present but not a
     /// whole number stops the boot instead of silently falling back to the default.
-    public func integer(_ key: String, default defaultValue: Int, in range: ClosedRange<Int> = 0...Int.max) throws -> Int {
+    public func integer(
+        _ key: String, default defaultValue: Int, in range: ClosedRange<Int> = 0...Int.max
+    ) throws -> Int {
         guard let text = string(forKey: ConfigKey(key)) else { return defaultValue }
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
-            throw ConfigurationError("\(key) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \(text)")
+            throw ConfigurationError(
+                "\(key) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \(text)")
         }
         return value
     }

@@ -63,7 +63,8 @@ public struct ServiceSettings: Sendable {
         var urls: [ServiceName: URL] = [:]
         for service in ServiceName.services {
             let text = reader.string(
-                forKey: ConfigKey("services.\(service.rawValue).url"), default: "https://127.0.0.1:\(service.defaultPort)")
+                forKey: ConfigKey("services.\(service.rawValue).url"),
+                default: "https://127.0.0.1:\(service.defaultPort)")
             guard let url = URL(string: text), url.scheme == "https", url.host != nil else {
                 throw ConfigurationError("services.\(service.rawValue).url must be an https URL, got \(text)")
             }
@@ -73,8 +74,10 @@ public struct ServiceSettings: Sendable {
         self.tokenIssuer = reader.string(forKey: "token.issuer", default: "pinhole")
         self.tokenAudience = reader.string(forKey: "token.audience", default: "pinhole-api")
         self.client = InternalClientSettings(
-            connectTimeout: .milliseconds(Int64(try reader.integer("client.connectTimeoutMs", default: 1000, in: 1...60_000))),
-            requestTimeout: .seconds(Int64(try reader.integer("client.requestTimeoutSeconds", default: 30, in: 1...3600))),
+            connectTimeout: .milliseconds(
+                Int64(try reader.integer("client.connectTimeoutMs", default: 1000, in: 1...60_000))),
+            requestTimeout: .seconds(
+                Int64(try reader.integer("client.requestTimeoutSeconds", default: 30, in: 1...3600))),
             maxResponseBytes: try reader.integer("client.maxResponseBytes", default: 4 << 20, in: 1024...(1 << 30))
         )
         let level = reader.string(forKey: "log.level", default: "info")

@@ -45,7 +45,8 @@ public struct ErrorMiddleware<Context: ServiceRequestContextProtocol>: RouterMid
             return map(status: error.status, request: request, logger: logger, underlying: error)
         case let error as any HTTPResponseError:
             return map(status: error.status, request: request, logger: logger, underlying: error)
-        case let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+        case let error as DatabaseError
+        where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
             || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY:
             return ServiceError(.conflict, "This clashes with something that already exists.")
         case is DecodingError:

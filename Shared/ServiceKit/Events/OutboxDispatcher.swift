@@ -111,7 +111,8 @@ public struct OutboxDispatcher: Service {
                                 AND NOT EXISTS (SELECT 1 FROM kit_outbox_delivery WHERE event_seq = ?)
                                 """, arguments: [item.event_seq, item.event_seq])
                     }
-                    Counter(label: "pinhole_outbox_delivered_total", dimensions: [("subscriber", subscriber)]).increment()
+                    Counter(label: "pinhole_outbox_delivered_total", dimensions: [("subscriber", subscriber)])
+                        .increment()
                 case .retry(let reason):
                     let delay = backoff(afterAttempts: item.attempts + 1)
                     try await database.write { db in
@@ -124,8 +125,10 @@ public struct OutboxDispatcher: Service {
                     }
                     logger.debug(
                         "event delivery will be retried",
-                        metadata: ["event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
-                                   "retry_in_s": "\(delay)"])
+                        metadata: [
+                            "event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
+                            "retry_in_s": "\(delay)",
+                        ])
                     Counter(label: "pinhole_outbox_retries_total", dimensions: [("subscriber", subscriber)]).increment()
                     return
                 case .refused(let reason):
@@ -138,8 +141,10 @@ public struct OutboxDispatcher: Service {
                     }
                     logger.error(
                         "subscriber refused event; parked as dead",
-                        metadata: ["event_id": "\(item.id)", "type": "\(item.type)", "subscriber": "\(subscriber)",
-                                   "reason": "\(reason)"])
+                        metadata: [
+                            "event_id": "\(item.id)", "type": "\(item.type)", "subscriber": "\(subscriber)",
+                            "reason": "\(reason)",
+                        ])
                     Counter(label: "pinhole_outbox_dead_total", dimensions: [("subscriber", subscriber)]).increment()
                 }
             } catch {

@@ -88,10 +88,13 @@ public struct IdempotencyMiddleware<Context: ServiceRequestContextProtocol>: Rou
         let (retention, abandonAfter) = (self.retention, self.abandonAfter)
         return try await database.write { db -> Claim in
             try db.execute(
-                sql: "DELETE FROM kit_idempotency_key WHERE rowid IN (SELECT rowid FROM kit_idempotency_key WHERE expires_at < ? LIMIT 100)",
+                sql:
+                    "DELETE FROM kit_idempotency_key WHERE rowid IN (SELECT rowid FROM kit_idempotency_key WHERE expires_at < ? LIMIT 100)",
                 arguments: [now])
             if let row = try Row.fetchOne(
-                db, sql: "SELECT fingerprint, status, headers, body, created_at FROM kit_idempotency_key WHERE scope = ? AND key = ?",
+                db,
+                sql:
+                    "SELECT fingerprint, status, headers, body, created_at FROM kit_idempotency_key WHERE scope = ? AND key = ?",
                 arguments: [scope, key])
             {
                 let storedFingerprint: String = row["fingerprint"]

@@ -1,5 +1,5 @@
-import Foundation
 import Contracts
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging

@@ -39,7 +39,8 @@ public enum SigningKeyStore {
 
     /// Makes a new key and writes it; returns it.
     @discardableResult
-    public static func createKey(in directory: URL, clock: any WallClock, entropy: any Entropy) throws -> SigningKeyFile {
+    public static func createKey(in directory: URL, clock: any WallClock, entropy: any Entropy) throws -> SigningKeyFile
+    {
         // 32 random bytes are a valid P-256 scalar except with probability ~2^-32; retry then.
         var candidate: P256.Signing.PrivateKey?
         while candidate == nil {

@@ -51,7 +51,9 @@ public actor TokenVerifier {
     /// cannot be fetched.
     public func verify(_ token: String) async throws -> AuthenticatedUser {
         let header = try Self.header(of: token)
-        guard header.alg == TokenAlgorithm.name, let kid = header.kid, !kid.isEmpty else { throw ServiceError.invalidToken }
+        guard header.alg == TokenAlgorithm.name, let kid = header.kid, !kid.isEmpty else {
+            throw ServiceError.invalidToken
+        }
         if !knownKeyIDs.contains(kid) {
             try await refreshKeys(force: lastFetch == nil)
             guard knownKeyIDs.contains(kid) else { throw ServiceError.invalidToken }

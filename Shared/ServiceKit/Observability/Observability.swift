@@ -1,7 +1,7 @@
 import Configuration
+import Contracts
 import Foundation
 import Hummingbird
-import Contracts
 import Logging
 import Metrics
 import Prometheus

@@ -64,8 +64,12 @@ public final class ChildProcess: Sendable {
     public func stop(grace: Duration = .seconds(10)) async {
         send(SIGTERM)
         let stopped = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.waitForExit(); return true }
-            group.addTask { try? await Task.sleep(for: grace); return false }
+            group.addTask {
+                await self.waitForExit(); return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: grace); return false
+            }
             let first = await group.next() ?? false
             group.cancelAll()
             return first

@@ -15,8 +15,9 @@ public enum FileSystem {
         try makeOwnerOnlyDirectory(file.deletingLastPathComponent())
         let temporary = file.deletingLastPathComponent()
             .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(
-            atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
         else {
             throw ConfigurationError("cannot write \(file.path)")
         }

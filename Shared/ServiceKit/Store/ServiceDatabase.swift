@@ -50,7 +50,9 @@ public enum ServiceDatabase {
                 table.column("dead_at", .datetime)
                 table.primaryKey(["event_seq", "subscriber"])
             }
-            try db.create(index: "kit_outbox_delivery_due", on: "kit_outbox_delivery", columns: ["subscriber", "dead_at", "event_seq"])
+            try db.create(
+                index: "kit_outbox_delivery_due", on: "kit_outbox_delivery",
+                columns: ["subscriber", "dead_at", "event_seq"])
         }
         migrator.registerMigration("kit.inbox.v1") { db in
             try db.create(table: "kit_inbox") { table in

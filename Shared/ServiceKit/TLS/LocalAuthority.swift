@@ -66,7 +66,8 @@ public struct LocalAuthority: Sendable {
 
     private func loadOrCreateAuthority() throws -> (Certificate, Certificate.PrivateKey) {
         let manager = FileManager.default
-        if manager.fileExists(atPath: authorityCertificateFile.path), manager.fileExists(atPath: authorityKeyFile.path) {
+        if manager.fileExists(atPath: authorityCertificateFile.path), manager.fileExists(atPath: authorityKeyFile.path)
+        {
             let certificate = try Certificate(pemEncoded: String(contentsOf: authorityCertificateFile, encoding: .utf8))
             let key = try Certificate.PrivateKey(pemEncoded: String(contentsOf: authorityKeyFile, encoding: .utf8))
             return (certificate, key)

@@ -17,7 +17,8 @@ public struct TLSMaterial: Sendable {
         for file in [paths.authority, paths.certificate, paths.key]
         where !FileManager.default.fileExists(atPath: file.path) {
             throw ConfigurationError(
-                "missing \(file.path): run `pinhole init` (or `pinhole up`) to create the local authority and certificates")
+                "missing \(file.path): run `pinhole init` (or `pinhole up`) to create the local authority and certificates"
+            )
         }
         self.authority = try NIOSSLCertificate.fromPEMFile(paths.authority.path)
         self.certificateChain = try NIOSSLCertificate.fromPEMFile(paths.certificate.path)
