@@ -91,6 +91,7 @@ struct Up: AsyncParsableCommand {
             group.addTask { await supervisor.waitForAbort() }
             group.addTask {
                 if await waitUntilHealthy(probe: probe, gatewayURL: gatewayURL) {
+                    supervisor.markStarted()
                     supervisor.announce("all \(ServiceName.executables.count) processes are healthy")
                     supervisor.announce("gateway at \(gatewayURL)")
                     await supervisor.waitForever()
@@ -104,7 +105,10 @@ struct Up: AsyncParsableCommand {
         probe.shutdown()
         switch outcome {
         case .signal(let name): supervisor.announce("received \(name), stopping")
-        case .aborted(let name): supervisor.announce("\(name) exited and --abort-on-exit is set, stopping")
+        case .aborted(let name):
+            supervisor.announce(
+                supervisor.isStarted
+                    ? "\(name) exited and --abort-on-exit is set, stopping" : "\(name) exited while starting, stopping")
         case .unhealthy: supervisor.announce("not every process became healthy within \(startTimeout) s, stopping")
         }
         await supervisor.stopAll()
@@ -139,6 +143,7 @@ final class Supervisor: Sendable {
     private let abortOnExit: Bool
     private let children = Mutex<[ChildProcess]>([])
     private let stopping = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
     private let aborted: AsyncStream<String>
     private let abortContinuation: AsyncStream<String>.Continuation
     private static let output = Mutex<Void>(())
@@ -163,8 +168,16 @@ final class Supervisor: Sendable {
     private func exited(_ name: String, status: Int32) {
         guard !stopping.load(ordering: .relaxed) else { return }
         announce("\(name) EXITED with status \(status); it is not restarted (see its log lines above)")
-        if abortOnExit { abortContinuation.yield(name) }
+        // A stack that cannot start is not left half-started.
+        if abortOnExit || !isStarted { abortContinuation.yield(name) }
     }
+
+    /// Every process became healthy once.
+    func markStarted() {
+        started.store(true, ordering: .relaxed)
+    }
+
+    var isStarted: Bool { started.load(ordering: .relaxed) }
 
     func waitForAbort() async -> Outcome {
         for await name in aborted { return .aborted(name) }

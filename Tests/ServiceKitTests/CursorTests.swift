@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Testing
 
@@ -37,5 +38,29 @@ import Testing
         for bad in ["limit=0", "limit=101", "limit=abc", "limit=-1"] {
             #expect(throws: ServiceError.self) { try page(bad) }
         }
+    }
+}
+
+@Suite struct BearerTokenTests {
+    @Test func readsOneBearerToken() {
+        #expect(
+            AuthenticationMiddleware<ServiceRequestContext>.bearerToken(in: [.authorization: "Bearer abc.def"])
+                == "abc.def")
+        #expect(
+            AuthenticationMiddleware<ServiceRequestContext>.bearerToken(in: [.authorization: "bearer  abc"]) == "abc")
+        #expect(
+            AuthenticationMiddleware<ServiceRequestContext>.bearerToken(in: [.authorization: "BEARER abc"]) == "abc")
+    }
+
+    @Test(arguments: ["Basic abc", "Bearer", "Bearer ", "Bearerabc", "Bearer a b", "Bearer a,b", "Token abc"])
+    func refusesAnythingElse(_ value: String) {
+        #expect(AuthenticationMiddleware<ServiceRequestContext>.bearerToken(in: [.authorization: value]) == nil)
+    }
+
+    @Test func refusesTwoAuthorizationHeaders() {
+        var headers = HTTPFields()
+        headers.append(HTTPField(name: .authorization, value: "Bearer a"))
+        headers.append(HTTPField(name: .authorization, value: "Bearer b"))
+        #expect(AuthenticationMiddleware<ServiceRequestContext>.bearerToken(in: headers) == nil)
     }
 }

@@ -118,6 +118,24 @@ final class DirectoryKeySource: PublicKeySource {
         }
     }
 
+    @Test func aRememberedTokenStopsWorkingWhenItExpires() async throws {
+        try await withTestDataDirectory { directory in
+            let clock = ManualClock(Date())
+            let source = DirectoryKeySource(dataDirectory: directory.url)
+            let verifier = verifier(source, clock: clock)
+            let token = try await TestTokens(dataDirectory: directory.url).signed(issuedAt: clock.now(), lifetime: 60)
+            for _ in 0..<3 { _ = try await verifier.verify(token) }
+            clock.advance(by: 60 + 31)
+            await #expect(throws: ServiceError.self) { try await verifier.verify(token) }
+            // A cache that only holds valid tokens can be turned off without changing answers.
+            let uncached = TokenVerifier(
+                source: source, issuer: "pinhole", audience: "pinhole-api", clock: clock, cacheSize: 0,
+                logger: Logger(label: "test"))
+            let fresh = try await TestTokens(dataDirectory: directory.url).signed(issuedAt: clock.now())
+            #expect(try await uncached.verify(fresh) == (try await verifier.verify(fresh)))
+        }
+    }
+
     @Test func keysThatCannotBeFetchedAreAnUpstreamFailureNotABadToken() async throws {
         try await withTestDataDirectory { directory in
             let source = DirectoryKeySource(dataDirectory: directory.url)

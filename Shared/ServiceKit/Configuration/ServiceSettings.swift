@@ -17,6 +17,8 @@ import NIOCore
 /// - `services.<name>.url` (default `https://127.0.0.1:<port>`): where each service listens.
 /// - `token.issuer` (default `pinhole`), `token.audience` (default `pinhole-api`): the `iss`
 ///   and `aud` access tokens carry.
+/// - `token.cacheSize` (default 10000): verified tokens remembered until they expire; 0 turns
+///   the cache off.
 /// - `client.connectTimeoutMs` (default 1000), `client.requestTimeoutSeconds` (default 30),
 ///   `client.maxResponseBytes` (default 4194304): internal HTTP client limits.
 /// - `log.level` (default `info`), `log.format` (`text` or `json`, default `text`).
@@ -37,6 +39,8 @@ public struct ServiceSettings: Sendable {
     public let tokenIssuer: String
     /// Expected token audience.
     public let tokenAudience: String
+    /// How many verified tokens to remember.
+    public let tokenCacheSize: Int
     /// Internal client limits.
     public let client: InternalClientSettings
     /// Minimum log level.
@@ -73,6 +77,7 @@ public struct ServiceSettings: Sendable {
         self.serviceURLs = urls
         self.tokenIssuer = reader.string(forKey: "token.issuer", default: "pinhole")
         self.tokenAudience = reader.string(forKey: "token.audience", default: "pinhole-api")
+        self.tokenCacheSize = try reader.integer("token.cacheSize", default: 10_000, in: 0...1_000_000)
         self.client = InternalClientSettings(
             connectTimeout: .milliseconds(
                 Int64(try reader.integer("client.connectTimeoutMs", default: 1000, in: 1...60_000))),

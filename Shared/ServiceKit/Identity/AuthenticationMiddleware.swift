@@ -28,12 +28,20 @@ public struct AuthenticationMiddleware<Context: ServiceRequestContextProtocol>: 
     }
 
     /// The token of an `Authorization: Bearer <token>` header, if there is exactly one.
+    /// Runs on every request, so it works on UTF-8 bytes rather than Foundation string APIs.
     public static func bearerToken(in headers: HTTPFields) -> String? {
-        let values = headers[values: .authorization]
-        guard values.count == 1, let value = values.first else { return nil }
-        let parts = value.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        guard let value = headers[.authorization] else { return nil }
+        let bytes = value.utf8
+        let scheme = "bearer ".utf8
+        guard bytes.count > scheme.count,
+            zip(bytes.prefix(scheme.count), scheme).allSatisfy({
+                $0 == $1 || ($0 | 0x20 == $1 && $1 >= 0x61 && $1 <= 0x7A)
+            })
+        else { return nil }
+        let token = bytes.dropFirst(scheme.count).drop { $0 == 0x20 }
+        guard !token.isEmpty, !token.contains(0x20), !token.contains(0x2C),
+            headers[values: .authorization].count == 1
+        else { return nil }
+        return String(Substring(token))
     }
 }

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import JWTKit
 import Logging
+import Synchronization
 
 /// Where the verifier gets auth's public keys: auth's own key ring in the auth service, its
 /// JWKS over mutual TLS everywhere else.
@@ -19,94 +20,117 @@ public protocol PublicKeySource: Sendable {
 ///   up without a restart; a token whose `kid` is still unknown is refused.
 /// - `iss`, `aud`, `exp` and `nbf` are checked against configuration and the injected clock,
 ///   with `leeway` seconds of tolerance for clock skew.
-public actor TokenVerifier {
-    private let source: any PublicKeySource
+/// - A token that verified is remembered (by its exact text, up to `cacheSize` tokens) until it
+///   expires, so a client sending the same token for fifteen minutes pays for one signature
+///   check, not one per request. The cache holds only tokens that passed every check, and an
+///   entry is dropped the moment its token expires.
+///
+/// The hot path takes a lock for a dictionary lookup; only key refreshes go through an actor.
+public final class TokenVerifier: Sendable {
     private let issuer: String
     private let audience: String
     private let clock: any WallClock
     private let leeway: TimeInterval
-    private let refetchInterval: TimeInterval
-    private let logger: Logger
+    private let cacheSize: Int
+    private let refresher: KeyRefresher
+    private let state = Mutex(State())
 
-    private var keys = JWTKeyCollection()
-    private var knownKeyIDs: Set<String> = []
-    private var lastFetch: Date?
-    private var inFlight: Task<Void, any Error>?
+    struct State {
+        var keys = JWTKeyCollection()
+        var knownKeyIDs: Set<String> = []
+        var verified: [String: AuthenticatedUser] = [:]
+    }
 
     public init(
         source: any PublicKeySource, issuer: String, audience: String, clock: any WallClock,
-        leeway: TimeInterval = 30, refetchInterval: TimeInterval = 5, logger: Logger
+        leeway: TimeInterval = 30, refetchInterval: TimeInterval = 5, cacheSize: Int = 10_000, logger: Logger
     ) {
-        self.source = source
         self.issuer = issuer
         self.audience = audience
         self.clock = clock
         self.leeway = leeway
-        self.refetchInterval = refetchInterval
-        self.logger = logger
+        self.cacheSize = cacheSize
+        self.refresher = KeyRefresher(source: source, clock: clock, refetchInterval: refetchInterval, logger: logger)
     }
 
     /// Verifies `token`, returning who it acts for; throws `INVALID_TOKEN` for any token that
     /// is not a valid, current Pinhole access token, and `UPSTREAM_UNAVAILABLE` when the keys
     /// cannot be fetched.
     public func verify(_ token: String) async throws -> AuthenticatedUser {
+        let now = clock.now()
+        if let user = cachedUser(for: token, at: now) { return user }
+
         let header = try Self.header(of: token)
         guard header.alg == TokenAlgorithm.name, let kid = header.kid, !kid.isEmpty else {
             throw ServiceError.invalidToken
         }
-        if !knownKeyIDs.contains(kid) {
-            try await refreshKeys(force: lastFetch == nil)
-            guard knownKeyIDs.contains(kid) else { throw ServiceError.invalidToken }
+        var keys = state.withLock { $0.knownKeyIDs.contains(kid) ? $0.keys : nil }
+        if keys == nil {
+            if let loaded = try await refresher.refresh(force: false) {
+                state.withLock { state in
+                    state.keys = loaded.keys
+                    state.knownKeyIDs = loaded.ids
+                }
+            }
+            keys = state.withLock { $0.knownKeyIDs.contains(kid) ? $0.keys : nil }
         }
+        guard let keys else { throw ServiceError.invalidToken }
+
         let claims: AccessClaims
         do {
             claims = try await keys.verify(token, as: AccessClaims.self)
         } catch {
             throw ServiceError.invalidToken
         }
-        let now = clock.now()
         guard claims.iss.value == issuer,
             claims.aud.value.contains(audience),
             claims.exp.value.addingTimeInterval(leeway) > now,
             claims.nbf.value.addingTimeInterval(-leeway) <= now,
             !claims.sub.value.isEmpty, !claims.sid.isEmpty
         else { throw ServiceError.invalidToken }
-        return AuthenticatedUser(
+        let user = AuthenticatedUser(
             userID: claims.sub.value, sessionID: claims.sid,
             scopes: Set(claims.scope.split(separator: " ").map(String.init)), expiresAt: claims.exp.value)
+        remember(token, as: user, at: now)
+        return user
     }
 
     /// Fetches the key set now (at start, or after `pinhole keys rotate`).
-    public func refreshKeys(force: Bool = true) async throws {
-        if let inFlight {
-            return try await inFlight.value
-        }
-        if !force, let lastFetch, clock.now().timeIntervalSince(lastFetch) < refetchInterval {
-            return
-        }
-        let task = Task { try await self.load() }
-        inFlight = task
-        defer { inFlight = nil }
-        try await task.value
-    }
-
-    private func load() async throws {
-        let document = try await source.fetchKeys()
-        let collection = JWTKeyCollection()
-        var ids: Set<String> = []
-        for key in document.keys where key.kty == "EC" && key.crv == "P-256" && key.alg == TokenAlgorithm.name {
-            do {
-                let publicKey = try ES256PublicKey(parameters: (key.x, key.y))
-                await collection.add(ecdsa: publicKey, kid: JWKIdentifier(string: key.kid))
-                ids.insert(key.kid)
-            } catch {
-                logger.warning("ignoring malformed signing key", metadata: ["kid": "\(key.kid)"])
+    public func refreshKeys() async throws {
+        if let loaded = try await refresher.refresh(force: true) {
+            state.withLock { state in
+                state.keys = loaded.keys
+                state.knownKeyIDs = loaded.ids
             }
         }
-        keys = collection
-        knownKeyIDs = ids
-        lastFetch = clock.now()
     }
+
+    // MARK: - Verified-token cache
+
+    private func cachedUser(for token: String, at now: Date) -> AuthenticatedUser? {
+        guard cacheSize > 0 else { return nil }
+        return state.withLock { state in
+            guard let user = state.verified[token] else { return nil }
+            if user.expiresAt.addingTimeInterval(leeway) > now { return user }
+            state.verified.removeValue(forKey: token)
+            return nil
+        }
+    }
+
+    private func remember(_ token: String, as user: AuthenticatedUser, at now: Date) {
+        guard cacheSize > 0 else { return }
+        let leeway = self.leeway
+        state.withLock { state in
+            if state.verified.count >= cacheSize {
+                state.verified = state.verified.filter { $0.value.expiresAt.addingTimeInterval(leeway) > now }
+                // Still full of live tokens: start over rather than grow without bound.
+                if state.verified.count >= cacheSize { state.verified.removeAll(keepingCapacity: true) }
+            }
+            state.verified[token] = user
+        }
+    }
+
+    // MARK: - Header
 
     struct Header: Decodable {
         var alg: String?
@@ -120,6 +144,61 @@ public actor TokenVerifier {
             let header = try? JSONDecoder().decode(Header.self, from: data)
         else { throw ServiceError.invalidToken }
         return header
+    }
+}
+
+/// Fetches key sets one at a time: concurrent requests with an unknown `kid` share one fetch,
+/// and fetches are at least `refetchInterval` apart unless forced.
+actor KeyRefresher {
+    struct Loaded: Sendable {
+        let keys: JWTKeyCollection
+        let ids: Set<String>
+    }
+
+    private let source: any PublicKeySource
+    private let clock: any WallClock
+    private let refetchInterval: TimeInterval
+    private let logger: Logger
+    private var lastFetch: Date?
+    private var inFlight: Task<Loaded, any Error>?
+
+    init(source: any PublicKeySource, clock: any WallClock, refetchInterval: TimeInterval, logger: Logger) {
+        self.source = source
+        self.clock = clock
+        self.refetchInterval = refetchInterval
+        self.logger = logger
+    }
+
+    /// A freshly loaded key set, or nil when a fetch happened too recently to try again.
+    func refresh(force: Bool) async throws -> Loaded? {
+        if let inFlight {
+            return try await inFlight.value
+        }
+        if !force, let lastFetch, clock.now().timeIntervalSince(lastFetch) < refetchInterval {
+            return nil
+        }
+        let task = Task { try await self.load() }
+        inFlight = task
+        defer { inFlight = nil }
+        let loaded = try await task.value
+        lastFetch = clock.now()
+        return loaded
+    }
+
+    private func load() async throws -> Loaded {
+        let document = try await source.fetchKeys()
+        let collection = JWTKeyCollection()
+        var ids: Set<String> = []
+        for key in document.keys where key.kty == "EC" && key.crv == "P-256" && key.alg == TokenAlgorithm.name {
+            do {
+                let publicKey = try ES256PublicKey(parameters: (key.x, key.y))
+                await collection.add(ecdsa: publicKey, kid: JWKIdentifier(string: key.kid))
+                ids.insert(key.kid)
+            } catch {
+                logger.warning("ignoring malformed signing key", metadata: ["kid": "\(key.kid)"])
+            }
+        }
+        return Loaded(keys: collection, ids: ids)
     }
 }
 

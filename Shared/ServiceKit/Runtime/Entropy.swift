@@ -38,8 +38,14 @@ extension Entropy {
 public struct SystemEntropy: Entropy {
     public init() {}
     public func bytes(_ count: Int) -> [UInt8] {
+        // Eight bytes per call into the system generator, not one: ids are made per request.
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var result: [UInt8] = []
+        result.reserveCapacity(count + 7)
+        while result.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { result.append(contentsOf: $0) }
+        }
+        return Array(result.prefix(count))
     }
 }
 

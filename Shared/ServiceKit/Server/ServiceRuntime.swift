@@ -50,7 +50,7 @@ public struct ServiceRuntime: Sendable {
     public func makeTokenVerifier(source: (any PublicKeySource)? = nil) -> TokenVerifier {
         TokenVerifier(
             source: source ?? RemoteKeySource(client: client), issuer: settings.tokenIssuer,
-            audience: settings.tokenAudience, clock: clock, logger: logger)
+            audience: settings.tokenAudience, clock: clock, cacheSize: settings.tokenCacheSize, logger: logger)
     }
 
     /// The outbox of this service.
