@@ -66,7 +66,7 @@ public final class TokenVerifier: Sendable {
         }
         var keys = state.withLock { $0.knownKeyIDs.contains(kid) ? $0.keys : nil }
         if keys == nil {
-            if let loaded = try await refresher.refresh(force: false) {
+            if let loaded = try await refresher.refresh() {
                 state.withLock { state in
                     state.keys = loaded.keys
                     state.knownKeyIDs = loaded.ids
@@ -93,16 +93,6 @@ public final class TokenVerifier: Sendable {
             scopes: Set(claims.scope.split(separator: " ").map(String.init)), expiresAt: claims.exp.value)
         remember(token, as: user, at: now)
         return user
-    }
-
-    /// Fetches the key set now (at start, or after `pinhole keys rotate`).
-    public func refreshKeys() async throws {
-        if let loaded = try await refresher.refresh(force: true) {
-            state.withLock { state in
-                state.keys = loaded.keys
-                state.knownKeyIDs = loaded.ids
-            }
-        }
     }
 
     // MARK: - Verified-token cache
@@ -148,7 +138,7 @@ public final class TokenVerifier: Sendable {
 }
 
 /// Fetches key sets one at a time: concurrent requests with an unknown `kid` share one fetch,
-/// and fetches are at least `refetchInterval` apart unless forced.
+/// and fetches are at least `refetchInterval` apart.
 actor KeyRefresher {
     struct Loaded: Sendable {
         let keys: JWTKeyCollection
@@ -170,11 +160,11 @@ actor KeyRefresher {
     }
 
     /// A freshly loaded key set, or nil when a fetch happened too recently to try again.
-    func refresh(force: Bool) async throws -> Loaded? {
+    func refresh() async throws -> Loaded? {
         if let inFlight {
             return try await inFlight.value
         }
-        if !force, let lastFetch, clock.now().timeIntervalSince(lastFetch) < refetchInterval {
+        if let lastFetch, clock.now().timeIntervalSince(lastFetch) < refetchInterval {
             return nil
         }
         let task = Task { try await self.load() }

@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// Everything a service's `buildApplication` gets from the kit: settings, logger, clock,
 /// randomness, TLS material, the internal client and the metrics registry; and the pieces it
 /// assembles the same way everywhere (router with standard middleware, token verifier,
-/// database, outbox, application with the mutual-TLS HTTP/2 listener).
+/// database, application with the mutual-TLS HTTP/2 listener).
 public struct ServiceRuntime: Sendable {
     public let settings: ServiceSettings
     public let logger: Logger
@@ -51,11 +51,6 @@ public struct ServiceRuntime: Sendable {
         TokenVerifier(
             source: source ?? RemoteKeySource(client: client), issuer: settings.tokenIssuer,
             audience: settings.tokenAudience, clock: clock, cacheSize: settings.tokenCacheSize, logger: logger)
-    }
-
-    /// The outbox of this service.
-    public func makeOutbox() -> Outbox {
-        Outbox(source: settings.name, clock: clock, entropy: entropy)
     }
 
     /// A router with the standard middleware (request id and trace, metrics, request log,
