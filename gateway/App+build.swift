@@ -34,7 +34,9 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
             }
             return channel.remoteAddress?.isLoopback ?? false
         },
-        requestLogLevel: .info)
+        // Early answers (401, 413, 429) wait for up to 4 MiB of an unread body, so a client
+        // still sending gets the answer instead of a reset; larger bodies are cut off.
+        requestLogLevel: .info, drainLimit: max(settings.jsonBodyLimit, 4 << 20))
     if let origin = settings.corsOrigin {
         router.add(
             middleware: CORSMiddleware(

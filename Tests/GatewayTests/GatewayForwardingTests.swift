@@ -90,39 +90,44 @@ import Testing
             "ratelimit.auth.limit": "3", "ratelimit.auth.windowSeconds": "60",
         ])
         let body = LoginRequest(email: "rl@example.com", password: "whatever")
+        // Three requests fill the quota of 3 per 60 s: one every 20 s sustained. Seconds are
+        // rounded up and the sign-ins themselves take time, so `t` is checked within a margin.
         for remaining in [2, 1, 0] {
             let response = try await harness.client.call(.POST, harness.url("/v1/auth/login"), json: body)
             #expect(response.status == 401)
-            #expect(response.header("ratelimit") == "\"auth\";r=\(remaining);t=\(20 * (3 - remaining))")
+            let fields = try #require(response.header("ratelimit")).split(separator: ";")
+            #expect(fields.first == "\"auth\"")
+            #expect(fields.contains("r=\(remaining)"))
+            let reset = fields.first { $0.hasPrefix("t=") }.flatMap { Int($0.dropFirst(2)) } ?? -1
+            #expect((20 * (3 - remaining) - 5)...(20 * (3 - remaining)) ~= reset, "t=\(reset)")
             #expect(response.header("ratelimit-policy") == "\"auth\";q=3;w=60")
         }
         let limited = try await harness.client.call(.POST, harness.url("/v1/auth/login"), json: body)
         #expect(limited.status == 429)
         #expect(limited.errorCode == .rateLimitExceeded)
-        #expect(limited.header("retry-after") == "20")
+        let retryAfter = limited.header("retry-after").flatMap(Int.init) ?? -1
+        #expect((15...20).contains(retryAfter), "Retry-After \(retryAfter)")
         // The read class of the same client is untouched.
         #expect(try await harness.client.call(.GET, harness.url("/.well-known/jwks.json")).status == 200)
         await harness.stop()
     }
 
     @Test func bodiesOverTheRouteLimitAre413EvenWithoutContentLength() async throws {
+        // Sent with curl: the gateway answers before reading a body it will not accept, and
+        // AsyncHTTPClient mishandles early answers to a body it is still sending (see
+        // RequestBodyDrainMiddleware); real clients of the gateway must not depend on it.
         let harness = try await GatewayHarness.start(gateway: ["limits.jsonBytes": "2048"])
         let tokens = try await harness.signUp("big@example.com")
-        var declared = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
-        declared.method = .POST
-        declared.headers.add(name: "authorization", value: "Bearer \(tokens.accessToken)")
-        declared.body = .bytes(ByteBuffer(repeating: 0x61, count: 4096))
-        let response = try await harness.client.execute(declared, timeout: .seconds(10))
-        #expect(response.status.code == 413)
+        let file = harness.directory.url.appendingPathComponent("body.bin")
+        try Data(repeating: 0x61, count: 8192).write(to: file)
+        let url = harness.url("/v1/reports/echo")
+        let auth = ["-H", "authorization: Bearer \(tokens.accessToken)", "--data-binary", "@\(file.path)"]
+        #expect(try await Curl.run(["--http2-prior-knowledge"] + auth + [url]).status == "413")
+        #expect(try await Curl.run(["--http1.1"] + auth + [url]).status == "413")
         #expect(harness.recorder.hits == 0)
-
-        var streamed = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
-        streamed.method = .POST
-        streamed.headers.add(name: "authorization", value: "Bearer \(tokens.accessToken)")
-        let chunks = (0..<8).map { _ in ByteBuffer(repeating: 0x62, count: 1024) }
-        streamed.body = .stream(chunks.async, length: .unknown)
-        let streamedResponse = try await harness.client.execute(streamed, timeout: .seconds(10))
-        #expect(streamedResponse.status.code == 413)
+        // Without Content-Length the gateway counts while streaming and stops at the limit.
+        let chunked = try await Curl.run(["--http1.1", "-H", "transfer-encoding: chunked"] + auth + [url])
+        #expect(chunked.status == "413")
         await harness.stop()
     }
 
@@ -173,5 +178,5 @@ import Testing
 struct SHA256Digest {
     private var hasher = Crypto.SHA256()
     mutating func update(_ buffer: ByteBuffer) { hasher.update(data: Data(buffer.readableBytesView)) }
-    var hex: String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+    var hex: String { Hex.encode(hasher.finalize()) }
 }

@@ -62,7 +62,10 @@ struct GatewayHarness {
             directory: directory, gatewayURL: "\(scheme)://127.0.0.1:\(gatewayPort)", client: client,
             recorder: recorder, running: running)
         let up = await eventually { (try? await client.call(.GET, harness.gatewayURL + "/health/live"))?.status == 200 }
-        guard up else { throw ConfigurationError("gateway did not start") }
+        guard up else {
+            await harness.stop()
+            throw ConfigurationError("gateway did not start")
+        }
         return harness
     }
 
@@ -112,7 +115,7 @@ final class UpstreamRecorder: Sendable {
                 hasher.update(data: Data(chunk.readableBytesView))
                 self.state.withLock { $0.bytes += chunk.readableBytes }
             }
-            let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.encode(hasher.finalize())
             return try Response.json(Sink(bytes: total, sha256: digest))
         }
         return router

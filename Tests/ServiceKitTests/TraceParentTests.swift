@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ServiceKit
@@ -30,5 +31,24 @@ import Testing
         #expect(
             RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID(String(repeating: "a", count: 129))
                 == nil)
+    }
+}
+
+@Suite struct EncodingTests {
+    @Test func base64URLMatchesFoundationWithoutPaddingForEveryLength() {
+        let entropy = SeededEntropy(seed: "b64")
+        for length in 0..<40 {
+            let bytes = entropy.bytes(length)
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected)
+            #expect(Base64URL.decode(expected) == Data(bytes))
+        }
+    }
+
+    @Test func hexIsLowercaseTwoDigitsPerByte() {
+        #expect(Hex.encode([0x00, 0x0f, 0xa0, 0xff]) == "000fa0ff")
+        #expect(Hex.encode([]) == "")
     }
 }

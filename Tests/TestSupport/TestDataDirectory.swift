@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import ServiceKit
+import Synchronization
 
 /// A throw-away data directory with a local authority, certificates for every executable and
 /// auth's first signing key: what `pinhole init` prepares, made for one test.
@@ -45,26 +46,38 @@ public func withTestDataDirectory<T>(
 }
 
 /// Free TCP ports on loopback, for processes that must know each other's ports up front.
+///
+/// Ports come from below the kernel's ephemeral range, so an outgoing connection made by some
+/// other test between choosing a port and binding it cannot take it; within this process a port
+/// is never handed out twice.
 public enum FreePort {
-    /// A port that was free a moment ago.
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// A port that is free now and was not handed out before.
     public static func next() throws -> Int {
+        let ephemeralStart =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first }.flatMap { Int($0) } ?? 32768
+        for _ in 0..<200 {
+            let candidate = Int.random(in: 10_000..<max(10_001, ephemeralStart))
+            let claimed = handedOut.withLock { $0.insert(candidate).inserted }
+            if claimed, canBind(candidate) { return candidate }
+        }
+        throw POSIXError(.EADDRINUSE)
+    }
+
+    private static func canBind(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
-        }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        } == 0
     }
 }

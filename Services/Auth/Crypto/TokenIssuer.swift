@@ -32,6 +32,6 @@ struct TokenIssuer: Sendable {
     /// The stored form of a refresh token. The token is 256 random bits, so a fast hash is
     /// enough: nothing can be guessed from it.
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(token.utf8)))
     }
 }

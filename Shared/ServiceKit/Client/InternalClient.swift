@@ -187,8 +187,15 @@ final class OwnedHTTPClient: Sendable {
 struct ClientShutdownService: Service {
     let client: HTTPClient
 
+    /// Shuts the client down on graceful shutdown, waiting at most five seconds: a stuck
+    /// connection must not keep the process from exiting.
     func run() async throws {
         try? await gracefulShutdown()
-        try? await client.shutdown()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await client.shutdown() }
+            group.addTask { try? await Task.sleep(for: .seconds(5)) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }

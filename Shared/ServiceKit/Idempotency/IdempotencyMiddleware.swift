@@ -171,7 +171,7 @@ public struct IdempotencyMiddleware<Context: ServiceRequestContextProtocol>: Rou
         var hasher = SHA256()
         hasher.update(data: Data("\(method.rawValue) \(path)\n".utf8))
         hasher.update(data: Data(body.readableBytesView))
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(hasher.finalize())
     }
 }
 

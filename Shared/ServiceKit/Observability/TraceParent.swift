@@ -31,12 +31,13 @@ public struct TraceParent: Sendable, Equatable, CustomStringConvertible {
 
     /// A new trace, started here.
     public static func root(entropy: some Entropy) -> TraceParent {
-        TraceParent(traceID: hex(entropy.bytes(16)), parentID: hex(entropy.bytes(8)), flags: "01")
+        let bytes = entropy.bytes(24)
+        return TraceParent(traceID: Hex.encode(bytes.prefix(16)), parentID: Hex.encode(bytes.suffix(8)), flags: "01")
     }
 
     /// The same trace with a new span id: the span of this process's work.
     public func child(entropy: some Entropy) -> TraceParent {
-        TraceParent(traceID: traceID, parentID: Self.hex(entropy.bytes(8)), flags: flags)
+        TraceParent(traceID: traceID, parentID: Hex.encode(entropy.bytes(8)), flags: flags)
     }
 
     /// The header value.
@@ -46,12 +47,6 @@ public struct TraceParent: Sendable, Equatable, CustomStringConvertible {
         text.utf8.count == count && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
-    }
 }
 
 /// The request-scoped values that outgoing calls carry on: the request id and the current span.

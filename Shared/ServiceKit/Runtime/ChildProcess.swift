@@ -26,18 +26,23 @@ public final class ChildProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         self.process = process
         let splitter = LineSplitter(onLine: onLine)
+        let exit = self.exit
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty {
                 handle.readabilityHandler = nil
                 splitter.flush()
+                exit.outputClosed()
             } else {
                 splitter.append(data)
             }
         }
-        let exit = self.exit
         process.terminationHandler = { process in
-            exit.finish(process.terminationStatus)
+            exit.exited(process.terminationStatus)
+            // Lines written before the exit are already in the pipe and arrive within
+            // milliseconds; end-of-file itself can be late, because other children started
+            // meanwhile may have inherited the pipe. Wait for it, but not for long.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(500)) { exit.outputClosed() }
             onExit(process.terminationStatus)
         }
         try process.run()
@@ -54,7 +59,8 @@ public final class ChildProcess: Sendable {
         if isRunning { kill(process.processIdentifier, signal) }
     }
 
-    /// Waits for the process to exit and returns its status.
+    /// Waits for the process to exit and for its last output line to be delivered, and
+    /// returns its status.
     @discardableResult
     public func waitForExit() async -> Int32 {
         await withCheckedContinuation { continuation in exit.wait(continuation) }
@@ -81,24 +87,41 @@ public final class ChildProcess: Sendable {
     }
 }
 
-/// The exit status once known, and who is waiting for it.
+/// The exit status once known, whether all output was read, and who is waiting for both.
 private final class ExitState: Sendable {
-    private let state = Mutex<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
+    private struct State {
+        var status: Int32?
+        var outputClosed = false
+        var waiters: [CheckedContinuation<Int32, Never>] = []
+        var done: Int32? { outputClosed ? status : nil }
+    }
 
+    private let state = Mutex(State())
+
+    /// Known as soon as the process has exited (its output may still be arriving).
     var status: Int32? { state.withLock { $0.status } }
 
-    func finish(_ status: Int32) {
-        let waiters = state.withLock { state in
-            state.status = status
+    func exited(_ status: Int32) {
+        update { $0.status = status }
+    }
+
+    func outputClosed() {
+        update { $0.outputClosed = true }
+    }
+
+    private func update(_ change: (inout State) -> Void) {
+        let (waiters, status): ([CheckedContinuation<Int32, Never>], Int32?) = state.withLock { state in
+            change(&state)
+            guard let done = state.done else { return ([], nil) }
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return (state.waiters, done)
         }
-        for waiter in waiters { waiter.resume(returning: status) }
+        if let status { for waiter in waiters { waiter.resume(returning: status) } }
     }
 
     func wait(_ continuation: CheckedContinuation<Int32, Never>) {
         let done: Int32? = state.withLock { state in
-            if let status = state.status { return status }
+            if let done = state.done { return done }
             state.waiters.append(continuation)
             return nil
         }

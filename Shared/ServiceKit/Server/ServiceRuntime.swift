@@ -53,14 +53,16 @@ public struct ServiceRuntime: Sendable {
             audience: settings.tokenAudience, clock: clock, cacheSize: settings.tokenCacheSize, logger: logger)
     }
 
-    /// A router with the standard middleware (request id and trace, metrics, request log,
-    /// error envelope) and the health and metrics routes.
+    /// A router with the standard middleware (unread bodies drained, request id and trace,
+    /// metrics, request log, error envelope) and the health and metrics routes.
+    /// `drainLimit` bounds how much of an unread request body is read before answering.
     public func makeRouter(
         readiness: [String: HealthController.Check],
         metricsAccess: @escaping @Sendable (Request, any Channel) -> Bool = { _, _ in true },
-        requestLogLevel: Logger.Level = .debug
+        requestLogLevel: Logger.Level = .debug, drainLimit: Int = 128 << 20
     ) -> Router<ServiceRequestContext> {
         let router = Router(context: ServiceRequestContext.self)
+        router.add(middleware: RequestBodyDrainMiddleware(limit: drainLimit))
         router.add(middleware: RequestTracingMiddleware(entropy: entropy))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AccessLogMiddleware(level: requestLogLevel))

@@ -1,0 +1,78 @@
+import Hummingbird
+import NIOCore
+
+/// Reads whatever a handler left unread of the request body (up to `limit` bytes) before the
+/// response goes out.
+///
+/// An HTTP/2 client still sending its body when the answer completes is left with a
+/// half-finished stream; AsyncHTTPClient (which the gateway uses to reach every service) then
+/// hangs on shutdown or crashes when that connection closes. Answering only once the body has
+/// arrived keeps every internal stream well-formed. Bodies beyond `limit` are not drained: the
+/// stream is reset instead, which is cheaper than reading them.
+public struct RequestBodyDrainMiddleware<Context: RequestContext>: RouterMiddleware {
+    let limit: Int
+
+    public init(limit: Int) {
+        self.limit = limit
+    }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let reader = BodyReader(body: request.body)
+        var request = request
+        request.body = RequestBody(asyncSequence: reader.sequence)
+        do {
+            let response = try await next(request, context)
+            await reader.drain(limit: limit)
+            return response
+        } catch {
+            await reader.drain(limit: limit)
+            throw error
+        }
+    }
+}
+
+/// Owns the one iterator a request body allows, so that what the handler did not read can
+/// still be read afterwards.
+///
+/// `@unchecked Sendable` because the iterator is not: reads never overlap by construction (the
+/// handler reads while it runs; the drain starts only after it has returned).
+final class BodyReader: @unchecked Sendable {
+    private let body: RequestBody
+    private var iterator: RequestBody.AsyncIterator?
+    private var finished = false
+
+    init(body: RequestBody) {
+        self.body = body
+    }
+
+    var sequence: Sequence { Sequence(reader: self) }
+
+    func next() async throws -> ByteBuffer? {
+        guard !finished else { return nil }
+        if iterator == nil { iterator = body.makeAsyncIterator() }
+        let chunk = try await iterator!.next()
+        if chunk == nil { finished = true }
+        return chunk
+    }
+
+    func drain(limit: Int) async {
+        var drained = 0
+        while drained <= limit, let chunk = try? await next() {
+            drained += chunk.readableBytes
+        }
+    }
+
+    struct Sequence: AsyncSequence, Sendable {
+        typealias Element = ByteBuffer
+        let reader: BodyReader
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let reader: BodyReader
+            mutating func next() async throws -> ByteBuffer? { try await reader.next() }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(reader: reader) }
+    }
+}
