@@ -171,7 +171,8 @@ let package = Package(
         .executableTarget(
             name: "TokenBench",
             dependencies: [
-                .product(name: "JWTKit", package: "jwt-kit")
+                "ServiceKit",
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Benchmarks/TokenBench",
             swiftSettings: strictSettings
