@@ -106,7 +106,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MediaService",
-            dependencies: ["ServiceKit", "Contracts"],
+            dependencies: ["ServiceKit", "Contracts", .product(name: "Crypto", package: "swift-crypto")],
             path: "Services/Media",
             swiftSettings: strictSettings
         ),
@@ -225,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "StackTests",
             dependencies: [
-                "TestSupport", "ServiceKit", "Contracts",
+                "TestSupport", "ServiceKit", "Contracts", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

@@ -1,4 +1,5 @@
 import Configuration
+import Contracts
 import Hummingbird
 import Prometheus
 import ServiceKit
@@ -15,6 +16,15 @@ func buildApplication(
 /// The alerts router and its long-running jobs.
 func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
     let database = try runtime.openDatabase(registerMigrations: AlertsStore.registerMigrations)
+    let store = AlertsStore(database: database)
+
+    var inbox = EventInbox(clock: runtime.clock)
+    inbox.on(FriendRequestSent.self, apply: AlertsStore.friendRequestSent)
+    inbox.on(FriendRequestAccepted.self, apply: AlertsStore.friendRequestAccepted)
+
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
+    EventsController(inbox: inbox, database: database).addRoutes(to: router)
+    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
+    NotificationsController(store: store, clock: runtime.clock).addRoutes(to: authenticated)
     return ServiceParts(router: router)
 }

@@ -31,6 +31,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     let auth = AuthController(store: store, hasher: hasher, issuer: issuer, clock: clock, entropy: entropy)
     auth.addPublicRoutes(to: router, idempotency: IdempotencyMiddleware(database: database, clock: clock))
     KeysController(keyRing: keyRing).addRoutes(to: router)
+    UsersController(store: store).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
     auth.addAuthenticatedRoutes(to: authenticated)
     MeController(store: store).addRoutes(to: authenticated)

@@ -1,4 +1,5 @@
 import Configuration
+import Contracts
 import Hummingbird
 import Prometheus
 import ServiceKit
@@ -12,9 +13,37 @@ func buildApplication(
     return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader))
 }
 
+/// What feed asks other services; tests pass fakes.
+struct FeedDependencies: Sendable {
+    var media: Lookup<MediaSummary>
+
+    static func live(_ runtime: ServiceRuntime) -> FeedDependencies {
+        FeedDependencies(media: .internal(runtime.client, from: .media, path: "/internal/media"))
+    }
+}
+
 /// The feed router and its long-running jobs.
-func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
+func buildRouter(
+    runtime: ServiceRuntime, reader: ConfigReader, dependencies: FeedDependencies? = nil
+) async throws -> ServiceParts {
+    let settings = try FeedSettings(reader: reader)
+    let dependencies = dependencies ?? .live(runtime)
+    let clock = runtime.clock
     let database = try runtime.openDatabase(registerMigrations: FeedStore.registerMigrations)
+    let outbox = runtime.makeOutbox()
+    let store = FeedStore(database: database, outbox: outbox)
+
+    var inbox = EventInbox(clock: clock)
+    inbox.on(ContentHidden.self) { envelope, db in try FeedStore.hide(envelope.payload, at: clock.now(), in: db) }
+    inbox.on(UserBlocked.self) { envelope, db in try FeedStore.block(envelope.payload, in: db) }
+    inbox.on(UserUnblocked.self) { envelope, db in try FeedStore.unblock(envelope.payload, in: db) }
+
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    return ServiceParts(router: router)
+    EventsController(inbox: inbox, database: database).addRoutes(to: router)
+    InternalPostsController(store: store).addRoutes(to: router)
+    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
+    PostsController(store: store, media: dependencies.media, clock: clock, entropy: runtime.entropy)
+        .addRoutes(to: authenticated, idempotency: IdempotencyMiddleware(database: database, clock: clock))
+    NearbyController(store: store, maxRadius: settings.maxRadius).addRoutes(to: authenticated)
+    return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
 }

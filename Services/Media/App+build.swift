@@ -1,4 +1,5 @@
 import Configuration
+import Contracts
 import Hummingbird
 import Prometheus
 import ServiceKit
@@ -14,7 +15,25 @@ func buildApplication(
 
 /// The media router and its long-running jobs.
 func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
+    let settings = try MediaSettings(reader: reader, shared: runtime.settings)
     let database = try runtime.openDatabase(registerMigrations: MediaStore.registerMigrations)
+    let store = MediaStore(database: database)
+    let blobs = try BlobStore(directory: settings.blobDirectory)
+    blobs.removeAbandonedWrites()
+
+    var inbox = EventInbox(clock: runtime.clock)
+    inbox.on(MediaAttached.self) { envelope, db in try MediaStore.attach(envelope.payload, in: db) }
+
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
+    EventsController(inbox: inbox, database: database).addRoutes(to: router)
+    InternalMediaController(store: store).addRoutes(to: router)
+    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
+    MediaController(
+        store: store, blobs: blobs, maxPhotoBytes: settings.maxPhotoBytes, clock: runtime.clock,
+        entropy: runtime.entropy
+    ).addRoutes(
+        to: authenticated,
+        idempotency: IdempotencyMiddleware(
+            database: database, clock: runtime.clock, maxBodyBytes: settings.maxPhotoBytes + 1))
     return ServiceParts(router: router)
 }

@@ -1,4 +1,5 @@
 import Configuration
+import Contracts
 import Hummingbird
 import Prometheus
 import ServiceKit
@@ -13,9 +14,33 @@ func buildApplication(
     return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader))
 }
 
+/// What moderation asks other services; tests pass fakes.
+struct ModerationDependencies: Sendable {
+    var posts: Lookup<PostSummary>
+    var users: Lookup<UserSummary>
+
+    static func live(_ runtime: ServiceRuntime) -> ModerationDependencies {
+        ModerationDependencies(
+            posts: .internal(runtime.client, from: .feed, path: "/internal/posts"),
+            users: .internal(runtime.client, from: .auth, path: "/internal/users"))
+    }
+}
+
 /// The moderation router and its long-running jobs.
-func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
+func buildRouter(
+    runtime: ServiceRuntime, reader: ConfigReader, dependencies: ModerationDependencies? = nil
+) async throws -> ServiceParts {
+    let settings = try ModerationSettings(reader: reader)
+    let dependencies = dependencies ?? .live(runtime)
+    let (clock, entropy) = (runtime.clock, runtime.entropy)
     let database = try runtime.openDatabase(registerMigrations: ModerationStore.registerMigrations)
+    let outbox = runtime.makeOutbox()
+    let store = ModerationStore(database: database, outbox: outbox, autoHideReports: settings.autoHideReports)
+
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    return ServiceParts(router: router)
+    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
+    ReportsController(store: store, posts: dependencies.posts, clock: clock, entropy: entropy)
+        .addRoutes(to: authenticated, idempotency: IdempotencyMiddleware(database: database, clock: clock))
+    BlocksController(store: store, users: dependencies.users, clock: clock).addRoutes(to: authenticated)
+    return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
 }

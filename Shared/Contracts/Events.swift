@@ -76,7 +76,25 @@ public struct EventHeader: Codable, Sendable, Equatable {
 /// event type it is not listed for. Producer and consumer both compile against this table.
 public enum EventCatalog {
     /// Subscribers per event type.
-    public static let subscribers: [EventType: [ServiceName]] = [:]
+    public static let subscribers: [EventType: [ServiceName]] = [
+        MediaAttached.eventType: [.media],
+        FriendRequestSent.eventType: [.alerts],
+        FriendRequestAccepted.eventType: [.alerts],
+        ContentHidden.eventType: [.feed],
+        UserBlocked.eventType: [.feed, .streak],
+        UserUnblocked.eventType: [.feed, .streak],
+    ]
+
+    /// Who produces each event type (the subscriber checks the sender's certificate against
+    /// the envelope's `source`; this table documents the producer).
+    public static let producers: [EventType: ServiceName] = [
+        MediaAttached.eventType: .feed,
+        FriendRequestSent.eventType: .streak,
+        FriendRequestAccepted.eventType: .streak,
+        ContentHidden.eventType: .moderation,
+        UserBlocked.eventType: .moderation,
+        UserUnblocked.eventType: .moderation,
+    ]
 
     /// The services that receive `type`, or none.
     public static func subscribers(of type: EventType) -> [ServiceName] {

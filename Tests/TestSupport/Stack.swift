@@ -35,6 +35,10 @@ public final class Stack: Sendable {
             environment["SERVICES_\(service.rawValue.uppercased())_URL"] = "https://127.0.0.1:\(ports[service]!)"
         }
         environment["LOG_LEVEL"] = "info"
+        // Subscribers come back within seconds in these tests; do not wait a minute to retry.
+        environment["OUTBOX_MAXBACKOFFSECONDS"] = "2"
+        // Every test user signs up from 127.0.0.1: one address, many people.
+        environment["RATELIMIT_AUTH_LIMIT"] = "1000"
         if publicTLS {
             environment["PUBLIC_TLS_CERTIFICATE"] = directory.url.appendingPathComponent("pki/public.crt").path
             environment["PUBLIC_TLS_KEY"] = directory.url.appendingPathComponent("pki/public.key").path

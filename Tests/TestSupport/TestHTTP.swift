@@ -53,7 +53,7 @@ extension HTTPClient {
     /// Sends a request and reads the whole response.
     public func call(
         _ method: NIOHTTP1.HTTPMethod, _ url: String, token: String? = nil, json: (any Encodable)? = nil,
-        headers: [(String, String)] = []
+        bytes: Data? = nil, headers: [(String, String)] = []
     ) async throws -> FullResponse {
         var request = HTTPClientRequest(url: url)
         request.method = method
@@ -63,6 +63,7 @@ extension HTTPClient {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try JSONCoding.encoder().encode(json)))
         }
+        if let bytes { request.body = .bytes(ByteBuffer(bytes: bytes)) }
         let response = try await execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 16 << 20)
         return FullResponse(

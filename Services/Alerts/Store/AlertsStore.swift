@@ -1,10 +1,87 @@
+import Contracts
+import Foundation
 import GRDB
+import ServiceKit
 
-/// The alerts service's database. It holds the kit's outbox, inbox and idempotency tables from
-/// the first start; the domain's own tables arrive with the domain, as new migrations here.
+/// The alerts service's database: each user's notification centre.
 struct AlertsStore: Sendable {
     let database: DatabasePool
 
-    /// Append-only; never edit a migration that has shipped.
-    static func registerMigrations(_ migrator: inout DatabaseMigrator) {}
+    func notifications(
+        of user: String, after position: NotificationPosition?, limit: Int
+    ) async throws -> [NotificationRecord] {
+        try await database.read { db in
+            var request = NotificationRecord.filter(sql: "user_id = ?", arguments: [user])
+            if let position {
+                request = request.filter(
+                    sql: "(created_at < ? OR (created_at = ? AND id < ?))",
+                    arguments: [position.createdAt, position.createdAt, position.id])
+            }
+            return try request.order(sql: "created_at DESC, id DESC").limit(limit).fetchAll(db)
+        }
+    }
+
+    func unreadCount(of user: String) async throws -> Int {
+        try await database.read { db in
+            try NotificationRecord.filter(sql: "user_id = ? AND read_at IS NULL", arguments: [user]).fetchCount(db)
+        }
+    }
+
+    /// Marks one of `user`'s notifications read (someone else's is not found). Reading twice
+    /// keeps the first time.
+    func markRead(id: String, of user: String, at now: Date) async throws -> NotificationRecord? {
+        try await database.write { db in
+            guard var record = try NotificationRecord.fetchOne(db, key: id), record.userID == user else { return nil }
+            if record.readAt == nil {
+                record.readAt = now
+                try record.update(db)
+            }
+            return record
+        }
+    }
+
+    func markAllRead(of user: String, at now: Date) async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE notification SET read_at = ? WHERE user_id = ? AND read_at IS NULL", arguments: [now, user])
+            return db.changesCount
+        }
+    }
+
+    // MARK: - Events
+
+    static func insert(
+        for user: String, type: NotificationType, title: String, body: String, data: [String: String],
+        event: EventHeader, in db: Database
+    ) throws {
+        let json = String(decoding: try JSONCoding.encoder().encode(data), as: UTF8.self)
+        try NotificationRecord(
+            id: event.id.uuidString.lowercased(), userID: user, type: type, title: title, body: body, data: json,
+            sourceEventID: event.id.uuidString.lowercased(), createdAt: event.occurredAt, readAt: nil
+        ).insert(db, onConflict: .ignore)
+    }
+
+    /// `friend_request.sent` → "X wants to be friends" for the recipient.
+    static func friendRequestSent(_ envelope: EventEnvelope<FriendRequestSent>, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            for: event.toUserId, type: .friendRequest, title: "New friend request",
+            body: "\(event.fromDisplayName) wants to be friends",
+            data: ["requestId": event.requestId, "fromUserId": event.fromUserId], event: envelope.header, in: db)
+    }
+
+    /// `friend_request.accepted` → "X accepted" for the sender.
+    static func friendRequestAccepted(_ envelope: EventEnvelope<FriendRequestAccepted>, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            for: event.fromUserId, type: .friendAccepted, title: "Friend request accepted",
+            body: "\(event.toDisplayName) accepted: your streak starts today",
+            data: ["requestId": event.requestId, "streakId": event.streakId, "userId": event.toUserId],
+            event: envelope.header, in: db)
+    }
+}
+
+extension EventEnvelope {
+    /// The envelope without its payload.
+    var header: EventHeader { EventHeader(id: id, type: type, source: source, occurredAt: occurredAt) }
 }

@@ -1,10 +1,163 @@
+import Contracts
+import Foundation
 import GRDB
+import ServiceKit
 
-/// The feed service's database. It holds the kit's outbox, inbox and idempotency tables from
-/// the first start; the domain's own tables arrive with the domain, as new migrations here.
+/// The feed service's database: posts, votes, and a local copy of blocks.
 struct FeedStore: Sendable {
     let database: DatabasePool
+    let outbox: Outbox
 
-    /// Append-only; never edit a migration that has shipped.
-    static func registerMigrations(_ migrator: inout DatabaseMigrator) {}
+    /// SQL true when neither `viewer` nor the post's author has blocked the other.
+    static let notBlocked = """
+        NOT EXISTS (SELECT 1 FROM block b WHERE (b.blocker_id = :viewer AND b.blocked_id = p.author_id)
+                                            OR (b.blocker_id = p.author_id AND b.blocked_id = :viewer))
+        """
+
+    /// Stores a post and, in the same transaction, tells media that its photo is now public.
+    func create(_ record: PostRecord) async throws {
+        try await database.write { [outbox] db in
+            try record.insert(db)
+            try outbox.enqueue(
+                MediaAttached(
+                    mediaId: record.mediaID, ownerId: record.authorID, visibility: .public, referenceType: "post",
+                    referenceId: record.id), in: db)
+        }
+    }
+
+    /// A post `viewer` may see: not hidden (unless it is theirs) and no block either way.
+    static func visiblePost(id: String, viewer: String, in db: Database) throws -> PostRecord? {
+        try PostRecord.fetchOne(
+            db,
+            sql: """
+                SELECT p.* FROM post p WHERE p.id = :id AND (p.hidden_at IS NULL OR p.author_id = :viewer)
+                AND \(notBlocked)
+                """, arguments: ["id": id, "viewer": viewer])
+    }
+
+    static func myVote(post: String, viewer: String, in db: Database) throws -> VoteValue? {
+        VoteValue(
+            weight: try Int.fetchOne(
+                db, sql: "SELECT value FROM vote WHERE post_id = ? AND user_id = ?", arguments: [post, viewer]))
+    }
+
+    /// The post as `viewer` sees it, or nil.
+    func post(id: String, viewer: String) async throws -> Post? {
+        try await database.read { db in
+            guard let record = try Self.visiblePost(id: id, viewer: viewer, in: db) else { return nil }
+            return record.post(myVote: try Self.myVote(post: id, viewer: viewer, in: db))
+        }
+    }
+
+    /// Any post, hidden or not, for moderation.
+    func summary(id: String) async throws -> PostSummary? {
+        try await database.read { db in
+            try PostRecord.fetchOne(db, key: id).map {
+                PostSummary(id: $0.id, authorId: $0.authorID, hidden: $0.hiddenAt != nil)
+            }
+        }
+    }
+
+    /// Sets (or with nil removes) `viewer`'s vote and adjusts the post's counts by the
+    /// difference, in one transaction: the counts always equal the votes.
+    func setVote(_ value: VoteValue?, post id: String, viewer: String, at now: Date) async throws -> Post? {
+        try await database.write { db in
+            guard var record = try Self.visiblePost(id: id, viewer: viewer, in: db), record.hiddenAt == nil else {
+                return nil
+            }
+            let old = try Self.myVote(post: id, viewer: viewer, in: db)
+            guard old != value else { return record.post(myVote: value) }
+            if let value {
+                try db.execute(
+                    sql: """
+                        INSERT INTO vote (post_id, user_id, value, updated_at) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (post_id, user_id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+                        """, arguments: [id, viewer, value.weight, now])
+            } else {
+                try db.execute(sql: "DELETE FROM vote WHERE post_id = ? AND user_id = ?", arguments: [id, viewer])
+            }
+            let up = (value == .up ? 1 : 0) - (old == .up ? 1 : 0)
+            let down = (value == .down ? 1 : 0) - (old == .down ? 1 : 0)
+            try db.execute(
+                sql: "UPDATE post SET upvotes = upvotes + ?, downvotes = downvotes + ? WHERE id = ?",
+                arguments: [up, down, id])
+            record.upvotes += up
+            record.downvotes += down
+            return record.post(myVote: value)
+        }
+    }
+
+    /// Posts within `radius` metres of `center` that `viewer` may see, newest first, after
+    /// `position`. Rows come from an index range on latitude (and longitude, when the box does
+    /// not wrap) and are checked against the exact distance; batches continue until the page
+    /// is full or the rows run out. Returns up to `limit + 1` posts (one more tells the caller
+    /// there is a next page).
+    func nearby(
+        center: Coordinate, radius: Double, viewer: String, after position: PostPosition?, limit: Int
+    ) async throws -> [(record: PostRecord, post: Post)] {
+        let box = center.boundingBox(radius: radius)
+        let batch = max(50, limit * 4)
+        return try await database.read { db in
+            var found: [(PostRecord, Post)] = []
+            var cursor = position
+            while found.count <= limit {
+                var conditions = ["p.hidden_at IS NULL", Self.notBlocked, "p.latitude BETWEEN :minLat AND :maxLat"]
+                var arguments: StatementArguments = [
+                    "viewer": viewer, "minLat": box.latitudes.lowerBound, "maxLat": box.latitudes.upperBound,
+                    "batch": batch,
+                ]
+                if let longitudes = box.longitudes {
+                    conditions.append("p.longitude BETWEEN :minLon AND :maxLon")
+                    _ = arguments.append(contentsOf: [
+                        "minLon": longitudes.lowerBound, "maxLon": longitudes.upperBound,
+                    ])
+                }
+                if let cursor {
+                    conditions.append("(p.created_at < :afterTime OR (p.created_at = :afterTime AND p.id < :afterID))")
+                    _ = arguments.append(contentsOf: ["afterTime": cursor.createdAt, "afterID": cursor.id])
+                }
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT p.*, v.value AS my_vote FROM post p
+                        LEFT JOIN vote v ON v.post_id = p.id AND v.user_id = :viewer
+                        WHERE \(conditions.joined(separator: " AND "))
+                        ORDER BY p.created_at DESC, p.id DESC LIMIT :batch
+                        """, arguments: arguments)
+                for row in rows {
+                    let record = try PostRecord(row: row)
+                    let point = try Coordinate(latitude: record.latitude, longitude: record.longitude)
+                    let distance = center.distance(to: point)
+                    guard distance <= radius else { continue }
+                    found.append((record, record.post(myVote: VoteValue(weight: row["my_vote"]), distance: distance)))
+                    if found.count > limit { break }
+                }
+                guard rows.count == batch, let last = rows.last else { break }
+                cursor = PostPosition(createdAt: last["created_at"], id: last["id"])
+            }
+            return found.map { (record: $0.0, post: $0.1) }
+        }
+    }
+
+    // MARK: - Events
+
+    /// `content.hidden`: the post stops being listed or shown.
+    static func hide(_ event: ContentHidden, at now: Date, in db: Database) throws {
+        guard event.targetType == .post else { return }
+        try db.execute(
+            sql: "UPDATE post SET hidden_at = ? WHERE id = ? AND hidden_at IS NULL", arguments: [now, event.targetId])
+    }
+
+    /// `user.blocked`: remembered locally for every later query.
+    static func block(_ event: UserBlocked, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO block (blocker_id, blocked_id) VALUES (?, ?)",
+            arguments: [event.blockerId, event.blockedId])
+    }
+
+    /// `user.unblocked`.
+    static func unblock(_ event: UserUnblocked, in db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM block WHERE blocker_id = ? AND blocked_id = ?", arguments: [event.blockerId, event.blockedId])
+    }
 }

@@ -1,10 +1,79 @@
+import Contracts
+import Foundation
 import GRDB
+import ServiceKit
 
-/// The moderation service's database. It holds the kit's outbox, inbox and idempotency tables from
-/// the first start; the domain's own tables arrive with the domain, as new migrations here.
+/// The moderation service's database: reports, per-target tallies, blocks.
 struct ModerationStore: Sendable {
     let database: DatabasePool
+    let outbox: Outbox
+    let autoHideReports: Int
 
-    /// Append-only; never edit a migration that has shipped.
-    static func registerMigrations(_ migrator: inout DatabaseMigrator) {}
+    /// Stores a report and counts it; the report that reaches the threshold hides the target
+    /// and writes `content.hidden` in the same transaction. A second report of the same target
+    /// by the same user is a 409 and counts nothing.
+    func report(_ record: ReportRecord) async throws {
+        try await database.write { [outbox, autoHideReports] db in
+            let exists = try ReportRecord.filter(
+                sql: "reporter_id = ? AND target_type = ? AND target_id = ?",
+                arguments: [record.reporterID, record.targetType, record.targetID]
+            ).fetchCount(db)
+            guard exists == 0 else { throw ServiceError(.conflict, "You have already reported this.") }
+            try record.insert(db)
+            try db.execute(
+                sql: """
+                    INSERT INTO moderation_target (target_type, target_id, report_count) VALUES (?, ?, 1)
+                    ON CONFLICT (target_type, target_id) DO UPDATE SET report_count = report_count + 1
+                    """, arguments: [record.targetType, record.targetID])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT report_count, hidden_at FROM moderation_target WHERE target_type = ? AND target_id = ?",
+                arguments: [record.targetType, record.targetID])!
+            let count: Int = row["report_count"]
+            let hiddenAt: Date? = row["hidden_at"]
+            guard hiddenAt == nil, count >= autoHideReports else { return }
+            try db.execute(
+                sql: "UPDATE moderation_target SET hidden_at = ? WHERE target_type = ? AND target_id = ?",
+                arguments: [record.createdAt, record.targetType, record.targetID])
+            try outbox.enqueue(
+                ContentHidden(targetType: record.targetType, targetId: record.targetID, reportCount: count), in: db)
+        }
+    }
+
+    /// Blocks `blocked` for `blocker`; answers the block and whether it is new. Only a new
+    /// block writes `user.blocked`.
+    func block(_ record: BlockRecord) async throws -> (BlockRecord, created: Bool) {
+        try await database.write { [outbox] db in
+            if let existing = try BlockRecord.fetchOne(
+                db, key: ["blocker_id": record.blockerID, "blocked_id": record.blockedID])
+            {
+                return (existing, false)
+            }
+            try record.insert(db)
+            try outbox.enqueue(UserBlocked(blockerId: record.blockerID, blockedId: record.blockedID), in: db)
+            return (record, true)
+        }
+    }
+
+    /// Lifts a block; false when there was none.
+    func unblock(blocker: String, blocked: String) async throws -> Bool {
+        try await database.write { [outbox] db in
+            guard try BlockRecord.deleteOne(db, key: ["blocker_id": blocker, "blocked_id": blocked]) else {
+                return false
+            }
+            try outbox.enqueue(UserUnblocked(blockerId: blocker, blockedId: blocked), in: db)
+            return true
+        }
+    }
+
+    func blocks(of blocker: String, after position: BlockPosition?, limit: Int) async throws -> [BlockRecord] {
+        try await database.read { db in
+            var request = BlockRecord.filter(sql: "blocker_id = ?", arguments: [blocker])
+            if let position {
+                request = request.filter(
+                    sql: "(created_at < ? OR (created_at = ? AND blocked_id < ?))",
+                    arguments: [position.createdAt, position.createdAt, position.userID])
+            }
+            return try request.order(sql: "created_at DESC, blocked_id DESC").limit(limit).fetchAll(db)
+        }
+    }
 }

@@ -195,3 +195,17 @@ public struct PublicJWK: Codable, Sendable, Equatable {
         self.use = "sig"
     }
 }
+
+/// `GET /internal/users/{id}` on auth: who a user id is, for services that must check that a
+/// user exists (a friend request, a block) or show a name.
+public struct UserSummary: Codable, Sendable, Equatable {
+    public var id: String
+    public var displayName: String
+
+    enum CodingKeys: String, CodingKey { case id, displayName }
+
+    public init(id: String, displayName: String) {
+        self.id = id
+        self.displayName = displayName
+    }
+}

@@ -21,6 +21,8 @@ import NIOCore
 ///   the cache off.
 /// - `client.connectTimeoutMs` (default 1000), `client.requestTimeoutSeconds` (default 30),
 ///   `client.maxResponseBytes` (default 4194304): internal HTTP client limits.
+/// - `outbox.maxBackoffSeconds` (default 60): the longest wait between two delivery attempts
+///   of an event to a subscriber that is down.
 /// - `log.level` (default `info`), `log.format` (`text` or `json`, default `text`).
 public struct ServiceSettings: Sendable {
     /// Which executable this is.
@@ -43,6 +45,8 @@ public struct ServiceSettings: Sendable {
     public let tokenCacheSize: Int
     /// Internal client limits.
     public let client: InternalClientSettings
+    /// Longest wait between two delivery attempts of one event.
+    public let outboxMaxBackoff: TimeInterval
     /// Minimum log level.
     public let logLevel: Logger.Level
     /// Log line format.
@@ -85,6 +89,7 @@ public struct ServiceSettings: Sendable {
                 Int64(try reader.integer("client.requestTimeoutSeconds", default: 30, in: 1...3600))),
             maxResponseBytes: try reader.integer("client.maxResponseBytes", default: 4 << 20, in: 1024...(1 << 30))
         )
+        self.outboxMaxBackoff = TimeInterval(try reader.integer("outbox.maxBackoffSeconds", default: 60, in: 1...3600))
         let level = reader.string(forKey: "log.level", default: "info")
         guard let logLevel = Logger.Level(rawValue: level) else {
             throw ConfigurationError("log.level must be one of trace, debug, info, notice, warning, error, critical")

@@ -17,3 +17,17 @@ public enum PeerIdentity {
         return parsed.subjectCommonName.flatMap(ServiceName.init(rawValue:))
     }
 }
+
+extension PeerIdentity {
+    /// The calling executable of an internal route, which must be one of `allowed`; anyone
+    /// else (no certificate, or another executable's) gets 403 `PEER_NOT_ALLOWED`.
+    @discardableResult
+    public static func require(
+        _ context: some ServiceRequestContextProtocol, oneOf allowed: Set<ServiceName>
+    ) async throws -> ServiceName {
+        guard let peer = try await name(of: context.channel), allowed.contains(peer) else {
+            throw ServiceError(.peerNotAllowed, "This internal route is not open to the caller.")
+        }
+        return peer
+    }
+}

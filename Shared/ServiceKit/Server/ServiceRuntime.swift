@@ -80,6 +80,17 @@ public struct ServiceRuntime: Sendable {
             configuration: .init(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(5)))
     }
 
+    /// An outbox for events this service produces.
+    public func makeOutbox() -> Outbox {
+        Outbox(source: settings.name, clock: clock, entropy: entropy)
+    }
+
+    /// The lifecycle service that delivers what `outbox` stored in `database`.
+    public func makeOutboxDispatcher(database: DatabasePool, outbox: Outbox) -> OutboxDispatcher {
+        OutboxDispatcher(
+            database: database, client: client, outbox: outbox, maxBackoff: settings.outboxMaxBackoff, logger: logger)
+    }
+
     /// A readiness check that the database answers.
     public static func databaseCheck(_ database: DatabasePool) -> HealthController.Check {
         {

@@ -1,0 +1,48 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// The notification centre: list, unread count, mark one or all read.
+struct NotificationsController: Sendable {
+    let store: AlertsStore
+    let clock: any WallClock
+
+    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
+        group.get("/v1/notifications", use: list)
+        group.get("/v1/notifications/unread-count", use: unreadCount)
+        group.post("/v1/notifications/read-all", use: readAll)
+        group.post("/v1/notifications/:id/read", use: read)
+    }
+
+    /// Newest first, paged.
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let page = try PageRequest<NotificationPosition>(request: request)
+        let records = try await store.notifications(of: user.userID, after: page.position, limit: page.limit + 1)
+        let items = records.prefix(page.limit)
+        let next =
+            records.count > page.limit
+            ? items.last.map { Cursor.encode(NotificationPosition(createdAt: $0.createdAt, id: $0.id)) } : nil
+        return try Response.json(Page(items: items.map(\.contract), nextCursor: next))
+    }
+
+    @Sendable func unreadCount(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        return try Response.json(UnreadCount(count: try await store.unreadCount(of: user.userID)))
+    }
+
+    @Sendable func read(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Notification")
+        guard let record = try await store.markRead(id: id, of: user.userID, at: clock.now()) else {
+            throw ServiceError.notFound("Notification")
+        }
+        return try Response.json(record.contract)
+    }
+
+    @Sendable func readAll(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        return try Response.json(MarkedRead(updated: try await store.markAllRead(of: user.userID, at: clock.now())))
+    }
+}

@@ -1,0 +1,54 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// `GET /v1/feed/nearby?lat=&lon=&radius_m=&limit=&cursor=`: posts around a point, newest
+/// first, without hidden posts or posts between users who blocked each other.
+struct NearbyController: Sendable {
+    let store: FeedStore
+    let maxRadius: Int
+
+    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
+        group.get("/v1/feed/nearby", use: nearby)
+    }
+
+    @Sendable func nearby(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let query = request.uri.queryParameters
+        func number(_ name: String) throws -> Double {
+            guard let text = query[name[...]] else { throw ServiceError.validation("`\(name)` is required.") }
+            guard let value = Double(String(text)), value.isFinite else {
+                throw ServiceError.validation("`\(name)` must be a number.")
+            }
+            return value
+        }
+        let center = try Coordinate(latitude: number("lat"), longitude: number("lon"))
+        let radius = try number("radius_m")
+        guard radius >= 1, radius <= Double(maxRadius) else {
+            throw ServiceError.validation("`radius_m` must be from 1 to \(maxRadius).")
+        }
+        let page = try PageRequest<PostPosition>(request: request)
+        let found = try await store.nearby(
+            center: center, radius: radius, viewer: user.userID, after: page.position, limit: page.limit)
+        let items = found.prefix(page.limit)
+        let next =
+            found.count > page.limit
+            ? items.last.map { Cursor.encode(PostPosition(createdAt: $0.record.createdAt, id: $0.record.id)) } : nil
+        return try Response.json(Page(items: items.map(\.post), nextCursor: next))
+    }
+}
+
+/// `GET /internal/posts/{id}`: a post's author and whether it is hidden, for moderation.
+struct InternalPostsController: Sendable {
+    let store: FeedStore
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.get("/internal/posts/:id") { _, context in
+            try await PeerIdentity.require(context, oneOf: [.moderation])
+            let id = try ObjectID.path(context.parameters.require("id"), "Post")
+            guard let summary = try await store.summary(id: id) else { throw ServiceError.notFound("Post") }
+            return try Response.json(summary)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// Posts and votes: `POST /v1/posts`, `GET /v1/posts/{id}`, `PUT`/`DELETE /v1/posts/{id}/vote`.
+struct PostsController: Sendable {
+    let store: FeedStore
+    let media: Lookup<MediaSummary>
+    let clock: any WallClock
+    let entropy: any Entropy
+
+    static let maxCaptionLength = 500
+
+    func addRoutes(to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+        group.get("/v1/posts/:id", use: show)
+        group.put("/v1/posts/:id/vote", use: vote)
+        group.delete("/v1/posts/:id/vote", use: removeVote)
+        group.group().add(middleware: idempotency).post("/v1/posts", use: create)
+    }
+
+    /// Publishes one of the author's ready photos at a place. The photo becomes public through
+    /// a `media.attached` event written with the post.
+    @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let body = try await request.decodeJSON(as: CreatePostRequest.self, context: context)
+        let mediaID = try ObjectID.field(body.mediaId, "mediaId")
+        let point = try Coordinate(latitude: body.latitude, longitude: body.longitude)
+        let caption = body.caption?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let caption, caption.count > Self.maxCaptionLength {
+            throw ServiceError.validation("`caption` is at most \(Self.maxCaptionLength) characters.")
+        }
+        guard let summary = try await media.find(mediaID), summary.ownerId == user.userID else {
+            throw ServiceError.notFound("Media")
+        }
+        guard summary.status == .ready else {
+            throw ServiceError(.conflict, "The media is not ready to be posted.")
+        }
+        let record = PostRecord(
+            id: entropy.uuid().uuidString.lowercased(), authorID: user.userID, mediaID: mediaID,
+            caption: caption?.isEmpty == true ? nil : caption, latitude: point.latitude, longitude: point.longitude,
+            upvotes: 0, downvotes: 0, hiddenAt: nil, createdAt: clock.now())
+        try await store.create(record)
+        context.logger.info("post created", metadata: ["post_id": "\(record.id)"])
+        var response = try Response.json(record.post(myVote: nil), status: .created)
+        response.headers[.location] = "/v1/posts/\(record.id)"
+        return response
+    }
+
+    @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Post")
+        guard let post = try await store.post(id: id, viewer: user.userID) else { throw ServiceError.notFound("Post") }
+        return try Response.json(post)
+    }
+
+    /// One vote per user per post; voting again changes it. Answers the post as it now stands.
+    @Sendable func vote(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(as: VoteRequest.self, context: context)
+        return try await setVote(body.value, context: context)
+    }
+
+    @Sendable func removeVote(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await setVote(nil, context: context)
+    }
+
+    private func setVote(_ value: VoteValue?, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Post")
+        guard let post = try await store.setVote(value, post: id, viewer: user.userID, at: clock.now()) else {
+            throw ServiceError.notFound("Post")
+        }
+        return try Response.json(post)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import ServiceKit
+
+/// A point on Earth, validated.
+struct Coordinate: Sendable, Equatable {
+    let latitude: Double
+    let longitude: Double
+
+    init(latitude: Double, longitude: Double) throws {
+        guard latitude.isFinite, (-90...90).contains(latitude) else {
+            throw ServiceError.validation("`latitude` must be a number from -90 to 90.")
+        }
+        guard longitude.isFinite, (-180...180).contains(longitude) else {
+            throw ServiceError.validation("`longitude` must be a number from -180 to 180.")
+        }
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    static let earthRadius = 6_371_008.8
+
+    /// Great-circle distance in metres (haversine).
+    func distance(to other: Coordinate) -> Double {
+        let (φ1, φ2) = (latitude * .pi / 180, other.latitude * .pi / 180)
+        let Δφ = φ2 - φ1
+        let Δλ = (other.longitude - longitude) * .pi / 180
+        let a = sin(Δφ / 2) * sin(Δφ / 2) + cos(φ1) * cos(φ2) * sin(Δλ / 2) * sin(Δλ / 2)
+        return 2 * Self.earthRadius * asin(min(1, sqrt(a)))
+    }
+
+    /// A latitude/longitude box that contains every point within `radius` metres, for an
+    /// index range scan; the exact distance is checked afterwards. `longitudes` is nil when
+    /// the box would cross the antimeridian or a pole (every longitude qualifies then).
+    func boundingBox(radius: Double) -> (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?) {
+        let Δlat = radius / Self.earthRadius * 180 / .pi
+        let minLat = max(-90, latitude - Δlat)
+        let maxLat = min(90, latitude + Δlat)
+        let cosine = cos(max(abs(minLat), abs(maxLat)) * .pi / 180)
+        guard cosine > 1e-9 else { return (minLat...maxLat, nil) }
+        let Δlon = Δlat / cosine
+        guard longitude - Δlon >= -180, longitude + Δlon <= 180 else { return (minLat...maxLat, nil) }
+        return (minLat...maxLat, (longitude - Δlon)...(longitude + Δlon))
+    }
+}

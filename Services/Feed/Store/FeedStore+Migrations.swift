@@ -1,0 +1,38 @@
+import GRDB
+
+extension FeedStore {
+    /// Append-only; never edit a migration that has shipped.
+    static func registerMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("feed.v1.posts-votes-blocks") { db in
+            try db.create(table: "post") { table in
+                table.column("id", .text).primaryKey()
+                table.column("author_id", .text).notNull().indexed()
+                table.column("media_id", .text).notNull()
+                table.column("caption", .text)
+                table.column("latitude", .double).notNull()
+                table.column("longitude", .double).notNull()
+                table.column("upvotes", .integer).notNull().defaults(to: 0)
+                table.column("downvotes", .integer).notNull().defaults(to: 0)
+                table.column("hidden_at", .datetime)
+                table.column("created_at", .datetime).notNull()
+            }
+            try db.create(index: "post_by_time", on: "post", columns: ["created_at", "id"])
+            try db.create(index: "post_by_latitude", on: "post", columns: ["latitude"])
+            try db.create(table: "vote") { table in
+                table.column("post_id", .text).notNull().references("post", onDelete: .cascade)
+                table.column("user_id", .text).notNull()
+                table.column("value", .integer).notNull()
+                table.column("updated_at", .datetime).notNull()
+                table.primaryKey(["post_id", "user_id"])
+            }
+            // A local copy of moderation's blocks, fed by `user.blocked` and `user.unblocked`,
+            // so that a feed query never calls out.
+            try db.create(table: "block") { table in
+                table.column("blocker_id", .text).notNull()
+                table.column("blocked_id", .text).notNull()
+                table.primaryKey(["blocker_id", "blocked_id"])
+            }
+            try db.create(index: "block_by_blocked", on: "block", columns: ["blocked_id", "blocker_id"])
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Contracts
+import Foundation
+import GRDB
+
+/// A row of `post`. `upvotes` and `downvotes` are kept in step with `vote` in the same
+/// transaction as every vote change.
+struct PostRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "post"
+
+    var id: String
+    var authorID: String
+    var mediaID: String
+    var caption: String?
+    var latitude: Double
+    var longitude: Double
+    var upvotes: Int
+    var downvotes: Int
+    /// Set when moderation hid it (`content.hidden`).
+    var hiddenAt: Date?
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case authorID = "author_id"
+        case mediaID = "media_id"
+        case caption, latitude, longitude, upvotes, downvotes
+        case hiddenAt = "hidden_at"
+        case createdAt = "created_at"
+    }
+
+    func post(myVote: VoteValue?, distance: Double? = nil) -> Post {
+        Post(
+            id: id, authorId: authorID, mediaId: mediaID, caption: caption, latitude: latitude, longitude: longitude,
+            score: upvotes - downvotes, upvotes: upvotes, downvotes: downvotes, myVote: myVote,
+            distanceM: distance.map { ($0 * 10).rounded() / 10 }, createdAt: createdAt)
+    }
+}
+
+/// Where a page of a time-ordered post list ends.
+struct PostPosition: Codable, Sendable {
+    var createdAt: Date
+    var id: String
+
+    enum CodingKeys: String, CodingKey {
+        case createdAt = "t"
+        case id = "i"
+    }
+}
+
+extension VoteValue {
+    /// +1 or -1, as stored.
+    var weight: Int { self == .up ? 1 : -1 }
+
+    init?(weight: Int?) {
+        switch weight {
+        case 1: self = .up
+        case -1: self = .down
+        default: return nil
+        }
+    }
+}

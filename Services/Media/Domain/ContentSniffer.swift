@@ -1,0 +1,39 @@
+import Foundation
+
+/// Decides a file's type from its first bytes, never from what the client claims.
+enum ContentSniffer {
+    /// Bytes needed to decide.
+    static let prefixLength = 12
+
+    /// The image types a single-request upload accepts.
+    static let imageTypes: Set<String> = ["image/jpeg", "image/png", "image/heic"]
+
+    /// ISO-BMFF major brands of HEIF images (HEIC and the generic HEIF family).
+    static let heifBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
+
+    /// The type of a file that starts with `prefix`, or nil when it is none we know.
+    static func contentType(of prefix: [UInt8]) -> String? {
+        if prefix.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if prefix.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if prefix.count >= 12, prefix[4..<8].elementsEqual("ftyp".utf8),
+            heifBrands.contains(String(decoding: prefix[8..<12], as: UTF8.self))
+        {
+            return "image/heic"
+        }
+        return nil
+    }
+
+    /// The canonical type a client's `Content-Type` claims, or nil when it claims nothing
+    /// specific (absent or `application/octet-stream`). `image/heif` and `image/heic` are
+    /// the same family.
+    static func claimedType(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let type = header.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        switch type {
+        case nil, "", "application/octet-stream": return nil
+        case "image/jpg", "image/pjpeg": return "image/jpeg"
+        case "image/heif", "image/heic-sequence", "image/heif-sequence": return "image/heic"
+        default: return type
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import GRDB
+
+extension ModerationStore {
+    /// Append-only; never edit a migration that has shipped.
+    static func registerMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("moderation.v1.reports-blocks") { db in
+            try db.create(table: "report") { table in
+                table.column("id", .text).primaryKey()
+                table.column("reporter_id", .text).notNull()
+                table.column("target_type", .text).notNull()
+                table.column("target_id", .text).notNull()
+                table.column("target_owner_id", .text).notNull()
+                table.column("reason", .text).notNull()
+                table.column("details", .text)
+                table.column("created_at", .datetime).notNull()
+                table.uniqueKey(["reporter_id", "target_type", "target_id"])
+            }
+            try db.create(table: "moderation_target") { table in
+                table.column("target_type", .text).notNull()
+                table.column("target_id", .text).notNull()
+                table.column("report_count", .integer).notNull()
+                table.column("hidden_at", .datetime)
+                table.primaryKey(["target_type", "target_id"])
+            }
+            try db.create(table: "block") { table in
+                table.column("blocker_id", .text).notNull()
+                table.column("blocked_id", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.primaryKey(["blocker_id", "blocked_id"])
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// Friend requests: send, list, accept (which starts the pair's streak), decline.
+struct FriendsController: Sendable {
+    let store: StreakStore
+    let users: Lookup<UserSummary>
+    let clock: any WallClock
+    let entropy: any Entropy
+
+    func addRoutes(to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+        group.get("/v1/friends/requests", use: list)
+        group.post("/v1/friends/requests/:id/accept", use: accept)
+        group.post("/v1/friends/requests/:id/decline", use: decline)
+        group.group().add(middleware: idempotency).post("/v1/friends/requests", use: send)
+    }
+
+    /// Asks someone to be friends; they are notified through a `friend_request.sent` event.
+    @Sendable func send(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let body = try await request.decodeJSON(as: FriendRequestCreate.self, context: context)
+        let target = try ObjectID.field(body.userId, "userId")
+        guard target != user.userID else { throw ServiceError.validation("You cannot befriend yourself.") }
+        guard try await users.find(target) != nil, let me = try await users.find(user.userID) else {
+            throw ServiceError.notFound("User")
+        }
+        let record = FriendRequestRecord(
+            id: entropy.uuid().uuidString.lowercased(), fromUserID: user.userID, toUserID: target, status: .pending,
+            createdAt: clock.now(), respondedAt: nil)
+        try await store.send(record, fromDisplayName: me.displayName)
+        return try Response.json(record.contract, status: .created)
+    }
+
+    /// `?direction=incoming` (default) or `outgoing`: pending requests, newest first.
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let direction = request.uri.queryParameters["direction"].map(String.init) ?? "incoming"
+        guard direction == "incoming" || direction == "outgoing" else {
+            throw ServiceError.validation("`direction` must be `incoming` or `outgoing`.")
+        }
+        let page = try PageRequest<TimePosition>(request: request)
+        let records = try await store.pendingRequests(
+            of: user.userID, incoming: direction == "incoming", after: page.position, limit: page.limit + 1)
+        return try Response.json(Self.page(records, limit: page.limit, map: \.contract) { .init(createdAt: $0.createdAt, id: $0.id) })
+    }
+
+    /// Only the recipient can accept; answers the streak that starts now.
+    @Sendable func accept(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Friend request")
+        guard let me = try await users.find(user.userID) else { throw ServiceError.notFound("User") }
+        let now = clock.now()
+        let streak = try await store.accept(
+            requestID: id, by: user.userID, displayName: me.displayName,
+            newStreakID: entropy.uuid().uuidString.lowercased(), at: now)
+        let zone = try await store.zone(of: user.userID)
+        return try Response.json(streak.contract(viewer: user.userID, today: LocalDay(now, in: zone)))
+    }
+
+    @Sendable func decline(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Friend request")
+        let record = try await store.decline(requestID: id, by: user.userID, at: clock.now())
+        return try Response.json(record.contract)
+    }
+
+    /// A page from `limit + 1` records.
+    static func page<Record, Item>(
+        _ records: [Record], limit: Int, map: (Record) -> Item, position: (Record) -> TimePosition
+    ) -> Page<Item> {
+        let items = records.prefix(limit)
+        let next = records.count > limit ? items.last.map { Cursor.encode(position($0)) } : nil
+        return Page(items: items.map(map), nextCursor: next)
+    }
+}

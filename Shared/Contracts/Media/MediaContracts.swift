@@ -1,0 +1,82 @@
+import Foundation
+
+/// Who may see a media object. It is `private` to its owner until a service that references
+/// it (a post, say) makes it `public` with a ``MediaAttached`` event.
+public enum MediaVisibility: String, Codable, Sendable, CaseIterable {
+    case `private`
+    case `public`
+}
+
+/// Where a media object is in its life. Single-request uploads are checked while they are
+/// received, so they are `ready` (or refused) when the upload answers.
+public enum MediaStatus: String, Codable, Sendable, CaseIterable {
+    case ready
+    case rejected
+}
+
+/// A media object as its owner sees it: `POST /v1/media`, `GET /v1/media/{id}`.
+public struct MediaObject: Codable, Sendable, Equatable {
+    public var id: String
+    /// The type read from the bytes (`image/jpeg`, `image/png`, `image/heic`).
+    public var contentType: String
+    public var byteSize: Int
+    /// Lowercase hex SHA-256 of the bytes.
+    public var sha256: String
+    public var status: MediaStatus
+    public var visibility: MediaVisibility
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case id, contentType, byteSize, sha256, status, visibility, createdAt }
+
+    public init(
+        id: String, contentType: String, byteSize: Int, sha256: String, status: MediaStatus,
+        visibility: MediaVisibility, createdAt: Date
+    ) {
+        self.id = id
+        self.contentType = contentType
+        self.byteSize = byteSize
+        self.sha256 = sha256
+        self.status = status
+        self.visibility = visibility
+        self.createdAt = createdAt
+    }
+}
+
+/// `GET /internal/media/{id}` on media: what another service checks before referencing a
+/// media object (whose it is, whether it is ready).
+public struct MediaSummary: Codable, Sendable, Equatable {
+    public var id: String
+    public var ownerId: String
+    public var contentType: String
+    public var status: MediaStatus
+
+    enum CodingKeys: String, CodingKey { case id, ownerId, contentType, status }
+
+    public init(id: String, ownerId: String, contentType: String, status: MediaStatus) {
+        self.id = id
+        self.ownerId = ownerId
+        self.contentType = contentType
+        self.status = status
+    }
+}
+
+/// `media.attached`: a service now references a media object and says who may see it.
+public struct MediaAttached: DomainEvent, Equatable {
+    public static let eventType: EventType = "media.attached"
+    public var mediaId: String
+    public var ownerId: String
+    public var visibility: MediaVisibility
+    /// What references it, such as `post`.
+    public var referenceType: String
+    public var referenceId: String
+
+    enum CodingKeys: String, CodingKey { case mediaId, ownerId, visibility, referenceType, referenceId }
+
+    public init(mediaId: String, ownerId: String, visibility: MediaVisibility, referenceType: String, referenceId: String) {
+        self.mediaId = mediaId
+        self.ownerId = ownerId
+        self.visibility = visibility
+        self.referenceType = referenceType
+        self.referenceId = referenceId
+    }
+}

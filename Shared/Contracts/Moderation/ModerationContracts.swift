@@ -1,0 +1,121 @@
+import Foundation
+
+/// Why something is reported (Unum's and StreakSnap's reasons).
+public enum ReportReason: String, Codable, Sendable, CaseIterable {
+    case inappropriate, spam, harassment, other
+}
+
+/// What can be reported.
+public enum ReportTargetType: String, Codable, Sendable, CaseIterable {
+    case post
+}
+
+/// `POST /v1/reports`.
+public struct ReportCreate: Codable, Sendable {
+    public var targetType: ReportTargetType
+    public var targetId: String
+    public var reason: ReportReason
+    /// Up to 1000 characters.
+    public var details: String?
+
+    enum CodingKeys: String, CodingKey { case targetType, targetId, reason, details }
+
+    public init(targetType: ReportTargetType, targetId: String, reason: ReportReason, details: String? = nil) {
+        self.targetType = targetType
+        self.targetId = targetId
+        self.reason = reason
+        self.details = details
+    }
+}
+
+/// A report as its author sees it.
+public struct Report: Codable, Sendable, Equatable {
+    public var id: String
+    public var targetType: ReportTargetType
+    public var targetId: String
+    public var reason: ReportReason
+    public var details: String?
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case id, targetType, targetId, reason, details, createdAt }
+
+    public init(
+        id: String, targetType: ReportTargetType, targetId: String, reason: ReportReason, details: String?,
+        createdAt: Date
+    ) {
+        self.id = id
+        self.targetType = targetType
+        self.targetId = targetId
+        self.reason = reason
+        self.details = details
+        self.createdAt = createdAt
+    }
+}
+
+/// `POST /v1/blocks`.
+public struct BlockCreate: Codable, Sendable {
+    public var userId: String
+
+    enum CodingKeys: String, CodingKey { case userId }
+
+    public init(userId: String) {
+        self.userId = userId
+    }
+}
+
+/// Someone the reader has blocked.
+public struct Block: Codable, Sendable, Equatable {
+    public var userId: String
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case userId, createdAt }
+
+    public init(userId: String, createdAt: Date) {
+        self.userId = userId
+        self.createdAt = createdAt
+    }
+}
+
+/// `content.hidden`: enough distinct users reported it; feed stops listing it.
+public struct ContentHidden: DomainEvent, Equatable {
+    public static let eventType: EventType = "content.hidden"
+    public var targetType: ReportTargetType
+    public var targetId: String
+    public var reportCount: Int
+
+    enum CodingKeys: String, CodingKey { case targetType, targetId, reportCount }
+
+    public init(targetType: ReportTargetType, targetId: String, reportCount: Int) {
+        self.targetType = targetType
+        self.targetId = targetId
+        self.reportCount = reportCount
+    }
+}
+
+/// `user.blocked`: feed hides each from the other; streak breaks their streak.
+public struct UserBlocked: DomainEvent, Equatable {
+    public static let eventType: EventType = "user.blocked"
+    public var blockerId: String
+    public var blockedId: String
+
+    enum CodingKeys: String, CodingKey { case blockerId, blockedId }
+
+    public init(blockerId: String, blockedId: String) {
+        self.blockerId = blockerId
+        self.blockedId = blockedId
+    }
+}
+
+/// `user.unblocked`: the block is lifted (a broken streak stays broken).
+public struct UserUnblocked: DomainEvent, Equatable {
+    public static let eventType: EventType = "user.unblocked"
+    public var blockerId: String
+    public var blockedId: String
+
+    enum CodingKeys: String, CodingKey { case blockerId, blockedId }
+
+    public init(blockerId: String, blockedId: String) {
+        self.blockerId = blockerId
+        self.blockedId = blockedId
+    }
+}
