@@ -193,6 +193,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: testSettings
@@ -220,6 +221,26 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            swiftSettings: testSettings
+        ),
+        .testTarget(
+            name: "DomainServiceTests",
+            dependencies: [
+                "MediaService", "FeedService", "StreakService", "AlertsService", "ModerationService", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: testSettings
+        ),
+        .testTarget(
+            name: "ContractTests",
+            dependencies: [
+                "AuthService", "MediaService", "FeedService", "StreakService", "AlertsService", "ModerationService",
+                "TestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            resources: [.copy("Interactions")],
             swiftSettings: testSettings
         ),
         .testTarget(

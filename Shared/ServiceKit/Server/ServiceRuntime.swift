@@ -22,11 +22,15 @@ public struct ServiceRuntime: Sendable {
     public let tls: TLSMaterial
     public let client: InternalClient
     public let metrics: PrometheusCollectorRegistry
+    /// Where token verifiers get auth's public keys (auth's JWKS over mutual TLS by default).
+    let keySource: (any PublicKeySource)?
 
-    /// Reads the shared settings and loads the TLS material of executable `name`.
+    /// Reads the shared settings and loads the TLS material of executable `name`. Tests that
+    /// run a service without auth pass their own `keySource`.
     public init(
         name: ServiceName, reader: ConfigReader, clock: any WallClock = SystemClock(),
-        entropy: any Entropy = SystemEntropy(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+        entropy: any Entropy = SystemEntropy(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        keySource: (any PublicKeySource)? = nil
     ) throws {
         let settings = try ServiceSettings(name: name, reader: reader)
         var logger = Logger(label: name.rawValue)
@@ -38,6 +42,7 @@ public struct ServiceRuntime: Sendable {
         self.tls = try TLSMaterial(paths: settings.pki)
         self.client = InternalClient(tls: tls, settings: settings)
         self.metrics = metrics
+        self.keySource = keySource
     }
 
     /// This service's database at `<data.dir>/<name>/<name>.sqlite`, migrated.
@@ -49,7 +54,7 @@ public struct ServiceRuntime: Sendable {
     /// A token verifier that fetches auth's keys over mutual TLS.
     public func makeTokenVerifier(source: (any PublicKeySource)? = nil) -> TokenVerifier {
         TokenVerifier(
-            source: source ?? RemoteKeySource(client: client), issuer: settings.tokenIssuer,
+            source: source ?? keySource ?? RemoteKeySource(client: client), issuer: settings.tokenIssuer,
             audience: settings.tokenAudience, clock: clock, cacheSize: settings.tokenCacheSize, logger: logger)
     }
 

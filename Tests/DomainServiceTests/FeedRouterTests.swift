@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import FeedService
+
+@Suite struct FeedRouterTests {
+    static let alice = "00000000-0000-4000-8000-00000000000a"
+    static let bob = "00000000-0000-4000-8000-00000000000b"
+    static let carol = "00000000-0000-4000-8000-00000000000c"
+
+    /// Media as the fake media service knows it: one ready photo per id below.
+    static func media(_ index: Int, owner: String, status: MediaStatus = .ready) -> MediaSummary {
+        MediaSummary(
+            id: String(format: "10000000-0000-4000-8000-%012d", index), ownerId: owner, contentType: "image/jpeg",
+            status: status)
+    }
+
+    static let library: [MediaSummary] =
+        (1...40).map { media($0, owner: alice) } + (41...50).map { media($0, owner: carol) } + [
+            media(99, owner: alice, status: .rejected)
+        ]
+
+    func withFeed(
+        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let harness = try ServiceHarness(.feed)
+        let fake = Lookup<MediaSummary>.fixed(Dictionary(uniqueKeysWithValues: Self.library.map { ($0.id, $0) }))
+        let parts = try await FeedService.buildRouter(
+            runtime: harness.runtime, reader: harness.reader, dependencies: FeedDependencies(media: fake))
+        try await harness.test(parts) { client in try await body(harness, client) }
+    }
+
+    func create(
+        _ client: some TestClientProtocol, token: String, media: Int, lat: Double = 48.8566, lon: Double = 2.3522
+    ) async throws -> Post {
+        let response = try await client.post(
+            "/v1/posts",
+            CreatePostRequest(mediaId: Self.media(media, owner: "").id, caption: "#\(media)", latitude: lat, longitude: lon),
+            token: token)
+        #expect(response.status == .created)
+        return try response.json(Post.self)
+    }
+
+    @Test func postingNeedsYourOwnReadyMediaAndValidInput() async throws {
+        try await withFeed { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            let post = try await create(client, token: token, media: 1)
+            #expect(post.authorId == Self.alice)
+            #expect(post.caption == "#1")
+            #expect(try harness.outboxEvents(MediaAttached.self) == [
+                MediaAttached(mediaId: post.mediaId, ownerId: Self.alice, visibility: .public, referenceType: "post", referenceId: post.id)
+            ])
+
+            struct Loose: Encodable {
+                var mediaId: String? = FeedRouterTests.media(2, owner: "").id
+                var latitude: Double? = 10
+                var longitude: Double? = 10
+                var caption: String?
+            }
+            let bad: [(Loose, HTTPResponse.Status, ErrorCode)] = [
+                (Loose(mediaId: nil), .badRequest, .malformedRequest),
+                (Loose(latitude: nil), .badRequest, .malformedRequest),
+                (Loose(latitude: 90.5), .badRequest, .validationFailed),
+                (Loose(longitude: -180.01), .badRequest, .validationFailed),
+                (Loose(mediaId: "photo-1"), .badRequest, .validationFailed),
+                (Loose(caption: String(repeating: "x", count: 501)), .badRequest, .validationFailed),
+                (Loose(mediaId: Self.media(77, owner: "").id), .notFound, .notFound),
+                (Loose(mediaId: Self.media(41, owner: "").id), .notFound, .notFound),
+                (Loose(mediaId: Self.media(99, owner: "").id), .conflict, .conflict),
+            ]
+            for (body, status, code) in bad {
+                let response = try await client.post("/v1/posts", body, token: token)
+                #expect(response.status == status, "\(body)")
+                #expect(response.error?.code == code, "\(body)")
+            }
+            let wrongType = try await client.execute(
+                uri: "/v1/posts", method: .post,
+                headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                body: .init(string: #"{"mediaId":"x","latitude":"north","longitude":2}"#))
+            #expect(wrongType.error?.code == .malformedRequest)
+            #expect(try harness.outboxTypes() == ["media.attached"])
+        }
+    }
+
+    @Test func theScoreIsRightAfterAnySequenceOfVotes() async throws {
+        try await withFeed { harness, client in
+            let post = try await create(client, token: try await harness.token(for: Self.alice), media: 1)
+            let voters = (0..<6).map { String(format: "20000000-0000-4000-8000-%012d", $0) }
+            var tokens: [String: String] = [:]
+            for voter in voters { tokens[voter] = try await harness.token(for: voter) }
+            var random = SystemRandomNumberGenerator()
+            var current: [String: VoteValue] = [:]
+            for _ in 0..<120 {
+                let voter = voters.randomElement(using: &random)!
+                let value = [VoteValue.up, .down, nil].randomElement(using: &random)!
+                let response =
+                    if let value {
+                        try await client.send(.put, "/v1/posts/\(post.id)/vote", VoteRequest(value: value), token: tokens[voter])
+                    } else {
+                        try await client.request(.delete, "/v1/posts/\(post.id)/vote", token: tokens[voter])
+                    }
+                current[voter] = value
+                let answered = try response.json(Post.self)
+                #expect(answered.myVote == value)
+                #expect(answered.upvotes == current.values.filter { $0 == .up }.count)
+                #expect(answered.downvotes == current.values.filter { $0 == .down }.count)
+                #expect(answered.score == answered.upvotes - answered.downvotes)
+            }
+            let stored = try await harness.database().read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM vote WHERE post_id = ?", arguments: [post.id])
+            }
+            #expect(stored == current.values.count)
+            let badVote = try await client.execute(
+                uri: "/v1/posts/\(post.id)/vote", method: .put,
+                headers: [.authorization: "Bearer \(tokens[voters[0]]!)", .contentType: "application/json"],
+                body: .init(string: #"{"value":"sideways"}"#))
+            #expect(badVote.status == .badRequest)
+            let unknown = try await client.send(
+                .put, "/v1/posts/\(Self.bob)/vote", VoteRequest(value: .up), token: tokens[voters[0]])
+            #expect(unknown.status == .notFound)
+        }
+    }
+
+    @Test func nearbyListsEachPostInRangeOnceNewestFirst() async throws {
+        try await withFeed { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            let center = (lat: 40.7128, lon: -74.0060)
+            var inside: [String] = []
+            for index in 1...30 {
+                harness.clock.advance(by: 1)
+                // Every third post is about 11 km north: outside a 5 km radius.
+                let far = index % 3 == 0
+                let post = try await create(
+                    client, token: token, media: index, lat: center.lat + (far ? 0.1 : Double(index) * 0.0005),
+                    lon: center.lon)
+                if !far { inside.append(post.id) }
+            }
+            let reader = try await harness.token(for: Self.bob)
+            var seen: [String] = []
+            var cursor: String?
+            repeat {
+                let query = "/v1/feed/nearby?lat=\(center.lat)&lon=\(center.lon)&radius_m=5000&limit=7"
+                    + (cursor.map { "&cursor=\($0)" } ?? "")
+                let page = try await client.get(query, token: reader).json(Page<Post>.self)
+                #expect(page.items.allSatisfy { ($0.distanceM ?? .infinity) <= 5000 })
+                seen += page.items.map(\.id)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen == inside.reversed())
+
+            for query in [
+                "lat=91&lon=0&radius_m=10", "lat=0&lon=181&radius_m=10", "lat=0&lon=0&radius_m=0",
+                "lat=0&lon=0&radius_m=60000", "lon=0&radius_m=10", "lat=x&lon=0&radius_m=10",
+                "lat=0&lon=0&radius_m=10&cursor=bogus", "lat=0&lon=0&radius_m=10&limit=0",
+            ] {
+                let response = try await client.get("/v1/feed/nearby?\(query)", token: reader)
+                #expect(response.status == .badRequest, "\(query)")
+            }
+        }
+    }
+
+    @Test func hiddenPostsAndBlockedAuthorsLeaveTheFeed() async throws {
+        try await withFeed { harness, client in
+            let aliceToken = try await harness.token(for: Self.alice)
+            let bobToken = try await harness.token(for: Self.bob)
+            let carolToken = try await harness.token(for: Self.carol)
+            let alicePost = try await create(client, token: aliceToken, media: 1)
+            let carolPost = try await create(client, token: carolToken, media: 41)
+            func nearby(_ token: String) async throws -> Set<String> {
+                Set(try await client.get("/v1/feed/nearby?lat=48.8566&lon=2.3522&radius_m=100", token: token)
+                    .json(Page<Post>.self).items.map(\.id))
+            }
+            #expect(try await nearby(bobToken) == [alicePost.id, carolPost.id])
+
+            // What `content.hidden` and `user.blocked` do, applied the way the inbox applies them.
+            try await harness.database().write { db in
+                try FeedStore.hide(ContentHidden(targetType: .post, targetId: alicePost.id, reportCount: 3), at: Date(), in: db)
+                try FeedStore.block(UserBlocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
+            }
+            #expect(try await nearby(bobToken).isEmpty)
+            #expect(try await nearby(carolToken) == [carolPost.id])
+            #expect(try await client.get("/v1/posts/\(alicePost.id)", token: bobToken).status == .notFound)
+            #expect(try await client.get("/v1/posts/\(alicePost.id)", token: aliceToken).status == .ok)
+            #expect(try await client.send(.put, "/v1/posts/\(alicePost.id)/vote", VoteRequest(value: .up), token: aliceToken).status == .notFound)
+            #expect(try await client.get("/v1/posts/\(carolPost.id)", token: bobToken).status == .notFound)
+            #expect(try await client.get("/v1/posts/\(Self.bob)", token: bobToken).status == .notFound)
+
+            try await harness.database().write { db in
+                try FeedStore.unblock(UserUnblocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
+            }
+            #expect(try await nearby(bobToken) == [carolPost.id])
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import MediaService
+
+@Suite struct MediaRouterTests {
+    static let alice = "00000000-0000-4000-8000-00000000000a"
+    static let bob = "00000000-0000-4000-8000-00000000000b"
+
+    func withMedia(
+        _ config: [String: String] = [:], _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let harness = try ServiceHarness(.media, config: config)
+        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in try await body(harness, client) }
+    }
+
+    func upload(_ client: some TestClientProtocol, _ bytes: Data, type: String?, token: String) async throws -> TestResponse {
+        var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+        if let type { headers[.contentType] = type }
+        return try await client.execute(uri: "/v1/media", method: .post, headers: headers, body: ByteBuffer(bytes: bytes))
+    }
+
+    /// Files in the blob store, temporary ones included.
+    func storedFiles(_ harness: ServiceHarness) -> [String] {
+        let root = harness.directory.url.appendingPathComponent("media/blobs")
+        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+        return (enumerator?.allObjects as? [URL] ?? []).filter { !$0.hasDirectoryPath }.map(\.lastPathComponent)
+    }
+
+    @Test func theTypeComesFromTheBytesAndTheHashIsRecorded() async throws {
+        try await withMedia { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            for (bytes, claim, type) in [
+                (TestImages.jpeg(), "image/jpeg", "image/jpeg"), (TestImages.png(), nil, "image/png"),
+                (TestImages.heic(), "image/heif", "image/heic"), (TestImages.jpeg(seed: 2), "application/octet-stream", "image/jpeg"),
+            ] as [(Data, String?, String)] {
+                let response = try await upload(client, bytes, type: claim, token: token)
+                #expect(response.status == .created)
+                let media = try response.json(MediaObject.self)
+                #expect(media.contentType == type)
+                #expect(media.sha256 == Hex.encode(SHA256.hash(data: bytes)))
+                #expect(media.byteSize == bytes.count)
+                #expect(media.visibility == .private)
+                #expect(media.status == .ready)
+            }
+        }
+    }
+
+    @Test func refusedUploadsLeaveNothingBehind() async throws {
+        try await withMedia(["media.maxPhotoBytes": "4096"]) { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            let cases: [(Data, String?, HTTPResponse.Status, ErrorCode)] = [
+                (TestImages.png(), "image/jpeg", .unsupportedMediaType, .unsupportedMediaType),
+                (Data("hello, this is not an image at all".utf8), nil, .unsupportedMediaType, .unsupportedMediaType),
+                (TestImages.jpeg(), "video/mp4", .unsupportedMediaType, .unsupportedMediaType),
+                (TestImages.jpeg(size: 8000), "image/jpeg", .contentTooLarge, .payloadTooLarge),
+                (Data(), "image/jpeg", .badRequest, .validationFailed),
+            ]
+            for (bytes, claim, status, code) in cases {
+                let response = try await upload(client, bytes, type: claim, token: token)
+                #expect(response.status == status, "\(claim ?? "-") \(bytes.count) bytes")
+                #expect(response.error?.code == code)
+            }
+            #expect(storedFiles(harness).isEmpty)
+            let count = try await harness.database().read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media") }
+            #expect(count == 0)
+        }
+    }
+
+    @Test func mediaIsPrivateToItsOwnerUntilReferenced() async throws {
+        try await withMedia { harness, client in
+            let aliceToken = try await harness.token(for: Self.alice)
+            let bobToken = try await harness.token(for: Self.bob)
+            let bytes = TestImages.jpeg(seed: 9)
+            let media = try await upload(client, bytes, type: "image/jpeg", token: aliceToken).json(MediaObject.self)
+            #expect(try await client.get("/v1/media/\(media.id)", token: bobToken).status == .notFound)
+            #expect(try await client.get("/v1/media/\(media.id)/content", token: bobToken).status == .notFound)
+            #expect(try await client.get("/v1/media/not-an-id", token: aliceToken).status == .notFound)
+            #expect(try await client.get("/v1/media/\(media.id)").status == .unauthorized)
+
+            let content = try await client.get("/v1/media/\(media.id)/content", token: aliceToken)
+            #expect(content.status == .ok)
+            #expect(Data(content.body.readableBytesView) == bytes)
+            #expect(content.headers[.contentType] == "image/jpeg")
+            let etag = try #require(content.headers[.eTag])
+            let again = try await client.execute(
+                uri: "/v1/media/\(media.id)/content", method: .get,
+                headers: [.authorization: "Bearer \(aliceToken)", .ifNoneMatch: etag])
+            #expect(again.status == .notModified)
+
+            // What a `media.attached` event does, applied the way the inbox applies it.
+            try await harness.database().write { db in
+                try MediaStore.attach(
+                    MediaAttached(mediaId: media.id, ownerId: Self.bob, visibility: .public, referenceType: "post", referenceId: "x"),
+                    in: db)
+            }
+            #expect(try await client.get("/v1/media/\(media.id)", token: bobToken).status == .notFound)
+            try await harness.database().write { db in
+                try MediaStore.attach(
+                    MediaAttached(mediaId: media.id, ownerId: Self.alice, visibility: .public, referenceType: "post", referenceId: "x"),
+                    in: db)
+            }
+            #expect(try await client.get("/v1/media/\(media.id)", token: bobToken).json(MediaObject.self).visibility == .public)
+        }
+    }
+
+    @Test func internalLookupsNeedAServiceCertificate() async throws {
+        try await withMedia { harness, client in
+            let response = try await client.get("/internal/media/\(Self.alice)")
+            #expect(response.status == .forbidden)
+            #expect(response.error?.code == .peerNotAllowed)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Configuration
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceKit
+
+/// Auth's public keys read straight from a test data directory, so that a service can verify
+/// tokens in process without auth running.
+public struct TestKeySource: PublicKeySource {
+    let directory: URL
+
+    public init(dataDirectory: URL) {
+        self.directory = SigningKeyStore.defaultDirectory(dataDirectory: dataDirectory)
+    }
+
+    public func fetchKeys() async throws -> JWKSDocument {
+        JWKSDocument(keys: try SigningKeyStore.load(from: directory).map { PublicJWK(x: $0.x, y: $0.y, kid: $0.kid) })
+    }
+}
+
+/// One service built in process the way its executable builds it, over a fresh data
+/// directory, with a manual clock and tokens signed by the directory's key.
+public struct ServiceHarness: Sendable {
+    public let directory: TestDataDirectory
+    public let runtime: ServiceRuntime
+    public let clock: ManualClock
+    public let reader: ConfigReader
+    let tokens: TestTokens
+
+    public init(_ name: ServiceName, config: [String: String] = [:], clock: ManualClock = ManualClock(Date())) throws {
+        let directory = try TestDataDirectory.make()
+        self.directory = directory
+        self.clock = clock
+        self.reader = directory.reader(config)
+        self.runtime = try ServiceRuntime(
+            name: name, reader: reader, clock: clock, keySource: TestKeySource(dataDirectory: directory.url))
+        self.tokens = try TestTokens(dataDirectory: directory.url)
+    }
+
+    /// A valid access token for `user`.
+    public func token(for user: String) async throws -> String {
+        try await tokens.signed(subject: user, issuedAt: clock.now())
+    }
+
+    /// Drives the router of `parts` in process, then removes the data directory.
+    public func test(
+        _ parts: ServiceParts, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        defer { directory.remove() }
+        let app = Application(router: parts.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.router, body)
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends JSON and returns the response.
+    public func post(
+        _ path: String, _ json: some Encodable, token: String? = nil, headers: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        try await send(.post, path, json, token: token, headers: headers)
+    }
+
+    /// Sends JSON with any method.
+    public func send(
+        _ method: HTTPRequest.Method, _ path: String, _ json: some Encodable, token: String? = nil,
+        headers: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await execute(
+            uri: path, method: method, headers: headers, body: ByteBuffer(bytes: try JSONCoding.encoder().encode(json)))
+    }
+
+    /// Sends a request without a body.
+    public func request(_ method: HTTPRequest.Method, _ path: String, token: String? = nil) async throws
+        -> TestResponse
+    {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await execute(uri: path, method: method, headers: headers)
+    }
+
+    public func get(_ path: String, token: String? = nil) async throws -> TestResponse {
+        try await request(.get, path, token: token)
+    }
+}
+
+extension TestResponse {
+    /// Decodes the JSON body.
+    public func json<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONCoding.decoder().decode(type, from: Data(body.readableBytesView))
+    }
+
+    /// The error envelope's body, if the response is an error.
+    public var error: ErrorBody? {
+        try? json(ErrorEnvelope.self).error
+    }
+}
+
+extension ServiceHarness {
+    /// The service's own database file, opened beside the running service (WAL allows it),
+    /// for tests that check stored state or apply an event the way the inbox does.
+    public func database() throws -> DatabaseQueue {
+        let file = try runtime.settings.ownDirectory().appendingPathComponent("\(runtime.settings.name.rawValue).sqlite")
+        return try DatabaseQueue(path: file.path)
+    }
+
+    /// The event types waiting in the service's outbox, oldest first.
+    public func outboxTypes() throws -> [String] {
+        try database().read { db in try String.fetchAll(db, sql: "SELECT type FROM kit_outbox_event ORDER BY seq") }
+    }
+
+    /// The payloads of the waiting events of type `Event`, oldest first.
+    public func outboxEvents<Event: DomainEvent>(_ type: Event.Type) throws -> [Event] {
+        try database().read { db in
+            try Data.fetchAll(
+                db, sql: "SELECT body FROM kit_outbox_event WHERE type = ? ORDER BY seq", arguments: [Event.eventType.rawValue]
+            ).map { try JSONCoding.decoder().decode(EventEnvelope<Event>.self, from: $0).payload }
+        }
+    }
+}
