@@ -32,6 +32,12 @@ public struct InternalResponse: Sendable {
     public var headers: HTTPHeaders
     public var body: ByteBuffer
 
+    public init(status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
     /// Decodes the body as JSON.
     public func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
         do {

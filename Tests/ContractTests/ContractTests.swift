@@ -1,0 +1,282 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import NIOCore
+import NIOHTTP1
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import AlertsService
+@testable import AuthService
+@testable import FeedService
+@testable import MediaService
+@testable import ModerationService
+@testable import StreakService
+
+/// Recorded interactions between services, replayed against the provider's real application
+/// (over mutual-TLS HTTP/2, as the consumer's certificate) and decoded by the consumer's own
+/// client code. If either side drifts from the recording, a test here fails.
+@Suite struct ContractTests {
+    struct LookupContract: Decodable {
+        struct Interaction: Decodable {
+            struct Request: Decodable {
+                var method: String
+                var path: String
+            }
+            struct Expected: Decodable {
+                var status: Int
+                var body: JSONValue?
+            }
+            var description: String
+            var state: String
+            var request: Request
+            var response: Expected
+        }
+        var provider: ServiceName
+        var path: String
+        var consumers: [ServiceName]
+        var interactions: [Interaction]
+    }
+
+    struct EventContract: Decodable {
+        var producer: ServiceName
+        var consumers: [ServiceName]
+        var envelope: JSONValue
+    }
+
+    static func load<T: Decodable>(_ file: String, as type: T.Type) throws -> T {
+        let url = try #require(Bundle.module.url(forResource: "Interactions/\(file)", withExtension: "json"))
+        return try JSONDecoder().decode(type, from: Data(contentsOf: url))
+    }
+
+    static let lookupFiles = ["media-lookup", "user-lookup", "post-lookup"]
+
+    // MARK: - Service-to-service calls
+
+    /// What each provider must hold for a recorded state, written straight into its database.
+    static let states: [String: @Sendable (Database) throws -> Void] = [
+        "media 5a1e0c3d-0000-4000-8000-000000000001 is a ready JPEG of user 0a1ce000-0000-4000-8000-000000000001": { db in
+            try db.execute(sql: """
+                INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
+                VALUES ('5a1e0c3d-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001', 'image/jpeg',
+                        10, '\(String(repeating: "ab", count: 32))', 'ready', 'private', '2026-11-22 10:00:00.000')
+                """)
+        },
+        "user 0a1ce000-0000-4000-8000-000000000001 is Alice": { db in
+            try db.execute(sql: """
+                INSERT INTO user (id, email, password_hash, display_name, created_at, updated_at)
+                VALUES ('0a1ce000-0000-4000-8000-000000000001', 'alice@example.com', 'x', 'Alice',
+                        '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
+                """)
+        },
+        "post 9057a000-0000-4000-8000-000000000001 by user 0a1ce000-0000-4000-8000-000000000001 is listed": { db in
+            try db.execute(sql: """
+                INSERT INTO post (id, author_id, media_id, latitude, longitude, created_at)
+                VALUES ('9057a000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
+                        '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000')
+                """)
+        },
+        "no media": { _ in }, "no users": { _ in }, "no posts": { _ in },
+    ]
+
+    @Test(arguments: lookupFiles) func theProviderAnswersAsRecorded(file: String) async throws {
+        let contract = try Self.load(file, as: LookupContract.self)
+        try await withRunningService(contract.provider) { service in
+            for interaction in contract.interactions {
+                let prepare = try #require(Self.states[interaction.state], "unknown state: \(interaction.state)")
+                try await service.database().write(prepare)
+                for consumer in contract.consumers {
+                    let response = try await service.call(interaction.request.method, interaction.request.path, as: consumer)
+                    #expect(response.status == interaction.response.status, "\(interaction.description) as \(consumer)")
+                    if let expected = interaction.response.body {
+                        #expect(try JSONValue(data: response.body) == expected, "\(interaction.description)")
+                    }
+                }
+                // Nobody else may ask.
+                let stranger = try await service.call(interaction.request.method, interaction.request.path, as: .gateway)
+                #expect(stranger.status == 403)
+            }
+        }
+    }
+
+    @Test(arguments: lookupFiles) func theConsumerReadsTheRecordedAnswers(file: String) throws {
+        let contract = try Self.load(file, as: LookupContract.self)
+        for interaction in contract.interactions {
+            let body = try interaction.response.body.map { try $0.data() } ?? Data()
+            let response = InternalResponse(
+                status: HTTPResponseStatus(statusCode: interaction.response.status), headers: [:],
+                body: ByteBuffer(bytes: body))
+            switch contract.provider {
+            case .media:
+                let value = try Lookup<MediaSummary>.interpret(response, from: .media)
+                #expect((value == nil) == (interaction.response.status == 404))
+                if let value { #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body) }
+            case .auth:
+                let value = try Lookup<UserSummary>.interpret(response, from: .auth)
+                #expect((value == nil) == (interaction.response.status == 404))
+                if let value { #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body) }
+            case .feed:
+                let value = try Lookup<PostSummary>.interpret(response, from: .feed)
+                #expect((value == nil) == (interaction.response.status == 404))
+                if let value { #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body) }
+            default:
+                Issue.record("no consumer client for \(contract.provider)")
+            }
+        }
+        // Anything but 200 and 404 is the provider failing, never a silent "not found".
+        let broken = InternalResponse(status: .internalServerError, headers: [:], body: ByteBuffer())
+        #expect(throws: ServiceError.self) { try Lookup<MediaSummary>.interpret(broken, from: .media) }
+    }
+
+    // MARK: - Events
+
+    @Test func everyEventInTheCatalogIsRecordedWithItsProducerAndConsumers() throws {
+        let events = try Self.load("events", as: [EventContract].self)
+        var recorded: [EventType: EventContract] = [:]
+        for event in events {
+            recorded[try EventType(rawValue: event.envelope.string("type"))] = event
+        }
+        #expect(Set(recorded.keys) == Set(EventCatalog.subscribers.keys))
+        for (type, event) in recorded {
+            #expect(EventCatalog.subscribers(of: type) == event.consumers, "\(type)")
+            #expect(EventCatalog.producers[type] == event.producer, "\(type)")
+            // The producer's contract type encodes exactly the recorded payload.
+            let payload = try event.envelope.member("payload").data()
+            let encoded = try Self.reencode(type, payload)
+            #expect(try JSONValue(data: encoded) == event.envelope.member("payload"), "\(type)")
+        }
+    }
+
+    static func reencode(_ type: EventType, _ payload: Data) throws -> Data {
+        func roundTrip<Event: DomainEvent>(_: Event.Type) throws -> Data {
+            try JSONCoding.encoder().encode(JSONCoding.decoder().decode(Event.self, from: payload))
+        }
+        switch type {
+        case MediaAttached.eventType: return try roundTrip(MediaAttached.self)
+        case FriendRequestSent.eventType: return try roundTrip(FriendRequestSent.self)
+        case FriendRequestAccepted.eventType: return try roundTrip(FriendRequestAccepted.self)
+        case ContentHidden.eventType: return try roundTrip(ContentHidden.self)
+        case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
+        case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
+        default: throw StackError("no contract type for \(type)")
+        }
+    }
+
+    /// What a consumer holds before an event and must hold after it.
+    struct Effect: Sendable {
+        var given: @Sendable (Database) throws -> Void = { _ in }
+        var then: @Sendable (Database) throws -> Bool
+    }
+
+    static let alice = "0a1ce000-0000-4000-8000-000000000001"
+    static let bob = "0b0b0000-0000-4000-8000-000000000001"
+
+    static let effects: [String: Effect] = [
+        "media.attached → media": Effect(
+            given: states["media 5a1e0c3d-0000-4000-8000-000000000001 is a ready JPEG of user \(alice)"]!,
+            then: { db in
+                try String.fetchOne(db, sql: "SELECT visibility FROM media") == "public"
+            }),
+        "friend_request.sent → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? AND type = 'friend_request'",
+                arguments: [alice]) == 1
+        }),
+        "friend_request.accepted → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? AND type = 'friend_accepted'",
+                arguments: [bob]) == 1
+        }),
+        "content.hidden → feed": Effect(
+            given: states["post 9057a000-0000-4000-8000-000000000001 by user \(alice) is listed"]!,
+            then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM post WHERE hidden_at IS NOT NULL") == 1 }),
+        "user.blocked → feed": Effect(then: { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block WHERE blocker_id = ? AND blocked_id = ?", arguments: [bob, alice]) == 1
+        }),
+        "user.blocked → streak": Effect(
+            given: { db in
+                try db.execute(sql: """
+                    INSERT INTO streak (id, user_a, user_b, status, created_at)
+                    VALUES ('57ea0000-0000-4000-8000-000000000001', ?, ?, 'active', '2026-11-22 10:00:00.000')
+                    """, arguments: [alice, bob])
+            },
+            then: { db in try String.fetchOne(db, sql: "SELECT status FROM streak") == "broken" }),
+        "user.unblocked → feed": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
+        "user.unblocked → streak": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
+    ]
+
+    @Test(arguments: [ServiceName.media, .feed, .streak, .alerts])
+    func theConsumerAppliesEachRecordedEventOnce(consumer: ServiceName) async throws {
+        let events = try Self.load("events", as: [EventContract].self).filter { $0.consumers.contains(consumer) }
+        #expect(!events.isEmpty)
+        try await withRunningService(consumer) { service in
+            for event in events {
+                let type = try event.envelope.string("type")
+                let effect = try #require(Self.effects["\(type) → \(consumer.rawValue)"], "no effect for \(type)")
+                try await service.database().write(effect.given)
+                let body = try event.envelope.data()
+                let stranger = try await service.call("POST", "/internal/events", as: .media == consumer ? .alerts : .media, body: body)
+                #expect(stranger.status == 403, "\(type) from the wrong producer")
+                let first = try await service.call("POST", "/internal/events", as: event.producer, body: body)
+                #expect(first.status == 200, "\(type): \(first.text)")
+                #expect(first.text.contains("applied"))
+                #expect(try await service.database().read(effect.then), "\(type) → \(consumer)")
+                let again = try await service.call("POST", "/internal/events", as: event.producer, body: body)
+                #expect(again.text.contains("duplicate"), "\(type)")
+            }
+        }
+    }
+
+    // MARK: - Running providers
+
+    struct RunningService {
+        let name: ServiceName
+        let directory: TestDataDirectory
+        let url: String
+
+        func database() throws -> DatabaseQueue {
+            try DatabaseQueue(path: directory.url.appendingPathComponent("\(name.rawValue)/\(name.rawValue).sqlite").path)
+        }
+
+        func call(_ method: String, _ path: String, as caller: ServiceName, body: Data? = nil) async throws -> FullResponse {
+            let client = try TestHTTP.client(dataDirectory: directory.url, identity: caller)
+            var headers: [(String, String)] = []
+            if body != nil { headers.append(("content-type", "application/json")) }
+            do {
+                let response = try await client.call(HTTPMethod(rawValue: method), url + path, bytes: body, headers: headers)
+                try await client.shutdown()
+                return response
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+        }
+    }
+
+    func withRunningService(_ name: ServiceName, _ body: (RunningService) async throws -> Void) async throws {
+        try await withTestDataDirectory { directory in
+            let port = try FreePort.next()
+            let reader = directory.reader(["http.port": "\(port)"])
+            let running: RunningApplication =
+                switch name {
+                case .auth: try await RunningApplication.start(AuthService.buildApplication(reader: reader))
+                case .media: try await RunningApplication.start(MediaService.buildApplication(reader: reader))
+                case .feed: try await RunningApplication.start(FeedService.buildApplication(reader: reader))
+                case .streak: try await RunningApplication.start(StreakService.buildApplication(reader: reader))
+                case .alerts: try await RunningApplication.start(AlertsService.buildApplication(reader: reader))
+                case .moderation: try await RunningApplication.start(ModerationService.buildApplication(reader: reader))
+                default: throw StackError("\(name) is not a service")
+                }
+            let service = RunningService(name: name, directory: directory, url: "https://127.0.0.1:\(port)")
+            do {
+                #expect(await eventually { (try? await service.call("GET", "/health/live", as: .pinhole))?.status == 200 })
+                try await body(service)
+            } catch {
+                await running.stop()
+                throw error
+            }
+            await running.stop()
+        }
+    }
+}
