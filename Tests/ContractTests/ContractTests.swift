@@ -56,26 +56,30 @@ import Testing
 
     /// What each provider must hold for a recorded state, written straight into its database.
     static let states: [String: @Sendable (Database) throws -> Void] = [
-        "media 5a1e0c3d-0000-4000-8000-000000000001 is a ready JPEG of user 0a1ce000-0000-4000-8000-000000000001": { db in
-            try db.execute(sql: """
-                INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
-                VALUES ('5a1e0c3d-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001', 'image/jpeg',
-                        10, '\(String(repeating: "ab", count: 32))', 'ready', 'private', '2026-11-22 10:00:00.000')
-                """)
+        "media 5a1e0c3d-0000-4000-8000-000000000001 is a ready JPEG of user 0a1ce000-0000-4000-8000-000000000001": {
+            db in
+            try db.execute(
+                sql: """
+                    INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
+                    VALUES ('5a1e0c3d-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001', 'image/jpeg',
+                            10, '\(String(repeating: "ab", count: 32))', 'ready', 'private', '2026-11-22 10:00:00.000')
+                    """)
         },
         "user 0a1ce000-0000-4000-8000-000000000001 is Alice": { db in
-            try db.execute(sql: """
-                INSERT INTO user (id, email, password_hash, display_name, created_at, updated_at)
-                VALUES ('0a1ce000-0000-4000-8000-000000000001', 'alice@example.com', 'x', 'Alice',
-                        '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO user (id, email, password_hash, display_name, created_at, updated_at)
+                    VALUES ('0a1ce000-0000-4000-8000-000000000001', 'alice@example.com', 'x', 'Alice',
+                            '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
+                    """)
         },
         "post 9057a000-0000-4000-8000-000000000001 by user 0a1ce000-0000-4000-8000-000000000001 is listed": { db in
-            try db.execute(sql: """
-                INSERT INTO post (id, author_id, media_id, latitude, longitude, created_at)
-                VALUES ('9057a000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
-                        '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000')
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO post (id, author_id, media_id, latitude, longitude, created_at)
+                    VALUES ('9057a000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
+                            '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000')
+                    """)
         },
         "no media": { _ in }, "no users": { _ in }, "no posts": { _ in },
     ]
@@ -87,14 +91,16 @@ import Testing
                 let prepare = try #require(Self.states[interaction.state], "unknown state: \(interaction.state)")
                 try await service.database().write(prepare)
                 for consumer in contract.consumers {
-                    let response = try await service.call(interaction.request.method, interaction.request.path, as: consumer)
+                    let response = try await service.call(
+                        interaction.request.method, interaction.request.path, as: consumer)
                     #expect(response.status == interaction.response.status, "\(interaction.description) as \(consumer)")
                     if let expected = interaction.response.body {
                         #expect(try JSONValue(data: response.body) == expected, "\(interaction.description)")
                     }
                 }
                 // Nobody else may ask.
-                let stranger = try await service.call(interaction.request.method, interaction.request.path, as: .gateway)
+                let stranger = try await service.call(
+                    interaction.request.method, interaction.request.path, as: .gateway)
                 #expect(stranger.status == 403)
             }
         }
@@ -111,15 +117,21 @@ import Testing
             case .media:
                 let value = try Lookup<MediaSummary>.interpret(response, from: .media)
                 #expect((value == nil) == (interaction.response.status == 404))
-                if let value { #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body) }
+                if let value {
+                    #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body)
+                }
             case .auth:
                 let value = try Lookup<UserSummary>.interpret(response, from: .auth)
                 #expect((value == nil) == (interaction.response.status == 404))
-                if let value { #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body) }
+                if let value {
+                    #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body)
+                }
             case .feed:
                 let value = try Lookup<PostSummary>.interpret(response, from: .feed)
                 #expect((value == nil) == (interaction.response.status == 404))
-                if let value { #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body) }
+                if let value {
+                    #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body)
+                }
             default:
                 Issue.record("no consumer client for \(contract.provider)")
             }
@@ -192,14 +204,17 @@ import Testing
             given: states["post 9057a000-0000-4000-8000-000000000001 by user \(alice) is listed"]!,
             then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM post WHERE hidden_at IS NOT NULL") == 1 }),
         "user.blocked → feed": Effect(then: { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block WHERE blocker_id = ? AND blocked_id = ?", arguments: [bob, alice]) == 1
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM block WHERE blocker_id = ? AND blocked_id = ?", arguments: [bob, alice])
+                == 1
         }),
         "user.blocked → streak": Effect(
             given: { db in
-                try db.execute(sql: """
-                    INSERT INTO streak (id, user_a, user_b, status, created_at)
-                    VALUES ('57ea0000-0000-4000-8000-000000000001', ?, ?, 'active', '2026-11-22 10:00:00.000')
-                    """, arguments: [alice, bob])
+                try db.execute(
+                    sql: """
+                        INSERT INTO streak (id, user_a, user_b, status, created_at)
+                        VALUES ('57ea0000-0000-4000-8000-000000000001', ?, ?, 'active', '2026-11-22 10:00:00.000')
+                        """, arguments: [alice, bob])
             },
             then: { db in try String.fetchOne(db, sql: "SELECT status FROM streak") == "broken" }),
         "user.unblocked → feed": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
@@ -216,7 +231,8 @@ import Testing
                 let effect = try #require(Self.effects["\(type) → \(consumer.rawValue)"], "no effect for \(type)")
                 try await service.database().write(effect.given)
                 let body = try event.envelope.data()
-                let stranger = try await service.call("POST", "/internal/events", as: .media == consumer ? .alerts : .media, body: body)
+                let stranger = try await service.call(
+                    "POST", "/internal/events", as: .media == consumer ? .alerts : .media, body: body)
                 #expect(stranger.status == 403, "\(type) from the wrong producer")
                 let first = try await service.call("POST", "/internal/events", as: event.producer, body: body)
                 #expect(first.status == 200, "\(type): \(first.text)")
@@ -236,15 +252,19 @@ import Testing
         let url: String
 
         func database() throws -> DatabaseQueue {
-            try DatabaseQueue(path: directory.url.appendingPathComponent("\(name.rawValue)/\(name.rawValue).sqlite").path)
+            try DatabaseQueue(
+                path: directory.url.appendingPathComponent("\(name.rawValue)/\(name.rawValue).sqlite").path)
         }
 
-        func call(_ method: String, _ path: String, as caller: ServiceName, body: Data? = nil) async throws -> FullResponse {
+        func call(
+            _ method: String, _ path: String, as caller: ServiceName, body: Data? = nil
+        ) async throws -> FullResponse {
             let client = try TestHTTP.client(dataDirectory: directory.url, identity: caller)
             var headers: [(String, String)] = []
             if body != nil { headers.append(("content-type", "application/json")) }
             do {
-                let response = try await client.call(HTTPMethod(rawValue: method), url + path, bytes: body, headers: headers)
+                let response = try await client.call(
+                    HTTPMethod(rawValue: method), url + path, bytes: body, headers: headers)
                 try await client.shutdown()
                 return response
             } catch {
@@ -270,7 +290,8 @@ import Testing
                 }
             let service = RunningService(name: name, directory: directory, url: "https://127.0.0.1:\(port)")
             do {
-                #expect(await eventually { (try? await service.call("GET", "/health/live", as: .pinhole))?.status == 200 })
+                #expect(
+                    await eventually { (try? await service.call("GET", "/health/live", as: .pinhole))?.status == 200 })
                 try await body(service)
             } catch {
                 await running.stop()

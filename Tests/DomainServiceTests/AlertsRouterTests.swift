@@ -16,7 +16,8 @@ import Testing
     func deliver(_ harness: ServiceHarness, id: UUID, from: String, to: String, at date: Date) async throws {
         let envelope = EventEnvelope(
             id: id, type: FriendRequestSent.eventType, source: .streak, occurredAt: date,
-            payload: FriendRequestSent(requestId: UUID().uuidString.lowercased(), fromUserId: from, fromDisplayName: "Bob", toUserId: to))
+            payload: FriendRequestSent(
+                requestId: UUID().uuidString.lowercased(), fromUserId: from, fromDisplayName: "Bob", toUserId: to))
         try await harness.database().write { db in try AlertsStore.friendRequestSent(envelope, in: db) }
     }
 
@@ -31,12 +32,15 @@ import Testing
             for index in 0..<25 {
                 let id = UUID()
                 ids.append(id)
-                try await deliver(harness, id: id, from: Self.bob, to: Self.alice, at: start.addingTimeInterval(Double(index)))
+                try await deliver(
+                    harness, id: id, from: Self.bob, to: Self.alice, at: start.addingTimeInterval(Double(index)))
             }
             // The same event delivered again makes no second notification.
             try await deliver(harness, id: ids[0], from: Self.bob, to: Self.alice, at: start)
-            #expect(try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 25)
-            #expect(try await client.get("/v1/notifications/unread-count", token: bob).json(UnreadCount.self).count == 0)
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 25)
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: bob).json(UnreadCount.self).count == 0)
 
             var listed: [AppNotification] = []
             var cursor: String?
@@ -48,15 +52,23 @@ import Testing
                 cursor = page.nextCursor
             } while cursor != nil
             #expect(listed.map(\.id) == ids.reversed().map { $0.uuidString.lowercased() })
-            #expect(listed.allSatisfy { $0.type == .friendRequest && $0.body == "Bob wants to be friends" && $0.readAt == nil })
+            #expect(
+                listed.allSatisfy {
+                    $0.type == .friendRequest && $0.body == "Bob wants to be friends" && $0.readAt == nil
+                })
 
             let first = listed[0].id
             #expect(try await client.request(.post, "/v1/notifications/\(first)/read", token: bob).status == .notFound)
-            let read = try await client.request(.post, "/v1/notifications/\(first)/read", token: alice).json(AppNotification.self)
+            let read = try await client.request(.post, "/v1/notifications/\(first)/read", token: alice).json(
+                AppNotification.self)
             #expect(read.readAt != nil)
-            #expect(try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 24)
-            #expect(try await client.request(.post, "/v1/notifications/read-all", token: alice).json(MarkedRead.self).updated == 24)
-            #expect(try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 0)
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 24)
+            #expect(
+                try await client.request(.post, "/v1/notifications/read-all", token: alice).json(MarkedRead.self)
+                    .updated == 24)
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 0)
             #expect(try await client.request(.post, "/v1/notifications/nope/read", token: alice).status == .notFound)
             #expect(try await client.get("/v1/notifications?cursor=zzz", token: alice).status == .badRequest)
             #expect(try await client.get("/v1/notifications").status == .unauthorized)

@@ -40,7 +40,8 @@ import Testing
     ) async throws -> Post {
         let response = try await client.post(
             "/v1/posts",
-            CreatePostRequest(mediaId: Self.media(media, owner: "").id, caption: "#\(media)", latitude: lat, longitude: lon),
+            CreatePostRequest(
+                mediaId: Self.media(media, owner: "").id, caption: "#\(media)", latitude: lat, longitude: lon),
             token: token)
         #expect(response.status == .created)
         return try response.json(Post.self)
@@ -52,9 +53,12 @@ import Testing
             let post = try await create(client, token: token, media: 1)
             #expect(post.authorId == Self.alice)
             #expect(post.caption == "#1")
-            #expect(try harness.outboxEvents(MediaAttached.self) == [
-                MediaAttached(mediaId: post.mediaId, ownerId: Self.alice, visibility: .public, referenceType: "post", referenceId: post.id)
-            ])
+            #expect(
+                try harness.outboxEvents(MediaAttached.self) == [
+                    MediaAttached(
+                        mediaId: post.mediaId, ownerId: Self.alice, visibility: .public, referenceType: "post",
+                        referenceId: post.id)
+                ])
 
             struct Loose: Encodable {
                 var mediaId: String? = FeedRouterTests.media(2, owner: "").id
@@ -100,7 +104,8 @@ import Testing
                 let value = [VoteValue.up, .down, nil].randomElement(using: &random)!
                 let response =
                     if let value {
-                        try await client.send(.put, "/v1/posts/\(post.id)/vote", VoteRequest(value: value), token: tokens[voter])
+                        try await client.send(
+                            .put, "/v1/posts/\(post.id)/vote", VoteRequest(value: value), token: tokens[voter])
                     } else {
                         try await client.request(.delete, "/v1/posts/\(post.id)/vote", token: tokens[voter])
                     }
@@ -144,7 +149,8 @@ import Testing
             var seen: [String] = []
             var cursor: String?
             repeat {
-                let query = "/v1/feed/nearby?lat=\(center.lat)&lon=\(center.lon)&radius_m=5000&limit=7"
+                let query =
+                    "/v1/feed/nearby?lat=\(center.lat)&lon=\(center.lon)&radius_m=5000&limit=7"
                     + (cursor.map { "&cursor=\($0)" } ?? "")
                 let page = try await client.get(query, token: reader).json(Page<Post>.self)
                 #expect(page.items.allSatisfy { ($0.distanceM ?? .infinity) <= 5000 })
@@ -172,21 +178,26 @@ import Testing
             let alicePost = try await create(client, token: aliceToken, media: 1)
             let carolPost = try await create(client, token: carolToken, media: 41)
             func nearby(_ token: String) async throws -> Set<String> {
-                Set(try await client.get("/v1/feed/nearby?lat=48.8566&lon=2.3522&radius_m=100", token: token)
-                    .json(Page<Post>.self).items.map(\.id))
+                Set(
+                    try await client.get("/v1/feed/nearby?lat=48.8566&lon=2.3522&radius_m=100", token: token)
+                        .json(Page<Post>.self).items.map(\.id))
             }
             #expect(try await nearby(bobToken) == [alicePost.id, carolPost.id])
 
             // What `content.hidden` and `user.blocked` do, applied the way the inbox applies them.
             try await harness.database().write { db in
-                try FeedStore.hide(ContentHidden(targetType: .post, targetId: alicePost.id, reportCount: 3), at: Date(), in: db)
+                try FeedStore.hide(
+                    ContentHidden(targetType: .post, targetId: alicePost.id, reportCount: 3), at: Date(), in: db)
                 try FeedStore.block(UserBlocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
             }
             #expect(try await nearby(bobToken).isEmpty)
             #expect(try await nearby(carolToken) == [carolPost.id])
             #expect(try await client.get("/v1/posts/\(alicePost.id)", token: bobToken).status == .notFound)
             #expect(try await client.get("/v1/posts/\(alicePost.id)", token: aliceToken).status == .ok)
-            #expect(try await client.send(.put, "/v1/posts/\(alicePost.id)/vote", VoteRequest(value: .up), token: aliceToken).status == .notFound)
+            #expect(
+                try await client.send(
+                    .put, "/v1/posts/\(alicePost.id)/vote", VoteRequest(value: .up), token: aliceToken
+                ).status == .notFound)
             #expect(try await client.get("/v1/posts/\(carolPost.id)", token: bobToken).status == .notFound)
             #expect(try await client.get("/v1/posts/\(Self.bob)", token: bobToken).status == .notFound)
 

@@ -14,17 +14,21 @@ import Testing
     static let bob = "00000000-0000-4000-8000-00000000000b"
 
     func withMedia(
-        _ config: [String: String] = [:], _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
+        _ config: [String: String] = [:],
+        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let harness = try ServiceHarness(.media, config: config)
         let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
         try await harness.test(parts) { client in try await body(harness, client) }
     }
 
-    func upload(_ client: some TestClientProtocol, _ bytes: Data, type: String?, token: String) async throws -> TestResponse {
+    func upload(
+        _ client: some TestClientProtocol, _ bytes: Data, type: String?, token: String
+    ) async throws -> TestResponse {
         var headers: HTTPFields = [.authorization: "Bearer \(token)"]
         if let type { headers[.contentType] = type }
-        return try await client.execute(uri: "/v1/media", method: .post, headers: headers, body: ByteBuffer(bytes: bytes))
+        return try await client.execute(
+            uri: "/v1/media", method: .post, headers: headers, body: ByteBuffer(bytes: bytes))
     }
 
     /// Files in the blob store, temporary ones included.
@@ -39,7 +43,8 @@ import Testing
             let token = try await harness.token(for: Self.alice)
             for (bytes, claim, type) in [
                 (TestImages.jpeg(), "image/jpeg", "image/jpeg"), (TestImages.png(), nil, "image/png"),
-                (TestImages.heic(), "image/heif", "image/heic"), (TestImages.jpeg(seed: 2), "application/octet-stream", "image/jpeg"),
+                (TestImages.heic(), "image/heif", "image/heic"),
+                (TestImages.jpeg(seed: 2), "application/octet-stream", "image/jpeg"),
             ] as [(Data, String?, String)] {
                 let response = try await upload(client, bytes, type: claim, token: token)
                 #expect(response.status == .created)
@@ -69,7 +74,9 @@ import Testing
                 #expect(response.error?.code == code)
             }
             #expect(storedFiles(harness).isEmpty)
-            let count = try await harness.database().read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media") }
+            let count = try await harness.database().read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media")
+            }
             #expect(count == 0)
         }
     }
@@ -98,16 +105,22 @@ import Testing
             // What a `media.attached` event does, applied the way the inbox applies it.
             try await harness.database().write { db in
                 try MediaStore.attach(
-                    MediaAttached(mediaId: media.id, ownerId: Self.bob, visibility: .public, referenceType: "post", referenceId: "x"),
+                    MediaAttached(
+                        mediaId: media.id, ownerId: Self.bob, visibility: .public, referenceType: "post",
+                        referenceId: "x"),
                     in: db)
             }
             #expect(try await client.get("/v1/media/\(media.id)", token: bobToken).status == .notFound)
             try await harness.database().write { db in
                 try MediaStore.attach(
-                    MediaAttached(mediaId: media.id, ownerId: Self.alice, visibility: .public, referenceType: "post", referenceId: "x"),
+                    MediaAttached(
+                        mediaId: media.id, ownerId: Self.alice, visibility: .public, referenceType: "post",
+                        referenceId: "x"),
                     in: db)
             }
-            #expect(try await client.get("/v1/media/\(media.id)", token: bobToken).json(MediaObject.self).visibility == .public)
+            #expect(
+                try await client.get("/v1/media/\(media.id)", token: bobToken).json(MediaObject.self).visibility
+                    == .public)
         }
     }
 

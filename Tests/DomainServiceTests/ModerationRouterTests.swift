@@ -18,7 +18,8 @@ import Testing
         let harness = try ServiceHarness(.moderation)
         let dependencies = ModerationDependencies(
             posts: .fixed([Self.post: PostSummary(id: Self.post, authorId: Self.author, hidden: false)]),
-            users: .fixed(Dictionary(uniqueKeysWithValues: Self.people.map { ($0, UserSummary(id: $0, displayName: "x")) })))
+            users: .fixed(
+                Dictionary(uniqueKeysWithValues: Self.people.map { ($0, UserSummary(id: $0, displayName: "x")) })))
         let parts = try await ModerationService.buildRouter(
             runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
         try await harness.test(parts) { client in try await body(harness, client) }
@@ -47,13 +48,17 @@ import Testing
 
             for (index, reporter) in Self.people[1...4].enumerated() {
                 let token = try await harness.token(for: reporter)
-                let body = ReportCreate(targetType: .post, targetId: Self.post, reason: ReportReason.allCases[index % 4])
+                let body = ReportCreate(
+                    targetType: .post, targetId: Self.post, reason: ReportReason.allCases[index % 4])
                 #expect(try await client.post("/v1/reports", body, token: token).status == .created)
                 #expect(try await client.post("/v1/reports", body, token: token).status == .conflict)
                 let hidden = try harness.outboxEvents(ContentHidden.self)
                 #expect(hidden.count == (index >= 2 ? 1 : 0))
             }
-            #expect(try harness.outboxEvents(ContentHidden.self) == [ContentHidden(targetType: .post, targetId: Self.post, reportCount: 3)])
+            #expect(
+                try harness.outboxEvents(ContentHidden.self) == [
+                    ContentHidden(targetType: .post, targetId: Self.post, reportCount: 3)
+                ])
         }
     }
 
@@ -61,14 +66,23 @@ import Testing
         try await withModeration { harness, client in
             let me = try await harness.token(for: Self.people[1])
             let target = Self.people[2]
-            #expect(try await client.post("/v1/blocks", BlockCreate(userId: Self.people[1]), token: me).status == .badRequest)
-            #expect(try await client.post("/v1/blocks", BlockCreate(userId: "someone"), token: me).status == .badRequest)
+            #expect(
+                try await client.post("/v1/blocks", BlockCreate(userId: Self.people[1]), token: me).status
+                    == .badRequest)
+            #expect(
+                try await client.post("/v1/blocks", BlockCreate(userId: "someone"), token: me).status == .badRequest)
             #expect(try await client.post("/v1/blocks", BlockCreate(userId: Self.post), token: me).status == .notFound)
             #expect(try await client.post("/v1/blocks", BlockCreate(userId: target), token: me).status == .created)
             #expect(try await client.post("/v1/blocks", BlockCreate(userId: target), token: me).status == .ok)
-            #expect(try harness.outboxEvents(UserBlocked.self) == [UserBlocked(blockerId: Self.people[1], blockedId: target)])
-            #expect(try await client.get("/v1/blocks", token: me).json(Page<Block>.self).items.map(\.userId) == [target])
-            #expect(try await client.get("/v1/blocks", token: try await harness.token(for: target)).json(Page<Block>.self).items.isEmpty)
+            #expect(
+                try harness.outboxEvents(UserBlocked.self) == [
+                    UserBlocked(blockerId: Self.people[1], blockedId: target)
+                ])
+            #expect(
+                try await client.get("/v1/blocks", token: me).json(Page<Block>.self).items.map(\.userId) == [target])
+            #expect(
+                try await client.get("/v1/blocks", token: try await harness.token(for: target)).json(Page<Block>.self)
+                    .items.isEmpty)
             #expect(try await client.request(.delete, "/v1/blocks/\(target)", token: me).status == .noContent)
             #expect(try await client.request(.delete, "/v1/blocks/\(target)", token: me).status == .notFound)
             #expect(try harness.outboxTypes() == ["user.blocked", "user.unblocked"])

@@ -40,7 +40,9 @@ import Testing
 
     static func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
 
-    func befriend(_ harness: ServiceHarness, _ client: some TestClientProtocol, _ from: String, _ to: String) async throws
+    func befriend(
+        _ harness: ServiceHarness, _ client: some TestClientProtocol, _ from: String, _ to: String
+    ) async throws
         -> Streak
     {
         let request = try await client.post(
@@ -55,7 +57,8 @@ import Testing
         _ harness: ServiceHarness, _ client: some TestClientProtocol, _ user: String, day: Int, zone: String
     ) async throws -> TestResponse {
         try await client.post(
-            "/v1/snaps", SnapCreate(mediaId: Self.media(user, day), timeZone: zone), token: try await harness.token(for: user))
+            "/v1/snaps", SnapCreate(mediaId: Self.media(user, day), timeZone: zone),
+            token: try await harness.token(for: user))
     }
 
     @Test func friendRequestsAreCheckedAndNotifyByEvent() async throws {
@@ -68,31 +71,47 @@ import Testing
                 ("bob", .badRequest, .validationFailed),
             ]
             for (target, status, code) in cases {
-                let response = try await client.post("/v1/friends/requests", FriendRequestCreate(userId: target), token: alice)
+                let response = try await client.post(
+                    "/v1/friends/requests", FriendRequestCreate(userId: target), token: alice)
                 #expect(response.status == status)
                 #expect(response.error?.code == code)
             }
-            let sent = try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
+            let sent = try await client.post(
+                "/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
             #expect(sent.status == .created)
             let request = try sent.json(FriendRequest.self)
-            #expect(try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice).status == .conflict)
-            #expect(try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.alice), token: bob).status == .conflict)
-            #expect(try harness.outboxEvents(FriendRequestSent.self) == [
-                FriendRequestSent(requestId: request.id, fromUserId: Self.alice, fromDisplayName: "Alice", toUserId: Self.bob)
-            ])
-            let incoming = try await client.get("/v1/friends/requests?direction=incoming", token: bob).json(Page<FriendRequest>.self)
+            #expect(
+                try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
+                    .status == .conflict)
+            #expect(
+                try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.alice), token: bob)
+                    .status == .conflict)
+            #expect(
+                try harness.outboxEvents(FriendRequestSent.self) == [
+                    FriendRequestSent(
+                        requestId: request.id, fromUserId: Self.alice, fromDisplayName: "Alice", toUserId: Self.bob)
+                ])
+            let incoming = try await client.get("/v1/friends/requests?direction=incoming", token: bob).json(
+                Page<FriendRequest>.self)
             #expect(incoming.items.map(\.id) == [request.id])
-            #expect(try await client.get("/v1/friends/requests", token: alice).json(Page<FriendRequest>.self).items.isEmpty)
+            #expect(
+                try await client.get("/v1/friends/requests", token: alice).json(Page<FriendRequest>.self).items.isEmpty)
             #expect(try await client.get("/v1/friends/requests?direction=sideways", token: alice).status == .badRequest)
 
             // Only the recipient answers; an answered request cannot be answered again.
-            #expect(try await client.request(.post, "/v1/friends/requests/\(request.id)/accept", token: alice).status == .notFound)
+            #expect(
+                try await client.request(.post, "/v1/friends/requests/\(request.id)/accept", token: alice).status
+                    == .notFound)
             let streak = try await client.request(.post, "/v1/friends/requests/\(request.id)/accept", token: bob)
             #expect(streak.status == .ok)
             #expect(try streak.json(Streak.self).friendId == Self.alice)
-            #expect(try await client.request(.post, "/v1/friends/requests/\(request.id)/decline", token: bob).status == .conflict)
+            #expect(
+                try await client.request(.post, "/v1/friends/requests/\(request.id)/decline", token: bob).status
+                    == .conflict)
             #expect(try harness.outboxTypes() == ["friend_request.sent", "friend_request.accepted"])
-            #expect(try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice).status == .conflict)
+            #expect(
+                try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
+                    .status == .conflict)
         }
     }
 
@@ -108,7 +127,8 @@ import Testing
 
             // Twelve hours later it is the 11th in Los Angeles too: now the day is complete.
             harness.clock.advance(by: 12 * 3600)
-            let completed = try await snap(harness, client, Self.bob, day: 1, zone: "America/Los_Angeles").json(Snap.self)
+            let completed = try await snap(harness, client, Self.bob, day: 1, zone: "America/Los_Angeles").json(
+                Snap.self)
             #expect(completed.localDate == "2026-03-11")
             #expect(completed.streaks.map(\.count) == [1])
             #expect(try await snap(harness, client, Self.bob, day: 2, zone: "America/Los_Angeles").status == .conflict)
@@ -119,8 +139,10 @@ import Testing
                 _ = try await snap(harness, client, Self.alice, day: day, zone: "Asia/Tokyo")
                 _ = try await snap(harness, client, Self.bob, day: day, zone: "America/Los_Angeles")
             }
-            let month = try await client.get("/v1/streaks/\(streak.id)", token: try await harness.token(for: Self.alice))
-                .json(Streak.self)
+            let month = try await client.get(
+                "/v1/streaks/\(streak.id)", token: try await harness.token(for: Self.alice)
+            )
+            .json(Streak.self)
             #expect(month.count == 30)
             #expect(month.longestCount == 30)
             #expect(month.status == .active)
@@ -157,7 +179,8 @@ import Testing
         try await withStreak(at: Date()) { harness, client in
             let streak = try await befriend(harness, client, Self.alice, Self.bob)
             let pending = try await client.post(
-                "/v1/friends/requests", FriendRequestCreate(userId: Self.alice), token: try await harness.token(for: Self.carol)
+                "/v1/friends/requests", FriendRequestCreate(userId: Self.alice),
+                token: try await harness.token(for: Self.carol)
             ).json(FriendRequest.self)
             try await harness.database().write { db in
                 try StreakStore.block(UserBlocked(blockerId: Self.bob, blockedId: Self.alice), at: Date(), in: db)
@@ -165,8 +188,12 @@ import Testing
             }
             let alice = try await harness.token(for: Self.alice)
             #expect(try await client.get("/v1/streaks/\(streak.id)", token: alice).json(Streak.self).status == .broken)
-            #expect(try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice).status == .notFound)
-            #expect(try await client.request(.post, "/v1/friends/requests/\(pending.id)/accept", token: alice).status == .conflict)
+            #expect(
+                try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
+                    .status == .notFound)
+            #expect(
+                try await client.request(.post, "/v1/friends/requests/\(pending.id)/accept", token: alice).status
+                    == .conflict)
         }
     }
 }

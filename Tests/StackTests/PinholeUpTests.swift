@@ -44,6 +44,8 @@ import Testing
         #expect(await status.waitForExit() == 0)
         #expect(statusOutput.lines.filter { $0.contains(" ready ") }.count == 7, "\(statusOutput.lines)")
 
+        try await theReadmeWalkThroughWorks(gatewayPort: gatewayPort)
+
         // Children's pids, from the record `pinhole up` keeps for `status`.
         let record =
             try JSONSerialization.jsonObject(
@@ -59,5 +61,38 @@ import Testing
         for pid in pids {
             #expect(kill(pid, 0) != 0, "process \(pid) is still running")
         }
+    }
+
+    /// Runs the shell blocks of the README's walk-through, as pasted, against this stack, and
+    /// checks that each step answered what the README says it does.
+    func theReadmeWalkThroughWorks(gatewayPort: Int) async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section =
+            try #require(readme.components(separatedBy: "## Walk-through").dropFirst().first)
+            .components(separatedBy: "\n## ").first ?? ""
+        let blocks = section.components(separatedBy: "```sh\n").dropFirst().map {
+            $0.components(separatedBy: "```").first ?? ""
+        }
+        #expect(blocks.count == 2)
+        let script =
+            "cd '\(root.path)'\n"
+            + blocks.joined(separator: "\n").replacingOccurrences(
+                of: "G=http://127.0.0.1:8080", with: "G=http://127.0.0.1:\(gatewayPort)")
+        let output = LineCollector()
+        let bash = try ChildProcess(
+            name: "walk-through", executable: URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script],
+            environment: ProcessInfo.processInfo.environment, onLine: output.append)
+        await bash.waitForExit()
+        let text = output.lines.joined(separator: "\n")
+        for expected in [
+            #""accessToken":"#, #""displayName":"Alice""#, #""contentType":"image/jpeg""#, "UNSUPPORTED_MEDIA_TYPE",
+            #""myVote":"up","score":1"#, #""title":"New friend request""#, #""count":1"#, #""lastCompletedDate":"#,
+            #""reason":"spam""#, #""userId":"#,
+        ] {
+            #expect(text.contains(expected), "the walk-through printed no \(expected):\n\(text)")
+        }
+        #expect(output.lines.contains("404"), "the reported post was not hidden:\n\(text)")
     }
 }

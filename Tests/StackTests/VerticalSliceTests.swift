@@ -83,7 +83,8 @@ struct SliceFlow {
     }
 
     func upload(_ bytes: Data, as person: Person, claiming type: String = "image/jpeg") async throws -> MediaObject {
-        let response = try await acknowledged(.POST, "/v1/media", as: person, bytes: bytes, headers: [("content-type", type)])
+        let response = try await acknowledged(
+            .POST, "/v1/media", as: person, bytes: bytes, headers: [("content-type", type)])
         #expect(response.status == 201)
         return try response.decode(MediaObject.self)
     }
@@ -91,14 +92,16 @@ struct SliceFlow {
     func publish(_ media: MediaObject, as person: Person, caption: String, offset: Double = 0) async throws -> Post {
         let response = try await acknowledged(
             .POST, "/v1/posts", as: person,
-            json: CreatePostRequest(mediaId: media.id, caption: caption, latitude: here.lat + offset, longitude: here.lon),
+            json: CreatePostRequest(
+                mediaId: media.id, caption: caption, latitude: here.lat + offset, longitude: here.lon),
             headers: [("idempotency-key", "post-\(media.id)")])
         #expect(response.status == 201, "\(response.text)")
         return try response.decode(Post.self)
     }
 
     func nearby(as person: Person) async throws -> [Post] {
-        let response = try await call(.GET, "/v1/feed/nearby?lat=\(here.lat)&lon=\(here.lon)&radius_m=5000&limit=100", as: person)
+        let response = try await call(
+            .GET, "/v1/feed/nearby?lat=\(here.lat)&lon=\(here.lon)&radius_m=5000&limit=100", as: person)
         guard response.status == 200 else { return [] }
         return try response.decode(Page<Post>.self).items
     }
@@ -155,8 +158,12 @@ struct SliceFlow {
         #expect(try await eventually { try await call(.GET, "/v1/media/\(photo.id)", as: bob).status == 200 })
         let seen = try await nearby(as: bob)
         #expect(seen.map(\.id).contains(post.id))
-        #expect(try await call(.POST, "/v1/posts", as: bob, json: CreatePostRequest(
-            mediaId: photo.id, latitude: 1, longitude: 1)).status == 404)
+        #expect(
+            try await call(
+                .POST, "/v1/posts", as: bob,
+                json: CreatePostRequest(
+                    mediaId: photo.id, latitude: 1, longitude: 1)
+            ).status == 404)
 
         // Votes: one per user, changeable, removable; the score follows every change.
         let scores: [(Person, VoteValue?, Int)] = [
@@ -177,7 +184,8 @@ struct SliceFlow {
         let sent = try await call(.POST, "/v1/friends/requests", as: bob, json: FriendRequestCreate(userId: alice.id))
         #expect(sent.status == 201)
         let request = try sent.decode(FriendRequest.self)
-        #expect(try await eventually { try await notifications(of: alice).contains { $0.data["requestId"] == request.id } })
+        #expect(
+            try await eventually { try await notifications(of: alice).contains { $0.data["requestId"] == request.id } })
         #expect(try await call(.GET, "/v1/notifications/unread-count", as: alice).decode(UnreadCount.self).count == 1)
         let notice = try #require(try await notifications(of: alice).first)
         #expect(notice.type == .friendRequest)
@@ -193,29 +201,44 @@ struct SliceFlow {
 
         // Each snaps today; the count reaches 1 only when both have.
         let aliceSnap = try await upload(TestImages.jpeg(seed: 11), as: alice)
-        let first = try await call(.POST, "/v1/snaps", as: alice, json: SnapCreate(mediaId: aliceSnap.id, timeZone: "Europe/Paris"))
+        let first = try await call(
+            .POST, "/v1/snaps", as: alice, json: SnapCreate(mediaId: aliceSnap.id, timeZone: "Europe/Paris"))
         #expect(try first.decode(Snap.self).streaks.first?.count == 0)
         let bobSnap = try await upload(TestImages.jpeg(seed: 12), as: bob)
-        let second = try await call(.POST, "/v1/snaps", as: bob, json: SnapCreate(mediaId: bobSnap.id, timeZone: "Europe/Berlin"))
+        let second = try await call(
+            .POST, "/v1/snaps", as: bob, json: SnapCreate(mediaId: bobSnap.id, timeZone: "Europe/Berlin"))
         #expect(try second.decode(Snap.self).streaks.first?.count == 1)
         #expect(try await call(.GET, "/v1/streaks/\(streak.id)", as: alice).decode(Streak.self).count == 1)
-        #expect(try await call(.POST, "/v1/snaps", as: bob, json: SnapCreate(mediaId: aliceSnap.id, timeZone: "Europe/Berlin")).status == 404)
+        #expect(
+            try await call(
+                .POST, "/v1/snaps", as: bob, json: SnapCreate(mediaId: aliceSnap.id, timeZone: "Europe/Berlin")
+            ).status == 404)
 
         // 5. Three distinct users report the post: it is hidden, feed learns it from an event.
         for reporter in [carol, dave, erin] {
             let report = try await call(
-                .POST, "/v1/reports", as: reporter, json: ReportCreate(targetType: .post, targetId: post.id, reason: .spam))
+                .POST, "/v1/reports", as: reporter,
+                json: ReportCreate(targetType: .post, targetId: post.id, reason: .spam))
             #expect(report.status == 201)
         }
-        #expect(try await call(.POST, "/v1/reports", as: carol, json: ReportCreate(
-            targetType: .post, targetId: post.id, reason: .other)).status == 409)
-        #expect(try await call(.POST, "/v1/reports", as: alice, json: ReportCreate(
-            targetType: .post, targetId: post.id, reason: .other)).status == 400)
+        #expect(
+            try await call(
+                .POST, "/v1/reports", as: carol,
+                json: ReportCreate(
+                    targetType: .post, targetId: post.id, reason: .other)
+            ).status == 409)
+        #expect(
+            try await call(
+                .POST, "/v1/reports", as: alice,
+                json: ReportCreate(
+                    targetType: .post, targetId: post.id, reason: .other)
+            ).status == 400)
         #expect(try await eventually { try await !nearby(as: bob).contains { $0.id == post.id } })
         #expect(try await call(.GET, "/v1/posts/\(post.id)", as: bob).status == 404)
 
         // 6. Bob blocks Carol: her posts leave his feed, and their streak breaks.
-        let carolPost = try await publish(try await upload(TestImages.jpeg(seed: 21), as: carol), as: carol, caption: "Hi")
+        let carolPost = try await publish(
+            try await upload(TestImages.jpeg(seed: 21), as: carol), as: carol, caption: "Hi")
         #expect(try await eventually { try await nearby(as: bob).contains { $0.id == carolPost.id } })
         let bobCarol = try await befriend(carol, bob)
         #expect(bobCarol.status == .active)
@@ -224,9 +247,10 @@ struct SliceFlow {
         #expect(try await call(.POST, "/v1/blocks", as: bob, json: BlockCreate(userId: carol.id)).status == 200)
         #expect(try await eventually { try await !nearby(as: bob).contains { $0.id == carolPost.id } })
         #expect(try await nearby(as: carol).contains { $0.id == carolPost.id })
-        #expect(try await eventually {
-            try await call(.GET, "/v1/streaks/\(bobCarol.id)", as: bob).decode(Streak.self).status == .broken
-        })
+        #expect(
+            try await eventually {
+                try await call(.GET, "/v1/streaks/\(bobCarol.id)", as: bob).decode(Streak.self).status == .broken
+            })
         #expect(try await call(.GET, "/v1/blocks", as: bob).decode(Page<Block>.self).items.map(\.userId) == [carol.id])
     }
 
@@ -239,10 +263,13 @@ struct SliceFlow {
         let reporters = try await [signUp("R1"), signUp("R2"), signUp("R3")]
         let friends = try await [signUp("F1"), signUp("F2"), signUp("F3"), signUp("F4"), signUp("F5")]
         let blocker = try await signUp("Blocker")
-        let voted = try await publish(try await upload(TestImages.jpeg(seed: 31), as: author), as: author, caption: "vote")
-        let reported = try await publish(try await upload(TestImages.jpeg(seed: 32), as: author), as: author, caption: "rep")
+        let voted = try await publish(
+            try await upload(TestImages.jpeg(seed: 31), as: author), as: author, caption: "vote")
+        let reported = try await publish(
+            try await upload(TestImages.jpeg(seed: 32), as: author), as: author, caption: "rep")
         let shunned = try await signUp("Shunned")
-        let shunnedPost = try await publish(try await upload(TestImages.jpeg(seed: 33), as: shunned), as: shunned, caption: "s")
+        let shunnedPost = try await publish(
+            try await upload(TestImages.jpeg(seed: 33), as: shunned), as: shunned, caption: "s")
 
         var random = SplitMix(seed: seed)
         let killSchedule = (0..<8).map { _ in

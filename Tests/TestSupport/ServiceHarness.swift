@@ -75,7 +75,9 @@ extension TestClientProtocol {
     }
 
     /// Sends a request without a body.
-    public func request(_ method: HTTPRequest.Method, _ path: String, token: String? = nil) async throws
+    public func request(
+        _ method: HTTPRequest.Method, _ path: String, token: String? = nil
+    ) async throws
         -> TestResponse
     {
         var headers: HTTPFields = [:]
@@ -104,7 +106,8 @@ extension ServiceHarness {
     /// The service's own database file, opened beside the running service (WAL allows it),
     /// for tests that check stored state or apply an event the way the inbox does.
     public func database() throws -> DatabaseQueue {
-        let file = try runtime.settings.ownDirectory().appendingPathComponent("\(runtime.settings.name.rawValue).sqlite")
+        let file = try runtime.settings.ownDirectory().appendingPathComponent(
+            "\(runtime.settings.name.rawValue).sqlite")
         return try DatabaseQueue(path: file.path)
     }
 
@@ -117,7 +120,8 @@ extension ServiceHarness {
     public func outboxEvents<Event: DomainEvent>(_ type: Event.Type) throws -> [Event] {
         try database().read { db in
             try Data.fetchAll(
-                db, sql: "SELECT body FROM kit_outbox_event WHERE type = ? ORDER BY seq", arguments: [Event.eventType.rawValue]
+                db, sql: "SELECT body FROM kit_outbox_event WHERE type = ? ORDER BY seq",
+                arguments: [Event.eventType.rawValue]
             ).map { try JSONCoding.decoder().decode(EventEnvelope<Event>.self, from: $0).payload }
         }
     }

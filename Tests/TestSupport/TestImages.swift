@@ -23,11 +23,12 @@ public enum TestImages {
 
     static func filler(seed: UInt8, size: Int) -> Data {
         var state = UInt32(seed) &* 2_654_435_761 | 1
-        return Data((0..<size).map { _ in
-            state ^= state << 13
-            state ^= state >> 17
-            state ^= state << 5
-            return UInt8(truncatingIfNeeded: state)
-        })
+        return Data(
+            (0..<size).map { _ in
+                state ^= state << 13
+                state ^= state >> 17
+                state ^= state << 5
+                return UInt8(truncatingIfNeeded: state)
+            })
     }
 }

@@ -17,7 +17,8 @@ extension AlertsStore {
             }
             try db.create(index: "notification_by_user", on: "notification", columns: ["user_id", "created_at", "id"])
             try db.create(
-                index: "notification_unread", on: "notification", columns: ["user_id"], condition: Column("read_at") == nil)
+                index: "notification_unread", on: "notification", columns: ["user_id"],
+                condition: Column("read_at") == nil)
         }
     }
 }

@@ -43,7 +43,8 @@ struct AlertsStore: Sendable {
     func markAllRead(of user: String, at now: Date) async throws -> Int {
         try await database.write { db in
             try db.execute(
-                sql: "UPDATE notification SET read_at = ? WHERE user_id = ? AND read_at IS NULL", arguments: [now, user])
+                sql: "UPDATE notification SET read_at = ? WHERE user_id = ? AND read_at IS NULL",
+                arguments: [now, user])
             return db.changesCount
         }
     }

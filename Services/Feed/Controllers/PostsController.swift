@@ -12,7 +12,9 @@ struct PostsController: Sendable {
 
     static let maxCaptionLength = 500
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+    func addRoutes(
+        to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
+    ) {
         group.get("/v1/posts/:id", use: show)
         group.put("/v1/posts/:id/vote", use: vote)
         group.delete("/v1/posts/:id/vote", use: removeVote)

@@ -158,6 +158,7 @@ struct FeedStore: Sendable {
     /// `user.unblocked`.
     static func unblock(_ event: UserUnblocked, in db: Database) throws {
         try db.execute(
-            sql: "DELETE FROM block WHERE blocker_id = ? AND blocked_id = ?", arguments: [event.blockerId, event.blockedId])
+            sql: "DELETE FROM block WHERE blocker_id = ? AND blocked_id = ?",
+            arguments: [event.blockerId, event.blockedId])
     }
 }

@@ -14,7 +14,9 @@ struct MediaController: Sendable {
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+    func addRoutes(
+        to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
+    ) {
         group.get("/v1/media/:id", use: show)
         group.get("/v1/media/:id/content", use: content)
         group.group().add(middleware: idempotency).post("/v1/media", use: upload)

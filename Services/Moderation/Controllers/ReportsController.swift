@@ -12,7 +12,9 @@ struct ReportsController: Sendable {
 
     static let maxDetailsLength = 1000
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+    func addRoutes(
+        to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
+    ) {
         group.group().add(middleware: idempotency).post("/v1/reports", use: create)
     }
 
@@ -75,7 +77,9 @@ struct BlocksController: Sendable {
     @Sendable func remove(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let target = try ObjectID.path(context.parameters.require("userId"), "Block")
-        guard try await store.unblock(blocker: user.userID, blocked: target) else { throw ServiceError.notFound("Block") }
+        guard try await store.unblock(blocker: user.userID, blocked: target) else {
+            throw ServiceError.notFound("Block")
+        }
         return Response(status: .noContent)
     }
 }

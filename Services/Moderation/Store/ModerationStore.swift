@@ -26,7 +26,8 @@ struct ModerationStore: Sendable {
                     ON CONFLICT (target_type, target_id) DO UPDATE SET report_count = report_count + 1
                     """, arguments: [record.targetType, record.targetID])
             let row = try Row.fetchOne(
-                db, sql: "SELECT report_count, hidden_at FROM moderation_target WHERE target_type = ? AND target_id = ?",
+                db,
+                sql: "SELECT report_count, hidden_at FROM moderation_target WHERE target_type = ? AND target_id = ?",
                 arguments: [record.targetType, record.targetID])!
             let count: Int = row["report_count"]
             let hiddenAt: Date? = row["hidden_at"]

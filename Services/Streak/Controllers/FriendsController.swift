@@ -10,7 +10,9 @@ struct FriendsController: Sendable {
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+    func addRoutes(
+        to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
+    ) {
         group.get("/v1/friends/requests", use: list)
         group.post("/v1/friends/requests/:id/accept", use: accept)
         group.post("/v1/friends/requests/:id/decline", use: decline)
@@ -43,7 +45,8 @@ struct FriendsController: Sendable {
         let page = try PageRequest<TimePosition>(request: request)
         let records = try await store.pendingRequests(
             of: user.userID, incoming: direction == "incoming", after: page.position, limit: page.limit + 1)
-        return try Response.json(Self.page(records, limit: page.limit, map: \.contract) { .init(createdAt: $0.createdAt, id: $0.id) })
+        return try Response.json(
+            Self.page(records, limit: page.limit, map: \.contract) { .init(createdAt: $0.createdAt, id: $0.id) })
     }
 
     /// Only the recipient can accept; answers the streak that starts now.

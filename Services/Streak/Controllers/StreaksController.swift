@@ -10,7 +10,9 @@ struct StreaksController: Sendable {
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>) {
+    func addRoutes(
+        to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
+    ) {
         group.get("/v1/streaks", use: list)
         group.get("/v1/streaks/:id", use: show)
         group.group().add(middleware: idempotency).post("/v1/snaps", use: snap)
@@ -22,7 +24,8 @@ struct StreaksController: Sendable {
         let records = try await store.streaks(of: user.userID, after: page.position, limit: page.limit + 1)
         let today = LocalDay(clock.now(), in: try await store.zone(of: user.userID))
         return try Response.json(
-            FriendsController.page(records, limit: page.limit, map: { $0.contract(viewer: user.userID, today: today) }) {
+            FriendsController.page(records, limit: page.limit, map: { $0.contract(viewer: user.userID, today: today) })
+            {
                 .init(createdAt: $0.createdAt, id: $0.id)
             })
     }
@@ -30,7 +33,9 @@ struct StreaksController: Sendable {
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try ObjectID.path(context.parameters.require("id"), "Streak")
-        guard let record = try await store.streak(id: id, of: user.userID) else { throw ServiceError.notFound("Streak") }
+        guard let record = try await store.streak(id: id, of: user.userID) else {
+            throw ServiceError.notFound("Streak")
+        }
         let today = LocalDay(clock.now(), in: try await store.zone(of: user.userID))
         return try Response.json(record.contract(viewer: user.userID, today: today))
     }

@@ -35,7 +35,9 @@ struct StreakStore: Sendable {
                     status = 'pending' AND ((from_user_id = ? AND to_user_id = ?) OR (from_user_id = ? AND to_user_id = ?))
                     """, arguments: [record.fromUserID, record.toUserID, record.toUserID, record.fromUserID]
             ).fetchCount(db)
-            guard pending == 0 else { throw ServiceError(.conflict, "A friend request between you is already pending.") }
+            guard pending == 0 else {
+                throw ServiceError(.conflict, "A friend request between you is already pending.")
+            }
             try record.insert(db)
             try outbox.enqueue(
                 FriendRequestSent(
@@ -160,7 +162,8 @@ struct StreakStore: Sendable {
                 var streak = streaks[index]
                 let partnerSnapped =
                     try SnapRecord.filter(
-                        sql: "user_id = ? AND local_date = ?", arguments: [streak.partner(of: snap.userID), snap.localDate]
+                        sql: "user_id = ? AND local_date = ?",
+                        arguments: [streak.partner(of: snap.userID), snap.localDate]
                     ).fetchCount(db) > 0
                 let last = streak.lastCompletedDate.flatMap(LocalDay.init)
                 guard partnerSnapped, last.map({ $0 < day }) ?? true else { continue }
@@ -196,6 +199,7 @@ struct StreakStore: Sendable {
     /// become friends again.
     static func unblock(_ event: UserUnblocked, in db: Database) throws {
         try db.execute(
-            sql: "DELETE FROM block WHERE blocker_id = ? AND blocked_id = ?", arguments: [event.blockerId, event.blockedId])
+            sql: "DELETE FROM block WHERE blocker_id = ? AND blocked_id = ?",
+            arguments: [event.blockerId, event.blockedId])
     }
 }

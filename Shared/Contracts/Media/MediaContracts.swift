@@ -72,7 +72,9 @@ public struct MediaAttached: DomainEvent, Equatable {
 
     enum CodingKeys: String, CodingKey { case mediaId, ownerId, visibility, referenceType, referenceId }
 
-    public init(mediaId: String, ownerId: String, visibility: MediaVisibility, referenceType: String, referenceId: String) {
+    public init(
+        mediaId: String, ownerId: String, visibility: MediaVisibility, referenceType: String, referenceId: String
+    ) {
         self.mediaId = mediaId
         self.ownerId = ownerId
         self.visibility = visibility

@@ -17,7 +17,9 @@ public struct Lookup<Value: Decodable & Sendable>: Sendable {
     }
 
     /// A lookup over the internal client: `GET <pathPrefix>/<id>` on `service`.
-    public static func `internal`(_ client: InternalClient, from service: ServiceName, path pathPrefix: String)
+    public static func `internal`(
+        _ client: InternalClient, from service: ServiceName, path pathPrefix: String
+    )
         -> Lookup
     {
         Lookup { id in

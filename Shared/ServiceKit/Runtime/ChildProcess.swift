@@ -41,8 +41,12 @@ public final class ChildProcess: Sendable {
             exit.exited(process.terminationStatus)
             // Lines written before the exit are already in the pipe and arrive within
             // milliseconds; end-of-file itself can be late, because other children started
-            // meanwhile may have inherited the pipe. Wait for it, but not for long.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(500)) { exit.outputClosed() }
+            // meanwhile may have inherited the pipe. Wait for it, but not for long, and keep a
+            // last line that had no newline.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(500)) {
+                splitter.flush()
+                exit.outputClosed()
+            }
             onExit(process.terminationStatus)
         }
         try process.run()

@@ -26,7 +26,8 @@ struct ReportRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     var contract: Report {
-        Report(id: id, targetType: targetType, targetId: targetID, reason: reason, details: details, createdAt: createdAt)
+        Report(
+            id: id, targetType: targetType, targetId: targetID, reason: reason, details: details, createdAt: createdAt)
     }
 }
 
