@@ -201,6 +201,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
                 "ServiceKit", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

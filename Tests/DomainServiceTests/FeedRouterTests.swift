@@ -53,6 +53,11 @@ import Testing
             let post = try await create(client, token: token, media: 1)
             #expect(post.authorId == Self.alice)
             #expect(post.caption == "#1")
+            // The same photo again (a retry whose answer was lost): the same post, nothing new.
+            let again = try await client.post(
+                "/v1/posts", CreatePostRequest(mediaId: post.mediaId, latitude: 1, longitude: 1), token: token)
+            #expect(again.status == .ok)
+            #expect(try again.json(Post.self) == post)
             #expect(
                 try harness.outboxEvents(MediaAttached.self) == [
                     MediaAttached(

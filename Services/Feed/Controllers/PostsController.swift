@@ -22,7 +22,8 @@ struct PostsController: Sendable {
     }
 
     /// Publishes one of the author's ready photos at a place. The photo becomes public through
-    /// a `media.attached` event written with the post.
+    /// a `media.attached` event written with the post. Posting a photo that is already posted
+    /// answers 200 with the existing post.
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(as: CreatePostRequest.self, context: context)
@@ -42,10 +43,11 @@ struct PostsController: Sendable {
             id: entropy.uuid().uuidString.lowercased(), authorID: user.userID, mediaID: mediaID,
             caption: caption?.isEmpty == true ? nil : caption, latitude: point.latitude, longitude: point.longitude,
             upvotes: 0, downvotes: 0, hiddenAt: nil, createdAt: clock.now())
-        try await store.create(record)
-        context.logger.info("post created", metadata: ["post_id": "\(record.id)"])
-        var response = try Response.json(record.post(myVote: nil), status: .created)
-        response.headers[.location] = "/v1/posts/\(record.id)"
+        let (post, created) = try await store.create(record)
+        if created { context.logger.info("post created", metadata: ["post_id": "\(post.id)"]) }
+        let myVote = created ? nil : try await store.post(id: post.id, viewer: user.userID)?.myVote
+        var response = try Response.json(post.post(myVote: myVote), status: created ? .created : .ok)
+        response.headers[.location] = "/v1/posts/\(post.id)"
         return response
     }
 

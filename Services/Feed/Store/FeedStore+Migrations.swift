@@ -7,7 +7,8 @@ extension FeedStore {
             try db.create(table: "post") { table in
                 table.column("id", .text).primaryKey()
                 table.column("author_id", .text).notNull().indexed()
-                table.column("media_id", .text).notNull()
+                // A photo is posted once: a retried create finds the first post.
+                table.column("media_id", .text).notNull().unique()
                 table.column("caption", .text)
                 table.column("latitude", .double).notNull()
                 table.column("longitude", .double).notNull()

@@ -15,13 +15,20 @@ struct FeedStore: Sendable {
         """
 
     /// Stores a post and, in the same transaction, tells media that its photo is now public.
-    func create(_ record: PostRecord) async throws {
+    /// A photo is posted at most once: when its author already posted it (a retry whose first
+    /// answer was lost, say), the existing post is returned and nothing is written.
+    func create(_ record: PostRecord) async throws -> (post: PostRecord, created: Bool) {
         try await database.write { [outbox] db in
+            if let existing = try PostRecord.filter(sql: "media_id = ?", arguments: [record.mediaID]).fetchOne(db) {
+                guard existing.authorID == record.authorID else { throw ServiceError.notFound("Media") }
+                return (existing, false)
+            }
             try record.insert(db)
             try outbox.enqueue(
                 MediaAttached(
                     mediaId: record.mediaID, ownerId: record.authorID, visibility: .public, referenceType: "post",
                     referenceId: record.id), in: db)
+            return (record, true)
         }
     }
 

@@ -7,10 +7,24 @@ public enum JSONCoding {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(.iso8601WithFractionalSeconds))
+            try container.encode(timestamp(date))
         }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
+    }
+
+    /// `date` as ISO 8601 UTC with milliseconds (`2026-11-22T10:00:00.123Z`), rounded to the
+    /// nearest millisecond as the stores round: an answer given at creation shows the same time
+    /// as every later read of the stored row. Integer arithmetic, because Foundation's own
+    /// fractional-second formatting can be a millisecond off for binary fractions.
+    public static func timestamp(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let (whole, remainder) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
+        var text = Date(timeIntervalSince1970: TimeInterval(whole)).formatted(.iso8601)
+        text.removeLast()  // "Z"
+        let digits = String(remainder)
+        return text + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     /// A new decoder with Pinhole's conventions; accepts dates with or without fractions.
