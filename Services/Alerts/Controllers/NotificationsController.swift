@@ -18,13 +18,10 @@ struct NotificationsController: Sendable {
     /// Newest first, paged.
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let page = try PageRequest<NotificationPosition>(request: request)
+        let page = try PageRequest<TimePosition>(request: request)
         let records = try await store.notifications(of: user.userID, after: page.position, limit: page.limit + 1)
-        let items = records.prefix(page.limit)
-        let next =
-            records.count > page.limit
-            ? items.last.map { Cursor.encode(NotificationPosition(createdAt: $0.createdAt, id: $0.id)) } : nil
-        return try Response.json(Page(items: items.map(\.contract), nextCursor: next))
+        return try Response.json(
+            Page(records, limit: page.limit, item: \.contract) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
     }
 
     @Sendable func unreadCount(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -8,16 +8,11 @@ struct AlertsStore: Sendable {
     let database: DatabasePool
 
     func notifications(
-        of user: String, after position: NotificationPosition?, limit: Int
+        of user: String, after position: TimePosition?, limit: Int
     ) async throws -> [NotificationRecord] {
         try await database.read { db in
-            var request = NotificationRecord.filter(sql: "user_id = ?", arguments: [user])
-            if let position {
-                request = request.filter(
-                    sql: "(created_at < ? OR (created_at = ? AND id < ?))",
-                    arguments: [position.createdAt, position.createdAt, position.id])
-            }
-            return try request.order(sql: "created_at DESC, id DESC").limit(limit).fetchAll(db)
+            try NotificationRecord.filter(sql: "user_id = ?", arguments: [user])
+                .newestFirst(after: position, limit: limit).fetchAll(db)
         }
     }
 

@@ -25,16 +25,11 @@ struct MeController: Sendable {
     /// The user's live sessions, newest first, paged.
     @Sendable func sessions(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let page = try PageRequest<SessionPosition>(request: request)
+        let page = try PageRequest<TimePosition>(request: request)
         let records = try await store.sessions(userID: user.userID, after: page.position, limit: page.limit + 1)
-        let items = records.prefix(page.limit).map { $0.summary(currentSessionID: user.sessionID) }
-        let next =
-            records.count > page.limit
-            ? records[page.limit - 1].position.map(Cursor.encode) : nil
-        return try Response.json(Page(items: Array(items), nextCursor: next))
+        return try Response.json(
+            Page(records, limit: page.limit, item: { $0.summary(currentSessionID: user.sessionID) }) {
+                TimePosition(createdAt: $0.createdAt, id: $0.id)
+            })
     }
-}
-
-extension SessionRecord {
-    fileprivate var position: SessionPosition? { SessionPosition(createdAt: createdAt, id: id) }
 }

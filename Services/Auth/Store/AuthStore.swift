@@ -63,23 +63,10 @@ struct AuthStore: Sendable {
     }
 
     /// Live sessions of a user, newest first, after `position`.
-    func sessions(userID: String, after position: SessionPosition?, limit: Int) async throws -> [SessionRecord] {
+    func sessions(userID: String, after position: TimePosition?, limit: Int) async throws -> [SessionRecord] {
         try await database.read { db in
-            if let position {
-                return try SessionRecord.fetchAll(
-                    db,
-                    sql: """
-                        SELECT * FROM session WHERE user_id = ? AND revoked_at IS NULL
-                        AND (created_at < ? OR (created_at = ? AND id < ?))
-                        ORDER BY created_at DESC, id DESC LIMIT ?
-                        """,
-                    arguments: [userID, position.createdAt, position.createdAt, position.id, limit])
-            }
-            return try SessionRecord.fetchAll(
-                db,
-                sql:
-                    "SELECT * FROM session WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
-                arguments: [userID, limit])
+            try SessionRecord.filter(sql: "user_id = ? AND revoked_at IS NULL", arguments: [userID])
+                .newestFirst(after: position, limit: limit).fetchAll(db)
         }
     }
 
@@ -118,10 +105,4 @@ struct AuthStore: Sendable {
             return .rotated(updated)
         }
     }
-}
-
-/// Where a page of sessions ends.
-struct SessionPosition: Codable, Sendable {
-    var createdAt: Date
-    var id: String
 }

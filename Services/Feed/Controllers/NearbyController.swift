@@ -28,14 +28,13 @@ struct NearbyController: Sendable {
         guard radius >= 1, radius <= Double(maxRadius) else {
             throw ServiceError.validation("`radius_m` must be from 1 to \(maxRadius).")
         }
-        let page = try PageRequest<PostPosition>(request: request)
+        let page = try PageRequest<TimePosition>(request: request)
         let found = try await store.nearby(
             center: center, radius: radius, viewer: user.userID, after: page.position, limit: page.limit)
-        let items = found.prefix(page.limit)
-        let next =
-            found.count > page.limit
-            ? items.last.map { Cursor.encode(PostPosition(createdAt: $0.record.createdAt, id: $0.record.id)) } : nil
-        return try Response.json(Page(items: items.map(\.post), nextCursor: next))
+        return try Response.json(
+            Page(found, limit: page.limit, item: \.post) {
+                TimePosition(createdAt: $0.record.createdAt, id: $0.record.id)
+            })
     }
 }
 

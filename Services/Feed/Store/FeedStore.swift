@@ -100,7 +100,7 @@ struct FeedStore: Sendable {
     /// is full or the rows run out. Returns up to `limit + 1` posts (one more tells the caller
     /// there is a next page).
     func nearby(
-        center: Coordinate, radius: Double, viewer: String, after position: PostPosition?, limit: Int
+        center: Coordinate, radius: Double, viewer: String, after position: TimePosition?, limit: Int
     ) async throws -> [(record: PostRecord, post: Post)] {
         let box = center.boundingBox(radius: radius)
         let batch = max(50, limit * 4)
@@ -140,7 +140,7 @@ struct FeedStore: Sendable {
                     if found.count > limit { break }
                 }
                 guard rows.count == batch, let last = rows.last else { break }
-                cursor = PostPosition(createdAt: last["created_at"], id: last["id"])
+                cursor = TimePosition(createdAt: last["created_at"], id: last["id"])
             }
             return found.map { (record: $0.0, post: $0.1) }
         }

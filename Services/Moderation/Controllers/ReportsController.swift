@@ -65,13 +65,12 @@ struct BlocksController: Sendable {
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let page = try PageRequest<BlockPosition>(request: request)
+        let page = try PageRequest<TimePosition>(request: request)
         let records = try await store.blocks(of: user.userID, after: page.position, limit: page.limit + 1)
-        let items = records.prefix(page.limit)
-        let next =
-            records.count > page.limit
-            ? items.last.map { Cursor.encode(BlockPosition(createdAt: $0.createdAt, userID: $0.blockedID)) } : nil
-        return try Response.json(Page(items: items.map(\.contract), nextCursor: next))
+        return try Response.json(
+            Page(records, limit: page.limit, item: \.contract) {
+                TimePosition(createdAt: $0.createdAt, id: $0.blockedID)
+            })
     }
 
     @Sendable func remove(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -66,15 +66,11 @@ struct ModerationStore: Sendable {
         }
     }
 
-    func blocks(of blocker: String, after position: BlockPosition?, limit: Int) async throws -> [BlockRecord] {
+    /// The users `blocker` blocks, newest first (a position's id is the blocked user's).
+    func blocks(of blocker: String, after position: TimePosition?, limit: Int) async throws -> [BlockRecord] {
         try await database.read { db in
-            var request = BlockRecord.filter(sql: "blocker_id = ?", arguments: [blocker])
-            if let position {
-                request = request.filter(
-                    sql: "(created_at < ? OR (created_at = ? AND blocked_id < ?))",
-                    arguments: [position.createdAt, position.createdAt, position.userID])
-            }
-            return try request.order(sql: "created_at DESC, blocked_id DESC").limit(limit).fetchAll(db)
+            try BlockRecord.filter(sql: "blocker_id = ?", arguments: [blocker])
+                .newestFirst(after: position, idColumn: "blocked_id", limit: limit).fetchAll(db)
         }
     }
 }

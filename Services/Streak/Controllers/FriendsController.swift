@@ -46,7 +46,7 @@ struct FriendsController: Sendable {
         let records = try await store.pendingRequests(
             of: user.userID, incoming: direction == "incoming", after: page.position, limit: page.limit + 1)
         return try Response.json(
-            Self.page(records, limit: page.limit, map: \.contract) { .init(createdAt: $0.createdAt, id: $0.id) })
+            Page(records, limit: page.limit, item: \.contract) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
     }
 
     /// Only the recipient can accept; answers the streak that starts now.
@@ -67,14 +67,5 @@ struct FriendsController: Sendable {
         let id = try ObjectID.path(context.parameters.require("id"), "Friend request")
         let record = try await store.decline(requestID: id, by: user.userID, at: clock.now())
         return try Response.json(record.contract)
-    }
-
-    /// A page from `limit + 1` records.
-    static func page<Record, Item>(
-        _ records: [Record], limit: Int, map: (Record) -> Item, position: (Record) -> TimePosition
-    ) -> Page<Item> {
-        let items = records.prefix(limit)
-        let next = records.count > limit ? items.last.map { Cursor.encode(position($0)) } : nil
-        return Page(items: items.map(map), nextCursor: next)
     }
 }

@@ -24,9 +24,8 @@ struct StreaksController: Sendable {
         let records = try await store.streaks(of: user.userID, after: page.position, limit: page.limit + 1)
         let today = LocalDay(clock.now(), in: try await store.zone(of: user.userID))
         return try Response.json(
-            FriendsController.page(records, limit: page.limit, map: { $0.contract(viewer: user.userID, today: today) })
-            {
-                .init(createdAt: $0.createdAt, id: $0.id)
+            Page(records, limit: page.limit, item: { $0.contract(viewer: user.userID, today: today) }) {
+                TimePosition(createdAt: $0.createdAt, id: $0.id)
             })
     }
 

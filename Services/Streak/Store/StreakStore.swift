@@ -102,14 +102,9 @@ struct StreakStore: Sendable {
         of user: String, incoming: Bool, after position: TimePosition?, limit: Int
     ) async throws -> [FriendRequestRecord] {
         try await database.read { db in
-            var request = FriendRequestRecord.filter(
-                sql: "\(incoming ? "to_user_id" : "from_user_id") = ? AND status = 'pending'", arguments: [user])
-            if let position {
-                request = request.filter(
-                    sql: "(created_at < ? OR (created_at = ? AND id < ?))",
-                    arguments: [position.createdAt, position.createdAt, position.id])
-            }
-            return try request.order(sql: "created_at DESC, id DESC").limit(limit).fetchAll(db)
+            try FriendRequestRecord.filter(
+                sql: "\(incoming ? "to_user_id" : "from_user_id") = ? AND status = 'pending'", arguments: [user]
+            ).newestFirst(after: position, limit: limit).fetchAll(db)
         }
     }
 
@@ -117,13 +112,8 @@ struct StreakStore: Sendable {
 
     func streaks(of user: String, after position: TimePosition?, limit: Int) async throws -> [StreakRecord] {
         try await database.read { db in
-            var request = StreakRecord.filter(sql: "(user_a = ? OR user_b = ?)", arguments: [user, user])
-            if let position {
-                request = request.filter(
-                    sql: "(created_at < ? OR (created_at = ? AND id < ?))",
-                    arguments: [position.createdAt, position.createdAt, position.id])
-            }
-            return try request.order(sql: "created_at DESC, id DESC").limit(limit).fetchAll(db)
+            try StreakRecord.filter(sql: "(user_a = ? OR user_b = ?)", arguments: [user, user])
+                .newestFirst(after: position, limit: limit).fetchAll(db)
         }
     }
 

@@ -34,15 +34,4 @@ struct NotificationRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-/// Where a page of notifications ends.
-struct NotificationPosition: Codable, Sendable {
-    var createdAt: Date
-    var id: String
-
-    enum CodingKeys: String, CodingKey {
-        case createdAt = "t"
-        case id = "i"
-    }
-}
-
 extension NotificationType: DatabaseValueConvertible {}

@@ -36,17 +36,6 @@ struct PostRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-/// Where a page of a time-ordered post list ends.
-struct PostPosition: Codable, Sendable {
-    var createdAt: Date
-    var id: String
-
-    enum CodingKeys: String, CodingKey {
-        case createdAt = "t"
-        case id = "i"
-    }
-}
-
 extension VoteValue {
     /// +1 or -1, as stored.
     var weight: Int { self == .up ? 1 : -1 }

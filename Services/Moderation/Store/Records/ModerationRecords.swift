@@ -48,16 +48,5 @@ struct BlockRecord: Codable, FetchableRecord, PersistableRecord {
     var contract: Block { Block(userId: blockedID, createdAt: createdAt) }
 }
 
-/// Where a page of blocks ends.
-struct BlockPosition: Codable, Sendable {
-    var createdAt: Date
-    var userID: String
-
-    enum CodingKeys: String, CodingKey {
-        case createdAt = "t"
-        case userID = "u"
-    }
-}
-
 extension ReportTargetType: DatabaseValueConvertible {}
 extension ReportReason: DatabaseValueConvertible {}

@@ -94,16 +94,5 @@ struct SnapRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-/// Where a page of a time-ordered list ends.
-struct TimePosition: Codable, Sendable {
-    var createdAt: Date
-    var id: String
-
-    enum CodingKeys: String, CodingKey {
-        case createdAt = "t"
-        case id = "i"
-    }
-}
-
 extension FriendRequestStatus: DatabaseValueConvertible {}
 extension StreakStatus: DatabaseValueConvertible {}
