@@ -50,4 +50,25 @@ import Testing
         #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT a FROM t") } == 1)
         #expect(try await pool.read { db in try db.columns(in: "t").map(\.name) } == ["a", "b"])
     }
+
+    @Test func idempotencyKeysHeldByADeadProcessAreReleasedAtTheNextStart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("x.sqlite")
+        do {
+            let pool = try ServiceDatabase.open(at: file) { _ in }
+            try await pool.write { db in
+                for (key, status) in [("running", nil), ("answered", 201)] as [(String, Int?)] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO kit_idempotency_key (scope, key, fingerprint, status, created_at, expires_at)
+                            VALUES ('user:u', ?, 'f', ?, ?, ?)
+                            """, arguments: [key, status, Date(), Date().addingTimeInterval(3600)])
+                }
+            }
+        }
+        let pool = try ServiceDatabase.open(at: file) { _ in }
+        let keys = try await pool.read { db in try String.fetchAll(db, sql: "SELECT key FROM kit_idempotency_key") }
+        #expect(keys == ["answered"])
+    }
 }

@@ -15,7 +15,8 @@ import Synchronization
 /// same key with a different request is refused with 422 `IDEMPOTENCY_KEY_REUSED`; a repeat
 /// while the first is still running gets 409 `IDEMPOTENCY_KEY_IN_PROGRESS`. A request that
 /// fails releases its key, so a corrected retry can use it. A key held by a request that
-/// never finished (the process crashed) is released after `abandonAfter` seconds.
+/// never finished is released when the service starts again (the process crashed; see
+/// ``ServiceDatabase``), or after `abandonAfter` seconds.
 ///
 /// Keys are scoped to the authenticated user; anonymous requests are scoped to the request
 /// itself, so one client can never receive another's stored answer.

@@ -28,7 +28,15 @@ public enum ServiceDatabase {
         registerKitMigrations(&migrator)
         registerMigrations(&migrator)
         try migrator.migrate(pool)
+        try releaseAbandonedClaims(in: pool)
         return pool
+    }
+
+    /// A service owns its database alone, so at boot no request of it can be running: an
+    /// `Idempotency-Key` still marked in progress was held by a process that died. Releasing it
+    /// lets the client's retry run now instead of waiting for the claim to go stale.
+    static func releaseAbandonedClaims(in pool: DatabasePool) throws {
+        try pool.write { db in try db.execute(sql: "DELETE FROM kit_idempotency_key WHERE status IS NULL") }
     }
 
     static func registerKitMigrations(_ migrator: inout DatabaseMigrator) {
