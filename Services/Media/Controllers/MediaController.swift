@@ -39,7 +39,7 @@ struct MediaController: Sendable {
         do {
             var sniffed: String?
             for try await buffer in request.body {
-                try writer.append(buffer)
+                try await writer.append(buffer)
                 if writer.byteCount > maxPhotoBytes { throw Self.tooLarge(maxPhotoBytes) }
                 if sniffed == nil, writer.prefix.count >= ContentSniffer.prefixLength {
                     sniffed = try Self.check(writer.prefix, claimed: claimed)
@@ -47,7 +47,7 @@ struct MediaController: Sendable {
             }
             guard writer.byteCount > 0 else { throw ServiceError.validation("The upload is empty.") }
             detected = try sniffed ?? Self.check(writer.prefix, claimed: claimed)
-            sha256 = try writer.finish()
+            sha256 = try await writer.finish()
         } catch {
             writer.discard()
             throw error
@@ -95,7 +95,7 @@ struct MediaController: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = record.contentType
-        let data = try blobs.read(sha256: record.sha256)
+        let data = try await blobs.read(sha256: record.sha256)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

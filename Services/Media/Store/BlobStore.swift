@@ -1,13 +1,15 @@
 import Crypto
 import Foundation
 import NIOCore
+import NIOPosix
 import ServiceKit
 
 /// Media bytes on the local filesystem, content-addressed: a blob's name is its SHA-256, so
 /// the same bytes uploaded twice are stored once and a name can never come from a client.
 ///
 /// A write streams into a temporary file, is flushed to disk, then renamed into place: a
-/// crash leaves either no blob or a whole one, never a torn one.
+/// crash leaves either no blob or a whole one, never a torn one. File calls block, so they run
+/// on NIO's blocking thread pool, never on the tasks that serve requests.
 struct BlobStore: Sendable {
     let directory: URL
 
@@ -25,7 +27,7 @@ struct BlobStore: Sendable {
             .appendingPathComponent(sha256)
     }
 
-    /// A blob being written.
+    /// A blob being written, by one task at a time.
     final class Writer {
         let temporary: URL
         private let handle: FileHandle
@@ -42,19 +44,23 @@ struct BlobStore: Sendable {
             self.handle = try FileHandle(forWritingTo: temporary)
         }
 
-        func append(_ buffer: ByteBuffer) throws {
+        func append(_ buffer: ByteBuffer) async throws {
             buffer.withUnsafeReadableBytes { bytes in hasher.update(bufferPointer: bytes) }
             if prefix.count < ContentSniffer.prefixLength {
                 prefix += buffer.readableBytesView.prefix(ContentSniffer.prefixLength - prefix.count)
             }
             byteCount += buffer.readableBytes
-            try handle.write(contentsOf: buffer.readableBytesView)
+            let (handle, bytes) = (self.handle, Data(buffer.readableBytesView))
+            try await NIOThreadPool.singleton.runIfActive { try handle.write(contentsOf: bytes) }
         }
 
         /// Flushes to disk and returns the hex SHA-256.
-        func finish() throws -> String {
-            try handle.synchronize()
-            try handle.close()
+        func finish() async throws -> String {
+            let handle = self.handle
+            try await NIOThreadPool.singleton.runIfActive {
+                try handle.synchronize()
+                try handle.close()
+            }
             return Hex.encode(hasher.finalize())
         }
 
@@ -83,8 +89,9 @@ struct BlobStore: Sendable {
     }
 
     /// The bytes of a blob.
-    func read(sha256: String) throws -> Data {
-        try Data(contentsOf: url(sha256: sha256))
+    func read(sha256: String) async throws -> Data {
+        let file = url(sha256: sha256)
+        return try await NIOThreadPool.singleton.runIfActive { try Data(contentsOf: file) }
     }
 
     /// Removes temporary files left by writes that never finished (a crash mid-upload).
