@@ -76,9 +76,9 @@ import Testing
         "post 9057a000-0000-4000-8000-000000000001 by user 0a1ce000-0000-4000-8000-000000000001 is listed": { db in
             try db.execute(
                 sql: """
-                    INSERT INTO post (id, author_id, media_id, latitude, longitude, created_at)
+                    INSERT INTO post (id, author_id, media_id, latitude, longitude, created_at, created_ms)
                     VALUES ('9057a000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
-                            '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000')
+                            '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000', 1795341600000)
                     """)
         },
         "no media": { _ in }, "no users": { _ in }, "no posts": { _ in },

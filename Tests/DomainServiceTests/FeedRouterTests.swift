@@ -21,7 +21,8 @@ import Testing
     }
 
     static let library: [MediaSummary] =
-        (1...40).map { media($0, owner: alice) } + (41...50).map { media($0, owner: carol) } + [
+        (1...40).map { media($0, owner: alice) } + (41...50).map { media($0, owner: carol) }
+        + (101...300).map { media($0, owner: alice) } + [
             media(99, owner: alice, status: .rejected)
         ]
 
@@ -140,16 +141,25 @@ import Testing
         try await withFeed { harness, client in
             let token = try await harness.token(for: Self.alice)
             let center = (lat: 40.7128, lon: -74.0060)
-            var inside: [String] = []
-            for index in 1...30 {
-                harness.clock.advance(by: 1)
-                // Every third post is about 11 km north: outside a 5 km radius.
-                let far = index % 3 == 0
-                let post = try await create(
-                    client, token: token, media: index, lat: center.lat + (far ? 0.1 : Double(index) * 0.0005),
-                    lon: center.lon)
-                if !far { inside.append(post.id) }
+            // Two posts per millisecond (ties are broken by id). Posts 21–80 are in a corner of
+            // the search box but outside the circle: a page that crosses them has to read past
+            // more candidates than one batch. Every fifth post is far north, outside the box.
+            var inside: [(createdAt: Date, id: String)] = []
+            let corner = (lat: 0.8 * 5000 / 111_195, lon: 0.8 * 5000 / (111_195 * cos(center.lat * .pi / 180)))
+            for index in 1...110 {
+                if index % 2 == 0 { harness.clock.advance(by: 0.001) }
+                let (lat, lon): (Double, Double) =
+                    if index % 5 == 0 {
+                        (center.lat + 0.1, center.lon)
+                    } else if (21...80).contains(index) {
+                        (center.lat + corner.lat, center.lon - corner.lon)
+                    } else {
+                        (center.lat + Double(index) * 0.0002, center.lon)
+                    }
+                let post = try await create(client, token: token, media: 100 + index, lat: lat, lon: lon)
+                if index % 5 != 0 && !(21...80).contains(index) { inside.append((post.createdAt, post.id)) }
             }
+            let expected = inside.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
             let reader = try await harness.token(for: Self.bob)
             var seen: [String] = []
             var cursor: String?
@@ -162,7 +172,8 @@ import Testing
                 seen += page.items.map(\.id)
                 cursor = page.nextCursor
             } while cursor != nil
-            #expect(seen == inside.reversed())
+            #expect(seen == expected)
+            #expect(seen.count == 40)
 
             for query in [
                 "lat=91&lon=0&radius_m=10", "lat=0&lon=181&radius_m=10", "lat=0&lon=0&radius_m=0",

@@ -42,7 +42,7 @@ struct PostsController: Sendable {
         let record = PostRecord(
             id: entropy.uuid().uuidString.lowercased(), authorID: user.userID, mediaID: mediaID,
             caption: caption?.isEmpty == true ? nil : caption, latitude: point.latitude, longitude: point.longitude,
-            upvotes: 0, downvotes: 0, hiddenAt: nil, createdAt: clock.now())
+            createdAt: clock.now())
         let (post, created) = try await store.create(record)
         if created { context.logger.info("post created", metadata: ["post_id": "\(post.id)"]) }
         let myVote = created ? nil : try await store.post(id: post.id, viewer: user.userID)?.myVote

@@ -16,9 +16,13 @@ extension FeedStore {
                 table.column("downvotes", .integer).notNull().defaults(to: 0)
                 table.column("hidden_at", .datetime)
                 table.column("created_at", .datetime).notNull()
+                // `created_at` in whole milliseconds: integers sort several times faster than
+                // date text when a nearby query orders thousands of candidates.
+                table.column("created_ms", .integer).notNull()
             }
-            try db.create(index: "post_by_time", on: "post", columns: ["created_at", "id"])
-            try db.create(index: "post_by_latitude", on: "post", columns: ["latitude"])
+            // Nearby queries read candidates from this index alone: a latitude range, the
+            // longitude check, and the newest-first order.
+            try db.create(index: "post_by_place", on: "post", columns: ["latitude", "longitude", "created_ms", "id"])
             try db.create(table: "vote") { table in
                 table.column("post_id", .text).notNull().references("post", onDelete: .cascade)
                 table.column("user_id", .text).notNull()

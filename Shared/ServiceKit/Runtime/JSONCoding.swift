@@ -18,13 +18,17 @@ public enum JSONCoding {
     /// as every later read of the stored row. Integer arithmetic, because Foundation's own
     /// fractional-second formatting can be a millisecond off for binary fractions.
     public static func timestamp(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let (seconds, fraction) = milliseconds(date).quotientAndRemainder(dividingBy: 1000)
         let (whole, remainder) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
         var text = Date(timeIntervalSince1970: TimeInterval(whole)).formatted(.iso8601)
         text.removeLast()  // "Z"
         let digits = String(remainder)
         return text + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+    }
+
+    /// Milliseconds since 1970, rounded to the nearest as the stores round.
+    public static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// A new decoder with Pinhole's conventions; accepts dates with or without fractions.

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import GRDB
+import ServiceKit
 
 /// A row of `post`. `upvotes` and `downvotes` are kept in step with `vote` in the same
 /// transaction as every vote change.
@@ -18,6 +19,25 @@ struct PostRecord: Codable, FetchableRecord, PersistableRecord {
     /// Set when moderation hid it (`content.hidden`).
     var hiddenAt: Date?
     var createdAt: Date
+    /// `createdAt` in milliseconds since 1970, the order of nearby lists.
+    var createdMs: Int64
+
+    init(
+        id: String, authorID: String, mediaID: String, caption: String?, latitude: Double, longitude: Double,
+        upvotes: Int = 0, downvotes: Int = 0, hiddenAt: Date? = nil, createdAt: Date
+    ) {
+        self.id = id
+        self.authorID = authorID
+        self.mediaID = mediaID
+        self.caption = caption
+        self.latitude = latitude
+        self.longitude = longitude
+        self.upvotes = upvotes
+        self.downvotes = downvotes
+        self.hiddenAt = hiddenAt
+        self.createdAt = createdAt
+        self.createdMs = JSONCoding.milliseconds(createdAt)
+    }
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -26,6 +46,7 @@ struct PostRecord: Codable, FetchableRecord, PersistableRecord {
         case caption, latitude, longitude, upvotes, downvotes
         case hiddenAt = "hidden_at"
         case createdAt = "created_at"
+        case createdMs = "created_ms"
     }
 
     func post(myVote: VoteValue?, distance: Double? = nil) -> Post {

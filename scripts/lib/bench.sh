@@ -1,0 +1,66 @@
+# Shared by the benchmark scripts (sourced, not run): a release stack on fixed ports, CPU
+# accounting per process, and one h2load run with its latency percentiles.
+
+# Starts `pinhole up --tls` from .build/release over $work/data; sets gateway and up_pid.
+start_stack() {
+    local gateway_port=18080 base=18100 service
+    for service in auth media feed streak alerts moderation; do
+        base=$((base + 1))
+        export "SERVICES_$(echo "$service" | tr '[:lower:]' '[:upper:]')_URL=https://127.0.0.1:$base"
+    done
+    "$PWD/.build/release/pinhole" up --data-dir "$work/data" --gateway-port "$gateway_port" --tls \
+        >"$work/up.log" 2>&1 &
+    up_pid=$!
+    for _ in $(seq 1 120); do
+        grep -q "pinhole: gateway at" "$work/up.log" && break
+        sleep 0.5
+    done
+    grep -q "pinhole: gateway at" "$work/up.log" || { cat "$work/up.log"; echo "stack did not start"; exit 1; }
+    gateway="https://localhost:$gateway_port"
+}
+
+stop_stack() {
+    [ -n "${up_pid:-}" ] && kill -INT "$up_pid" 2>/dev/null && wait "$up_pid" 2>/dev/null || true
+}
+
+# Registers (if needed) and signs in $1@example.com; prints the access token.
+sign_in() {
+    curl -sk -X POST "$gateway/v1/auth/register" -H 'content-type: application/json' \
+        -d "{\"email\":\"$1@example.com\",\"password\":\"benchmark password\"}" >/dev/null
+    curl -sk -X POST "$gateway/v1/auth/login" -H 'content-type: application/json' \
+        -d "{\"email\":\"$1@example.com\",\"password\":\"benchmark password\"}" |
+        sed -E 's/.*"accessToken":"([^"]+)".*/\1/'
+}
+
+# CPU time (clock ticks) used so far by every process with this name.
+cpu_ticks() {
+    local total=0 pid
+    for pid in $(pgrep -x "$1"); do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+    echo "$total"
+}
+
+# One h2load run: measure URL TOKEN REQUESTS CONNECTIONS STREAMS PROCESS...
+# Prints "rps p50 p90 p99 failed" (latencies in ms) and then, for each PROCESS, its CPU time
+# per request in µs.
+measure() {
+    local url=$1 token=$2 requests=$3 connections=$4 streams=$5
+    shift 5
+    local log="$work/h2load.log" before=() after=() process out rps failed cpu=""
+    rm -f "$log"
+    for process in "$@"; do before+=("$(cpu_ticks "$process")"); done
+    out=$(h2load -n "$requests" -c "$connections" -m "$streams" -t 1 --log-file="$log" \
+        -H "authorization: Bearer $token" "$url")
+    for process in "$@"; do after+=("$(cpu_ticks "$process")"); done
+    for i in "${!before[@]}"; do
+        cpu+=" $(awk -v t=$((after[i] - before[i])) -v n="$requests" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN { printf "%.0f", t / hz / n * 1e6 }')"
+    done
+    rps=$(echo "$out" | sed -nE 's/^finished in [^,]+, ([0-9.]+) req\/s.*/\1/p')
+    failed=$(echo "$out" | sed -nE 's/^requests: .* ([0-9]+) failed.*/\1/p')
+    cut -f3 "$log" | sort -n | awk -v rps="$rps" -v failed="$failed" -v cpu="$cpu" '
+        { v[NR] = $1 }
+        END {
+            printf "%s %.2f %.2f %.2f %s%s\n", rps, v[int(NR * 0.50)] / 1000, v[int(NR * 0.90)] / 1000,
+                v[int(NR * 0.99)] / 1000, failed, cpu
+        }'
+}
