@@ -116,29 +116,38 @@ struct FeedStore: Sendable {
                     let distance = center.distance(to: candidate.point)
                     return distance <= radius ? (candidate.id, distance) : nil
                 }
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT p.*, v.value AS my_vote FROM post p
-                        LEFT JOIN vote v ON v.post_id = p.id AND v.user_id = :viewer
-                        WHERE p.id IN (SELECT value FROM json_each(:ids)) AND p.hidden_at IS NULL AND \(Self.notBlocked)
-                        """,
-                    arguments: [
-                        "viewer": viewer,
-                        "ids": String(decoding: try JSONEncoder().encode(inside.map(\.id)), as: UTF8.self),
-                    ])
-                let byID = Dictionary(uniqueKeysWithValues: try rows.map { row in (row["id"] as String, row) })
-                for (id, distance) in inside {
-                    guard let row = byID[id] else { continue }
-                    let record = try PostRecord(row: row)
-                    found.append((record, record.post(myVote: VoteValue(weight: row["my_vote"]), distance: distance)))
-                    if found.count > limit { break }
+                // Read only as many rows as the page still needs; more when some turn out to
+                // be hidden or blocked.
+                var pending = inside[...]
+                while found.count <= limit, !pending.isEmpty {
+                    let chunk = pending.prefix(limit + 1 - found.count)
+                    pending = pending.dropFirst(chunk.count)
+                    let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
+                    for (id, distance) in chunk {
+                        guard let row = rows[id] else { continue }
+                        let record = try PostRecord(row: row)
+                        found.append(
+                            (record, record.post(myVote: VoteValue(weight: row["my_vote"]), distance: distance)))
+                    }
                 }
                 guard candidates.count == batch, let last = candidates.last else { break }
                 after = (last.milliseconds, last.id)
             }
             return found.map { (record: $0.0, post: $0.1) }
         }
+    }
+
+    /// The rows of the posts among `ids` that `viewer` may see, with the viewer's vote, by id.
+    static func visibleRows(ids: [String], viewer: String, db: Database) throws -> [String: Row] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT p.*, v.value AS my_vote FROM post p
+                LEFT JOIN vote v ON v.post_id = p.id AND v.user_id = :viewer
+                WHERE p.id IN (SELECT value FROM json_each(:ids)) AND p.hidden_at IS NULL AND \(notBlocked)
+                """,
+            arguments: ["viewer": viewer, "ids": String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)])
+        return Dictionary(uniqueKeysWithValues: rows.map { row in (row["id"] as String, row) })
     }
 
     /// One batch of posts in the box, newest first, read from the index alone.
