@@ -45,8 +45,13 @@ struct SliceFlow {
         _ method: NIOHTTP1.HTTPMethod, _ path: String, as person: Person? = nil, json: (any Encodable)? = nil,
         bytes: Data? = nil, headers: [(String, String)] = []
     ) async throws -> FullResponse {
-        let response = try await stack.client.call(
-            method, stack.url(path), token: person?.token, json: json, bytes: bytes, headers: headers)
+        let response: FullResponse
+        do {
+            response = try await stack.client.call(
+                method, stack.url(path), token: person?.token, json: json, bytes: bytes, headers: headers)
+        } catch {
+            throw StackError("\(method) \(path) failed: \(error)")
+        }
         let problems = document.check(method: method.rawValue, path: path, status: response.status, body: response.body)
         #expect(problems.isEmpty, "\(problems)")
         #expect(response.version == .http2)

@@ -7,7 +7,7 @@ import ServiceKit
 struct UsersController: Sendable {
     let store: AuthStore
 
-    static let callers: Set<ServiceName> = [.streak, .moderation, .feed, .alerts, .media]
+    static let callers: Set<ServiceName> = [.streak, .moderation]
 
     func addRoutes(to router: Router<ServiceRequestContext>) {
         router.get("/internal/users/:id", use: user)

@@ -114,7 +114,7 @@ struct MediaController: Sendable {
 struct InternalMediaController: Sendable {
     let store: MediaStore
 
-    static let callers: Set<ServiceName> = [.feed, .streak, .moderation, .alerts]
+    static let callers: Set<ServiceName> = [.feed, .streak]
 
     func addRoutes(to router: Router<ServiceRequestContext>) {
         router.get("/internal/media/:id") { _, context in
