@@ -59,14 +59,24 @@ struct SliceFlow {
     }
 
     /// Repeats a write until the stack acknowledges it: a 503/504 (the owner is down) or a
-    /// 409 for an idempotency key still in progress means "not known yet, try again".
+    /// 409 for an idempotency key still in progress means "not known yet, try again". While
+    /// services are being killed (`chaos`), a broken stream means the same: the owner died
+    /// after it began to answer, so the outcome is unknown and the client retries, as an app
+    /// on a bad network would. Without chaos a broken stream fails the test.
     func acknowledged(
         _ method: NIOHTTP1.HTTPMethod, _ path: String, as person: Person, json: (any Encodable)? = nil,
         bytes: Data? = nil, headers: [(String, String)] = [], chaos: ChaosLog? = nil
     ) async throws -> FullResponse {
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
-            let response = try await call(method, path, as: person, json: json, bytes: bytes, headers: headers)
+            let response: FullResponse
+            do {
+                response = try await call(method, path, as: person, json: json, bytes: bytes, headers: headers)
+            } catch let error as StackError where chaos != nil && ContinuousClock.now < deadline {
+                chaos?.broken(error.description)
+                try await Task.sleep(for: .milliseconds(150))
+                continue
+            }
             let retry =
                 [503, 504].contains(response.status) || response.errorCode == .idempotencyKeyInProgress
             if !retry || ContinuousClock.now > deadline { return response }
@@ -380,7 +390,9 @@ struct SliceFlow {
         #expect(final.score == expectedScore, "seed \(seed)")
         #expect(final.upvotes == finalVotes.filter { $0 == .up }.count, "seed \(seed)")
         #expect(final.downvotes == finalVotes.filter { $0 == .down }.count, "seed \(seed)")
-        print("chaos: \(chaos.kills) kills, \(chaos.retries) writes answered 503/504 and retried")
+        print(
+            "chaos: \(chaos.kills) kills, \(chaos.retries) writes answered 503/504 and retried, "
+                + "\(chaos.brokenStreams.count) cut off mid-answer and retried \(chaos.brokenStreams)")
         #expect(try await eventually { try await call(.GET, "/v1/posts/\(reported.id)", as: blocker).status == 404 })
         #expect(try await eventually { try await notifications(of: author).count == friends.count }, "seed \(seed)")
         #expect(try await eventually { try await !nearby(as: blocker).contains { $0.id == shunnedPost.id } })
@@ -404,13 +416,15 @@ struct SliceFlow {
 
 /// What happened during the chaos phase.
 final class ChaosLog: Sendable {
-    private let state = Mutex((kills: 0, retries: 0, finished: false))
+    private let state = Mutex((kills: 0, retries: 0, broken: [String](), finished: false))
 
     func killed() { state.withLock { $0.kills += 1 } }
     func retried() { state.withLock { $0.retries += 1 } }
+    func broken(_ what: String) { state.withLock { $0.broken.append(what) } }
     func finish() { state.withLock { $0.finished = true } }
     var kills: Int { state.withLock { $0.kills } }
     var retries: Int { state.withLock { $0.retries } }
+    var brokenStreams: [String] { state.withLock { $0.broken } }
     var isFinished: Bool { state.withLock { $0.finished } }
 }
 
