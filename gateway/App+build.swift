@@ -24,7 +24,8 @@ func buildApplication(
 /// The gateway's router: its own routes (health roll-up, API description, metrics) and the
 /// forwarding of everything in ``RouteTable``.
 func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> ServiceParts {
-    let verifier = runtime.makeTokenVerifier()
+    // The gateway checks tokens only; sessions are checked by the service that acts.
+    let verifier = runtime.makeTokenVerifier(checkSessions: false)
     let metricsToken = settings.metricsToken
     let router = runtime.makeRouter(
         readiness: [:],

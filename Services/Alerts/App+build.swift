@@ -21,6 +21,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     var inbox = EventInbox(clock: runtime.clock)
     inbox.on(FriendRequestSent.self, apply: AlertsStore.friendRequestSent)
     inbox.on(FriendRequestAccepted.self, apply: AlertsStore.friendRequestAccepted)
+    inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     EventsController(inbox: inbox, database: database).addRoutes(to: router)

@@ -18,22 +18,42 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     let (clock, entropy) = (runtime.clock, runtime.entropy)
     let settings = try AuthSettings(reader: reader, shared: runtime.settings)
     let database = try runtime.openDatabase(registerMigrations: AuthStore.registerMigrations)
-    let keyRing = try await SigningKeyRing(directory: settings.keysDirectory)
-    let verifier = runtime.makeTokenVerifier(source: keyRing)
-    let store = AuthStore(database: database)
+    let keyRing = try await SigningKeyRing(
+        directory: settings.keysDirectory, clock: clock,
+        retention: settings.accessTokenTTL + settings.keysReloadInterval + 60)
+    let outbox = runtime.makeOutbox()
+    let store = AuthStore(database: database, outbox: outbox)
+    let verifier = runtime.makeTokenVerifier(
+        source: keyRing, sessions: Lookup { try await store.sessionState(id: $0) }, sessionsFreshFor: 0)
     let hasher = try PasswordHasher(parameters: settings.argon2, entropy: entropy)
+    let pins = PinHasher(
+        hasher: hasher, pepper: try PinHasher.loadPepper(from: settings.pinPepperFile, entropy: entropy))
     let issuer = TokenIssuer(
         keyRing: keyRing, issuer: runtime.settings.tokenIssuer, audience: runtime.settings.tokenAudience,
         accessTokenTTL: settings.accessTokenTTL, refreshTokenTTL: settings.refreshTokenTTL, clock: clock,
         entropy: entropy)
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    let auth = AuthController(store: store, hasher: hasher, issuer: issuer, clock: clock, entropy: entropy)
+    let auth = AuthController(
+        store: store, hasher: hasher, issuer: issuer, clock: clock, entropy: entropy,
+        refreshGrace: settings.refreshGrace, guestTokens: settings.guestTokens)
     auth.addPublicRoutes(to: router, idempotency: IdempotencyMiddleware(database: database, clock: clock))
+    PinSessionsController(
+        store: store, pins: pins, issuer: issuer, throttle: settings.pinThrottle, clock: clock, entropy: entropy
+    ).addRoutes(to: router)
     KeysController(keyRing: keyRing).addRoutes(to: router)
     UsersController(store: store).addRoutes(to: router)
+    InternalSessionsController(store: store).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
     auth.addAuthenticatedRoutes(to: authenticated)
-    MeController(store: store).addRoutes(to: authenticated)
-    return ServiceParts(router: router)
+    MeController(store: store, clock: clock).addRoutes(to: authenticated)
+    AdminController(store: store, clock: clock, entropy: entropy).addRoutes(to: authenticated)
+    TenantsController(store: store, pins: pins, clock: clock, entropy: entropy).addRoutes(to: authenticated)
+    return ServiceParts(
+        router: router,
+        services: [
+            runtime.makeOutboxDispatcher(database: database, outbox: outbox),
+            KeyRingWatcher(
+                ring: keyRing, interval: .seconds(Int64(settings.keysReloadInterval)), logger: runtime.logger),
+        ])
 }

@@ -10,6 +10,18 @@ import ServiceKit
 /// - `auth.accessTokenTtlSeconds` (default 900): access token lifetime.
 /// - `auth.refreshTokenTtlDays` (default 30): refresh token lifetime; each refresh starts a
 ///   new period.
+/// - `auth.refreshGraceSeconds` (default 10): a refresh token presented again this soon after
+///   it was rotated gets the same new token back (a client that lost the answer); later, the
+///   whole session is revoked.
+/// - `auth.keysReloadSeconds` (default 10): how often the keys directory is re-read, so that a
+///   key added by `pinhole keys rotate` starts signing without a restart.
+/// - `auth.guestTokens` (default true): whether `POST /v1/auth/guest` hands out read-only tokens.
+/// - `auth.pinPepperFile` (default `<data.dir>/auth/pin-pepper`): 32 secret bytes mixed into
+///   every PIN hash; made at first start with mode 0600. Losing it invalidates every PIN.
+/// - `auth.pin.customerFreeAttempts` (default 5), `auth.pin.deviceFreeAttempts` (default 10):
+///   failed PIN sign-ins allowed before delays start, per customer and per device.
+/// - `auth.pin.maxCustomerDelaySeconds` (default 300), `auth.pin.maxDeviceDelaySeconds`
+///   (default 3600): the longest delay; delays double with each further failure.
 /// - `auth.argon2.memoryKib` (default 19456), `auth.argon2.iterations` (default 2),
 ///   `auth.argon2.parallelism` (default 1): Argon2id cost, OWASP's recommended minimum.
 struct AuthSettings: Sendable {
@@ -17,6 +29,11 @@ struct AuthSettings: Sendable {
     let accessTokenTTL: TimeInterval
     let refreshTokenTTL: TimeInterval
     let argon2: Argon2Parameters
+    let refreshGrace: TimeInterval
+    let keysReloadInterval: TimeInterval
+    let guestTokens: Bool
+    let pinPepperFile: URL
+    let pinThrottle: PinThrottle.Policy
 
     init(reader: ConfigReader, shared: ServiceSettings) throws {
         self.keysDirectory = URL(
@@ -32,5 +49,19 @@ struct AuthSettings: Sendable {
             memoryKiB: UInt32(try reader.integer("auth.argon2.memoryKib", default: 19_456, in: 64...4_194_304)),
             iterations: UInt32(try reader.integer("auth.argon2.iterations", default: 2, in: 1...64)),
             parallelism: UInt32(try reader.integer("auth.argon2.parallelism", default: 1, in: 1...16)))
+        self.refreshGrace = TimeInterval(try reader.integer("auth.refreshGraceSeconds", default: 10, in: 0...300))
+        self.keysReloadInterval = TimeInterval(try reader.integer("auth.keysReloadSeconds", default: 10, in: 1...3600))
+        self.guestTokens = try reader.boolean("auth.guestTokens", default: true)
+        self.pinPepperFile = URL(
+            fileURLWithPath: reader.string(
+                forKey: "auth.pinPepperFile",
+                default: shared.dataDirectory.appendingPathComponent("auth/pin-pepper").path))
+        self.pinThrottle = PinThrottle.Policy(
+            customerFreeAttempts: try reader.integer("auth.pin.customerFreeAttempts", default: 5, in: 1...100),
+            deviceFreeAttempts: try reader.integer("auth.pin.deviceFreeAttempts", default: 10, in: 1...1000),
+            maxCustomerDelay: TimeInterval(
+                try reader.integer("auth.pin.maxCustomerDelaySeconds", default: 300, in: 1...86_400)),
+            maxDeviceDelay: TimeInterval(
+                try reader.integer("auth.pin.maxDeviceDelaySeconds", default: 3600, in: 1...86_400)))
     }
 }

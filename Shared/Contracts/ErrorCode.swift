@@ -32,6 +32,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case tenantSuspended = "TENANT_SUSPENDED"
     /// An internal route was called by a peer whose certificate does not allow it.
     case peerNotAllowed = "PEER_NOT_ALLOWED"
+    /// A guest token (anonymous browsing) was used for something other than reading.
+    case guestReadOnly = "GUEST_READ_ONLY"
 
     // MARK: - 404, 405, 409, 413, 415, 422, 429
     /// The object does not exist, or belongs to someone else.
@@ -68,7 +70,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         switch self {
         case .malformedRequest, .validationFailed, .invalidCursor, .invalidIdempotencyKey: 400
         case .authenticationRequired, .invalidToken, .invalidCredentials, .reauthRequired, .invalidTenantKey: 401
-        case .forbidden, .tenantSuspended, .peerNotAllowed: 403
+        case .forbidden, .tenantSuspended, .peerNotAllowed, .guestReadOnly: 403
         case .notFound: 404
         case .methodNotAllowed: 405
         case .conflict, .idempotencyKeyInProgress: 409

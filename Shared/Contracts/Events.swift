@@ -83,6 +83,7 @@ public enum EventCatalog {
         ContentHidden.eventType: [.feed],
         UserBlocked.eventType: [.feed, .streak],
         UserUnblocked.eventType: [.feed, .streak],
+        DuressRaised.eventType: [.alerts],
     ]
 
     /// Who produces each event type (the subscriber checks the sender's certificate against
@@ -94,6 +95,7 @@ public enum EventCatalog {
         ContentHidden.eventType: .moderation,
         UserBlocked.eventType: .moderation,
         UserUnblocked.eventType: .moderation,
+        DuressRaised.eventType: .auth,
     ]
 
     /// The services that receive `type`, or none.

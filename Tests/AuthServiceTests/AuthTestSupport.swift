@@ -1,4 +1,6 @@
+import Contracts
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -25,5 +27,32 @@ extension TestClientProtocol {
         _ = try await post("/v1/auth/register", RegisterRequest(email: email, password: password))
         let response = try await post("/v1/auth/login", LoginRequest(email: email, password: password))
         return try response.json(TokenResponse.self)
+    }
+}
+
+/// Cheap Argon2 for tests that hash many PINs; the cost does not change any behaviour.
+let fastHashing = ["auth.argon2.memoryKib": "256", "auth.argon2.iterations": "1"]
+
+extension TestDataDirectory {
+    /// Auth's database beside the running service.
+    func authDatabase() throws -> DatabaseQueue {
+        try DatabaseQueue(path: url.appendingPathComponent("auth/auth.sqlite").path)
+    }
+
+    /// Gives `userID` a role directly in the database (as `pinhole admin grant` does through
+    /// auth's internal route).
+    func grant(_ role: Role, tenantID: String? = nil, to userID: String) throws {
+        try authDatabase().write { db in
+            try db.execute(
+                sql: "INSERT INTO user_role (user_id, role, tenant_id) VALUES (?, ?, ?)",
+                arguments: [userID, role.rawValue, tenantID ?? ""])
+        }
+    }
+}
+
+extension TestClientProtocol {
+    /// The user id of a token's user.
+    func userID(of tokens: TokenResponse) async throws -> String {
+        try await get("/v1/me", token: tokens.accessToken).json(UserProfile.self).id
     }
 }

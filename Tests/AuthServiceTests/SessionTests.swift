@@ -71,8 +71,9 @@ import Testing
         }
     }
 
-    @Test func refreshRotatesAndReuseOfASpentTokenEndsTheSession() async throws {
-        try await withAuth { client in
+    @Test func refreshRotatesAndReuseOfASpentTokenAfterTheGraceWindowEndsTheSession() async throws {
+        let clock = ManualClock(Date())
+        try await withAuth(clock: clock) { client in
             let first = try await client.signUp("rotate@example.com")
             let second = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
             #expect(second.status == .ok)
@@ -81,7 +82,14 @@ import Testing
             #expect(rotated.sessionId == first.sessionId)
             #expect(try await client.get("/v1/me", token: rotated.accessToken).status == .ok)
 
-            // The spent token comes back: someone else has it. The whole session ends.
+            // The answer was lost: the same parent within 10 s gets the very same child back.
+            clock.advance(by: 9)
+            let retry = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
+            #expect(retry.status == .ok)
+            #expect(try retry.json(TokenResponse.self).refreshToken == rotated.refreshToken)
+
+            // Past the grace window the spent token means someone else has it: the family ends.
+            clock.advance(by: 2)
             let reuse = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
             #expect(reuse.status == .unauthorized)
             #expect(reuse.error?.code == .reauthRequired)
@@ -89,6 +97,47 @@ import Testing
                 "/v1/auth/refresh", RefreshRequest(refreshToken: rotated.refreshToken))
             #expect(afterReuse.error?.code == .reauthRequired)
             #expect(try await client.get("/v1/me", token: rotated.accessToken).status == .unauthorized)
+        }
+    }
+
+    @Test func aParentWhoseChildWasAlreadyUsedIsReuseEvenInsideTheGraceWindow() async throws {
+        try await withAuth { client in
+            let first = try await client.signUp("branch@example.com")
+            let child = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
+                .json(TokenResponse.self)
+            let grandchild = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: child.refreshToken))
+            #expect(grandchild.status == .ok)
+            // The child moved on, so the parent cannot be a lost answer: two branches would live.
+            let stale = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
+            #expect(stale.error?.code == .reauthRequired)
+            let next = try grandchild.json(TokenResponse.self)
+            #expect(
+                try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: next.refreshToken)).error?.code
+                    == .reauthRequired)
+        }
+    }
+
+    @Test func fiftyConcurrentRefreshesOfOneTokenYieldOneChildAndNoSecondBranch() async throws {
+        try await withAuth { client in
+            let first = try await client.signUp("race@example.com")
+            let children = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        let response = try await client.post(
+                            "/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
+                        return response.status == .ok ? try response.json(TokenResponse.self).refreshToken : nil
+                    }
+                }
+                return try await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(children.count == 50)
+            #expect(children.allSatisfy { $0 != nil }, "every retry inside the grace window succeeds")
+            let distinct = Set(children.compactMap { $0 })
+            #expect(distinct.count == 1)
+            // The one child works, and the session has exactly one live refresh token.
+            let child = try #require(distinct.first)
+            #expect(
+                try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: child)).status == .ok)
         }
     }
 
@@ -123,6 +172,45 @@ import Testing
                     == .reauthRequired)
             // Other devices stay signed in.
             #expect(try await client.get("/v1/me", token: other.accessToken).status == .ok)
+        }
+    }
+
+    @Test func oneSessionCanBeEndedFromAnotherAndLogoutAllEndsEveryOne() async throws {
+        try await withAuth { client in
+            let phone = try await client.signUp("many@example.com")
+            let tablet = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "many@example.com", password: "correct horse battery")
+            ).json(TokenResponse.self)
+            let laptop = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "many@example.com", password: "correct horse battery")
+            ).json(TokenResponse.self)
+            let stranger = try await client.signUp("stranger@example.com")
+
+            // Someone else's session is a 404, and stays live.
+            let foreign = try await client.execute(
+                uri: "/v1/auth/sessions/\(phone.sessionId)", method: .delete,
+                headers: [.authorization: "Bearer \(stranger.accessToken)"])
+            #expect(foreign.status == .notFound)
+            #expect(try await client.get("/v1/me", token: phone.accessToken).status == .ok)
+
+            // The laptop ends the lost phone's session.
+            let end = try await client.execute(
+                uri: "/v1/auth/sessions/\(phone.sessionId)", method: .delete,
+                headers: [.authorization: "Bearer \(laptop.accessToken)"])
+            #expect(end.status == .noContent)
+            #expect(try await client.get("/v1/me", token: phone.accessToken).status == .unauthorized)
+            #expect(try await client.get("/v1/me", token: tablet.accessToken).status == .ok)
+
+            let all = try await client.execute(
+                uri: "/v1/auth/logout-all", method: .post, headers: [.authorization: "Bearer \(laptop.accessToken)"])
+            #expect(all.status == .noContent)
+            for tokens in [tablet, laptop] {
+                #expect(try await client.get("/v1/me", token: tokens.accessToken).error?.code == .invalidToken)
+                #expect(
+                    try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: tokens.refreshToken))
+                        .error?.code == .reauthRequired)
+            }
+            #expect(try await client.get("/v1/me", token: stranger.accessToken).status == .ok)
         }
     }
 

@@ -50,7 +50,7 @@ import Testing
         return try JSONDecoder().decode(type, from: Data(contentsOf: url))
     }
 
-    static let lookupFiles = ["media-lookup", "user-lookup", "post-lookup"]
+    static let lookupFiles = ["media-lookup", "user-lookup", "post-lookup", "session-lookup"]
 
     // MARK: - Service-to-service calls
 
@@ -81,7 +81,25 @@ import Testing
                             '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000', 1795341600000)
                     """)
         },
-        "no media": { _ in }, "no users": { _ in }, "no posts": { _ in },
+        "session 5e550000-0000-4000-8000-000000000001 of Alice is live and limited; Alice moderates": { db in
+            try states["user 0a1ce000-0000-4000-8000-000000000001 is Alice"]!(db)
+            try db.execute(
+                sql: """
+                    INSERT INTO session (id, user_id, created_at, last_used_at, limited)
+                    VALUES ('5e550000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
+                            '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000', 1);
+                    INSERT INTO user_role (user_id, role) VALUES ('0a1ce000-0000-4000-8000-000000000001', 'moderator');
+                    """)
+        },
+        "session 5e550000-0000-4000-8000-000000000002 of Alice was revoked": { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO session (id, user_id, created_at, last_used_at, revoked_at)
+                    VALUES ('5e550000-0000-4000-8000-000000000002', '0a1ce000-0000-4000-8000-000000000001',
+                            '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000', '2026-11-22 10:01:00.000')
+                    """)
+        },
+        "no media": { _ in }, "no users": { _ in }, "no posts": { _ in }, "no sessions": { _ in },
     ]
 
     @Test(arguments: lookupFiles) func theProviderAnswersAsRecorded(file: String) async throws {
@@ -113,27 +131,14 @@ import Testing
             let response = InternalResponse(
                 status: HTTPResponseStatus(statusCode: interaction.response.status), headers: [:],
                 body: ByteBuffer(bytes: body))
-            switch contract.provider {
-            case .media:
-                let value = try Lookup<MediaSummary>.interpret(response, from: .media)
-                #expect((value == nil) == (interaction.response.status == 404))
-                if let value {
-                    #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body)
-                }
-            case .auth:
-                let value = try Lookup<UserSummary>.interpret(response, from: .auth)
-                #expect((value == nil) == (interaction.response.status == 404))
-                if let value {
-                    #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body)
-                }
-            case .feed:
-                let value = try Lookup<PostSummary>.interpret(response, from: .feed)
-                #expect((value == nil) == (interaction.response.status == 404))
-                if let value {
-                    #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body)
-                }
+            switch contract.path {
+            case "/internal/media/{id}": try Self.expectDecoded(MediaSummary.self, response, interaction, from: .media)
+            case "/internal/users/{id}": try Self.expectDecoded(UserSummary.self, response, interaction, from: .auth)
+            case "/internal/posts/{id}": try Self.expectDecoded(PostSummary.self, response, interaction, from: .feed)
+            case "/internal/sessions/{id}":
+                try Self.expectDecoded(SessionState.self, response, interaction, from: .auth)
             default:
-                Issue.record("no consumer client for \(contract.provider)")
+                Issue.record("no consumer client for \(contract.path)")
             }
         }
         // Anything but 200 and 404 is the provider failing, never a silent "not found".
@@ -160,6 +165,17 @@ import Testing
         }
     }
 
+    /// The consumer's `Lookup` reads the recorded answer back into exactly the recorded body.
+    static func expectDecoded<Value: Codable & Sendable>(
+        _: Value.Type, _ response: InternalResponse, _ interaction: LookupContract.Interaction, from provider: ServiceName
+    ) throws {
+        let value = try Lookup<Value>.interpret(response, from: provider)
+        #expect((value == nil) == (interaction.response.status == 404), "\(interaction.description)")
+        if let value {
+            #expect(try JSONValue(data: JSONCoding.encoder().encode(value)) == interaction.response.body)
+        }
+    }
+
     static func reencode(_ type: EventType, _ payload: Data) throws -> Data {
         func roundTrip<Event: DomainEvent>(_: Event.Type) throws -> Data {
             try JSONCoding.encoder().encode(JSONCoding.decoder().decode(Event.self, from: payload))
@@ -171,6 +187,7 @@ import Testing
         case ContentHidden.eventType: return try roundTrip(ContentHidden.self)
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
+        case DuressRaised.eventType: return try roundTrip(DuressRaised.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -219,6 +236,15 @@ import Testing
             then: { db in try String.fetchOne(db, sql: "SELECT status FROM streak") == "broken" }),
         "user.unblocked → feed": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
         "user.unblocked → streak": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
+        "duress.raised → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM duress_alert
+                    WHERE incident_id = '1c1d0000-0000-4000-8000-000000000001' AND customer_ref = 'CUST001'
+                      AND latitude = 51.5 AND device_platform = 'ios'
+                    """) == 1
+        }),
     ]
 
     @Test(arguments: [ServiceName.media, .feed, .streak, .alerts])

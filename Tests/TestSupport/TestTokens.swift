@@ -21,12 +21,13 @@ public struct TestTokens: Sendable {
     /// A token signed with the real key, with claims adjusted by `change`.
     public func signed(
         subject: String = "user-1", issuer: String = "pinhole", audience: String = "pinhole-api",
-        issuedAt: Date = Date(), lifetime: TimeInterval = 900, notBefore: Date? = nil
+        issuedAt: Date = Date(), lifetime: TimeInterval = 900, notBefore: Date? = nil,
+        sessionID: String = "session-1", scope: String = "user"
     ) async throws -> String {
         var claims = AccessClaims(
             issuer: issuer, audience: audience, subject: subject, issuedAt: issuedAt,
-            expiresAt: issuedAt.addingTimeInterval(lifetime), tokenID: UUID().uuidString, sessionID: "session-1",
-            scope: "user")
+            expiresAt: issuedAt.addingTimeInterval(lifetime), tokenID: UUID().uuidString, sessionID: sessionID,
+            scope: scope)
         if let notBefore { claims.nbf = NotBeforeClaim(value: notBefore) }
         let keys = JWTKeyCollection()
         let privateKey = try ES256PrivateKey(

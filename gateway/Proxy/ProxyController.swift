@@ -44,6 +44,9 @@ struct ProxyController: Sendable {
                 throw ServiceError.authenticationRequired
             }
             let user = try await verifier.verify(token)
+            if user.isGuest, request.method != .get, request.method != .head {
+                throw ServiceError.guestReadOnly
+            }
             context.user = user
             context.logger[metadataKey: "user_id"] = .string(user.userID)
         }
@@ -52,9 +55,13 @@ struct ProxyController: Sendable {
         let rateClass = route.rateClass(for: request.method)
         var rateHeaders = HTTPFields()
         if settings.rateLimitEnabled, let policy = settings.policies[rateClass] {
+            // Guests mint tokens freely, so they are counted by address, not by token.
             let key =
-                rateClass == .auth
-                ? "ip:\(clientAddress)" : (context.user.map { "user:\($0.userID)" } ?? "ip:\(clientAddress)")
+                if rateClass != .auth, let user = context.user, !user.isGuest {
+                    "user:\(user.userID)"
+                } else {
+                    "ip:\(clientAddress)"
+                }
             let decision = limiter.check(key: key, policy: policy, now: clock.now().timeIntervalSince1970)
             rateHeaders[.rateLimitPolicy] = policy.policyHeader
             rateHeaders[.rateLimit] = decision.header(for: policy)

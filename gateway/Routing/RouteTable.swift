@@ -50,8 +50,9 @@ struct GatewayRoute: Sendable {
 /// 404 at the gateway and never reaches a service (internal routes such as
 /// `/internal/events` and services' own `/health/*` are unreachable from outside).
 enum RouteTable {
-    /// The routes anyone may call without a token: sign-up, sign-in, refresh, the public keys
-    /// and the gateway's own health and API description.
+    /// The routes anyone may call without a token: sign-up, sign-in (email, PIN, guest),
+    /// refresh, session verify, the public keys and the gateway's own health and API
+    /// description.
     static let publicRoutes: [GatewayRoute] = [
         GatewayRoute(
             match: .exact("/v1/auth/register"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
@@ -61,6 +62,15 @@ enum RouteTable {
             body: .json),
         GatewayRoute(
             match: .exact("/v1/auth/refresh"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
+            body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/guest"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
+            body: .json),
+        GatewayRoute(
+            match: .exact("/v1/sessions/login"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
+            body: .json),
+        GatewayRoute(
+            match: .exact("/v1/sessions/verify"), methods: [.get], service: .auth, access: .public, rateClass: .auth,
             body: .json),
         GatewayRoute(
             match: .exact("/.well-known/jwks.json"), methods: [.get, .head], service: .auth, access: .public,
@@ -74,6 +84,8 @@ enum RouteTable {
     static let ownedPrefixes: [GatewayRoute] = [
         authenticated("/v1/auth", .auth),
         authenticated("/v1/me", .auth),
+        authenticated("/v1/admin", .auth),
+        authenticated("/v1/tenants", .auth),
         authenticated("/v1/media", .media, body: .upload, rateClass: nil),
         authenticated("/v1/uploads", .media, body: .upload, rateClass: .upload),
         authenticated("/v1/evidence", .media, body: .upload, rateClass: nil),

@@ -20,5 +20,22 @@ extension AlertsStore {
                 index: "notification_unread", on: "notification", columns: ["user_id"],
                 condition: Column("read_at") == nil)
         }
+    
+        migrator.registerMigration("alerts.v2.duress-alerts") { db in
+            // One row per duress sign-in (event), grouped by incident; delivery to colleagues
+            // and acknowledgements build on it.
+            try db.create(table: "duress_alert") { table in
+                table.column("id", .text).primaryKey()
+                table.column("incident_id", .text).notNull()
+                table.column("tenant_id", .text).notNull()
+                table.column("customer_ref", .text).notNull()
+                table.column("user_id", .text).notNull()
+                table.column("latitude", .double)
+                table.column("longitude", .double)
+                table.column("device_platform", .text)
+                table.column("raised_at", .datetime).notNull()
+            }
+            try db.create(index: "duress_alert_by_tenant", on: "duress_alert", columns: ["tenant_id", "raised_at"])
+        }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// The alerts service's database: each user's notification centre.
+/// The alerts service's database: each user's notification centre, and tenants' duress alerts.
 struct AlertsStore: Sendable {
     let database: DatabasePool
 
@@ -74,6 +74,25 @@ struct AlertsStore: Sendable {
             body: "\(event.toDisplayName) accepted: your streak starts today",
             data: ["requestId": event.requestId, "streakId": event.streakId, "userId": event.toUserId],
             event: envelope.header, in: db)
+    }
+}
+
+extension AlertsStore {
+    /// `duress.raised` → a duress alert for the customer's tenant. Applied once per event.
+    static func duressRaised(_ envelope: EventEnvelope<DuressRaised>, in db: Database) throws {
+        let event = envelope.payload
+        try DuressAlertRecord(
+            id: envelope.id.uuidString.lowercased(), incidentID: event.incidentId, tenantID: event.tenantId,
+            customerRef: event.customerRef, userID: event.userId, latitude: event.location?.latitude,
+            longitude: event.location?.longitude, devicePlatform: event.device?.platform, raisedAt: event.raisedAt
+        ).insert(db, onConflict: .ignore)
+    }
+
+    func duressAlerts(tenantID: String) async throws -> [DuressAlertRecord] {
+        try await database.read { db in
+            try DuressAlertRecord.filter(sql: "tenant_id = ?", arguments: [tenantID]).order(sql: "raised_at DESC")
+                .fetchAll(db)
+        }
     }
 }
 

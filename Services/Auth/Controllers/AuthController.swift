@@ -3,13 +3,15 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// Register, login, refresh, logout.
+/// Register, login, refresh, logout, guest tokens.
 struct AuthController: Sendable {
     let store: AuthStore
     let hasher: PasswordHasher
     let issuer: TokenIssuer
     let clock: any WallClock
     let entropy: any Entropy
+    let refreshGrace: TimeInterval
+    let guestTokens: Bool
 
     static let registerAccepted = RegisterResponse(
         status: "accepted",
@@ -18,15 +20,16 @@ struct AuthController: Sendable {
     func addPublicRoutes(
         to router: Router<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
     ) {
-        router.group("/v1/auth")
+        let group = router.group("/v1/auth")
             .post("/login", use: login)
             .post("/refresh", use: refresh)
-            .add(middleware: idempotency)
-            .post("/register", use: register)
+        if guestTokens { group.post("/guest", use: guest) }
+        group.add(middleware: idempotency).post("/register", use: register)
     }
 
     func addAuthenticatedRoutes(to group: RouterGroup<ServiceRequestContext>) {
         group.post("/v1/auth/logout", use: logout)
+        group.post("/v1/auth/logout-all", use: logoutAll)
     }
 
     /// `POST /v1/auth/register` → 202 whether or not the address was free: both paths hash
@@ -53,21 +56,21 @@ struct AuthController: Sendable {
         let email = try Credentials.normalizedEmail(body.email)
         try Credentials.validatePresentedPassword(body.password)
         try Credentials.validate(body.device)
-        guard let user = try await store.user(email: email) else {
+        guard let user = try await store.user(email: email), let passwordHash = user.passwordHash else {
             _ = await hasher.verifyUnknown(body.password)
             throw Self.invalidCredentials
         }
-        guard await hasher.verify(body.password, against: user.passwordHash) else {
+        guard await hasher.verify(body.password, against: passwordHash) else {
             throw Self.invalidCredentials
         }
         let now = clock.now()
-        if hasher.needsRehash(user.passwordHash) {
+        if hasher.needsRehash(passwordHash) {
             try await store.updatePasswordHash(userID: user.id, hash: hasher.hash(body.password), at: now)
         }
         let (token, hash) = issuer.refreshToken()
-        let session = SessionRecord(
+        let session = try await SessionRecord(
             id: entropy.uuid().uuidString.lowercased(), userID: user.id, createdAt: now, lastUsedAt: now,
-            revokedAt: nil, ipAddress: try await ClientAddress.of(request, context: context),
+            revokedAt: nil, ipAddress: ClientAddress.of(request, context: context),
             userAgent: request.headers[.userAgent].map { String($0.prefix(256)) },
             devicePlatform: body.device?.platform, deviceVersion: body.device?.version)
         try await store.createSession(
@@ -80,8 +83,11 @@ struct AuthController: Sendable {
             await tokenResponse(userID: user.id, sessionID: session.id, refreshToken: token, now: now))
     }
 
-    /// `POST /v1/auth/refresh` → a new pair; the presented refresh token is spent. Presenting
-    /// a spent token again revokes the whole session (it was probably stolen).
+    /// `POST /v1/auth/refresh` → a new pair; the presented refresh token is spent.
+    ///
+    /// Presenting a spent token again within the grace window answers the same new refresh
+    /// token (a client that lost the answer stays signed in; concurrent refreshes all get one
+    /// child). Later, it revokes the whole session: the token was probably stolen.
     @Sendable func refresh(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(as: RefreshRequest.self, context: context)
         guard (1...256).contains(body.refreshToken.utf8.count) else { throw Self.reauthRequired }
@@ -89,20 +95,44 @@ struct AuthController: Sendable {
         let (token, hash) = issuer.refreshToken()
         let next = RefreshTokenRecord(
             tokenHash: hash, sessionID: "", issuedAt: now, expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL))
-        switch try await store.rotate(presented: TokenIssuer.hash(body.refreshToken), next: next, now: now) {
+        let result = try await store.rotate(
+            presented: TokenIssuer.hash(body.refreshToken), next: next,
+            sealedNext: RefreshTokenSeal.seal(token, parent: body.refreshToken), grace: refreshGrace, now: now)
+        switch result {
         case .rotated(let session):
             return try Response.json(
                 await tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: token, now: now))
+        case .replayed(let session, let sealed):
+            guard let child = RefreshTokenSeal.open(sealed, parent: body.refreshToken) else {
+                throw Self.reauthRequired
+            }
+            return try Response.json(
+                await tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: child, now: now))
         case .rejected(let reuse):
             if reuse { context.logger.warning("refresh token reuse: session revoked") }
             throw Self.reauthRequired
         }
     }
 
+    /// `POST /v1/auth/guest` → a read-only access token for browsing without an account.
+    @Sendable func guest(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let token = try await issuer.guestToken(issuedAt: clock.now())
+        return try Response.json(
+            GuestTokenResponse(accessToken: token, tokenType: "Bearer", expiresIn: Int(issuer.accessTokenTTL)))
+    }
+
     /// `POST /v1/auth/logout` → 204; the session and all its refresh tokens end now.
     @Sendable func logout(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let user = try context.requireUser()
+        let user = try context.requireMember()
         try await store.revokeSession(id: user.sessionID, userID: user.userID, at: clock.now())
+        return Response(status: .noContent)
+    }
+
+    /// `POST /v1/auth/logout-all` → 204; every session of the user ends now, this one too.
+    @Sendable func logoutAll(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireMember()
+        let ended = try await store.revokeAllSessions(userID: user.userID, at: clock.now())
+        context.logger.info("signed out everywhere", metadata: ["sessions": "\(ended)"])
         return Response(status: .noContent)
     }
 

@@ -2,34 +2,43 @@ import Contracts
 import Hummingbird
 import ServiceKit
 
-/// `GET /v1/me` and `GET /v1/auth/sessions`.
+/// `GET /v1/me`, `GET /v1/auth/sessions` and `DELETE /v1/auth/sessions/{id}`.
 struct MeController: Sendable {
     let store: AuthStore
+    let clock: any WallClock
 
     func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
         group.get("/v1/me", use: me)
         group.get("/v1/auth/sessions", use: sessions)
+        group.delete("/v1/auth/sessions/:id", use: endSession)
     }
 
-    /// The signed-in user. A token whose session was logged out no longer works here, even
-    /// before it expires, because auth owns sessions and checks.
+    /// The signed-in user and their roles. A token whose session was logged out no longer
+    /// works here (nor anywhere), even before it expires: the verifier checks the session.
     @Sendable func me(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        guard try await store.liveSession(id: user.sessionID, userID: user.userID) != nil else {
-            throw ServiceError.invalidToken
-        }
+        let user = try context.requireMember()
         guard let record = try await store.user(id: user.userID) else { throw ServiceError.notFound("User") }
-        return try Response.json(record.profile)
+        return try Response.json(record.profile(roles: try await store.roles(userID: user.userID)))
     }
 
     /// The user's live sessions, newest first, paged.
     @Sendable func sessions(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let user = try context.requireUser()
+        let user = try context.requireMember()
         let page = try PageRequest<TimePosition>(request: request)
         let records = try await store.sessions(userID: user.userID, after: page.position, limit: page.limit + 1)
         return try Response.json(
             Page(records, limit: page.limit, item: { $0.summary(currentSessionID: user.sessionID) }) {
                 TimePosition(createdAt: $0.createdAt, id: $0.id)
             })
+    }
+
+    /// Ends one of the user's sessions (a lost phone, say); someone else's is a 404.
+    @Sendable func endSession(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireMember()
+        let id = try ObjectID.path(context.parameters.require("id"), "Session")
+        guard try await store.revokeSession(id: id, userID: user.userID, at: clock.now()) else {
+            throw ServiceError.notFound("Session")
+        }
+        return Response(status: .noContent)
     }
 }

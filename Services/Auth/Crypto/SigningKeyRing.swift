@@ -4,16 +4,35 @@ import Foundation
 import JWTKit
 import ServiceKit
 
-/// Auth's signing keys, loaded from the keys directory: the newest signs, all are published
-/// in the JWKS so that tokens signed by an older key stay valid until they expire.
+/// Auth's signing keys, loaded from the keys directory: the newest signs; an older key stays
+/// in the JWKS until every token it signed has expired, then drops out.
+///
+/// `pinhole keys rotate` writes a new key into the directory; ``KeyRingWatcher`` notices it
+/// and the new key signs from then on. Verifiers meeting its unknown `kid` refetch the JWKS,
+/// so nothing restarts.
 actor SigningKeyRing: PublicKeySource {
     private let directory: URL
+    private let clock: any WallClock
+    /// How long a replaced key stays published: the access-token lifetime plus the time it
+    /// may take to notice a new key, plus verifiers' clock leeway.
+    private let retention: TimeInterval
     private var files: [SigningKeyFile] = []
     private var signer = JWTKeyCollection()
 
-    init(directory: URL) async throws {
+    init(directory: URL, clock: any WallClock = SystemClock(), retention: TimeInterval = 3600) async throws {
         self.directory = directory
+        self.clock = clock
+        self.retention = retention
         try await reload()
+    }
+
+    /// Re-reads the directory when its set of keys changed. Returns whether it did.
+    @discardableResult
+    func reloadIfChanged() async throws -> Bool {
+        let kids = Set(try SigningKeyStore.load(from: directory).map(\.kid))
+        guard kids != Set(files.map(\.kid)) else { return false }
+        try await reload()
+        return true
     }
 
     /// Re-reads the directory.
@@ -41,8 +60,14 @@ actor SigningKeyRing: PublicKeySource {
         try await signer.sign(claims, kid: JWKIdentifier(string: signingKeyID))
     }
 
-    /// The public keys, for the JWKS endpoint and auth's own verifier.
+    /// The public keys, newest first, for the JWKS endpoint and auth's own verifier: the
+    /// signing key and each older key whose successor is younger than the retention.
     func fetchKeys() async throws -> JWKSDocument {
-        JWKSDocument(keys: files.reversed().map { PublicJWK(x: $0.x, y: $0.y, kid: $0.kid) })
+        let now = clock.now()
+        let published = files.indices.filter { index in
+            index == files.count - 1 || now.timeIntervalSince(files[index + 1].createdAt) < retention
+        }
+        return JWKSDocument(
+            keys: published.reversed().map { PublicJWK(x: files[$0].x, y: files[$0].y, kid: files[$0].kid) })
     }
 }

@@ -40,12 +40,16 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var platform: String
     /// App or OS version.
     public var version: String?
+    /// A stable id of this app installation (at most 64 characters), when the client has one;
+    /// failed PIN attempts are counted per device with it.
+    public var id: String?
 
-    enum CodingKeys: String, CodingKey { case platform, version }
+    enum CodingKeys: String, CodingKey { case platform, version, id }
 
-    public init(platform: String, version: String? = nil) {
+    public init(platform: String, version: String? = nil, id: String? = nil) {
         self.platform = platform
         self.version = version
+        self.id = id
     }
 }
 
@@ -111,17 +115,21 @@ public struct TokenResponse: Codable, Sendable, Equatable {
 /// `GET /v1/me`.
 public struct UserProfile: Codable, Sendable, Equatable {
     public var id: String
-    public var email: String
+    /// Absent for accounts without one (PIN customers).
+    public var email: String?
     public var displayName: String
     public var createdAt: Date
+    /// Roles beyond `user`.
+    public var roles: [RoleGrant]
 
-    enum CodingKeys: String, CodingKey { case id, email, displayName, createdAt }
+    enum CodingKeys: String, CodingKey { case id, email, displayName, createdAt, roles }
 
-    public init(id: String, email: String, displayName: String, createdAt: Date) {
+    public init(id: String, email: String?, displayName: String, createdAt: Date, roles: [RoleGrant] = []) {
         self.id = id
         self.email = email
         self.displayName = displayName
         self.createdAt = createdAt
+        self.roles = roles
     }
 }
 

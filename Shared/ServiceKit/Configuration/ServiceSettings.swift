@@ -19,6 +19,8 @@ import NIOCore
 ///   and `aud` access tokens carry.
 /// - `token.cacheSize` (default 10000): verified tokens remembered until they expire; 0 turns
 ///   the cache off.
+/// - `token.sessionCheckSeconds` (default 5): how long a service trusts auth's answer that a
+///   session is live (a logout or role change takes effect within this time).
 /// - `client.connectTimeoutMs` (default 1000), `client.requestTimeoutSeconds` (default 30),
 ///   `client.maxResponseBytes` (default 4194304): internal HTTP client limits.
 /// - `outbox.maxBackoffSeconds` (default 60): the longest wait between two delivery attempts
@@ -43,6 +45,8 @@ public struct ServiceSettings: Sendable {
     public let tokenAudience: String
     /// How many verified tokens to remember.
     public let tokenCacheSize: Int
+    /// How long auth's answer about a session is trusted.
+    public let sessionCheckInterval: TimeInterval
     /// Internal client limits.
     public let client: InternalClientSettings
     /// Longest wait between two delivery attempts of one event.
@@ -82,6 +86,8 @@ public struct ServiceSettings: Sendable {
         self.tokenIssuer = reader.string(forKey: "token.issuer", default: "pinhole")
         self.tokenAudience = reader.string(forKey: "token.audience", default: "pinhole-api")
         self.tokenCacheSize = try reader.integer("token.cacheSize", default: 10_000, in: 0...1_000_000)
+        self.sessionCheckInterval = TimeInterval(
+            try reader.integer("token.sessionCheckSeconds", default: 5, in: 0...300))
         self.client = InternalClientSettings(
             connectTimeout: .milliseconds(
                 Int64(try reader.integer("client.connectTimeoutMs", default: 1000, in: 1...60_000))),

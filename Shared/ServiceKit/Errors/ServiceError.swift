@@ -41,6 +41,13 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     public static let authenticationRequired = ServiceError(
         .authenticationRequired, "This route needs an access token: send `Authorization: Bearer <token>`.")
 
+    /// A guest token tried to change something.
+    public static let guestReadOnly = ServiceError(
+        .guestReadOnly, "Guest access is read-only: sign in to do this.")
+
+    /// The caller lacks the role this needs.
+    public static let forbidden = ServiceError(.forbidden, "You are not allowed to do this.")
+
     /// The bearer token failed verification. Deliberately says nothing about why.
     public static let invalidToken = ServiceError(.invalidToken, "The access token is invalid or expired.")
 }

@@ -142,8 +142,8 @@ public struct OutboxDispatcher: Service {
                     logger.error(
                         "subscriber refused event; parked as dead",
                         metadata: [
-                            "event_id": "\(item.id)", "type": "\(item.type)", "subscriber": "\(subscriber)",
-                            "reason": "\(reason)",
+                            // No event type: some (duress.raised) must never show in logs.
+                            "event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
                         ])
                     Counter(label: "pinhole_outbox_dead_total", dimensions: [("subscriber", subscriber)]).increment()
                 }

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import JWTKit
 
@@ -53,11 +54,35 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public let scopes: Set<String>
     /// When the token expires.
     public let expiresAt: Date
+    /// Server-side only (from auth's session state, never from the token): the session was
+    /// opened under duress and must be treated as limited. Always false at the gateway.
+    public var limited: Bool
+    /// The roles the user holds now (from auth's session state). Empty at the gateway.
+    public var roles: Set<RoleGrant>
 
-    public init(userID: String, sessionID: String, scopes: Set<String>, expiresAt: Date) {
+    public init(
+        userID: String, sessionID: String, scopes: Set<String>, expiresAt: Date, limited: Bool = false,
+        roles: Set<RoleGrant> = []
+    ) {
         self.userID = userID
         self.sessionID = sessionID
         self.scopes = scopes
         self.expiresAt = expiresAt
+        self.limited = limited
+        self.roles = roles
+    }
+
+    /// The scope of guest tokens: anonymous, read-only browsing.
+    public static let guestScope = "guest"
+
+    /// Whether the token is a guest's (read-only, no account, no session).
+    public var isGuest: Bool { scopes.contains(Self.guestScope) }
+
+    /// Whether the user holds `role` (for tenant roles: in `tenantID`). Admins hold every
+    /// deployment-wide role.
+    public func has(_ role: Role, tenantID: String? = nil) -> Bool {
+        if role == .user { return !isGuest }
+        if !role.isTenantScoped, roles.contains(RoleGrant(role: .admin)) { return true }
+        return roles.contains(RoleGrant(role: role, tenantId: role.isTenantScoped ? tenantID : nil))
     }
 }

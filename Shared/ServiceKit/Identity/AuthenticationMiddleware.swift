@@ -5,7 +5,7 @@ import Hummingbird
 import Logging
 
 /// Requires a valid access token on every route behind it and records who the request acts
-/// for in the context. Internal traffic is not trusted because it is internal: every service
+/// for in the context. Guest tokens can only read (GET and HEAD). Internal traffic is not trusted because it is internal: every service
 /// verifies the token again with the same ``TokenVerifier`` the gateway uses.
 public struct AuthenticationMiddleware<Context: ServiceRequestContextProtocol>: RouterMiddleware {
     let verifier: TokenVerifier
@@ -22,6 +22,9 @@ public struct AuthenticationMiddleware<Context: ServiceRequestContextProtocol>: 
         }
         var context = context
         let user = try await verifier.verify(token)
+        if user.isGuest, request.method != .get, request.method != .head {
+            throw ServiceError.guestReadOnly
+        }
         context.user = user
         context.logger[metadataKey: "user_id"] = .string(user.userID)
         return try await next(request, context)

@@ -25,6 +25,10 @@ public protocol PublicKeySource: Sendable {
 ///   check, not one per request. The cache holds only tokens that passed every check, and an
 ///   entry is dropped the moment its token expires.
 ///
+/// - With a ``SessionStateCache`` (every service; not the gateway), the token's session must
+///   still be live at auth, and the user gets its server-side flags (`limited`, roles). Guest
+///   tokens have no session and skip this.
+///
 /// The hot path takes a lock for a dictionary lookup; only key refreshes go through an actor.
 public final class TokenVerifier: Sendable {
     private let issuer: String
@@ -33,6 +37,7 @@ public final class TokenVerifier: Sendable {
     private let leeway: TimeInterval
     private let cacheSize: Int
     private let refresher: KeyRefresher
+    private let sessions: SessionStateCache?
     private let state = Mutex(State())
 
     struct State {
@@ -43,8 +48,10 @@ public final class TokenVerifier: Sendable {
 
     public init(
         source: any PublicKeySource, issuer: String, audience: String, clock: any WallClock,
-        leeway: TimeInterval = 30, refetchInterval: TimeInterval = 5, cacheSize: Int = 10_000, logger: Logger
+        leeway: TimeInterval = 30, refetchInterval: TimeInterval = 5, cacheSize: Int = 10_000,
+        sessions: SessionStateCache? = nil, logger: Logger
     ) {
+        self.sessions = sessions
         self.issuer = issuer
         self.audience = audience
         self.clock = clock
@@ -57,6 +64,19 @@ public final class TokenVerifier: Sendable {
     /// is not a valid, current Pinhole access token, and `UPSTREAM_UNAVAILABLE` when the keys
     /// cannot be fetched.
     public func verify(_ token: String) async throws -> AuthenticatedUser {
+        let user = try await verifySignedToken(token)
+        guard let sessions, !user.isGuest else { return user }
+        guard let session = try await sessions.state(of: user.sessionID), session.userId == user.userID else {
+            throw ServiceError.invalidToken
+        }
+        var current = user
+        current.limited = session.limited
+        current.roles = Set(session.roles)
+        return current
+    }
+
+    /// The token's own checks: signature, algorithm, key, issuer, audience and times.
+    private func verifySignedToken(_ token: String) async throws -> AuthenticatedUser {
         let now = clock.now()
         if let user = cachedUser(for: token, at: now) { return user }
 

@@ -21,16 +21,18 @@ public struct TimePosition: Codable, Sendable, Equatable {
 }
 
 extension QueryInterfaceRequest {
-    /// This request newest first, after `position`, at most `limit` rows. `idColumn` breaks
-    /// ties between equal creation times.
-    public func newestFirst(after position: TimePosition?, idColumn: String = "id", limit: Int) -> Self {
+    /// This request newest first, after `position`, at most `limit` rows. `timeColumn` orders
+    /// (default `created_at`), `idColumn` breaks ties between equal times.
+    public func newestFirst(
+        after position: TimePosition?, idColumn: String = "id", limit: Int, timeColumn: String = "created_at"
+    ) -> Self {
         var request = self
         if let position {
             request = request.filter(
-                sql: "(created_at < ? OR (created_at = ? AND \(idColumn) < ?))",
+                sql: "(\(timeColumn) < ? OR (\(timeColumn) = ? AND \(idColumn) < ?))",
                 arguments: [position.createdAt, position.createdAt, position.id])
         }
-        return request.order(sql: "created_at DESC, \(idColumn) DESC").limit(limit)
+        return request.order(sql: "\(timeColumn) DESC, \(idColumn) DESC").limit(limit)
     }
 }
 

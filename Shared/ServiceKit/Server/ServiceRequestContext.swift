@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Hummingbird
 import NIOCore
@@ -36,6 +37,20 @@ extension ServiceRequestContextProtocol {
     /// without one (a route group without ``AuthenticationMiddleware``).
     public func requireUser() throws -> AuthenticatedUser {
         guard let user else { throw ServiceError.authenticationRequired }
+        return user
+    }
+
+    /// The authenticated user, who must have an account (not a guest).
+    public func requireMember() throws -> AuthenticatedUser {
+        let user = try requireUser()
+        guard !user.isGuest else { throw ServiceError.guestReadOnly }
+        return user
+    }
+
+    /// The authenticated user, who must hold `role` (for tenant roles, in `tenantID`).
+    public func require(_ role: Role, tenantID: String? = nil) throws -> AuthenticatedUser {
+        let user = try requireMember()
+        guard user.has(role, tenantID: tenantID) else { throw ServiceError.forbidden }
         return user
     }
 }

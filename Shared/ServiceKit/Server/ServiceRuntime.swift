@@ -24,13 +24,17 @@ public struct ServiceRuntime: Sendable {
     public let metrics: PrometheusCollectorRegistry
     /// Where token verifiers get auth's public keys (auth's JWKS over mutual TLS by default).
     let keySource: (any PublicKeySource)?
+    /// Where token verifiers learn whether a session is live (auth's
+    /// `/internal/sessions/{id}` by default; nil skips the check).
+    let sessionLookup: Lookup<SessionState>?
 
     /// Reads the shared settings and loads the TLS material of executable `name`. Tests that
-    /// run a service without auth pass their own `keySource`.
+    /// run a service without auth pass their own `keySource`, and a `sessionLookup` when they
+    /// test session state (without one, they skip the session check).
     public init(
         name: ServiceName, reader: ConfigReader, clock: any WallClock = SystemClock(),
         entropy: any Entropy = SystemEntropy(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-        keySource: (any PublicKeySource)? = nil
+        keySource: (any PublicKeySource)? = nil, sessionLookup: Lookup<SessionState>? = nil
     ) throws {
         let settings = try ServiceSettings(name: name, reader: reader)
         var logger = Logger(label: name.rawValue)
@@ -43,6 +47,8 @@ public struct ServiceRuntime: Sendable {
         self.client = InternalClient(tls: tls, settings: settings)
         self.metrics = metrics
         self.keySource = keySource
+        self.sessionLookup =
+            sessionLookup ?? (keySource == nil ? .internal(client, from: .auth, path: "/internal/sessions") : nil)
     }
 
     /// This service's database at `<data.dir>/<name>/<name>.sqlite`, migrated.
@@ -51,11 +57,21 @@ public struct ServiceRuntime: Sendable {
         return try ServiceDatabase.open(at: file, registerMigrations: registerMigrations)
     }
 
-    /// A token verifier that fetches auth's keys over mutual TLS.
-    public func makeTokenVerifier(source: (any PublicKeySource)? = nil) -> TokenVerifier {
-        TokenVerifier(
+    /// A token verifier that fetches auth's keys over mutual TLS and, unless `checkSessions`
+    /// is false (the gateway), asks auth whether each session is live (see
+    /// ``SessionStateCache``). Auth passes its own key ring and session table, read afresh
+    /// on every request (`sessionsFreshFor` 0).
+    public func makeTokenVerifier(
+        source: (any PublicKeySource)? = nil, sessions: Lookup<SessionState>? = nil, checkSessions: Bool = true,
+        sessionsFreshFor: TimeInterval? = nil
+    ) -> TokenVerifier {
+        let lookup = checkSessions ? (sessions ?? sessionLookup) : nil
+        return TokenVerifier(
             source: source ?? keySource ?? RemoteKeySource(client: client), issuer: settings.tokenIssuer,
-            audience: settings.tokenAudience, clock: clock, cacheSize: settings.tokenCacheSize, logger: logger)
+            audience: settings.tokenAudience, clock: clock, cacheSize: settings.tokenCacheSize,
+            sessions: lookup.map {
+                SessionStateCache(lookup: $0, clock: clock, freshFor: sessionsFreshFor ?? settings.sessionCheckInterval)
+            }, logger: logger)
     }
 
     /// A router with the standard middleware (unread bodies drained, request id and trace,

@@ -12,6 +12,8 @@ struct RefreshTokenRecord: Codable, FetchableRecord, PersistableRecord {
     var expiresAt: Date
     var usedAt: Date?
     var replacedBy: String?
+    /// The child token, sealed with a key derived from this token (see ``RefreshTokenSeal``).
+    var childSealed: Data? = nil
 
     enum CodingKeys: String, CodingKey {
         case tokenHash = "token_hash"
@@ -20,5 +22,6 @@ struct RefreshTokenRecord: Codable, FetchableRecord, PersistableRecord {
         case expiresAt = "expires_at"
         case usedAt = "used_at"
         case replacedBy = "replaced_by"
+        case childSealed = "child_sealed"
     }
 }

@@ -15,6 +15,10 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
     var userAgent: String?
     var devicePlatform: String?
     var deviceVersion: String?
+    /// Opened under duress (or while a duress incident is open). Never shown to the client.
+    var limited: Bool = false
+    /// The tenant of a PIN customer's session.
+    var tenantID: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -26,6 +30,8 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
         case userAgent = "user_agent"
         case devicePlatform = "device_platform"
         case deviceVersion = "device_version"
+        case limited
+        case tenantID = "tenant_id"
     }
 
     func summary(currentSessionID: String) -> SessionSummary {

@@ -1,0 +1,115 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// Deployment administration, for admins: tenants and their keys, and roles.
+struct AdminController: Sendable {
+    let store: AuthStore
+    let clock: any WallClock
+    let entropy: any Entropy
+
+    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
+        group.post("/v1/admin/tenants", use: createTenant)
+        group.get("/v1/admin/tenants", use: tenants)
+        group.patch("/v1/admin/tenants/:id", use: updateTenant)
+        group.post("/v1/admin/tenants/:id/api-key", use: replaceKey)
+        group.post("/v1/admin/roles", use: grant)
+        group.post("/v1/admin/roles/revoke", use: revoke)
+    }
+
+    /// `POST /v1/admin/tenants` → 201 with the tenant and its API key, shown only now.
+    @Sendable func createTenant(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let body = try await request.decodeJSON(as: TenantCreate.self, context: context)
+        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(name.count), !name.contains(where: \.isNewline) else {
+            throw ServiceError.validation("`name` must be 1 to 100 characters on one line.")
+        }
+        let now = clock.now()
+        let (key, hash) = TenantKeys.make(entropy: entropy)
+        let tenant = TenantRecord(
+            id: entropy.uuid().uuidString.lowercased(), name: name, apiKeyHash: hash, status: .active, createdAt: now,
+            updatedAt: now)
+        try await store.createTenant(tenant)
+        return try Response.json(TenantKeyIssued(tenant: tenant.tenant, apiKey: key), status: .created)
+    }
+
+    /// `GET /v1/admin/tenants` → newest first, paged.
+    @Sendable func tenants(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let page = try PageRequest<TimePosition>(request: request)
+        let records = try await store.tenants(after: page.position, limit: page.limit + 1)
+        return try Response.json(
+            Page(records, limit: page.limit, item: \.tenant) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
+    }
+
+    /// `PATCH /v1/admin/tenants/{id}`: suspend or reactivate. A suspended tenant's customers
+    /// get `TENANT_SUSPENDED` at sign-in.
+    @Sendable func updateTenant(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let id = try ObjectID.path(context.parameters.require("id"), "Tenant")
+        let body = try await request.decodeJSON(as: TenantUpdate.self, context: context)
+        guard let tenant = try await store.updateTenant(id: id, now: clock.now(), { $0.status = body.status }) else {
+            throw ServiceError.notFound("Tenant")
+        }
+        return try Response.json(tenant.tenant)
+    }
+
+    /// `POST /v1/admin/tenants/{id}/api-key` → a new key; the old one stops working at once.
+    @Sendable func replaceKey(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let id = try ObjectID.path(context.parameters.require("id"), "Tenant")
+        let (key, hash) = TenantKeys.make(entropy: entropy)
+        guard let tenant = try await store.updateTenant(id: id, now: clock.now(), { $0.apiKeyHash = hash }) else {
+            throw ServiceError.notFound("Tenant")
+        }
+        return try Response.json(TenantKeyIssued(tenant: tenant.tenant, apiKey: key))
+    }
+
+    @Sendable func grant(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await change(request, context: context, granted: true)
+    }
+
+    @Sendable func revoke(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await change(request, context: context, granted: false)
+    }
+
+    private func change(_ request: Request, context: ServiceRequestContext, granted: Bool) async throws -> Response {
+        let admin = try context.require(.admin)
+        let body = try await request.decodeJSON(as: RoleChange.self, context: context)
+        guard let raw = body.userId else { throw ServiceError.validation("`userId` is required.") }
+        let userID = try ObjectID.field(raw, "userId")
+        if !granted, userID == admin.userID, body.role == .admin {
+            throw ServiceError(.conflict, "Admins cannot remove their own admin role.")
+        }
+        return try Response.json(try await RoleChanges.apply(body, userID: userID, granted: granted, store: store))
+    }
+}
+
+/// Granting and revoking roles, shared by admins' route and the CLI's internal route.
+enum RoleChanges {
+    static func apply(_ change: RoleChange, userID: String, granted: Bool, store: AuthStore) async throws -> UserRoles {
+        let grant = try grant(of: change)
+        guard let roles = try await store.changeRole(userID: userID, grant: grant, granted: granted) else {
+            throw ServiceError.notFound(grant.tenantId == nil ? "User" : "User or tenant")
+        }
+        return UserRoles(userId: userID, roles: roles)
+    }
+
+    /// The grant a change names: tenant roles need a tenant, other roles must not have one;
+    /// `user` is implied and cannot be changed.
+    static func grant(of change: RoleChange) throws -> RoleGrant {
+        guard change.role != .user else { throw ServiceError.validation("`user` is every account's role.") }
+        if change.role.isTenantScoped {
+            guard let raw = change.tenantId else {
+                throw ServiceError.validation("`tenantId` is required for \(change.role.rawValue).")
+            }
+            return RoleGrant(role: change.role, tenantId: try ObjectID.field(raw, "tenantId"))
+        }
+        guard change.tenantId == nil else {
+            throw ServiceError.validation("`tenantId` applies only to tenant roles.")
+        }
+        return RoleGrant(role: change.role)
+    }
+}

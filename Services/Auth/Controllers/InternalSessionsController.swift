@@ -1,0 +1,46 @@
+import Contracts
+import Hummingbird
+import ServiceKit
+
+/// Internal routes about sessions and roles.
+///
+/// - `GET /internal/sessions/{id}`: whether a session is live, whether it is limited, and its
+///   user's roles, for the token verifier of every other service (``SessionStateCache``).
+/// - `POST /internal/admin/roles`: the `pinhole admin grant` command, by its certificate, so an
+///   operator can name the first admin before anyone can use the admin routes.
+struct InternalSessionsController: Sendable {
+    let store: AuthStore
+
+    static let sessionCallers: Set<ServiceName> = [.media, .feed, .streak, .alerts, .moderation]
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.get("/internal/sessions/:id", use: session)
+        router.post("/internal/admin/roles", use: changeRole)
+    }
+
+    @Sendable func session(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await PeerIdentity.require(context, oneOf: Self.sessionCallers)
+        let id = try ObjectID.path(context.parameters.require("id"), "Session")
+        guard let state = try await store.sessionState(id: id) else { throw ServiceError.notFound("Session") }
+        return try Response.json(state)
+    }
+
+    /// Grants (or with `?revoke=true`, revokes) a role to the user named by id or email.
+    @Sendable func changeRole(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await PeerIdentity.require(context, oneOf: [.pinhole])
+        let body = try await request.decodeJSON(as: RoleChange.self, context: context)
+        let userID: String
+        if let raw = body.userId {
+            userID = try ObjectID.field(raw, "userId")
+        } else if let email = body.email {
+            guard let user = try await store.user(email: try Credentials.normalizedEmail(email)) else {
+                throw ServiceError.notFound("User")
+            }
+            userID = user.id
+        } else {
+            throw ServiceError.validation("`userId` or `email` is required.")
+        }
+        let granted = request.uri.queryParameters.get("revoke") != "true"
+        return try Response.json(try await RoleChanges.apply(body, userID: userID, granted: granted, store: store))
+    }
+}

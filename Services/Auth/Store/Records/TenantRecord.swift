@@ -1,0 +1,25 @@
+import Contracts
+import Foundation
+import GRDB
+
+/// A row of `tenant`: an organisation whose customers sign in with PINs. Its API key is
+/// stored as a SHA-256 (the key is 256 random bits, so a fast hash is enough).
+struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "tenant"
+
+    var id: String
+    var name: String
+    var apiKeyHash: String
+    var status: Tenant.Status
+    var createdAt: Date
+    var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, status
+        case apiKeyHash = "api_key_hash"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    var tenant: Tenant { Tenant(id: id, name: name, status: status, createdAt: createdAt) }
+}

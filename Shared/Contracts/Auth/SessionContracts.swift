@@ -1,0 +1,100 @@
+import Foundation
+
+/// What a user may do beyond their own objects. Tenant roles hold for one tenant only.
+public enum Role: String, Codable, Sendable, CaseIterable, Hashable {
+    /// Every signed-in person; implied, never stored.
+    case user
+    /// Works the report queue.
+    case moderator
+    /// Runs the deployment: tenants, roles, everything a moderator does.
+    case admin
+    /// Enrols and resets a tenant's customers and clears its incidents (Transrify).
+    case tenantAdmin = "tenant_admin"
+    /// Sees and clears a tenant's duress incidents (Transrify).
+    case tenantResponder = "tenant_responder"
+
+    /// Whether the role is held for one tenant rather than the whole deployment.
+    public var isTenantScoped: Bool { self == .tenantAdmin || self == .tenantResponder }
+}
+
+/// One role held by a user; `tenantId` is set exactly for tenant-scoped roles.
+public struct RoleGrant: Codable, Sendable, Hashable {
+    public var role: Role
+    public var tenantId: String?
+
+    enum CodingKeys: String, CodingKey { case role, tenantId }
+
+    public init(role: Role, tenantId: String? = nil) {
+        self.role = role
+        self.tenantId = tenantId
+    }
+}
+
+/// `POST /v1/admin/roles` and `POST /v1/admin/roles/revoke` (admins), and
+/// `POST /internal/admin/roles` (the `pinhole` CLI, for the first admin).
+public struct RoleChange: Codable, Sendable, Equatable {
+    /// Who: a user id, or (CLI) an email address.
+    public var userId: String?
+    public var email: String?
+    public var role: Role
+    public var tenantId: String?
+
+    enum CodingKeys: String, CodingKey { case userId, email, role, tenantId }
+
+    public init(userId: String? = nil, email: String? = nil, role: Role, tenantId: String? = nil) {
+        self.userId = userId
+        self.email = email
+        self.role = role
+        self.tenantId = tenantId
+    }
+}
+
+/// A user's roles after a change.
+public struct UserRoles: Codable, Sendable, Equatable {
+    public var userId: String
+    public var roles: [RoleGrant]
+
+    enum CodingKeys: String, CodingKey { case userId, roles }
+
+    public init(userId: String, roles: [RoleGrant]) {
+        self.userId = userId
+        self.roles = roles
+    }
+}
+
+/// `GET /internal/sessions/{id}` on auth: what the token verifier of every service learns
+/// about a live session beyond the token. It never reaches a client: a duress session's
+/// `limited` flag is visible only here.
+public struct SessionState: Codable, Sendable, Equatable {
+    public var sessionId: String
+    public var userId: String
+    /// A session opened under duress (or after it, until the incident is cleared).
+    public var limited: Bool
+    public var roles: [RoleGrant]
+
+    enum CodingKeys: String, CodingKey { case sessionId, userId, limited, roles }
+
+    public init(sessionId: String, userId: String, limited: Bool, roles: [RoleGrant]) {
+        self.sessionId = sessionId
+        self.userId = userId
+        self.limited = limited
+        self.roles = roles
+    }
+}
+
+/// `POST /v1/auth/guest`: a read-only access token for browsing without an account.
+public struct GuestTokenResponse: Codable, Sendable, Equatable {
+    /// ES256-signed JWT with scope `guest`; no refresh token: ask for a new one when it expires.
+    public var accessToken: String
+    /// Always `Bearer`.
+    public var tokenType: String
+    public var expiresIn: Int
+
+    enum CodingKeys: String, CodingKey { case accessToken, tokenType, expiresIn }
+
+    public init(accessToken: String, tokenType: String, expiresIn: Int) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+    }
+}
