@@ -48,7 +48,10 @@ import Testing
                 ("no kid", json(#"{"alg":"ES256"}"#) + "." + parts[1] + "." + parts[2]),
                 ("EdDSA header", json(#"{"alg":"EdDSA","kid":"\#(tokens.keyID)"}"#) + "." + parts[1] + "." + parts[2]),
                 ("RS256 header", json(#"{"alg":"RS256","kid":"\#(tokens.keyID)"}"#) + "." + parts[1] + "." + parts[2]),
-                ("lower-case alg", json(#"{"alg":"es256","kid":"\#(tokens.keyID)"}"#) + "." + parts[1] + "." + parts[2]),
+                (
+                    "lower-case alg",
+                    json(#"{"alg":"es256","kid":"\#(tokens.keyID)"}"#) + "." + parts[1] + "." + parts[2]
+                ),
                 ("huge", String(repeating: "a", count: 9000) + "." + parts[1] + "." + parts[2]),
                 ("spaces", parts[0] + ". " + parts[1] + "." + parts[2]),
                 ("a refresh token", real.refreshToken),

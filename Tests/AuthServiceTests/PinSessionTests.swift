@@ -23,7 +23,8 @@ import Testing
     static func setUp(_ client: some TestClientProtocol, _ directory: TestDataDirectory) async throws -> TenantSetup {
         let root = try await client.signUp("root@example.com")
         try directory.grant(.admin, to: try await client.userID(of: root))
-        let created = try await client.post("/v1/admin/tenants", TenantCreate(name: "Acme Security"), token: root.accessToken)
+        let created = try await client.post(
+            "/v1/admin/tenants", TenantCreate(name: "Acme Security"), token: root.accessToken)
         #expect(created.status == .created)
         let issued = try created.json(TenantKeyIssued.self)
         #expect(issued.apiKey.hasPrefix("tk_"))
@@ -97,7 +98,8 @@ import Testing
             // Only the server knows: the duress session is limited, an incident is open and
             // `duress.raised` waits in the outbox for alerts.
             let limited = try await directory.authDatabase().read { db in
-                try Bool.fetchAll(db, sql: "SELECT limited FROM session WHERE tenant_id IS NOT NULL ORDER BY created_at")
+                try Bool.fetchAll(
+                    db, sql: "SELECT limited FROM session WHERE tenant_id IS NOT NULL ORDER BY created_at")
             }
             #expect(limited == [false, true])
             let events = try await directory.authDatabase().read { db in
@@ -118,7 +120,8 @@ import Testing
         try await withAuth(config: fastHashing, directory: directory) { client in
             let setup = try await Self.setUp(client, directory)
             try await Self.enrol(client, setup, "carol03")
-            #expect(try await Self.login(client, setup, "carol03", "9876").json(PinLoginResponse.self).verdict == .duress)
+            #expect(
+                try await Self.login(client, setup, "carol03", "9876").json(PinLoginResponse.self).verdict == .duress)
             // The attacker makes her use the normal PIN next: still a duress session.
             let again = try await Self.login(client, setup, "carol03", "1234").json(PinLoginResponse.self)
             #expect(again.verdict == .duress)
@@ -142,12 +145,14 @@ import Testing
                 try await client.get("/v1/tenants/\(setup.tenant.id)/incidents", token: outsider.accessToken).status
                     == .notFound)
             let clearPath = "/v1/tenants/\(setup.tenant.id)/incidents/\(id)/clear"
-            #expect(try await client.post(clearPath, [String: String](), token: outsider.accessToken).status == .notFound)
+            #expect(
+                try await client.post(clearPath, [String: String](), token: outsider.accessToken).status == .notFound)
 
             let cleared = try await client.post(clearPath, [String: String](), token: setup.responder.accessToken)
             #expect(cleared.status == .ok)
             #expect(try cleared.json(DuressIncident.self).clearedAt != nil)
-            #expect(try await Self.login(client, setup, "carol03", "1234").json(PinLoginResponse.self).verdict == .normal)
+            #expect(
+                try await Self.login(client, setup, "carol03", "1234").json(PinLoginResponse.self).verdict == .normal)
             let openAfter = try await client.get(
                 "/v1/tenants/\(setup.tenant.id)/incidents?status=open", token: setup.responder.accessToken)
             #expect(try openAfter.json(Page<DuressIncident>.self).items.isEmpty)
@@ -197,14 +202,16 @@ import Testing
                 "/v1/auth/login", LoginRequest(email: "root@example.com", password: "correct horse battery")
             ).json(TokenResponse.self)
             let suspend = try await client.send(
-                .patch, "/v1/admin/tenants/\(setup.tenant.id)", TenantUpdate(status: .suspended), token: root.accessToken)
+                .patch, "/v1/admin/tenants/\(setup.tenant.id)", TenantUpdate(status: .suspended),
+                token: root.accessToken)
             #expect(try suspend.json(Tenant.self).status == .suspended)
             let suspended = try await Self.login(client, setup, "dave04", "1234")
             #expect(suspended.status == .forbidden)
             #expect(suspended.error?.code == .tenantSuspended)
             _ = try await client.send(
                 .patch, "/v1/admin/tenants/\(setup.tenant.id)", TenantUpdate(status: .active), token: root.accessToken)
-            #expect(try await Self.login(client, setup, "dave04", "1234").json(PinLoginResponse.self).verdict == .normal)
+            #expect(
+                try await Self.login(client, setup, "dave04", "1234").json(PinLoginResponse.self).verdict == .normal)
 
             // A new key replaces the old one.
             let replaced = try await client.post(
@@ -213,7 +220,8 @@ import Testing
             #expect(try await Self.login(client, setup, "dave04", "1234").error?.code == .invalidTenantKey)
             let renewed = TenantSetup(
                 tenant: setup.tenant, apiKey: replaced.apiKey, admin: setup.admin, responder: setup.responder)
-            #expect(try await Self.login(client, renewed, "dave04", "1234").json(PinLoginResponse.self).verdict == .normal)
+            #expect(
+                try await Self.login(client, renewed, "dave04", "1234").json(PinLoginResponse.self).verdict == .normal)
         }
     }
 
@@ -244,10 +252,12 @@ import Testing
             }
 
             let reset = try await client.send(
-                .put, "\(path)/erin05/pins", CustomerPins(pin: "5555", duressPin: "6666"), token: setup.admin.accessToken)
+                .put, "\(path)/erin05/pins", CustomerPins(pin: "5555", duressPin: "6666"),
+                token: setup.admin.accessToken)
             #expect(reset.status == .ok)
             #expect(try await Self.login(client, setup, "erin05", "1234").json(PinLoginResponse.self).verdict == .fail)
-            #expect(try await Self.login(client, setup, "erin05", "5555").json(PinLoginResponse.self).verdict == .normal)
+            #expect(
+                try await Self.login(client, setup, "erin05", "5555").json(PinLoginResponse.self).verdict == .normal)
             #expect(
                 try await client.send(
                     .put, "\(path)/nobody/pins", CustomerPins(pin: "5555", duressPin: "6666"),
@@ -347,7 +357,9 @@ enum JSONScalar: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let text = try? container.decode(String.self) { self = .string(text) } else {
+        if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else {
             self = .number(try container.decode(Double.self))
         }
     }

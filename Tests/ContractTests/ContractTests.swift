@@ -167,7 +167,8 @@ import Testing
 
     /// The consumer's `Lookup` reads the recorded answer back into exactly the recorded body.
     static func expectDecoded<Value: Codable & Sendable>(
-        _: Value.Type, _ response: InternalResponse, _ interaction: LookupContract.Interaction, from provider: ServiceName
+        _: Value.Type, _ response: InternalResponse, _ interaction: LookupContract.Interaction,
+        from provider: ServiceName
     ) throws {
         let value = try Lookup<Value>.interpret(response, from: provider)
         #expect((value == nil) == (interaction.response.status == 404), "\(interaction.description)")

@@ -94,12 +94,14 @@ import Yams
 
     @Test func theSchemaCheckerCatchesWrongBodies() throws {
         let document = try OpenAPIDocument.load()
-        let good = Data(#"{"id":"u","email":"a@b.c","displayName":"a","createdAt":"2026-11-21T10:00:00.000Z"}"#.utf8)
+        let good = Data(
+            #"{"id":"u","email":"a@b.c","displayName":"a","createdAt":"2026-11-21T10:00:00.000Z","roles":[]}"#.utf8)
         #expect(document.check(method: "GET", path: "/v1/me", status: 200, body: good).isEmpty)
         let missing = Data(#"{"id":"u","email":"a@b.c","createdAt":"2026-11-21T10:00:00Z"}"#.utf8)
         #expect(!document.check(method: "GET", path: "/v1/me", status: 200, body: missing).isEmpty)
         let extra = Data(
-            #"{"id":"u","email":"a@b.c","displayName":"a","createdAt":"2026-11-21T10:00:00Z","secret":1}"#.utf8)
+            #"{"id":"u","email":"a@b.c","displayName":"a","createdAt":"2026-11-21T10:00:00Z","roles":[],"secret":1}"#
+                .utf8)
         #expect(!document.check(method: "GET", path: "/v1/me", status: 200, body: extra).isEmpty)
         #expect(!document.check(method: "GET", path: "/v1/me", status: 418, body: good).isEmpty)
         let badCode = Data(#"{"error":{"code":"NOPE","message":"x"}}"#.utf8)

@@ -20,7 +20,7 @@ extension AlertsStore {
                 index: "notification_unread", on: "notification", columns: ["user_id"],
                 condition: Column("read_at") == nil)
         }
-    
+
         migrator.registerMigration("alerts.v2.duress-alerts") { db in
             // One row per duress sign-in (event), grouped by incident; delivery to colleagues
             // and acknowledgements build on it.

@@ -40,11 +40,13 @@ struct PinSessionsController: Sendable {
         let customerKey = PinThrottle.customerKey(tenantID: tenant.id, customerRef: body.customerRef)
         let deviceKey = PinThrottle.deviceKey(tenantID: tenant.id, address: address, deviceID: body.device?.id)
         let gate = try await store.pinGate(
-            tenantID: tenant.id, customerRef: body.customerRef, customerKey: customerKey, deviceKey: deviceKey, now: now)
+            tenantID: tenant.id, customerRef: body.customerRef, customerKey: customerKey, deviceKey: deviceKey, now: now
+        )
         if let until = gate.blockedUntil {
             let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
             throw ServiceError(
-                .rateLimitExceeded, "Too many attempts. Try again in \(seconds) s.", headers: [.retryAfter: "\(seconds)"])
+                .rateLimitExceeded, "Too many attempts. Try again in \(seconds) s.",
+                headers: [.retryAfter: "\(seconds)"])
         }
 
         let matchesPin: Bool
@@ -77,7 +79,8 @@ struct PinSessionsController: Sendable {
         return try Response.json(
             PinLoginResponse(
                 verdict: verdict, recommendedAction: Self.proceed, sessionId: session.id,
-                accessToken: try await issuer.accessToken(userID: customer.userID, sessionID: session.id, issuedAt: now),
+                accessToken: try await issuer.accessToken(
+                    userID: customer.userID, sessionID: session.id, issuedAt: now),
                 tokenType: "Bearer", expiresIn: Int(issuer.accessTokenTTL), refreshToken: token,
                 refreshExpiresIn: Int(issuer.refreshTokenTTL)))
     }
@@ -120,7 +123,9 @@ enum PinRules {
     /// Alphanumeric (ASCII), 3 to 50 characters.
     static func validateReference(_ reference: String) throws {
         guard (3...50).contains(reference.utf8.count),
-            reference.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            reference.utf8.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         else {
             throw ServiceError.validation("`customerRef` must be 3 to 50 letters or digits.")
         }

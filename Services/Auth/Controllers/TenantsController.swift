@@ -34,7 +34,8 @@ struct TenantsController: Sendable {
         try await store.enrol(
             record,
             user: UserRecord(
-                id: userID, email: nil, passwordHash: nil, displayName: body.customerRef, createdAt: now, updatedAt: now))
+                id: userID, email: nil, passwordHash: nil, displayName: body.customerRef, createdAt: now, updatedAt: now
+            ))
         return try Response.json(record.customer, status: .created)
     }
 
@@ -55,7 +56,8 @@ struct TenantsController: Sendable {
         let (pinHash, duressHash) = try await hashPins(pin: body.pin, duressPin: body.duressPin, tenantID: tenantID)
         guard
             let record = try await store.replacePins(
-                tenantID: tenantID, customerRef: reference, pinHash: pinHash, duressPinHash: duressHash, now: clock.now())
+                tenantID: tenantID, customerRef: reference, pinHash: pinHash, duressPinHash: duressHash,
+                now: clock.now())
         else { throw ServiceError.notFound("Customer") }
         return try Response.json(record.customer)
     }

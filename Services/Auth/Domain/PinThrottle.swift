@@ -41,10 +41,13 @@ enum PinThrottle {
     }
 
     /// Counts a failure against `key`.
-    static func recordFailure(_ key: String, freeAttempts: Int, maxDelay: TimeInterval, now: Date, in db: Database)
+    static func recordFailure(
+        _ key: String, freeAttempts: Int, maxDelay: TimeInterval, now: Date, in db: Database
+    )
         throws
     {
-        let row = try Row.fetchOne(db, sql: "SELECT failures, last_failure_at FROM pin_attempt WHERE key = ?", arguments: [key])
+        let row = try Row.fetchOne(
+            db, sql: "SELECT failures, last_failure_at FROM pin_attempt WHERE key = ?", arguments: [key])
         var failures = 1
         if let row, let last: Date = row["last_failure_at"], now.timeIntervalSince(last) < memory {
             failures = (row["failures"] as Int) + 1

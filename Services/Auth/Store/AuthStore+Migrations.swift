@@ -34,7 +34,7 @@ extension AuthStore {
                 table.column("replaced_by", .text)
             }
         }
-    
+
         migrator.registerMigration("auth.v2.roles-tenants-pins") { db in
             // Apple and PIN users have no password, PIN customers no email: rebuild `user`
             // with both optional (SQLite cannot drop NOT NULL in place).

@@ -26,7 +26,9 @@ extension AuthStore {
     }
 
     /// Applies `change` to the tenant and saves it; nil when there is no such tenant.
-    func updateTenant(id: String, now: Date, _ change: @escaping @Sendable (inout TenantRecord) -> Void) async throws
+    func updateTenant(
+        id: String, now: Date, _ change: @escaping @Sendable (inout TenantRecord) -> Void
+    ) async throws
         -> TenantRecord?
     {
         try await database.write { db in
@@ -58,7 +60,9 @@ extension AuthStore {
             .fetchOne(db)
     }
 
-    func replacePins(tenantID: String, customerRef: String, pinHash: String, duressPinHash: String, now: Date)
+    func replacePins(
+        tenantID: String, customerRef: String, pinHash: String, duressPinHash: String, now: Date
+    )
         async throws -> CustomerRecord?
     {
         try await database.write { db in
@@ -120,8 +124,10 @@ extension AuthStore {
         now: Date
     ) async throws -> PinVerdict {
         try await database.write { [outbox] db in
-            var incident = try IncidentRecord.filter(sql: "user_id = ? AND cleared_at IS NULL", arguments: [customer.userID])
-                .fetchOne(db)
+            var incident = try IncidentRecord.filter(
+                sql: "user_id = ? AND cleared_at IS NULL", arguments: [customer.userID]
+            )
+            .fetchOne(db)
             let underDuress = duress || incident != nil
             var session = session
             session.limited = underDuress
@@ -160,7 +166,9 @@ extension AuthStore {
 
     // MARK: - Incidents
 
-    func incidents(tenantID: String, openOnly: Bool, after position: TimePosition?, limit: Int) async throws
+    func incidents(
+        tenantID: String, openOnly: Bool, after position: TimePosition?, limit: Int
+    ) async throws
         -> [IncidentRecord]
     {
         try await database.read { db in
@@ -176,8 +184,9 @@ extension AuthStore {
     /// incident; an incident already cleared is answered as it is.
     func clearIncident(tenantID: String, id: String, by userID: String, now: Date) async throws -> IncidentRecord? {
         try await database.write { db in
-            guard var incident = try IncidentRecord.filter(key: id).filter(sql: "tenant_id = ?", arguments: [tenantID])
-                .fetchOne(db)
+            guard
+                var incident = try IncidentRecord.filter(key: id).filter(sql: "tenant_id = ?", arguments: [tenantID])
+                    .fetchOne(db)
             else { return nil }
             if incident.clearedAt == nil {
                 incident.clearedAt = now
