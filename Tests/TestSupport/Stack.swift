@@ -39,6 +39,9 @@ public final class Stack: Sendable {
         environment["OUTBOX_MAXBACKOFFSECONDS"] = "2"
         // Every test user signs up from 127.0.0.1: one address, many people.
         environment["RATELIMIT_AUTH_LIMIT"] = "1000"
+        // Notice a rotated key, and a logout at the other services, within a second.
+        environment["AUTH_KEYSRELOADSECONDS"] = "1"
+        environment["TOKEN_SESSIONCHECKSECONDS"] = "1"
         if publicTLS {
             environment["PUBLIC_TLS_CERTIFICATE"] = directory.url.appendingPathComponent("pki/public.crt").path
             environment["PUBLIC_TLS_KEY"] = directory.url.appendingPathComponent("pki/public.key").path
@@ -84,6 +87,18 @@ public final class Stack: Sendable {
             name: name.rawValue, executable: executable, arguments: arguments, environment: environment,
             onLine: { [weak self] line in self?.output.withLock { $0[name, default: []].append(line) } })
         processes.withLock { $0[name] = child }
+    }
+
+    /// Runs `pinhole <arguments> --data-dir <this stack's>` with the stack's environment;
+    /// returns its exit status and output.
+    public func pinhole(_ arguments: [String]) async throws -> (status: Int32, lines: [String]) {
+        let output = LineCollector()
+        let child = try ChildProcess(
+            name: "pinhole", executable: binaries.appendingPathComponent("pinhole"),
+            arguments: arguments + ["--data-dir", directory.url.path], environment: environment,
+            onLine: output.append)
+        let status = await child.waitForExit()
+        return (status, output.lines)
     }
 
     /// The URL of a service's internal listener.
