@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import JWTKit
 import Synchronization
@@ -142,6 +143,89 @@ final class DirectoryKeySource: PublicKeySource {
             source.failing.store(true, ordering: .relaxed)
             do {
                 _ = try await verifier(source).verify(try await TestTokens(dataDirectory: directory.url).signed())
+                Issue.record("expected a failure")
+            } catch let error as ServiceError {
+                #expect(error.code == .upstreamUnavailable)
+            }
+        }
+    }
+
+    // MARK: - Session state
+
+    /// Auth's answers about sessions, changeable by the test, counting lookups.
+    final class SessionTable: Sendable {
+        let states = Mutex<[String: SessionState]>([:])
+        let lookups = Atomic<Int>(0)
+        let failing = Atomic<Bool>(false)
+
+        var lookup: Lookup<SessionState> {
+            Lookup { [self] id in
+                lookups.add(1, ordering: .relaxed)
+                if failing.load(ordering: .relaxed) { throw ServiceError(.upstreamUnavailable, "auth is down") }
+                return states.withLock { $0[id] }
+            }
+        }
+    }
+
+    @Test func aTokenWorksOnlyWhileItsSessionIsLiveAndCarriesTheServerSideFlags() async throws {
+        try await withTestDataDirectory { directory in
+            let clock = ManualClock(Date())
+            let table = SessionTable()
+            table.states.withLock {
+                $0["s1"] = SessionState(
+                    sessionId: "s1", userId: "alice", limited: true, roles: [RoleGrant(role: .moderator)])
+            }
+            let verifier = TokenVerifier(
+                source: DirectoryKeySource(dataDirectory: directory.url), issuer: "pinhole", audience: "pinhole-api",
+                clock: clock, sessions: SessionStateCache(lookup: table.lookup, clock: clock, freshFor: 5, staleFor: 60),
+                logger: Logger(label: "test"))
+            let tokens = try TestTokens(dataDirectory: directory.url)
+            let token = try await tokens.signed(subject: "alice", issuedAt: clock.now(), sessionID: "s1")
+
+            let user = try await verifier.verify(token)
+            #expect(user.limited)
+            #expect(user.has(.moderator))
+            #expect(!user.has(.admin))
+            // Within the fresh interval, one lookup serves every request.
+            for _ in 0..<10 { _ = try await verifier.verify(token) }
+            #expect(table.lookups.load(ordering: .relaxed) == 1)
+
+            // Someone else's session id in a validly signed token is refused.
+            let stolen = try await tokens.signed(subject: "mallory", issuedAt: clock.now(), sessionID: "s1")
+            await #expect(throws: ServiceError.self) { try await verifier.verify(stolen) }
+
+            // Logged out: refused once the answer is older than the fresh interval.
+            table.states.withLock { $0["s1"] = nil }
+            _ = try await verifier.verify(token)
+            clock.advance(by: 6)
+            await #expect(throws: ServiceError.self) { try await verifier.verify(token) }
+
+            // Guests have no session and are not looked up.
+            let before = table.lookups.load(ordering: .relaxed)
+            let guest = try await tokens.signed(subject: "g", issuedAt: clock.now(), sessionID: "guest", scope: "guest")
+            #expect(try await verifier.verify(guest).isGuest)
+            #expect(table.lookups.load(ordering: .relaxed) == before)
+        }
+    }
+
+    @Test func whenAuthIsDownARecentAnswerIsUsedThenTheFailureShows() async throws {
+        try await withTestDataDirectory { directory in
+            let clock = ManualClock(Date())
+            let table = SessionTable()
+            table.states.withLock { $0["s1"] = SessionState(sessionId: "s1", userId: "bob", limited: false, roles: []) }
+            let verifier = TokenVerifier(
+                source: DirectoryKeySource(dataDirectory: directory.url), issuer: "pinhole", audience: "pinhole-api",
+                clock: clock, sessions: SessionStateCache(lookup: table.lookup, clock: clock, freshFor: 5, staleFor: 60),
+                logger: Logger(label: "test"))
+            let token = try await TestTokens(dataDirectory: directory.url).signed(
+                subject: "bob", issuedAt: clock.now(), lifetime: 900, sessionID: "s1")
+            _ = try await verifier.verify(token)
+            table.failing.store(true, ordering: .relaxed)
+            clock.advance(by: 30)
+            #expect(try await verifier.verify(token).userID == "bob")
+            clock.advance(by: 31)
+            do {
+                _ = try await verifier.verify(token)
                 Issue.record("expected a failure")
             } catch let error as ServiceError {
                 #expect(error.code == .upstreamUnavailable)
