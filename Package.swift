@@ -194,6 +194,7 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: testSettings

@@ -22,6 +22,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     inbox.on(FriendRequestSent.self, apply: AlertsStore.friendRequestSent)
     inbox.on(FriendRequestAccepted.self, apply: AlertsStore.friendRequestAccepted)
     inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
+    inbox.onUserDeleted(erase: AlertsStore.erase)
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     EventsController(inbox: inbox, database: database).addRoutes(to: router)

@@ -33,6 +33,8 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         accessTokenTTL: settings.accessTokenTTL, refreshTokenTTL: settings.refreshTokenTTL, clock: clock,
         entropy: entropy)
 
+    let apple = settings.apple.isEnabled ? try AppleSignIn(settings: settings.apple, clock: clock) : nil
+
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     let auth = AuthController(
         store: store, hasher: hasher, issuer: issuer, clock: clock, entropy: entropy,
@@ -41,6 +43,10 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     PinSessionsController(
         store: store, pins: pins, issuer: issuer, throttle: settings.pinThrottle, clock: clock, entropy: entropy
     ).addRoutes(to: router)
+    if let apple {
+        AppleController(store: store, apple: apple, issuer: issuer, clock: clock, entropy: entropy).addRoutes(
+            to: router)
+    }
     KeysController(keyRing: keyRing).addRoutes(to: router)
     UsersController(store: store).addRoutes(to: router)
     InternalSessionsController(store: store).addRoutes(to: router)
@@ -49,11 +55,22 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     MeController(store: store, clock: clock).addRoutes(to: authenticated)
     AdminController(store: store, clock: clock, entropy: entropy).addRoutes(to: authenticated)
     TenantsController(store: store, pins: pins, clock: clock, entropy: entropy).addRoutes(to: authenticated)
+    let deletion = AccountDeletionController(
+        store: store, hasher: hasher, apple: apple, clock: clock, entropy: entropy)
+    deletion.addRoutes(to: authenticated)
+    // The deletion ended every session; its progress is readable with the token used for it.
+    deletion.addProgressRoute(
+        to: router.group().add(
+            middleware: AuthenticationMiddleware(
+                verifier: runtime.makeTokenVerifier(source: keyRing, checkSessions: false))))
     return ServiceParts(
         router: router,
         services: [
             runtime.makeOutboxDispatcher(database: database, outbox: outbox),
             KeyRingWatcher(
                 ring: keyRing, interval: .seconds(Int64(settings.keysReloadInterval)), logger: runtime.logger),
+            DeletionWorker(
+                store: store, apple: apple, clock: clock, interval: .seconds(Int64(settings.deletionCheckInterval)),
+                logger: runtime.logger),
         ])
 }

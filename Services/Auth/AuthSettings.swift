@@ -22,6 +22,14 @@ import ServiceKit
 ///   failed PIN sign-ins allowed before delays start, per customer and per device.
 /// - `auth.pin.maxCustomerDelaySeconds` (default 300), `auth.pin.maxDeviceDelaySeconds`
 ///   (default 3600): the longest delay; delays double with each further failure.
+/// - `auth.apple.bundleIds` (comma-separated; default none, which turns Apple sign-in off): the
+///   apps whose identity tokens are accepted.
+/// - `auth.apple.baseUrl` (default `https://appleid.apple.com`): Apple's keys, token and revoke
+///   endpoints, and the expected `iss`.
+/// - `auth.apple.teamId`, `auth.apple.keyId`, `auth.apple.privateKeyFile` (a `.p8` file,
+///   secret): the client secret for exchanging authorization codes and revoking tokens.
+/// - `auth.deletionCheckSeconds` (default 2): how often finished account deletions are
+///   completed.
 /// - `auth.argon2.memoryKib` (default 19456), `auth.argon2.iterations` (default 2),
 ///   `auth.argon2.parallelism` (default 1): Argon2id cost, OWASP's recommended minimum.
 struct AuthSettings: Sendable {
@@ -34,6 +42,8 @@ struct AuthSettings: Sendable {
     let guestTokens: Bool
     let pinPepperFile: URL
     let pinThrottle: PinThrottle.Policy
+    let apple: AppleSettings
+    let deletionCheckInterval: TimeInterval
 
     init(reader: ConfigReader, shared: ServiceSettings) throws {
         self.keysDirectory = URL(
@@ -56,6 +66,18 @@ struct AuthSettings: Sendable {
             fileURLWithPath: reader.string(
                 forKey: "auth.pinPepperFile",
                 default: shared.dataDirectory.appendingPathComponent("auth/pin-pepper").path))
+        self.apple = AppleSettings(
+            bundleIDs: Set(
+                reader.string(forKey: "auth.apple.bundleIds", default: "").split(separator: ",")
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }),
+            baseURL: String(
+                reader.string(forKey: "auth.apple.baseUrl", default: "https://appleid.apple.com").trimmingSuffix("/")),
+            teamID: reader.string(forKey: "auth.apple.teamId"), keyID: reader.string(forKey: "auth.apple.keyId"),
+            privateKeyFile: reader.string(forKey: "auth.apple.privateKeyFile", isSecret: true).map {
+                URL(fileURLWithPath: $0)
+            })
+        self.deletionCheckInterval = TimeInterval(
+            try reader.integer("auth.deletionCheckSeconds", default: 2, in: 1...3600))
         self.pinThrottle = PinThrottle.Policy(
             customerFreeAttempts: try reader.integer("auth.pin.customerFreeAttempts", default: 5, in: 1...100),
             deviceFreeAttempts: try reader.integer("auth.pin.deviceFreeAttempts", default: 10, in: 1...1000),
@@ -63,5 +85,13 @@ struct AuthSettings: Sendable {
                 try reader.integer("auth.pin.maxCustomerDelaySeconds", default: 300, in: 1...86_400)),
             maxDeviceDelay: TimeInterval(
                 try reader.integer("auth.pin.maxDeviceDelaySeconds", default: 3600, in: 1...86_400)))
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
+        var text = Substring(self)
+        while text.hasSuffix(suffix) { text = text.dropLast(suffix.count) }
+        return text
     }
 }

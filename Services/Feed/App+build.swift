@@ -37,6 +37,7 @@ func buildRouter(
     inbox.on(ContentHidden.self) { envelope, db in try FeedStore.hide(envelope.payload, at: clock.now(), in: db) }
     inbox.on(UserBlocked.self) { envelope, db in try FeedStore.block(envelope.payload, in: db) }
     inbox.on(UserUnblocked.self) { envelope, db in try FeedStore.unblock(envelope.payload, in: db) }
+    inbox.onUserDeleted(erase: FeedStore.erase)
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     EventsController(inbox: inbox, database: database).addRoutes(to: router)

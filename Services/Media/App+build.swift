@@ -23,6 +23,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
 
     var inbox = EventInbox(clock: runtime.clock)
     inbox.on(MediaAttached.self) { envelope, db in try MediaStore.attach(envelope.payload, in: db) }
+    inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, in: db) }
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     EventsController(inbox: inbox, database: database).addRoutes(to: router)

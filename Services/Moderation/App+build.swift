@@ -37,7 +37,11 @@ func buildRouter(
     let outbox = runtime.makeOutbox()
     let store = ModerationStore(database: database, outbox: outbox, autoHideReports: settings.autoHideReports)
 
+    var inbox = EventInbox(clock: clock)
+    inbox.onUserDeleted(erase: ModerationStore.erase)
+
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
+    EventsController(inbox: inbox, database: database).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
     ReportsController(store: store, posts: dependencies.posts, clock: clock, entropy: entropy)
         .addRoutes(to: authenticated, idempotency: IdempotencyMiddleware(database: database, clock: clock))

@@ -38,6 +38,7 @@ func buildRouter(
     var inbox = EventInbox(clock: clock)
     inbox.on(UserBlocked.self) { envelope, db in try StreakStore.block(envelope.payload, at: clock.now(), in: db) }
     inbox.on(UserUnblocked.self) { envelope, db in try StreakStore.unblock(envelope.payload, in: db) }
+    inbox.onUserDeleted(erase: StreakStore.erase)
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     EventsController(inbox: inbox, database: database).addRoutes(to: router)

@@ -84,6 +84,7 @@ public enum EventCatalog {
         UserBlocked.eventType: [.feed, .streak],
         UserUnblocked.eventType: [.feed, .streak],
         DuressRaised.eventType: [.alerts],
+        UserDeleted.eventType: [.media, .feed, .streak, .alerts, .moderation],
     ]
 
     /// Who produces each event type (the subscriber checks the sender's certificate against
@@ -96,6 +97,7 @@ public enum EventCatalog {
         UserBlocked.eventType: .moderation,
         UserUnblocked.eventType: .moderation,
         DuressRaised.eventType: .auth,
+        UserDeleted.eventType: .auth,
     ]
 
     /// The services that receive `type`, or none.

@@ -177,7 +177,8 @@ final class DirectoryKeySource: PublicKeySource {
             }
             let verifier = TokenVerifier(
                 source: DirectoryKeySource(dataDirectory: directory.url), issuer: "pinhole", audience: "pinhole-api",
-                clock: clock, sessions: SessionStateCache(lookup: table.lookup, clock: clock, freshFor: 5, staleFor: 60),
+                clock: clock,
+                sessions: SessionStateCache(lookup: table.lookup, clock: clock, freshFor: 5, staleFor: 60),
                 logger: Logger(label: "test"))
             let tokens = try TestTokens(dataDirectory: directory.url)
             let token = try await tokens.signed(subject: "alice", issuedAt: clock.now(), sessionID: "s1")
@@ -215,7 +216,8 @@ final class DirectoryKeySource: PublicKeySource {
             table.states.withLock { $0["s1"] = SessionState(sessionId: "s1", userId: "bob", limited: false, roles: []) }
             let verifier = TokenVerifier(
                 source: DirectoryKeySource(dataDirectory: directory.url), issuer: "pinhole", audience: "pinhole-api",
-                clock: clock, sessions: SessionStateCache(lookup: table.lookup, clock: clock, freshFor: 5, staleFor: 60),
+                clock: clock,
+                sessions: SessionStateCache(lookup: table.lookup, clock: clock, freshFor: 5, staleFor: 60),
                 logger: Logger(label: "test"))
             let token = try await TestTokens(dataDirectory: directory.url).signed(
                 subject: "bob", issuedAt: clock.now(), lifetime: 900, sessionID: "s1")

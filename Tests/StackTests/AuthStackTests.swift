@@ -36,9 +36,12 @@ import Testing
             return response
         }
         func signUp(_ email: String) async throws -> TokenResponse {
-            _ = try await call(.POST, "/v1/auth/register", json: RegisterRequest(email: email, password: "correct horse battery"))
-            return try await call(.POST, "/v1/auth/login", json: LoginRequest(email: email, password: "correct horse battery"))
-                .decode(TokenResponse.self)
+            _ = try await call(
+                .POST, "/v1/auth/register", json: RegisterRequest(email: email, password: "correct horse battery"))
+            return try await call(
+                .POST, "/v1/auth/login", json: LoginRequest(email: email, password: "correct horse battery")
+            )
+            .decode(TokenResponse.self)
         }
 
         // 1. The operator names the first admin with the CLI.
@@ -50,8 +53,10 @@ import Testing
         #expect(unknown.status != 0)
 
         // 2. A tenant and a customer, through the gateway.
-        let issued = try await call(.POST, "/v1/admin/tenants", token: root.accessToken, json: TenantCreate(name: "Acme"))
-            .decode(TenantKeyIssued.self)
+        let issued = try await call(
+            .POST, "/v1/admin/tenants", token: root.accessToken, json: TenantCreate(name: "Acme")
+        )
+        .decode(TenantKeyIssued.self)
         let enrolled = try await call(
             .POST, "/v1/tenants/\(issued.tenant.id)/customers", token: root.accessToken,
             json: CustomerEnrolment(customerRef: "ivan09", pin: "2468", duressPin: "1357"))

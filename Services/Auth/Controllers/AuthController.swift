@@ -68,11 +68,9 @@ struct AuthController: Sendable {
             try await store.updatePasswordHash(userID: user.id, hash: hasher.hash(body.password), at: now)
         }
         let (token, hash) = issuer.refreshToken()
-        let session = try await SessionRecord(
-            id: entropy.uuid().uuidString.lowercased(), userID: user.id, createdAt: now, lastUsedAt: now,
-            revokedAt: nil, ipAddress: ClientAddress.of(request, context: context),
-            userAgent: request.headers[.userAgent].map { String($0.prefix(256)) },
-            devicePlatform: body.device?.platform, deviceVersion: body.device?.version)
+        let session = try await SessionRecord.opened(
+            id: entropy.uuid().uuidString.lowercased(), userID: user.id, at: now, request: request, context: context,
+            device: body.device)
         try await store.createSession(
             session,
             refreshToken: RefreshTokenRecord(
@@ -80,7 +78,7 @@ struct AuthController: Sendable {
                 expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL)))
         context.logger.info("signed in", metadata: ["user_id": "\(user.id)", "session_id": "\(session.id)"])
         return try Response.json(
-            await tokenResponse(userID: user.id, sessionID: session.id, refreshToken: token, now: now))
+            await issuer.tokenResponse(userID: user.id, sessionID: session.id, refreshToken: token, now: now))
     }
 
     /// `POST /v1/auth/refresh` → a new pair; the presented refresh token is spent.
@@ -101,13 +99,15 @@ struct AuthController: Sendable {
         switch result {
         case .rotated(let session):
             return try Response.json(
-                await tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: token, now: now))
+                await issuer.tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: token, now: now)
+            )
         case .replayed(let session, let sealed):
             guard let child = RefreshTokenSeal.open(sealed, parent: body.refreshToken) else {
                 throw Self.reauthRequired
             }
             return try Response.json(
-                await tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: child, now: now))
+                await issuer.tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: child, now: now)
+            )
         case .rejected(let reuse):
             if reuse { context.logger.warning("refresh token reuse: session revoked") }
             throw Self.reauthRequired
@@ -134,17 +134,6 @@ struct AuthController: Sendable {
         let ended = try await store.revokeAllSessions(userID: user.userID, at: clock.now())
         context.logger.info("signed out everywhere", metadata: ["sessions": "\(ended)"])
         return Response(status: .noContent)
-    }
-
-    private func tokenResponse(
-        userID: String, sessionID: String, refreshToken: String, now: Date
-    ) async throws
-        -> TokenResponse
-    {
-        TokenResponse(
-            accessToken: try await issuer.accessToken(userID: userID, sessionID: sessionID, issuedAt: now),
-            tokenType: "Bearer", expiresIn: Int(issuer.accessTokenTTL), refreshToken: refreshToken,
-            refreshExpiresIn: Int(issuer.refreshTokenTTL), sessionId: sessionID)
     }
 
     static let invalidCredentials = ServiceError(.invalidCredentials, "Email or password is wrong.")

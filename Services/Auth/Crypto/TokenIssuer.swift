@@ -1,3 +1,4 @@
+import Contracts
 import Crypto
 import Foundation
 import ServiceKit
@@ -33,6 +34,16 @@ struct TokenIssuer: Sendable {
             expiresAt: issuedAt.addingTimeInterval(accessTokenTTL), tokenID: entropy.token(bytes: 16),
             sessionID: sessionID, scope: scope)
         return try await keyRing.sign(claims)
+    }
+
+    /// The answer to a sign-in or refresh: a fresh access token and `refreshToken`.
+    func tokenResponse(userID: String, sessionID: String, refreshToken: String, now: Date) async throws -> TokenResponse
+    {
+        TokenResponse(
+            accessToken: try await accessToken(userID: userID, sessionID: sessionID, issuedAt: now),
+            tokenType: "Bearer",
+            expiresIn: Int(accessTokenTTL), refreshToken: refreshToken, refreshExpiresIn: Int(refreshTokenTTL),
+            sessionId: sessionID)
     }
 
     /// A new refresh token: 256 random bits, given to the client once; only its hash is kept.

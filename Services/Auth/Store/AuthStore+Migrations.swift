@@ -117,5 +117,31 @@ extension AuthStore {
                 table.primaryKey(["user_id", "device_key"])
             }
         }
+
+        migrator.registerMigration("auth.v3.apple-deletions") { db in
+            // One row per Apple account (`sub`) linked to a user. Apple's refresh token is kept
+            // so that deleting the account can revoke it (Apple's /auth/revoke).
+            try db.create(table: "apple_account") { table in
+                table.column("sub", .text).primaryKey()
+                table.column("user_id", .text).notNull().unique().references("user", onDelete: .cascade)
+                table.column("email", .text)
+                table.column("is_private_email", .boolean).notNull()
+                table.column("client_id", .text).notNull()
+                table.column("refresh_token", .text)
+                table.column("created_at", .datetime).notNull()
+                table.column("updated_at", .datetime).notNull()
+            }
+            // Outlives the user row: it is how the account holder follows the deletion.
+            try db.create(table: "deletion") { table in
+                table.column("id", .text).primaryKey()
+                table.column("user_id", .text).notNull().unique()
+                table.column("event_id", .text).notNull()
+                table.column("requested_at", .datetime).notNull()
+                table.column("completed_at", .datetime)
+            }
+            try db.create(
+                index: "deletion_pending", on: "deletion", columns: ["requested_at"],
+                condition: Column("completed_at") == nil)
+        }
     }
 }

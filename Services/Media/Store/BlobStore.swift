@@ -27,6 +27,14 @@ struct BlobStore: Sendable {
             .appendingPathComponent(sha256)
     }
 
+    /// Deletes a blob; one that is already gone is fine.
+    func remove(sha256: String) throws {
+        do {
+            try FileManager.default.removeItem(at: url(sha256: sha256))
+        } catch CocoaError.fileNoSuchFile {
+        }
+    }
+
     /// A blob being written, by one task at a time.
     final class Writer {
         let temporary: URL

@@ -15,6 +15,18 @@ struct MediaStore: Sendable {
         try await database.read { db in try MediaRecord.fetchOne(db, key: id) }
     }
 
+    /// Applies `user.deleted`: the user's media rows go, and each of their blobs that no other
+    /// user's media shares (blobs are content-addressed) is deleted from disk.
+    static func erase(userID: String, blobs: BlobStore, in db: Database) throws {
+        let hashes = try String.fetchAll(
+            db, sql: "SELECT DISTINCT sha256 FROM media WHERE owner_id = ?", arguments: [userID])
+        try db.execute(sql: "DELETE FROM media WHERE owner_id = ?", arguments: [userID])
+        for hash in hashes
+        where try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media WHERE sha256 = ?", arguments: [hash]) == 0 {
+            try blobs.remove(sha256: hash)
+        }
+    }
+
     /// Applies `media.attached`: the owner's media becomes as visible as the reference says.
     /// Visibility only widens; an id that is not the owner's changes nothing.
     static func attach(_ event: MediaAttached, in db: Database) throws {

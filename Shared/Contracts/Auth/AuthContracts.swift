@@ -217,3 +217,30 @@ public struct UserSummary: Codable, Sendable, Equatable {
         self.displayName = displayName
     }
 }
+
+/// `POST /v1/auth/apple`: Sign in with Apple, as the app received it from
+/// `ASAuthorizationAppleIDCredential`.
+public struct AppleSignInRequest: Codable, Sendable {
+    /// The identity token (a JWT signed by Apple).
+    public var identityToken: String
+    /// The one-time authorization code; exchanged at Apple so the account can be revoked later.
+    public var authorizationCode: String?
+    /// The raw nonce the app generated; the token carries its SHA-256 (hex).
+    public var nonce: String
+    /// The name Apple gives the app on the first sign-in only.
+    public var displayName: String?
+    public var device: DeviceInfo?
+
+    enum CodingKeys: String, CodingKey { case identityToken, authorizationCode, nonce, displayName, device }
+
+    public init(
+        identityToken: String, authorizationCode: String? = nil, nonce: String, displayName: String? = nil,
+        device: DeviceInfo? = nil
+    ) {
+        self.identityToken = identityToken
+        self.authorizationCode = authorizationCode
+        self.nonce = nonce
+        self.displayName = displayName
+        self.device = device
+    }
+}

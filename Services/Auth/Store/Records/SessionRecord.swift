@@ -1,6 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
+import Hummingbird
+import ServiceKit
 
 /// A row of `session`: one signed-in device. Revoking it ends every token of the session.
 struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
@@ -32,6 +34,17 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
         case deviceVersion = "device_version"
         case limited
         case tenantID = "tenant_id"
+    }
+
+    /// A new session for a sign-in request: where it came from and on what device.
+    static func opened(
+        id: String, userID: String, at now: Date, request: Request, context: ServiceRequestContext, device: DeviceInfo?
+    ) async throws -> SessionRecord {
+        SessionRecord(
+            id: id, userID: userID, createdAt: now, lastUsedAt: now, revokedAt: nil,
+            ipAddress: try await ClientAddress.of(request, context: context),
+            userAgent: request.headers[.userAgent].map { String($0.prefix(256)) }, devicePlatform: device?.platform,
+            deviceVersion: device?.version)
     }
 
     func summary(currentSessionID: String) -> SessionSummary {

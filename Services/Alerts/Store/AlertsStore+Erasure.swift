@@ -1,0 +1,12 @@
+import GRDB
+
+extension AlertsStore {
+    /// Applies `user.deleted`: the user's notifications, notifications to others that name
+    /// them (a friend request they sent, say), and duress alerts they raised go.
+    static func erase(userID: String, in db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM notification WHERE user_id = ?1 OR instr(data, ?2) > 0",
+            arguments: [userID, "\"\(userID)\""])
+        try db.execute(sql: "DELETE FROM duress_alert WHERE user_id = ?1", arguments: [userID])
+    }
+}

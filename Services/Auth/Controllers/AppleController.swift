@@ -1,0 +1,58 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// `POST /v1/auth/apple`: Sign in with Apple. The identity token is verified against Apple's
+/// keys (with the nonce), the authorization code is exchanged so the account can be revoked at
+/// deletion, and the user is found by Apple's `sub` or created on the first sign-in.
+struct AppleController: Sendable {
+    let store: AuthStore
+    let apple: AppleSignIn
+    let issuer: TokenIssuer
+    let clock: any WallClock
+    let entropy: any Entropy
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.post("/v1/auth/apple", use: signIn)
+    }
+
+    @Sendable func signIn(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(as: AppleSignInRequest.self, context: context)
+        try Credentials.validate(body.device)
+        guard (1...256).contains(body.nonce.utf8.count) else {
+            throw ServiceError.validation("`nonce` must be 1 to 256 characters.")
+        }
+        let identity = try await apple.verify(body.identityToken, rawNonce: body.nonce)
+        var appleRefreshToken: String?
+        if let code = body.authorizationCode {
+            guard (1...1024).contains(code.utf8.count) else {
+                throw ServiceError.validation("`authorizationCode` must be 1 to 1024 characters.")
+            }
+            appleRefreshToken = try await apple.exchange(code: code, clientID: identity.clientID)
+        }
+        let now = clock.now()
+        let userID = entropy.uuid().uuidString.lowercased()
+        let displayName =
+            try body.displayName.map { try Credentials.displayName($0, email: "") }
+            ?? identity.email.map { String($0.split(separator: "@")[0].prefix(50)) } ?? "Apple user"
+        let (token, hash) = issuer.refreshToken()
+        let session = try await SessionRecord.opened(
+            id: entropy.uuid().uuidString.lowercased(), userID: userID, at: now, request: request, context: context,
+            device: body.device)
+        let signedIn = try await store.signInWithApple(
+            identity, appleRefreshToken: appleRefreshToken,
+            newUser: UserRecord(
+                id: userID, email: identity.email, passwordHash: nil, displayName: displayName, createdAt: now,
+                updatedAt: now),
+            session: session,
+            refreshToken: RefreshTokenRecord(
+                tokenHash: hash, sessionID: session.id, issuedAt: now,
+                expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL)),
+            now: now)
+        context.logger.info(
+            "signed in with Apple", metadata: ["user_id": "\(signedIn)", "session_id": "\(session.id)"])
+        return try Response.json(
+            await issuer.tokenResponse(userID: signedIn, sessionID: session.id, refreshToken: token, now: now))
+    }
+}
