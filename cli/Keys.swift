@@ -48,7 +48,8 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let settings = try await options.settings()
-            let keys = try SigningKeyStore.load(from: SigningKeyStore.defaultDirectory(dataDirectory: settings.dataDirectory))
+            let keys = try SigningKeyStore.load(
+                from: SigningKeyStore.defaultDirectory(dataDirectory: settings.dataDirectory))
             for (index, key) in keys.enumerated().reversed() {
                 let role = index == keys.count - 1 ? "signing" : "replaced \(keys[index + 1].createdAt)"
                 say("\(key.kid)  created \(key.createdAt)  \(role)")
@@ -115,7 +116,8 @@ struct Admin: AsyncParsableCommand {
             throw ExitCode(1)
         }
         guard response.status.code == 200 else {
-            let message = (try? response.decode(ErrorEnvelope.self).error.message) ?? "auth answered \(response.status.code)"
+            let message =
+                (try? response.decode(ErrorEnvelope.self).error.message) ?? "auth answered \(response.status.code)"
             say("pinhole: \(message)")
             throw ExitCode(1)
         }
@@ -123,6 +125,8 @@ struct Admin: AsyncParsableCommand {
         let names = roles.roles.map { grant in
             grant.tenantId.map { "\(grant.role.rawValue)@\($0)" } ?? grant.role.rawValue
         }
-        say("pinhole: \(change.email ?? roles.userId) now holds: \(names.isEmpty ? "no roles" : names.joined(separator: ", "))")
+        say(
+            "pinhole: \(change.email ?? roles.userId) now holds: \(names.isEmpty ? "no roles" : names.joined(separator: ", "))"
+        )
     }
 }

@@ -189,6 +189,7 @@ import Testing
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
         case DuressRaised.eventType: return try roundTrip(DuressRaised.self)
+        case UserDeleted.eventType: return try roundTrip(UserDeleted.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -237,6 +238,43 @@ import Testing
             then: { db in try String.fetchOne(db, sql: "SELECT status FROM streak") == "broken" }),
         "user.unblocked → feed": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
         "user.unblocked → streak": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
+        // Earlier events of the recording left Alice's media, post and streak in place.
+        "user.deleted → media": Effect(
+            then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media") == 0 }),
+        "user.deleted → feed": Effect(
+            given: { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO post (id, author_id, media_id, latitude, longitude, upvotes, created_at, created_ms)
+                        VALUES ('9057a000-0000-4000-8000-000000000002', ?, '5a1e0c3d-0000-4000-8000-000000000002', 1, 1, 1,
+                                '2026-11-22 10:00:00.000', 1795341600000);
+                        """, arguments: [bob])
+                try db.execute(
+                    sql:
+                        "INSERT INTO vote (post_id, user_id, value, updated_at) VALUES (?, ?, 1, '2026-11-22 10:00:00.000')",
+                    arguments: ["9057a000-0000-4000-8000-000000000002", alice])
+            },
+            then: { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM post WHERE author_id = ?", arguments: [alice]) == 0
+                    && Int.fetchOne(db, sql: "SELECT COUNT(*) FROM vote") == 0
+                    && Int.fetchOne(db, sql: "SELECT upvotes FROM post WHERE author_id = ?", arguments: [bob]) == 0
+            }),
+        "user.deleted → streak": Effect(
+            then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM streak") == 0 }),
+        "user.deleted → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? OR instr(data, ?) > 0",
+                arguments: [alice, alice]) == 0
+                && Int.fetchOne(db, sql: "SELECT COUNT(*) FROM duress_alert") == 0
+        }),
+        "user.deleted → moderation": Effect(
+            given: { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO block (blocker_id, blocked_id, created_at) VALUES (?, ?, '2026-11-22 10:00:00.000')
+                        """, arguments: [alice, bob])
+            },
+            then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
         "duress.raised → alerts": Effect(then: { db in
             try Int.fetchOne(
                 db,
@@ -248,7 +286,7 @@ import Testing
         }),
     ]
 
-    @Test(arguments: [ServiceName.media, .feed, .streak, .alerts])
+    @Test(arguments: [ServiceName.media, .feed, .streak, .alerts, .moderation])
     func theConsumerAppliesEachRecordedEventOnce(consumer: ServiceName) async throws {
         let events = try Self.load("events", as: [EventContract].self).filter { $0.consumers.contains(consumer) }
         #expect(!events.isEmpty)

@@ -24,7 +24,9 @@ import Yams
         }
         let reader = directory.reader()
         let routers: [ServiceName: ServiceParts] = [
-            .auth: try await AuthService.buildRouter(runtime: runtime(.auth), reader: reader),
+            // Apple sign-in is served only when an app is configured.
+            .auth: try await AuthService.buildRouter(
+                runtime: runtime(.auth), reader: directory.reader(["auth.apple.bundleIds": "com.example.app"])),
             .media: try await MediaService.buildRouter(runtime: runtime(.media), reader: reader),
             .feed: try await FeedService.buildRouter(runtime: runtime(.feed), reader: reader),
             .streak: try await StreakService.buildRouter(runtime: runtime(.streak), reader: reader),

@@ -103,19 +103,28 @@ final class DirectoryKeySource: PublicKeySource {
             _ = try await verifier.verify(rotated)
             #expect(source.fetches.load(ordering: .relaxed) == 2)
 
-            // Unknown key ids do not hammer auth: within the refetch interval, no new fetch.
+            // Another rotation right after that fetch: the new key is still picked up (the
+            // fetch waits for the one-second gap instead of refusing the token).
+            try SigningKeyStore.createKey(
+                in: SigningKeyStore.defaultDirectory(dataDirectory: directory.url),
+                clock: ManualClock(clock.now().addingTimeInterval(2)), entropy: SystemEntropy())
+            let again = try await TestTokens(dataDirectory: directory.url).signed(issuedAt: clock.now())
+            _ = try await verifier.verify(again)
+            #expect(source.fetches.load(ordering: .relaxed) == 3)
+
+            // Unknown key ids do not hammer auth: one look per kid within the refetch interval.
             let unknown = rotated.replacingOccurrences(
                 of: String(rotated.split(separator: ".")[0]),
                 with: Base64URL.encode(Data(#"{"alg":"ES256","kid":"unknown"}"#.utf8)))
             for _ in 0..<5 {
                 await #expect(throws: ServiceError.self) { try await verifier.verify(unknown) }
             }
-            #expect(source.fetches.load(ordering: .relaxed) == 2)
+            #expect(source.fetches.load(ordering: .relaxed) == 4)
             clock.advance(by: 6)
             for _ in 0..<5 {
                 await #expect(throws: ServiceError.self) { try await verifier.verify(unknown) }
             }
-            #expect(source.fetches.load(ordering: .relaxed) == 3)
+            #expect(source.fetches.load(ordering: .relaxed) == 5)
         }
     }
 

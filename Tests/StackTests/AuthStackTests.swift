@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import NIOHTTP1
 import ServiceKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -123,11 +124,13 @@ import Testing
         // 6. Logout everywhere: within a second, other services refuse the old token too.
         #expect(try await call(.POST, "/v1/auth/logout-all", token: newToken).status == 204)
         // Polled gently: the gateway's read limit counts these calls too.
+        let seen = Mutex<[String]>([])
         let refused = await eventually(timeout: .seconds(5), every: .milliseconds(250)) {
-            (try? await call(.GET, "/v1/notifications", token: user.accessToken))?.status == 401
+            let status = (try? await call(.GET, "/v1/notifications", token: user.accessToken))?.status
+            seen.withLock { $0.append("\(ContinuousClock.now) \(status ?? 0)") }
+            return status == 401
         }
-        let last = try await call(.GET, "/v1/notifications", token: user.accessToken)
-        #expect(refused, "alerts stops accepting a token whose session ended: \(last.status) \(last.text)")
+        #expect(refused, "alerts stops accepting a token whose session ended: \(seen.withLock { $0 })")
     }
 
     func header(of token: String) throws -> String {

@@ -23,6 +23,7 @@ extension StackTests {
             let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
             try await flow.happyPath()
             try await flow.underChaos(seed: UInt64.random(in: 1...UInt64.max))
+            try await flow.deletionLeavesNothingBehind()
         } catch {
             for name in ServiceName.executables {
                 print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))

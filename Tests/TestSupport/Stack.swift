@@ -36,12 +36,12 @@ public final class Stack: Sendable {
         }
         environment["LOG_LEVEL"] = "info"
         // Subscribers come back within seconds in these tests; do not wait a minute to retry.
-        environment["OUTBOX_MAXBACKOFFSECONDS"] = "2"
+        environment[ConfigKeys.environmentName("outbox.maxBackoffSeconds")] = "2"
         // Every test user signs up from 127.0.0.1: one address, many people.
         environment["RATELIMIT_AUTH_LIMIT"] = "1000"
         // Notice a rotated key, and a logout at the other services, within a second.
-        environment["AUTH_KEYSRELOADSECONDS"] = "1"
-        environment["TOKEN_SESSIONCHECKSECONDS"] = "1"
+        environment[ConfigKeys.environmentName("auth.keysReloadSeconds")] = "1"
+        environment[ConfigKeys.environmentName("token.sessionCheckSeconds")] = "1"
         if publicTLS {
             environment["PUBLIC_TLS_CERTIFICATE"] = directory.url.appendingPathComponent("pki/public.crt").path
             environment["PUBLIC_TLS_KEY"] = directory.url.appendingPathComponent("pki/public.key").path

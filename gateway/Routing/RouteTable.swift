@@ -64,6 +64,9 @@ enum RouteTable {
             match: .exact("/v1/auth/refresh"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
             body: .json),
         GatewayRoute(
+            match: .exact("/v1/auth/apple"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
+            body: .json),
+        GatewayRoute(
             match: .exact("/v1/auth/guest"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
             body: .json),
         GatewayRoute(

@@ -16,7 +16,8 @@ public protocol PublicKeySource: Sendable {
 /// - The algorithm is pinned to ES256 (``TokenAlgorithm``): a header naming anything else
 ///   (`none`, `HS256`, `EdDSA`) is refused before any key is touched.
 /// - Keys are cached by `kid`. An unknown `kid` triggers one refetch of the key set (at most
-///   one in flight, at most one per `refetchInterval`), which is how a rotated key is picked
+///   one in flight; each unknown `kid` at most once per `refetchInterval`; fetches at least a
+///   second apart, a later one waiting rather than refusing), which is how a rotated key is picked
 ///   up without a restart; a token whose `kid` is still unknown is refused.
 /// - `iss`, `aud`, `exp` and `nbf` are checked against configuration and the injected clock,
 ///   with `leeway` seconds of tolerance for clock skew.
@@ -86,7 +87,7 @@ public final class TokenVerifier: Sendable {
         }
         var keys = state.withLock { $0.knownKeyIDs.contains(kid) ? $0.keys : nil }
         if keys == nil {
-            if let loaded = try await refresher.refresh() {
+            if let loaded = try await refresher.refresh(for: kid) {
                 state.withLock { state in
                     state.keys = loaded.keys
                     state.knownKeyIDs = loaded.ids
@@ -157,8 +158,11 @@ public final class TokenVerifier: Sendable {
     }
 }
 
-/// Fetches key sets one at a time: concurrent requests with an unknown `kid` share one fetch,
-/// and fetches are at least `refetchInterval` apart.
+/// Fetches key sets one at a time: concurrent requests share one fetch. A `kid` that was
+/// already looked for within `refetchInterval` is not looked for again (a stream of made-up
+/// key ids cannot hammer auth), and fetches are at least `minimumGap` apart: a new key met
+/// right after a fetch waits for the gap instead of being refused, so no token signed with a
+/// freshly rotated key is turned away.
 actor KeyRefresher {
     struct Loaded: Sendable {
         let keys: JWTKeyCollection
@@ -168,26 +172,41 @@ actor KeyRefresher {
     private let source: any PublicKeySource
     private let clock: any WallClock
     private let refetchInterval: TimeInterval
+    private let minimumGap: TimeInterval
     private let logger: Logger
     private var lastFetch: Date?
+    private var triedKeyIDs: [String: Date] = [:]
     private var inFlight: Task<Loaded, any Error>?
 
-    init(source: any PublicKeySource, clock: any WallClock, refetchInterval: TimeInterval, logger: Logger) {
+    init(
+        source: any PublicKeySource, clock: any WallClock, refetchInterval: TimeInterval, minimumGap: TimeInterval = 1,
+        logger: Logger
+    ) {
         self.source = source
         self.clock = clock
         self.refetchInterval = refetchInterval
+        self.minimumGap = min(minimumGap, refetchInterval)
         self.logger = logger
     }
 
-    /// A freshly loaded key set, or nil when a fetch happened too recently to try again.
-    func refresh() async throws -> Loaded? {
+    /// A freshly loaded key set, or nil when `kid` was looked for too recently to try again.
+    func refresh(for kid: String) async throws -> Loaded? {
         if let inFlight {
             return try await inFlight.value
         }
-        if let lastFetch, clock.now().timeIntervalSince(lastFetch) < refetchInterval {
+        let now = clock.now()
+        if let tried = triedKeyIDs[kid], now.timeIntervalSince(tried) < refetchInterval {
             return nil
         }
-        let task = Task { try await self.load() }
+        if triedKeyIDs.count > 1000 {
+            triedKeyIDs = triedKeyIDs.filter { now.timeIntervalSince($0.value) < refetchInterval }
+        }
+        triedKeyIDs[kid] = now
+        let wait = lastFetch.map { minimumGap - now.timeIntervalSince($0) } ?? 0
+        let task = Task {
+            if wait > 0 { try await Task.sleep(for: .milliseconds(Int64(wait * 1000))) }
+            return try await self.load()
+        }
         inFlight = task
         defer { inFlight = nil }
         let loaded = try await task.value
