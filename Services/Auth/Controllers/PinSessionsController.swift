@@ -43,7 +43,8 @@ struct PinSessionsController: Sendable {
             tenantID: tenant.id, customerRef: body.customerRef, customerKey: customerKey, deviceKey: deviceKey, now: now
         )
         if let until = gate.blockedUntil {
-            let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+            // Stored times are whole milliseconds: ignore the rounding when turning it into seconds.
+            let seconds = max(1, Int((until.timeIntervalSince(now) - 0.005).rounded(.up)))
             throw ServiceError(
                 .rateLimitExceeded, "Too many attempts. Try again in \(seconds) s.",
                 headers: [.retryAfter: "\(seconds)"])
