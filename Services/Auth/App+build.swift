@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Configuration
 import Contracts
 import Hummingbird
@@ -24,10 +25,11 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     let outbox = runtime.makeOutbox()
     let store = AuthStore(database: database, outbox: outbox)
     let verifier = runtime.makeTokenVerifier(
-        source: keyRing, sessions: Lookup { try await store.sessionState(id: $0) }, sessionsFreshFor: 0)
+        source: keyRing, sessions: Lookup { try await store.sessionState(id: $0, now: clock.now()) },
+        sessionsFreshFor: 0)
     let hasher = try PasswordHasher(parameters: settings.argon2, entropy: entropy)
-    let pins = PinHasher(
-        hasher: hasher, pepper: try PinHasher.loadPepper(from: settings.pinPepperFile, entropy: entropy))
+    let pepper = try PinHasher.loadPepper(from: settings.pinPepperFile, entropy: entropy)
+    let pins = PinHasher(hasher: hasher, pepper: pepper)
     let issuer = TokenIssuer(
         keyRing: keyRing, issuer: runtime.settings.tokenIssuer, audience: runtime.settings.tokenAudience,
         accessTokenTTL: settings.accessTokenTTL, refreshTokenTTL: settings.refreshTokenTTL, clock: clock,
@@ -47,14 +49,28 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         AppleController(store: store, apple: apple, issuer: issuer, clock: clock, entropy: entropy).addRoutes(
             to: router)
     }
+    if let secret = settings.revenueCatSecret {
+        WebhooksController(store: store, secret: secret, tokenPacks: settings.tokenPacks, clock: clock)
+            .addRoutes(to: router)
+    }
     KeysController(keyRing: keyRing).addRoutes(to: router)
     UsersController(store: store).addRoutes(to: router)
-    InternalSessionsController(store: store).addRoutes(to: router)
+    InternalSessionsController(store: store, clock: clock).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
     auth.addAuthenticatedRoutes(to: authenticated)
     MeController(store: store, clock: clock).addRoutes(to: authenticated)
     AdminController(store: store, clock: clock, entropy: entropy).addRoutes(to: authenticated)
     TenantsController(store: store, pins: pins, clock: clock, entropy: entropy).addRoutes(to: authenticated)
+    let phoneProvider: any PhoneVerificationProvider =
+        if let twilio = settings.phone.twilio {
+            TwilioVerifyProvider(
+                baseURL: twilio.baseURL, accountSID: twilio.accountSID, authToken: twilio.authToken,
+                serviceSID: twilio.serviceSID, http: .shared)
+        } else {
+            LocalCodeProvider(pepper: pepper, entropy: entropy)
+        }
+    PhoneController(store: store, provider: phoneProvider, settings: settings.phone, clock: clock)
+        .addRoutes(to: authenticated)
     let deletion = AccountDeletionController(
         store: store, hasher: hasher, apple: apple, clock: clock, entropy: entropy)
     deletion.addRoutes(to: authenticated)

@@ -28,6 +28,16 @@ import ServiceKit
 ///   endpoints, and the expected `iss`.
 /// - `auth.apple.teamId`, `auth.apple.keyId`, `auth.apple.privateKeyFile` (a `.p8` file,
 ///   secret): the client secret for exchanging authorization codes and revoking tokens.
+/// - `auth.revenuecat.webhookSecret` (secret; default unset, which turns the webhook off): the
+///   `Authorization` value RevenueCat sends.
+/// - `auth.revenuecat.tokenPacks` (default `recovery_token_pack_3=3,recovery_token_pack_10=10`):
+///   products that are packs of streak recovery tokens, and how many tokens each holds.
+/// - `auth.phone.codeTtlSeconds` (default 600), `auth.phone.maxAttempts` (default 5),
+///   `auth.phone.startsPerHour` (default 5): one-time code lifetime, tries per code, codes per
+///   user per hour.
+/// - `auth.twilio.accountSid`, `auth.twilio.authToken` (secret), `auth.twilio.serviceSid`,
+///   `auth.twilio.baseUrl` (default `https://verify.twilio.com`): when the SID is set, codes
+///   are sent and checked by Twilio Verify instead of written to the `sms_outbox` table.
 /// - `auth.deletionCheckSeconds` (default 2): how often finished account deletions are
 ///   completed.
 /// - `auth.argon2.memoryKib` (default 19456), `auth.argon2.iterations` (default 2),
@@ -43,6 +53,9 @@ struct AuthSettings: Sendable {
     let pinPepperFile: URL
     let pinThrottle: PinThrottle.Policy
     let apple: AppleSettings
+    let revenueCatSecret: String?
+    let tokenPacks: [String: Int]
+    let phone: PhoneSettings
     let deletionCheckInterval: TimeInterval
 
     init(reader: ConfigReader, shared: ServiceSettings) throws {
@@ -76,6 +89,34 @@ struct AuthSettings: Sendable {
             privateKeyFile: reader.string(forKey: "auth.apple.privateKeyFile", isSecret: true).map {
                 URL(fileURLWithPath: $0)
             })
+        self.revenueCatSecret = reader.string(forKey: "auth.revenuecat.webhookSecret", isSecret: true)
+        var packs: [String: Int] = [:]
+        for entry in reader.string(
+            forKey: "auth.revenuecat.tokenPacks", default: "recovery_token_pack_3=3,recovery_token_pack_10=10"
+        ).split(separator: ",") {
+            let parts = entry.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let count = Int(parts[1]), count > 0 else {
+                throw ConfigurationError("auth.revenuecat.tokenPacks must look like product=3,other=10")
+            }
+            packs[parts[0]] = count
+        }
+        self.tokenPacks = packs
+        var phone = PhoneSettings(
+            codeTTL: TimeInterval(try reader.integer("auth.phone.codeTtlSeconds", default: 600, in: 60...86_400)),
+            maxAttempts: try reader.integer("auth.phone.maxAttempts", default: 5, in: 1...20),
+            startsPerHour: try reader.integer("auth.phone.startsPerHour", default: 5, in: 1...100))
+        if let sid = reader.string(forKey: "auth.twilio.accountSid") {
+            guard let token = reader.string(forKey: "auth.twilio.authToken", isSecret: true),
+                let service = reader.string(forKey: "auth.twilio.serviceSid")
+            else {
+                throw ConfigurationError(
+                    "auth.twilio.accountSid needs auth.twilio.authToken and auth.twilio.serviceSid")
+            }
+            phone.twilio = (
+                reader.string(forKey: "auth.twilio.baseUrl", default: "https://verify.twilio.com"), sid, token, service
+            )
+        }
+        self.phone = phone
         self.deletionCheckInterval = TimeInterval(
             try reader.integer("auth.deletionCheckSeconds", default: 2, in: 1...3600))
         self.pinThrottle = PinThrottle.Policy(

@@ -43,8 +43,11 @@ func buildRouter(
     EventsController(inbox: inbox, database: database).addRoutes(to: router)
     InternalPostsController(store: store).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
-    PostsController(store: store, media: dependencies.media, clock: clock, entropy: runtime.entropy)
-        .addRoutes(to: authenticated, idempotency: IdempotencyMiddleware(database: database, clock: clock))
+    PostsController(
+        store: store, media: dependencies.media, clock: clock, entropy: runtime.entropy,
+        requireVerifiedPhone: settings.requireVerifiedPhone
+    )
+    .addRoutes(to: authenticated, idempotency: IdempotencyMiddleware(database: database, clock: clock))
     NearbyController(store: store, maxRadius: settings.maxRadius).addRoutes(to: authenticated)
     return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
 }

@@ -39,6 +39,9 @@ func buildRouter(
     inbox.on(UserBlocked.self) { envelope, db in try StreakStore.block(envelope.payload, at: clock.now(), in: db) }
     inbox.on(UserUnblocked.self) { envelope, db in try StreakStore.unblock(envelope.payload, in: db) }
     inbox.onUserDeleted(erase: StreakStore.erase)
+    inbox.on(RecoveryTokensPurchased.self) { envelope, db in
+        try StreakStore.credit(envelope.payload, at: clock.now(), in: db)
+    }
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     EventsController(inbox: inbox, database: database).addRoutes(to: router)

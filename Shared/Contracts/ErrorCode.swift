@@ -20,6 +20,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidToken = "INVALID_TOKEN"
     /// Email and password do not match an account.
     case invalidCredentials = "INVALID_CREDENTIALS"
+    /// A one-time code is wrong, expired or used up: request a new one.
+    case invalidCode = "INVALID_CODE"
     /// The refresh token is unknown, expired, revoked or was reused: sign in again.
     case reauthRequired = "REAUTH_REQUIRED"
     /// Transrify: the tenant API key is unknown.
@@ -34,6 +36,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case peerNotAllowed = "PEER_NOT_ALLOWED"
     /// A guest token (anonymous browsing) was used for something other than reading.
     case guestReadOnly = "GUEST_READ_ONLY"
+    /// This needs a verified phone number (`POST /v1/me/phone/verification`).
+    case phoneVerificationRequired = "PHONE_VERIFICATION_REQUIRED"
 
     // MARK: - 404, 405, 409, 413, 415, 422, 429
     /// The object does not exist, or belongs to someone else.
@@ -69,8 +73,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     public var status: Int {
         switch self {
         case .malformedRequest, .validationFailed, .invalidCursor, .invalidIdempotencyKey: 400
-        case .authenticationRequired, .invalidToken, .invalidCredentials, .reauthRequired, .invalidTenantKey: 401
-        case .forbidden, .tenantSuspended, .peerNotAllowed, .guestReadOnly: 403
+        case .authenticationRequired, .invalidToken, .invalidCredentials, .invalidCode, .reauthRequired,
+            .invalidTenantKey:
+            401
+        case .forbidden, .tenantSuspended, .peerNotAllowed, .guestReadOnly, .phoneVerificationRequired: 403
         case .notFound: 404
         case .methodNotAllowed: 405
         case .conflict, .idempotencyKeyInProgress: 409

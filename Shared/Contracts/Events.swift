@@ -85,6 +85,7 @@ public enum EventCatalog {
         UserUnblocked.eventType: [.feed, .streak],
         DuressRaised.eventType: [.alerts],
         UserDeleted.eventType: [.media, .feed, .streak, .alerts, .moderation],
+        RecoveryTokensPurchased.eventType: [.streak],
     ]
 
     /// Who produces each event type (the subscriber checks the sender's certificate against
@@ -98,6 +99,7 @@ public enum EventCatalog {
         UserUnblocked.eventType: .moderation,
         DuressRaised.eventType: .auth,
         UserDeleted.eventType: .auth,
+        RecoveryTokensPurchased.eventType: .auth,
     ]
 
     /// The services that receive `type`, or none.

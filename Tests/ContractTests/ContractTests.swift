@@ -190,6 +190,7 @@ import Testing
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
         case DuressRaised.eventType: return try roundTrip(DuressRaised.self)
         case UserDeleted.eventType: return try roundTrip(UserDeleted.self)
+        case RecoveryTokensPurchased.eventType: return try roundTrip(RecoveryTokensPurchased.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -275,6 +276,11 @@ import Testing
                         """, arguments: [alice, bob])
             },
             then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
+        "recovery_tokens.purchased → streak": Effect(then: { db in
+            try Int.fetchOne(
+                db, sql: "SELECT sum(delta) FROM recovery_token WHERE user_id = ? AND id = 'rc-event-0001'",
+                arguments: [bob]) == 3
+        }),
         "duress.raised → alerts": Effect(then: { db in
             try Int.fetchOne(
                 db,

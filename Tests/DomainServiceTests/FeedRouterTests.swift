@@ -3,6 +3,7 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import ServiceKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -27,9 +28,10 @@ import Testing
         ]
 
     func withFeed(
+        config: [String: String] = [:], sessions: Lookup<SessionState>? = nil,
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let harness = try ServiceHarness(.feed)
+        let harness = try ServiceHarness(.feed, config: config, sessions: sessions)
         let fake = Lookup<MediaSummary>.fixed(Dictionary(uniqueKeysWithValues: Self.library.map { ($0.id, $0) }))
         let parts = try await FeedService.buildRouter(
             runtime: harness.runtime, reader: harness.reader, dependencies: FeedDependencies(media: fake))
@@ -46,6 +48,24 @@ import Testing
             token: token)
         #expect(response.status == .created)
         return try response.json(Post.self)
+    }
+
+    @Test func whenConfiguredOnlyUsersWithAVerifiedPhoneMayPost() async throws {
+        let verified = Mutex(false)
+        let sessions = Lookup<SessionState> { id in
+            SessionState(
+                sessionId: id, userId: Self.alice, limited: false, roles: [], phoneVerified: verified.withLock { $0 })
+        }
+        try await withFeed(config: ["feed.requireVerifiedPhone": "true"], sessions: sessions) { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            let body = CreatePostRequest(mediaId: Self.media(1, owner: "").id, latitude: 1, longitude: 1)
+            let refused = try await client.post("/v1/posts", body, token: token)
+            #expect(refused.status == .forbidden)
+            #expect(refused.error?.code == .phoneVerificationRequired)
+            verified.withLock { $0 = true }
+            harness.clock.advance(by: 6)  // past the session state's fresh interval
+            #expect(try await client.post("/v1/posts", body, token: token).status == .created)
+        }
     }
 
     @Test func postingNeedsYourOwnReadyMediaAndValidInput() async throws {

@@ -24,9 +24,12 @@ import Yams
         }
         let reader = directory.reader()
         let routers: [ServiceName: ServiceParts] = [
-            // Apple sign-in is served only when an app is configured.
+            // Apple sign-in and the RevenueCat webhook are served only when configured.
             .auth: try await AuthService.buildRouter(
-                runtime: runtime(.auth), reader: directory.reader(["auth.apple.bundleIds": "com.example.app"])),
+                runtime: runtime(.auth),
+                reader: directory.reader([
+                    "auth.apple.bundleIds": "com.example.app", "auth.revenuecat.webhookSecret": "secret",
+                ])),
             .media: try await MediaService.buildRouter(runtime: runtime(.media), reader: reader),
             .feed: try await FeedService.buildRouter(runtime: runtime(.feed), reader: reader),
             .streak: try await StreakService.buildRouter(runtime: runtime(.streak), reader: reader),

@@ -1,4 +1,5 @@
 import Configuration
+import Contracts
 import Foundation
 import GRDB
 import Hummingbird
@@ -29,13 +30,19 @@ public struct ServiceHarness: Sendable {
     public let reader: ConfigReader
     let tokens: TestTokens
 
-    public init(_ name: ServiceName, config: [String: String] = [:], clock: ManualClock = ManualClock(Date())) throws {
+    /// `sessions` answers as auth would about each session (tokens from ``token(for:)`` carry
+    /// session id `session-1`); without it, sessions are not checked.
+    public init(
+        _ name: ServiceName, config: [String: String] = [:], clock: ManualClock = ManualClock(Date()),
+        sessions: Lookup<SessionState>? = nil
+    ) throws {
         let directory = try TestDataDirectory.make()
         self.directory = directory
         self.clock = clock
         self.reader = directory.reader(config)
         self.runtime = try ServiceRuntime(
-            name: name, reader: reader, clock: clock, keySource: TestKeySource(dataDirectory: directory.url))
+            name: name, reader: reader, clock: clock, keySource: TestKeySource(dataDirectory: directory.url),
+            sessionLookup: sessions)
         self.tokens = try TestTokens(dataDirectory: directory.url)
     }
 

@@ -67,6 +67,9 @@ enum RouteTable {
             match: .exact("/v1/auth/apple"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
             body: .json),
         GatewayRoute(
+            match: .exact("/v1/webhooks/revenuecat"), methods: [.post], service: .auth, access: .public,
+            rateClass: .write, body: .json),
+        GatewayRoute(
             match: .exact("/v1/auth/guest"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
             body: .json),
         GatewayRoute(
@@ -100,6 +103,7 @@ enum RouteTable {
         authenticated("/v1/streaks", .streak),
         authenticated("/v1/snaps", .streak),
         authenticated("/v1/prompts", .streak),
+        authenticated("/v1/recovery-tokens", .streak),
         authenticated("/v1/notifications", .alerts),
         authenticated("/v1/devices", .alerts),
         authenticated("/v1/alerts", .alerts),

@@ -10,6 +10,7 @@ import ServiceKit
 ///   operator can name the first admin before anyone can use the admin routes.
 struct InternalSessionsController: Sendable {
     let store: AuthStore
+    let clock: any WallClock
 
     static let sessionCallers: Set<ServiceName> = [.media, .feed, .streak, .alerts, .moderation]
 
@@ -21,7 +22,9 @@ struct InternalSessionsController: Sendable {
     @Sendable func session(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await PeerIdentity.require(context, oneOf: Self.sessionCallers)
         let id = try ObjectID.path(context.parameters.require("id"), "Session")
-        guard let state = try await store.sessionState(id: id) else { throw ServiceError.notFound("Session") }
+        guard let state = try await store.sessionState(id: id, now: clock.now()) else {
+            throw ServiceError.notFound("Session")
+        }
         return try Response.json(state)
     }
 

@@ -93,7 +93,7 @@ struct PinSessionsController: Sendable {
             throw ServiceError.validation("`sessionId` is required.")
         }
         let id = try ObjectID.field(raw, "sessionId")
-        let valid = try await store.sessionState(id: id) != nil
+        let valid = try await store.sessionState(id: id, now: clock.now()) != nil
         return try Response.json(SessionVerification(sessionId: id, valid: valid))
     }
 }

@@ -143,5 +143,53 @@ extension AuthStore {
                 index: "deletion_pending", on: "deletion", columns: ["requested_at"],
                 condition: Column("completed_at") == nil)
         }
+
+        migrator.registerMigration("auth.v4.entitlements-phones") { db in
+            // RevenueCat event ids already applied; nothing else, so nothing personal.
+            try db.create(table: "revenuecat_event") { table in
+                table.column("id", .text).primaryKey()
+                table.column("type", .text).notNull()
+                table.column("received_at", .datetime).notNull()
+            }
+            try db.create(table: "subscription") { table in
+                table.column("user_id", .text).notNull().references("user", onDelete: .cascade)
+                table.column("product_id", .text).notNull()
+                table.column("status", .text).notNull()
+                table.column("expires_at", .datetime)
+                // The newest RevenueCat event applied, so an older one arriving late changes nothing.
+                table.column("event_at", .datetime).notNull()
+                table.column("updated_at", .datetime).notNull()
+                table.primaryKey(["user_id", "product_id"])
+            }
+            try db.create(table: "phone_number") { table in
+                table.column("user_id", .text).primaryKey().references("user", onDelete: .cascade)
+                table.column("phone_number", .text).notNull()
+                table.column("verified_at", .datetime).notNull()
+            }
+            try db.create(table: "phone_challenge") { table in
+                table.column("user_id", .text).primaryKey().references("user", onDelete: .cascade)
+                table.column("phone_number", .text).notNull()
+                // HMAC of the code (nil when the provider, such as Twilio Verify, checks it).
+                table.column("code_hash", .text)
+                table.column("expires_at", .datetime).notNull()
+                table.column("attempts", .integer).notNull().defaults(to: 0)
+                table.column("created_at", .datetime).notNull()
+            }
+            try db.create(table: "phone_challenge_start") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("user_id", .text).notNull().references("user", onDelete: .cascade)
+                table.column("started_at", .datetime).notNull()
+            }
+            try db.create(
+                index: "phone_challenge_start_by_user", on: "phone_challenge_start", columns: ["user_id", "started_at"])
+            // What the default SMS sender "sends": a row an operator's own gateway can pick up.
+            try db.create(table: "sms_outbox") { table in
+                table.column("id", .text).primaryKey()
+                table.column("user_id", .text).notNull().references("user", onDelete: .cascade)
+                table.column("phone_number", .text).notNull()
+                table.column("body", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+            }
+        }
     }
 }

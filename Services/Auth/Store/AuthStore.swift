@@ -74,7 +74,7 @@ struct AuthStore: Sendable {
     }
 
     /// What token verifiers learn about a session: nil unless it is live and its user exists.
-    func sessionState(id: String) async throws -> SessionState? {
+    func sessionState(id: String, now: Date) async throws -> SessionState? {
         try await database.read { db in
             guard
                 let session = try SessionRecord.fetchOne(
@@ -86,7 +86,9 @@ struct AuthStore: Sendable {
             else { return nil }
             return SessionState(
                 sessionId: session.id, userId: session.userID, limited: session.limited,
-                roles: try Self.roles(userID: session.userID, in: db))
+                roles: try Self.roles(userID: session.userID, in: db),
+                premium: try Self.isPremium(userID: session.userID, now: now, in: db),
+                phoneVerified: try PhoneNumberRecord.fetchOne(db, key: session.userID) != nil)
         }
     }
 

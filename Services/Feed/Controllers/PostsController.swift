@@ -9,6 +9,7 @@ struct PostsController: Sendable {
     let media: Lookup<MediaSummary>
     let clock: any WallClock
     let entropy: any Entropy
+    var requireVerifiedPhone = false
 
     static let maxCaptionLength = 500
 
@@ -26,6 +27,10 @@ struct PostsController: Sendable {
     /// answers 200 with the existing post.
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        if requireVerifiedPhone, !user.phoneVerified {
+            throw ServiceError(
+                .phoneVerificationRequired, "Verify a phone number before posting: POST /v1/me/phone/verification.")
+        }
         let body = try await request.decodeJSON(as: CreatePostRequest.self, context: context)
         let mediaID = try ObjectID.field(body.mediaId, "mediaId")
         let point = try Coordinate(latitude: body.latitude, longitude: body.longitude)

@@ -15,7 +15,15 @@ struct StreaksController: Sendable {
     ) {
         group.get("/v1/streaks", use: list)
         group.get("/v1/streaks/:id", use: show)
+        group.get("/v1/recovery-tokens", use: recoveryTokens)
         group.group().add(middleware: idempotency).post("/v1/snaps", use: snap)
+    }
+
+    /// `GET /v1/recovery-tokens`: how many streak recovery tokens the user holds (bought
+    /// packs reach streak as `recovery_tokens.purchased` from auth's RevenueCat webhook).
+    @Sendable func recoveryTokens(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireMember()
+        return try Response.json(RecoveryTokenBalance(balance: try await store.recoveryTokens(of: user.userID)))
     }
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -42,5 +42,17 @@ extension StreakStore {
                 table.primaryKey(["blocker_id", "blocked_id"])
             }
         }
+
+        migrator.registerMigration("streak.v2.recovery-tokens") { db in
+            // A ledger: +n per purchase (id = the purchase id, so one credit per purchase),
+            // later -1 per use and +1 per milestone. The balance is the sum.
+            try db.create(table: "recovery_token") { table in
+                table.column("id", .text).primaryKey()
+                table.column("user_id", .text).notNull().indexed()
+                table.column("delta", .integer).notNull()
+                table.column("reason", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+            }
+        }
     }
 }

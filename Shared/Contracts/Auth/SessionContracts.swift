@@ -71,14 +71,23 @@ public struct SessionState: Codable, Sendable, Equatable {
     /// A session opened under duress (or after it, until the incident is cleared).
     public var limited: Bool
     public var roles: [RoleGrant]
+    /// An active subscription (RevenueCat), including one cancelled but not yet expired.
+    public var premium: Bool
+    /// The user has verified a phone number.
+    public var phoneVerified: Bool
 
-    enum CodingKeys: String, CodingKey { case sessionId, userId, limited, roles }
+    enum CodingKeys: String, CodingKey { case sessionId, userId, limited, roles, premium, phoneVerified }
 
-    public init(sessionId: String, userId: String, limited: Bool, roles: [RoleGrant]) {
+    public init(
+        sessionId: String, userId: String, limited: Bool, roles: [RoleGrant], premium: Bool = false,
+        phoneVerified: Bool = false
+    ) {
         self.sessionId = sessionId
         self.userId = userId
         self.limited = limited
         self.roles = roles
+        self.premium = premium
+        self.phoneVerified = phoneVerified
     }
 }
 

@@ -151,3 +151,12 @@ public struct FriendRequestAccepted: DomainEvent, Equatable {
         self.streakId = streakId
     }
 }
+
+/// `GET /v1/recovery-tokens`.
+public struct RecoveryTokenBalance: Codable, Sendable, Equatable {
+    public var balance: Int
+
+    enum CodingKeys: String, CodingKey { case balance }
+
+    public init(balance: Int) { self.balance = balance }
+}

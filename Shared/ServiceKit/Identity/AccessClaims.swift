@@ -59,10 +59,14 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var limited: Bool
     /// The roles the user holds now (from auth's session state). Empty at the gateway.
     public var roles: Set<RoleGrant>
+    /// An active subscription (from auth's session state). False at the gateway.
+    public var premium: Bool
+    /// A verified phone number (from auth's session state). False at the gateway.
+    public var phoneVerified: Bool
 
     public init(
         userID: String, sessionID: String, scopes: Set<String>, expiresAt: Date, limited: Bool = false,
-        roles: Set<RoleGrant> = []
+        roles: Set<RoleGrant> = [], premium: Bool = false, phoneVerified: Bool = false
     ) {
         self.userID = userID
         self.sessionID = sessionID
@@ -70,6 +74,8 @@ public struct AuthenticatedUser: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.limited = limited
         self.roles = roles
+        self.premium = premium
+        self.phoneVerified = phoneVerified
     }
 
     /// The scope of guest tokens: anonymous, read-only browsing.

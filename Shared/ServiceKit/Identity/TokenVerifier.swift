@@ -73,6 +73,8 @@ public final class TokenVerifier: Sendable {
         var current = user
         current.limited = session.limited
         current.roles = Set(session.roles)
+        current.premium = session.premium
+        current.phoneVerified = session.phoneVerified
         return current
     }
 
