@@ -22,6 +22,16 @@ public struct EventType: RawRepresentable, Hashable, Codable, Sendable, Expressi
 public protocol DomainEvent: Codable, Sendable {
     /// The type name this payload is sent under.
     static var eventType: EventType { get }
+
+    /// Whether delivery must not start the moment the event is written. Delivery work right
+    /// after a request (reading the outbox, calling the subscriber) slows the answer a little;
+    /// for an event whose very existence must not show in timing (a duress sign-in), delivery
+    /// waits for the dispatcher's next poll (at most half a second), unrelated to the request.
+    static var deliversOnNextPoll: Bool { get }
+}
+
+extension DomainEvent {
+    public static var deliversOnNextPoll: Bool { false }
 }
 
 /// What is sent to `POST /internal/events` on a subscriber.

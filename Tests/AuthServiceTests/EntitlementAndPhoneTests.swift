@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Contracts
 import Foundation
 import GRDB
@@ -5,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ServiceKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -170,5 +172,87 @@ import Testing
                 token: again.accessToken)
             #expect(later.status == .accepted, "\(later.error?.message ?? "")")
         }
+    }
+
+    @Test func withTwilioVerifyConfiguredTwilioSendsAndChecksTheCode() async throws {
+        let directory = try TestDataDirectory.make()
+        defer { directory.remove() }
+        let twilio = try await FakeTwilio.start()
+        do {
+            let config = [
+                "auth.twilio.accountSid": "AC123", "auth.twilio.authToken": "twilio-secret",
+                "auth.twilio.serviceSid": "VA456", "auth.twilio.baseUrl": twilio.url,
+            ]
+            try await withAuth(config: config, directory: directory) { client in
+                let tokens = try await client.signUp("twilio@example.com")
+                let started = try await client.post(
+                    "/v1/me/phone/verification", PhoneVerificationStart(phoneNumber: "+14155550123"),
+                    token: tokens.accessToken)
+                #expect(started.status == .accepted)
+                #expect(twilio.requests.withLock { $0 } == ["Verifications To=+14155550123 Channel=sms"])
+                // Nothing of the code is kept here: Twilio holds it.
+                let local = try await directory.authDatabase().read { db in
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT (SELECT COUNT(*) FROM sms_outbox) + (SELECT COUNT(code_hash) FROM phone_challenge)"
+                    )
+                }
+                #expect(local == 0)
+                let check = { (code: String) in
+                    try await client.post(
+                        "/v1/me/phone/verification/check",
+                        PhoneVerificationCheck(phoneNumber: "+14155550123", code: code),
+                        token: tokens.accessToken)
+                }
+                #expect(try await check("000000").error?.code == .invalidCode)
+                #expect(try await check(FakeTwilio.code).status == .ok)
+                #expect(
+                    twilio.requests.withLock { $0 }.last == "VerificationCheck To=+14155550123 Code=\(FakeTwilio.code)")
+            }
+        } catch {
+            await twilio.stop()
+            throw error
+        }
+        await twilio.stop()
+    }
+}
+
+/// Twilio Verify's two endpoints, checking the basic credentials as Twilio does.
+final class FakeTwilio: Sendable {
+    static let code = "424242"
+    let url: String
+    let requests = Mutex<[String]>([])
+    let running = Mutex<RunningApplication?>(nil)
+
+    init(url: String) { self.url = url }
+
+    static func start() async throws -> FakeTwilio {
+        let port = try FreePort.next()
+        let fake = FakeTwilio(url: "http://127.0.0.1:\(port)")
+        let router = Router()
+        let credentials = "Basic " + Data("AC123:twilio-secret".utf8).base64EncodedString()
+        router.post("/v2/Services/VA456/:endpoint") { request, context -> Response in
+            guard request.headers[.authorization] == credentials else { return Response(status: .unauthorized) }
+            var request = request
+            let form = String(buffer: try await request.collectBody(upTo: 1 << 16)).split(separator: "&")
+                .map { $0.removingPercentEncoding ?? "" }.sorted(by: >)
+            let endpoint = try context.parameters.require("endpoint")
+            fake.requests.withLock { $0.append("\(endpoint) " + form.joined(separator: " ")) }
+            if endpoint == "Verifications" { return Response(status: .created) }
+            let approved = form.contains("Code=\(code)")
+            let body = #"{"status":"\#(approved ? "approved" : "pending")"}"#
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+        let running = try await RunningApplication.start(app)
+        fake.running.withLock { $0 = running }
+        _ = await eventually {
+            (try? await HTTPClient.shared.call(.POST, fake.url + "/v2/Services/VA456/probe"))?.status == 401
+        }
+        return fake
+    }
+
+    func stop() async {
+        await running.withLock { $0 }?.stop()
     }
 }

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import GRDB
+import ServiceKit
 
 /// Sign in with Apple accounts.
 extension AuthStore {
@@ -16,6 +17,10 @@ extension AuthStore {
             var userID: String
             if var account = try AppleAccountRecord.fetchOne(db, key: identity.sub) {
                 userID = account.userID
+                guard try UserRecord.filter(key: userID).filter(UserRecord.Columns.deletedAt == nil).fetchCount(db) == 1
+                else {
+                    throw ServiceError(.conflict, "This account is being deleted; sign in again once it is gone.")
+                }
                 if let email = identity.email { account.email = email }
                 account.isPrivateEmail = identity.isPrivateEmail
                 if let appleRefreshToken { account.refreshToken = appleRefreshToken }

@@ -229,6 +229,8 @@ public struct DuressIncident: Codable, Sendable, Equatable {
 /// transaction that opened the session, so it is delivered even if alerts is down then.
 public struct DuressRaised: DomainEvent, Equatable {
     public static let eventType: EventType = "duress.raised"
+    /// Delivered on the next poll: the sign-in's answer time must not depend on it.
+    public static let deliversOnNextPoll = true
 
     public var incidentId: String
     public var tenantId: String

@@ -44,8 +44,10 @@ public struct Outbox: Sendable {
                 sql: "INSERT INTO kit_outbox_delivery (event_seq, subscriber, next_attempt_at) VALUES (?, ?, ?)",
                 arguments: [seq, target.rawValue, now])
         }
-        let doorbell = self.doorbell
-        db.afterNextTransaction { _ in doorbell.ring() }
+        if !Event.deliversOnNextPoll {
+            let doorbell = self.doorbell
+            db.afterNextTransaction { _ in doorbell.ring() }
+        }
         return id
     }
 }
