@@ -116,15 +116,15 @@ extension AuthStore {
     ///
     /// Under duress, or while the customer has an open incident (whichever PIN was used), the
     /// session is limited, the incident is opened or updated, and `duress.raised` is written
-    /// for alerts. Both paths write the same rows otherwise, so they take the same time.
-    /// Returns the verdict to answer.
+    /// for alerts. A normal sign-in does the same writes and rolls them back, so both take the
+    /// same time. Returns the verdict to answer.
     func openPinSession(
         customer: CustomerRecord, duress: Bool, session: SessionRecord, refreshToken: RefreshTokenRecord,
         customerKey: String, deviceKey: String, location: GeoLocation?, device: DeviceInfo?, incidentID: String,
         now: Date
     ) async throws -> PinVerdict {
         try await database.write { [outbox] db in
-            var incident = try IncidentRecord.filter(
+            let incident = try IncidentRecord.filter(
                 sql: "user_id = ? AND cleared_at IS NULL", arguments: [customer.userID]
             )
             .fetchOne(db)
@@ -139,28 +139,40 @@ extension AuthStore {
                     ON CONFLICT(user_id, device_key) DO UPDATE SET last_seen_at = excluded.last_seen_at
                     """, arguments: [customer.userID, deviceKey, now])
             try PinThrottle.clear([customerKey, deviceKey], in: db)
-            guard underDuress else { return .normal }
-            if var open = incident {
-                open.lastRaisedAt = now
-                if let location {
-                    (open.latitude, open.longitude) = (location.latitude, location.longitude)
+            // The duress writes, done for real under duress and rehearsed (done, then rolled
+            // back to a savepoint) otherwise: both verdicts cost the same work.
+            let raise = { (db: Database) throws in
+                let raised: IncidentRecord
+                if var open = incident {
+                    open.lastRaisedAt = now
+                    if let location {
+                        (open.latitude, open.longitude) = (location.latitude, location.longitude)
+                    }
+                    try open.update(db)
+                    raised = open
+                } else {
+                    raised = IncidentRecord(
+                        id: incidentID, tenantID: customer.tenantID, userID: customer.userID,
+                        customerRef: customer.customerRef, raisedAt: now, lastRaisedAt: now,
+                        latitude: location?.latitude, longitude: location?.longitude, clearedAt: nil, clearedBy: nil)
+                    try raised.insert(db)
                 }
-                try open.update(db)
-                incident = open
-            } else {
-                let opened = IncidentRecord(
-                    id: incidentID, tenantID: customer.tenantID, userID: customer.userID,
-                    customerRef: customer.customerRef, raisedAt: now, lastRaisedAt: now, latitude: location?.latitude,
-                    longitude: location?.longitude, clearedAt: nil, clearedBy: nil)
-                try opened.insert(db)
-                incident = opened
+                try outbox.enqueue(
+                    DuressRaised(
+                        incidentId: raised.id, tenantId: customer.tenantID, customerRef: customer.customerRef,
+                        userId: customer.userID, sessionId: session.id, location: location, device: device,
+                        raisedAt: now),
+                    in: db)
             }
-            try outbox.enqueue(
-                DuressRaised(
-                    incidentId: incident!.id, tenantId: customer.tenantID, customerRef: customer.customerRef,
-                    userId: customer.userID, sessionId: session.id, location: location, device: device, raisedAt: now),
-                in: db)
-            return .duress
+            if underDuress {
+                try raise(db)
+                return .duress
+            }
+            try db.inSavepoint {
+                try raise(db)
+                return .rollback
+            }
+            return .normal
         }
     }
 
