@@ -178,25 +178,7 @@ struct AppleSignIn: Sendable {
     }
 
     private func postForm(_ path: String, _ fields: [String: String]) async throws -> InternalResponse {
-        var request = HTTPClientRequest(url: settings.baseURL + path)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: Self.formEncode(fields)))
-        do {
-            let response = try await http.execute(request, timeout: .seconds(10))
-            let body = try await response.body.collect(upTo: 1 << 20)
-            return InternalResponse(status: response.status, headers: response.headers, body: body)
-        } catch {
-            throw ServiceError(.upstreamUnavailable, "Apple cannot be reached.", headers: [.retryAfter: "5"])
-        }
-    }
-
-    static func formEncode(_ fields: [String: String]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return fields.sorted { $0.key < $1.key }.map { key, value in
-            "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }.joined(separator: "&")
+        try await FormPost.send(fields, to: settings.baseURL + path, provider: "Apple", http: http)
     }
 
     static func keyID(of token: String) -> String? {

@@ -77,19 +77,10 @@ struct TwilioVerifyProvider: PhoneVerificationProvider {
     }
 
     private func post(_ endpoint: String, _ fields: [String: String]) async throws -> InternalResponse {
-        var request = HTTPClientRequest(url: "\(baseURL)/v2/Services/\(serviceSID)/\(endpoint)")
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
         let credentials = Data("\(accountSID):\(authToken)".utf8).base64EncodedString()
-        request.headers.add(name: "authorization", value: "Basic \(credentials)")
-        request.body = .bytes(ByteBuffer(string: AppleSignIn.formEncode(fields)))
-        do {
-            let response = try await http.execute(request, timeout: .seconds(10))
-            let body = try await response.body.collect(upTo: 1 << 20)
-            return InternalResponse(status: response.status, headers: response.headers, body: body)
-        } catch {
-            throw ServiceError(.upstreamUnavailable, "The SMS provider cannot be reached.", headers: [.retryAfter: "5"])
-        }
+        return try await FormPost.send(
+            fields, to: "\(baseURL)/v2/Services/\(serviceSID)/\(endpoint)", authorization: "Basic \(credentials)",
+            provider: "The SMS provider", http: http)
     }
 }
 
