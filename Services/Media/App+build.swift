@@ -36,5 +36,14 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         to: authenticated,
         idempotency: IdempotencyMiddleware(
             database: database, clock: runtime.clock, maxBodyBytes: settings.maxPhotoBytes + 1))
-    return ServiceParts(router: router)
+    let files = try UploadFiles(blobDirectory: settings.blobDirectory)
+    UploadsController(
+        store: store, files: files, blobs: blobs, settings: settings, locks: UploadLocks(), clock: runtime.clock,
+        entropy: runtime.entropy
+    ).addRoutes(to: authenticated)
+    return ServiceParts(
+        router: router,
+        services: [
+            UploadSweeper(store: store, files: files, clock: runtime.clock, interval: .seconds(60), logger: runtime.logger)
+        ])
 }

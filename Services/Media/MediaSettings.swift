@@ -7,15 +7,30 @@ import ServiceKit
 /// Keys:
 /// - `media.blobDir` (default `<data.dir>/media/blobs`): where the bytes live, named by their
 ///   SHA-256.
-/// - `media.maxPhotoBytes` (default 10485760): the largest single-request photo upload.
+/// - `media.maxPhotoBytes` (default 10485760): the largest photo (single-request or tus).
+/// - `media.maxVideoBytes` (default 104857600): the largest video (tus).
+/// - `media.uploadTtlHours` (default 24): how long a resumable upload may take; then it
+///   expires and its bytes are reclaimed.
+/// - `media.quota.uploadsPerHour` (default 20, SkateHubba's): resumable uploads a user may
+///   start per hour.
+/// - `media.quota.inFlightBytes` (default 524288000): bytes a user may have declared and not
+///   yet sent across unfinished uploads.
 struct MediaSettings: Sendable {
     let blobDirectory: URL
     let maxPhotoBytes: Int
+    let maxVideoBytes: Int
+    let uploadTTL: TimeInterval
+    let uploadsPerHour: Int
+    let inFlightBytes: Int
 
     init(reader: ConfigReader, shared: ServiceSettings) throws {
         let defaultDirectory = shared.dataDirectory.appendingPathComponent("media/blobs", isDirectory: true)
         self.blobDirectory = URL(
             fileURLWithPath: reader.string(forKey: "media.blobDir", default: defaultDirectory.path), isDirectory: true)
         self.maxPhotoBytes = try reader.integer("media.maxPhotoBytes", default: 10 << 20, in: 1024...(1 << 30))
+        self.maxVideoBytes = try reader.integer("media.maxVideoBytes", default: 100 << 20, in: 1024...(1 << 40))
+        self.uploadTTL = TimeInterval(try reader.integer("media.uploadTtlHours", default: 24, in: 1...720)) * 3600
+        self.uploadsPerHour = try reader.integer("media.quota.uploadsPerHour", default: 20, in: 1...100_000)
+        self.inFlightBytes = try reader.integer("media.quota.inFlightBytes", default: 500 << 20, in: 1024...(1 << 42))
     }
 }

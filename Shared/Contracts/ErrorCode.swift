@@ -58,6 +58,13 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case unknownEventType = "UNKNOWN_EVENT_TYPE"
     /// Too many requests for this route class; see `Retry-After`.
     case rateLimitExceeded = "RATE_LIMIT_EXCEEDED"
+    /// tus: the upload expired; its bytes are gone.
+    case uploadExpired = "UPLOAD_EXPIRED"
+    /// tus: the request does not speak tus 1.0.0 (`Tus-Resumable`).
+    case tusVersionUnsupported = "TUS_VERSION_UNSUPPORTED"
+    /// tus: the bytes do not match `Upload-Checksum` (nothing was appended), or the whole
+    /// file does not match the SHA-256 declared in its metadata.
+    case checksumMismatch = "CHECKSUM_MISMATCH"
 
     // MARK: - 5xx
     /// Something failed inside Pinhole; the request id finds it in the logs.
@@ -84,6 +91,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .unsupportedMediaType: 415
         case .idempotencyKeyReused, .unknownEventType: 422
         case .rateLimitExceeded: 429
+        case .uploadExpired: 410
+        case .tusVersionUnsupported: 412
+        case .checksumMismatch: 460
         case .internalError: 500
         case .upstreamUnavailable, .serviceUnavailable: 503
         case .upstreamTimeout: 504

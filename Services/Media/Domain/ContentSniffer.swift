@@ -8,6 +8,14 @@ enum ContentSniffer {
     /// The image types a single-request upload accepts.
     static let imageTypes: Set<String> = ["image/jpeg", "image/png", "image/heic"]
 
+    /// Every type a resumable upload accepts.
+    static let uploadTypes: Set<String> = imageTypes.union(["image/webp", "video/mp4", "video/quicktime"])
+
+    /// ISO-BMFF major brands of MP4 video, and QuickTime's.
+    static let mp4Brands: Set<String> = [
+        "isom", "iso2", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "dash", "M4V ", "MSNV", "3gp4", "3gp5",
+    ]
+
     /// ISO-BMFF major brands of HEIF images (HEIC and the generic HEIF family).
     static let heifBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
 
@@ -19,6 +27,14 @@ enum ContentSniffer {
             heifBrands.contains(String(decoding: prefix[8..<12], as: UTF8.self))
         {
             return "image/heic"
+        }
+        if prefix.count >= 12, prefix[4..<8].elementsEqual("ftyp".utf8) {
+            let brand = String(decoding: prefix[8..<12], as: UTF8.self)
+            if brand == "qt  " { return "video/quicktime" }
+            if mp4Brands.contains(brand) { return "video/mp4" }
+        }
+        if prefix.count >= 12, prefix[0..<4].elementsEqual("RIFF".utf8), prefix[8..<12].elementsEqual("WEBP".utf8) {
+            return "image/webp"
         }
         return nil
     }
@@ -33,6 +49,7 @@ enum ContentSniffer {
         case nil, "", "application/octet-stream": return nil
         case "image/jpg", "image/pjpeg": return "image/jpeg"
         case "image/heif", "image/heic-sequence", "image/heif-sequence": return "image/heic"
+        case "video/mov": return "video/quicktime"
         default: return type
         }
     }

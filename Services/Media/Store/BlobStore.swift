@@ -84,14 +84,20 @@ struct BlobStore: Sendable {
 
     /// Moves a finished write into place under its hash.
     func commit(_ writer: Writer, sha256: String) throws {
+        try adopt(writer.temporary, sha256: sha256)
+    }
+
+    /// Moves a finished, flushed file (a write, or a completed resumable upload) into place
+    /// under its hash; if those bytes are already stored, the file is dropped.
+    func adopt(_ file: URL, sha256: String) throws {
         let target = url(sha256: sha256)
         try FileSystem.makeOwnerOnlyDirectory(target.deletingLastPathComponent())
         if FileManager.default.fileExists(atPath: target.path) {
-            writer.discard()
+            try? FileManager.default.removeItem(at: file)
             return
         }
-        guard rename(writer.temporary.path, target.path) == 0 else {
-            writer.discard()
+        guard rename(file.path, target.path) == 0 else {
+            try? FileManager.default.removeItem(at: file)
             throw ServiceError(.internalError, "The blob store cannot store the file.")
         }
     }

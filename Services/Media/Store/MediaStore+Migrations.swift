@@ -15,5 +15,25 @@ extension MediaStore {
                 table.column("created_at", .datetime).notNull()
             }
         }
+    
+        migrator.registerMigration("media.v2.uploads") { db in
+            // A tus upload: its bytes grow in `<blobDir>/uploads/<id>` (a name the server made),
+            // `offset` is what is durably on disk; at completion it becomes a media row.
+            try db.create(table: "upload") { table in
+                table.column("id", .text).primaryKey()
+                table.column("owner_id", .text).notNull().indexed()
+                table.column("purpose", .text).notNull()
+                table.column("filename", .text)
+                table.column("filetype", .text)
+                table.column("expected_sha256", .text)
+                table.column("length", .integer).notNull()
+                table.column("offset", .integer).notNull()
+                table.column("state", .text).notNull()
+                table.column("rejected_reason", .text)
+                table.column("media_id", .text)
+                table.column("created_at", .datetime).notNull()
+                table.column("expires_at", .datetime).notNull().indexed()
+            }
+        }
     }
 }

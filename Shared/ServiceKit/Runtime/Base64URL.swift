@@ -61,4 +61,24 @@ public enum Hex {
             return input.count * 2
         }
     }
+
+    /// Decodes hex (either case); nil for an odd length or a character that is not hex.
+    public static func decode(_ text: some StringProtocol) -> Data? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        func value(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: byte - 0x30
+            case 0x61...0x66: byte - 0x61 + 10
+            case 0x41...0x46: byte - 0x41 + 10
+            default: nil
+            }
+        }
+        var data = Data(capacity: utf8.count / 2)
+        for index in stride(from: 0, to: utf8.count, by: 2) {
+            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
+            data.append(high << 4 | low)
+        }
+        return data
+    }
 }

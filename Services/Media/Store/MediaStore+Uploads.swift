@@ -1,0 +1,94 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// Resumable uploads and their state machine.
+extension MediaStore {
+    enum QuotaVerdict: Equatable {
+        case accepted
+        case tooManyUploads
+        case tooManyBytesInFlight
+    }
+
+    /// Records a new upload unless the owner's quotas refuse it (checked in the same
+    /// transaction, so two creations at once cannot both slip under a limit).
+    func createUpload(_ upload: UploadRecord, perHour: Int, inFlightBytes: Int) async throws -> QuotaVerdict {
+        try await database.write { db in
+            let recent = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM upload WHERE owner_id = ? AND created_at > ?",
+                arguments: [upload.ownerID, upload.createdAt.addingTimeInterval(-3600)]) ?? 0
+            guard recent < perHour else { return .tooManyUploads }
+            let pending = try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT coalesce(sum(length - "offset"), 0) FROM upload
+                    WHERE owner_id = ? AND state IN ('pending_upload', 'uploading')
+                    """, arguments: [upload.ownerID]) ?? 0
+            guard pending + upload.length <= inFlightBytes else { return .tooManyBytesInFlight }
+            try upload.insert(db)
+            return .accepted
+        }
+    }
+
+    /// The owner's upload; someone else's is nil, as if it did not exist.
+    func upload(id: String, owner: String) async throws -> UploadRecord? {
+        try await database.read { db in
+            try UploadRecord.filter(key: id).filter(sql: "owner_id = ?", arguments: [owner]).fetchOne(db)
+        }
+    }
+
+    /// Moves an upload to `state` (and applies `change`), only along the state machine's
+    /// edges; returns the record after, or nil when the move is not allowed from its state now.
+    @discardableResult
+    func move(
+        _ id: String, to state: UploadState, _ change: @escaping @Sendable (inout UploadRecord) -> Void = { _ in }
+    ) async throws -> UploadRecord? {
+        try await database.write { db in try Self.move(id, to: state, in: db, change) }
+    }
+
+    static func move(
+        _ id: String, to state: UploadState, in db: Database, _ change: (inout UploadRecord) -> Void = { _ in }
+    ) throws -> UploadRecord? {
+        guard var upload = try UploadRecord.fetchOne(db, key: id),
+            upload.state == state || upload.state.next.contains(state)
+        else { return nil }
+        upload.state = state
+        change(&upload)
+        try upload.update(db)
+        return upload
+    }
+
+    /// Records the durable offset after a PATCH.
+    func recordOffset(_ id: String, offset: Int) async throws -> UploadRecord? {
+        try await move(id, to: .uploading) { $0.offset = offset }
+    }
+
+    /// Finishes an upload: its media row and the move to `ready`, in one transaction.
+    func finish(_ id: String, media: MediaRecord) async throws -> UploadRecord? {
+        try await database.write { db in
+            try media.insert(db)
+            return try Self.move(id, to: .ready, in: db) { $0.mediaID = media.id }
+        }
+    }
+
+    /// Uploads whose time ran out while they still took bytes: marked expired, ids returned
+    /// so their files can go.
+    func expireUploads(now: Date) async throws -> [String] {
+        try await database.write { db in
+            let ids = try String.fetchAll(
+                db,
+                sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading') AND expires_at <= ?",
+                arguments: [now])
+            for id in ids { _ = try Self.move(id, to: .expired, in: db) }
+            return ids
+        }
+    }
+
+    /// Ids of uploads that may still have a file.
+    func liveUploadIDs() async throws -> Set<String> {
+        try await database.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading', 'processing')"))
+        }
+    }
+}

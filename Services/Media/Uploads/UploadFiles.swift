@@ -1,0 +1,160 @@
+import Crypto
+import Foundation
+import NIOCore
+import NIOPosix
+import ServiceKit
+
+/// The growing files of resumable uploads: `<blobDir>/uploads/<upload id>`, named by the
+/// server, owner-only. Bytes are written at the durable offset (anything past it, left by a
+/// write that died, is cut off first), flushed to disk before the new offset is recorded, and
+/// never beyond the declared length. File calls run on NIO's blocking pool.
+struct UploadFiles: Sendable {
+    let directory: URL
+
+    init(blobDirectory: URL) throws {
+        self.directory = blobDirectory.appendingPathComponent("uploads", isDirectory: true)
+        try FileSystem.makeOwnerOnlyDirectory(directory)
+    }
+
+    func url(_ id: String) -> URL { directory.appendingPathComponent(id) }
+
+    func create(_ id: String) throws {
+        guard FileManager.default.createFile(atPath: url(id).path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else { throw ServiceError(.internalError, "The upload store cannot create files.") }
+    }
+
+    func remove(_ id: String) {
+        try? FileManager.default.removeItem(at: url(id))
+    }
+
+    /// A checksum the client sent for one PATCH (`Upload-Checksum: sha1 <base64>`).
+    struct Checksum: Sendable {
+        enum Algorithm: String, Sendable { case sha1, sha256 }
+        let algorithm: Algorithm
+        let digest: Data
+
+        /// Parses the header; nil for an algorithm Pinhole does not offer.
+        init?(header: String) {
+            let parts = header.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 2, let algorithm = Algorithm(rawValue: parts[0].lowercased()),
+                let digest = Data(base64Encoded: String(parts[1]))
+            else { return nil }
+            self.algorithm = algorithm
+            self.digest = digest
+        }
+    }
+
+    enum AppendOutcome {
+        /// Bytes written and flushed; the new durable offset.
+        case appended(Int)
+        /// More bytes than the declared length: nothing kept.
+        case tooLong
+        /// The bytes do not match the checksum: nothing kept.
+        case checksumMismatch
+    }
+
+    /// Appends `body` at `offset`, never past `length`. If the body breaks off (the client went
+    /// away), what arrived is kept and flushed, unless a checksum was to be verified.
+    func append(
+        _ id: String, at offset: Int, length: Int, body: some AsyncSequence<ByteBuffer, any Error>,
+        checksum: Checksum?
+    ) async throws -> AppendOutcome {
+        let file = url(id)
+        let handle = try await NIOThreadPool.singleton.runIfActive {
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.truncate(atOffset: UInt64(offset))
+            try handle.seekToEnd()
+            return handle
+        }
+        var written = 0
+        var sha1 = Insecure.SHA1()
+        var sha256 = SHA256()
+        func rollBack() async throws {
+            try await NIOThreadPool.singleton.runIfActive {
+                try handle.truncate(atOffset: UInt64(offset))
+                try handle.close()
+            }
+        }
+        do {
+            for try await buffer in body {
+                guard offset + written + buffer.readableBytes <= length else {
+                    try await rollBack()
+                    return .tooLong
+                }
+                if let checksum {
+                    buffer.withUnsafeReadableBytes { bytes in
+                        switch checksum.algorithm {
+                        case .sha1: sha1.update(bufferPointer: bytes)
+                        case .sha256: sha256.update(bufferPointer: bytes)
+                        }
+                    }
+                }
+                let bytes = Data(buffer.readableBytesView)
+                try await NIOThreadPool.singleton.runIfActive { try handle.write(contentsOf: bytes) }
+                written += bytes.count
+            }
+        } catch {
+            // The client went away mid-PATCH: keep what arrived (tus resumes from it), unless
+            // it was to be checked against a checksum that never came whole.
+            if checksum != nil {
+                try? await rollBack()
+            } else {
+                try? await NIOThreadPool.singleton.runIfActive {
+                    try handle.synchronize()
+                    try handle.close()
+                }
+            }
+            throw UploadInterrupted(offset: checksum == nil ? offset + written : offset)
+        }
+        if let checksum {
+            let actual =
+                switch checksum.algorithm {
+                case .sha1: Data(sha1.finalize())
+                case .sha256: Data(sha256.finalize())
+                }
+            guard actual == checksum.digest else {
+                try await rollBack()
+                return .checksumMismatch
+            }
+        }
+        try await NIOThreadPool.singleton.runIfActive {
+            try handle.synchronize()
+            try handle.close()
+        }
+        return .appended(offset + written)
+    }
+
+    /// The first `count` bytes of the file.
+    func prefix(_ id: String, count: Int) async throws -> [UInt8] {
+        let file = url(id)
+        return try await NIOThreadPool.singleton.runIfActive {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            return [UInt8](try handle.read(upToCount: count) ?? Data())
+        }
+    }
+
+    /// The SHA-256 of the whole file, read in 1 MiB pieces.
+    func sha256(_ id: String) async throws -> String {
+        let file = url(id)
+        return try await NIOThreadPool.singleton.runIfActive {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            var hasher = SHA256()
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                hasher.update(data: chunk)
+            }
+            return Hex.encode(hasher.finalize())
+        }
+    }
+
+    /// Ids of the upload files on disk.
+    func ids() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    }
+}
+
+/// The body of a PATCH broke off; `offset` is what is durably on disk now.
+struct UploadInterrupted: Error {
+    let offset: Int
+}

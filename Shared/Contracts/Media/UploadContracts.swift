@@ -1,0 +1,82 @@
+import Foundation
+
+/// What an upload is for; it decides the size limit and, later, processing.
+public enum UploadPurpose: String, Codable, Sendable, CaseIterable {
+    case post
+    case snap
+    case challengeClip = "challenge_clip"
+    case evidence
+    case avatar
+}
+
+/// Where an upload is in its life. Only these moves happen:
+/// `pending_upload → uploading → processing → ready | rejected`, and `pending_upload` or
+/// `uploading` → `terminated` (the client ended it) or `expired`.
+public enum UploadState: String, Codable, Sendable, CaseIterable {
+    case pendingUpload = "pending_upload"
+    case uploading
+    case processing
+    case ready
+    case rejected
+    case terminated
+    case expired
+
+    /// The states this one may move to.
+    public var next: Set<UploadState> {
+        switch self {
+        case .pendingUpload: [.uploading, .processing, .terminated, .expired]
+        case .uploading: [.processing, .terminated, .expired]
+        case .processing: [.ready, .rejected]
+        case .ready, .rejected, .terminated, .expired: []
+        }
+    }
+
+    /// Whether bytes can still be written.
+    public var acceptsBytes: Bool { self == .pendingUpload || self == .uploading }
+}
+
+/// `GET /v1/uploads/{id}`: a resumable upload as its owner sees it.
+public struct UploadStatus: Codable, Sendable, Equatable {
+    public var id: String
+    public var purpose: UploadPurpose
+    public var state: UploadState
+    public var offset: Int
+    public var length: Int
+    public var expiresAt: Date
+    /// Set once the upload became a media object.
+    public var mediaId: String?
+    /// Why it was rejected.
+    public var rejectedReason: String?
+
+    enum CodingKeys: String, CodingKey { case id, purpose, state, offset, length, expiresAt, mediaId, rejectedReason }
+
+    public init(
+        id: String, purpose: UploadPurpose, state: UploadState, offset: Int, length: Int, expiresAt: Date,
+        mediaId: String?, rejectedReason: String?
+    ) {
+        self.id = id
+        self.purpose = purpose
+        self.state = state
+        self.offset = offset
+        self.length = length
+        self.expiresAt = expiresAt
+        self.mediaId = mediaId
+        self.rejectedReason = rejectedReason
+    }
+}
+
+/// The tus 1.0.0 header names (tus.io/protocols/resumable-upload).
+public enum TusHeader {
+    public static let resumable = "tus-resumable"
+    public static let version = "tus-version"
+    public static let `extension` = "tus-extension"
+    public static let maxSize = "tus-max-size"
+    public static let checksumAlgorithm = "tus-checksum-algorithm"
+    public static let uploadOffset = "upload-offset"
+    public static let uploadLength = "upload-length"
+    public static let uploadMetadata = "upload-metadata"
+    public static let uploadExpires = "upload-expires"
+    public static let uploadChecksum = "upload-checksum"
+    /// Pinhole's: the media an upload became, on the PATCH that completed it.
+    public static let mediaID = "pinhole-media-id"
+}
