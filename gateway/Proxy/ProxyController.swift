@@ -82,15 +82,46 @@ struct ProxyController: Sendable {
         upstream.method = HTTPMethod(rawValue: request.method.rawValue)
         upstream.headers = HeaderPolicy.upstreamHeaders(from: request.headers, clientAddress: clientAddress)
         let tripWire = TripWire()
-        if request.method != .get, request.method != .head, declaredLength != 0 {
-            upstream.body = .stream(
-                LimitedBody(base: request.body, limit: limit, tripped: tripWire),
-                length: declaredLength.map { .known(Int64($0)) } ?? .unknown)
-        }
+        let drainLimit = max(settings.jsonBodyLimit, 4 << 20)
         let timeout = route.body == .upload ? settings.uploadTimeout : settings.upstreamTimeout
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(upstream, timeout: .seconds(timeout))
+            if request.method != .get, request.method != .head, declaredLength != 0 {
+                let pipe = BodyPipe()
+                upstream.body = .stream(pipe.sequence, length: declaredLength.map { .known(Int64($0)) } ?? .unknown)
+                let body = LimitedBody(base: request.body, limit: limit, tripped: tripWire)
+                let outgoing = upstream
+                response = try await withThrowingTaskGroup(of: HTTPClientResponse?.self) { group in
+                    group.addTask {
+                        await BodyPump.run(body, into: pipe, drainLimit: drainLimit)
+                        return nil
+                    }
+                    group.addTask {
+                        do {
+                            let answer = try await client.execute(outgoing, timeout: .seconds(timeout))
+                            // An upstream that answered early takes no more bytes.
+                            await pipe.finish(CancellationError())
+                            return answer
+                        } catch {
+                            await pipe.finish(error)
+                            throw error
+                        }
+                    }
+                    // Both end before the handler answers: the pump is the only body reader.
+                    var answer: HTTPClientResponse?
+                    var failure: (any Error)?
+                    while let result = await group.nextResult() {
+                        switch result {
+                        case .success(let value): if let value { answer = value }
+                        case .failure(let error): failure = error
+                        }
+                    }
+                    if let answer { return answer }
+                    throw failure ?? CancellationError()
+                }
+            } else {
+                response = try await client.execute(upstream, timeout: .seconds(timeout))
+            }
         } catch {
             if tripWire.isTripped {
                 throw ServiceError(.payloadTooLarge, "The body is larger than this route accepts (\(limit) bytes).")

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// Reads whatever a handler left unread of the request body (up to `limit` bytes) before the
 /// response goes out.
@@ -36,12 +37,19 @@ public struct RequestBodyDrainMiddleware<Context: RequestContext>: RouterMiddlew
 /// Owns the one iterator a request body allows, so that what the handler did not read can
 /// still be read afterwards.
 ///
-/// `@unchecked Sendable` because the iterator is not: reads never overlap by construction (the
-/// handler reads while it runs; the drain starts only after it has returned).
+/// Reads never overlap: a read that starts while another is under way ends the sequence for
+/// its caller (returns nil) instead of touching the iterator, which NIO allows only one task
+/// to use. That happens when a handler returns (an upstream failed) while a task it started,
+/// such as the HTTP client streaming the body upstream, is still reading: the drain then
+/// gives way and the stream is reset.
+///
+/// `@unchecked Sendable` because the iterator is not: `busy` gives one reader at a time
+/// exclusive use of it.
 final class BodyReader: @unchecked Sendable {
     private let body: RequestBody
     private var iterator: RequestBody.AsyncIterator?
     private var finished = false
+    private let busy = Atomic<Bool>(false)
 
     init(body: RequestBody) {
         self.body = body
@@ -50,6 +58,10 @@ final class BodyReader: @unchecked Sendable {
     var sequence: Sequence { Sequence(reader: self) }
 
     func next() async throws -> ByteBuffer? {
+        guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            return nil
+        }
+        defer { busy.store(false, ordering: .releasing) }
         guard !finished else { return nil }
         if iterator == nil { iterator = body.makeAsyncIterator() }
         let chunk = try await iterator!.next()
