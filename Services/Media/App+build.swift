@@ -44,6 +44,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     return ServiceParts(
         router: router,
         services: [
-            UploadSweeper(store: store, files: files, clock: runtime.clock, interval: .seconds(60), logger: runtime.logger)
+            UploadSweeper(
+                store: store, files: files, clock: runtime.clock, interval: .seconds(60), logger: runtime.logger)
         ])
 }

@@ -72,8 +72,10 @@ import Testing
             let photo = TestImages.jpeg(seed: 3, size: 300_000)
             let created = try await create(
                 client, token: token, length: photo.count,
-                metadata: ["filename": "../../etc/passwd", "filetype": "image/jpeg", "purpose": "post",
-                    "sha256": Self.sha256Hex(photo)])
+                metadata: [
+                    "filename": "../../etc/passwd", "filetype": "image/jpeg", "purpose": "post",
+                    "sha256": Self.sha256Hex(photo),
+                ])
             #expect(created.status == .created)
             #expect(created.headers[Self.header("tus-resumable")] == "1.0.0")
             #expect(created.headers[Self.header("upload-expires")]?.hasSuffix(" GMT") == true)
@@ -125,12 +127,14 @@ import Testing
     @Test func limitsAreCheckedBeforeAnyByteAndNeverWrittenPast() async throws {
         try await withMedia { harness, client in
             let token = try await harness.token(for: Self.alice)
-            let tooBig = try await create(client, token: token, length: 10 * 1_048_576 + 1, metadata: ["purpose": "avatar"])
+            let tooBig = try await create(
+                client, token: token, length: 10 * 1_048_576 + 1, metadata: ["purpose": "avatar"])
             #expect(tooBig.status == .contentTooLarge)
             let video = try await create(
                 client, token: token, length: 50 * 1_048_576, metadata: ["purpose": "post", "filetype": "video/mp4"])
             #expect(video.status == .created)
-            let clip = try await create(client, token: token, length: 100 * 1_048_576 + 1, metadata: ["purpose": "challenge_clip"])
+            let clip = try await create(
+                client, token: token, length: 100 * 1_048_576 + 1, metadata: ["purpose": "challenge_clip"])
             #expect(clip.status == .contentTooLarge)
 
             let small = try await create(client, token: token, length: 10)
@@ -187,7 +191,8 @@ import Testing
             #expect(try await client.get(lied, token: token).json(UploadStatus.self).state == .rejected)
 
             let blobs = harness.directory.url.appendingPathComponent("media/blobs")
-            let stored = FileManager.default.enumerator(atPath: blobs.path)?.allObjects.compactMap { $0 as? String }
+            let stored =
+                FileManager.default.enumerator(atPath: blobs.path)?.allObjects.compactMap { $0 as? String }
                 .filter { !$0.hasPrefix("tmp") && !$0.hasPrefix("uploads") && $0.count > 2 } ?? []
             #expect(stored.isEmpty, "\(stored)")
         }
@@ -229,7 +234,8 @@ import Testing
     }
 
     @Test func creationWithUploadAndQuotas() async throws {
-        try await withMedia(["media.quota.uploadsPerHour": "3", "media.quota.inFlightBytes": "20000"]) { harness, client in
+        try await withMedia(["media.quota.uploadsPerHour": "3", "media.quota.inFlightBytes": "20000"]) {
+            harness, client in
             let token = try await harness.token(for: Self.alice)
             let photo = TestImages.jpeg(seed: 6, size: 2000)
             let once = try await create(client, token: token, length: photo.count, body: photo)

@@ -15,7 +15,7 @@ extension MediaStore {
                 table.column("created_at", .datetime).notNull()
             }
         }
-    
+
         migrator.registerMigration("media.v2.uploads") { db in
             // A tus upload: its bytes grow in `<blobDir>/uploads/<id>` (a name the server made),
             // `offset` is what is durably on disk; at completion it becomes a media row.

@@ -15,16 +15,18 @@ extension MediaStore {
     /// transaction, so two creations at once cannot both slip under a limit).
     func createUpload(_ upload: UploadRecord, perHour: Int, inFlightBytes: Int) async throws -> QuotaVerdict {
         try await database.write { db in
-            let recent = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM upload WHERE owner_id = ? AND created_at > ?",
-                arguments: [upload.ownerID, upload.createdAt.addingTimeInterval(-3600)]) ?? 0
+            let recent =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM upload WHERE owner_id = ? AND created_at > ?",
+                    arguments: [upload.ownerID, upload.createdAt.addingTimeInterval(-3600)]) ?? 0
             guard recent < perHour else { return .tooManyUploads }
-            let pending = try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT coalesce(sum(length - "offset"), 0) FROM upload
-                    WHERE owner_id = ? AND state IN ('pending_upload', 'uploading')
-                    """, arguments: [upload.ownerID]) ?? 0
+            let pending =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT coalesce(sum(length - "offset"), 0) FROM upload
+                        WHERE owner_id = ? AND state IN ('pending_upload', 'uploading')
+                        """, arguments: [upload.ownerID]) ?? 0
             guard pending + upload.length <= inFlightBytes else { return .tooManyBytesInFlight }
             try upload.insert(db)
             return .accepted
@@ -88,7 +90,9 @@ extension MediaStore {
     /// Ids of uploads that may still have a file.
     func liveUploadIDs() async throws -> Set<String> {
         try await database.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading', 'processing')"))
+            Set(
+                try String.fetchAll(
+                    db, sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading', 'processing')"))
         }
     }
 }

@@ -19,7 +19,8 @@ struct UploadFiles: Sendable {
     func url(_ id: String) -> URL { directory.appendingPathComponent(id) }
 
     func create(_ id: String) throws {
-        guard FileManager.default.createFile(atPath: url(id).path, contents: nil, attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(atPath: url(id).path, contents: nil, attributes: [.posixPermissions: 0o600])
         else { throw ServiceError(.internalError, "The upload store cannot create files.") }
     }
 
@@ -53,11 +54,16 @@ struct UploadFiles: Sendable {
         case checksumMismatch
     }
 
+    /// Bytes between two checkpoints of a long PATCH.
+    static let checkpointBytes = 8 << 20
+
     /// Appends `body` at `offset`, never past `length`. If the body breaks off (the client went
-    /// away), what arrived is kept and flushed, unless a checksum was to be verified.
+    /// away), what arrived is kept and flushed, unless a checksum was to be verified. Without
+    /// a checksum, every ``checkpointBytes`` the file is flushed and `checkpoint` records the
+    /// offset, so a process killed mid-PATCH loses at most that much.
     func append(
         _ id: String, at offset: Int, length: Int, body: some AsyncSequence<ByteBuffer, any Error>,
-        checksum: Checksum?
+        checksum: Checksum?, checkpoint: @Sendable (Int) async throws -> Void = { _ in }
     ) async throws -> AppendOutcome {
         let file = url(id)
         let handle = try await NIOThreadPool.singleton.runIfActive {
@@ -91,7 +97,12 @@ struct UploadFiles: Sendable {
                 }
                 let bytes = Data(buffer.readableBytesView)
                 try await NIOThreadPool.singleton.runIfActive { try handle.write(contentsOf: bytes) }
+                let before = written
                 written += bytes.count
+                if checksum == nil, before / Self.checkpointBytes != written / Self.checkpointBytes {
+                    try await NIOThreadPool.singleton.runIfActive { try handle.synchronize() }
+                    try await checkpoint(offset + written)
+                }
             }
         } catch {
             // The client went away mid-PATCH: keep what arrived (tus resumes from it), unless

@@ -28,8 +28,12 @@ struct UploadMetadata: Equatable {
             }
         }
         if let filename = values["filename"] {
-            guard filename.utf8.count <= 255, !filename.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            else { throw ServiceError.validation("`filename` metadata must be at most 255 bytes, without control characters.") }
+            guard filename.utf8.count <= 255,
+                !filename.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw ServiceError.validation(
+                    "`filename` metadata must be at most 255 bytes, without control characters.")
+            }
             self.filename = filename
         }
         if let filetype = values["filetype"], !filetype.isEmpty {
@@ -39,7 +43,8 @@ struct UploadMetadata: Equatable {
         if let purpose = values["purpose"] {
             guard let parsed = UploadPurpose(rawValue: purpose) else {
                 throw ServiceError.validation(
-                    "`purpose` metadata must be one of \(UploadPurpose.allCases.map(\.rawValue).joined(separator: ", ")).")
+                    "`purpose` metadata must be one of \(UploadPurpose.allCases.map(\.rawValue).joined(separator: ", "))."
+                )
             }
             self.purpose = parsed
         }

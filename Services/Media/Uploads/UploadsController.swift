@@ -80,7 +80,8 @@ struct UploadsController: Sendable {
         case .tooManyUploads:
             files.remove(record.id)
             throw ServiceError(
-                .rateLimitExceeded, "At most \(settings.uploadsPerHour) uploads an hour.", headers: [.retryAfter: "3600"])
+                .rateLimitExceeded, "At most \(settings.uploadsPerHour) uploads an hour.",
+                headers: [.retryAfter: "3600"])
         case .tooManyBytesInFlight:
             files.remove(record.id)
             throw ServiceError(
@@ -131,7 +132,8 @@ struct UploadsController: Sendable {
             var headers = Self.tusHeaders()
             headers[HTTPField.Name(TusHeader.uploadOffset)!] = String(record.offset)
             throw ServiceError(
-                .conflict, "The upload is at offset \(record.offset), not \(offset): ask with HEAD and resume from there.",
+                .conflict,
+                "The upload is at offset \(record.offset), not \(offset): ask with HEAD and resume from there.",
                 headers: headers)
         }
         let written = try await write(request, to: record, from: offset)
@@ -143,7 +145,8 @@ struct UploadsController: Sendable {
         guard await locks.acquire(record.id) else { throw Self.busy }
         defer { Task { await locks.release(record.id) } }
         guard try await store.move(record.id, to: .terminated) != nil else {
-            throw ServiceError(.conflict, "The upload is complete; delete the media instead.", headers: Self.tusHeaders())
+            throw ServiceError(
+                .conflict, "The upload is complete; delete the media instead.", headers: Self.tusHeaders())
         }
         files.remove(record.id)
         return Response(status: .noContent, headers: Self.tusHeaders())
@@ -169,8 +172,10 @@ struct UploadsController: Sendable {
 
         let newOffset: Int
         do {
+            let store = self.store
             switch try await files.append(
-                record.id, at: offset, length: record.length, body: request.body, checksum: checksum)
+                record.id, at: offset, length: record.length, body: request.body, checksum: checksum,
+                checkpoint: { _ = try await store.recordOffset(record.id, offset: $0) })
             {
             case .appended(let end): newOffset = end
             case .tooLong: throw Self.tooLong(record)
@@ -186,7 +191,8 @@ struct UploadsController: Sendable {
         guard var current = try await store.recordOffset(record.id, offset: newOffset) else {
             throw ServiceError.notFound("Upload")
         }
-        if offset < ContentSniffer.prefixLength, newOffset >= ContentSniffer.prefixLength || newOffset == record.length {
+        if offset < ContentSniffer.prefixLength, newOffset >= ContentSniffer.prefixLength || newOffset == record.length
+        {
             try await checkType(of: current)
         }
         var headers = Self.tusHeaders(expires: current.expiresAt)
@@ -283,8 +289,10 @@ struct UploadsController: Sendable {
     static func httpDate(_ date: Date) -> String {
         date.formatted(
             Date.VerbatimFormatStyle(
-                format: "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
-                locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "GMT")!, calendar: Calendar(identifier: .gregorian)))
+                format:
+                    "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
+                locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "GMT")!,
+                calendar: Calendar(identifier: .gregorian)))
     }
 
     static func tooLong(_ record: UploadRecord) -> ServiceError {
