@@ -13,6 +13,8 @@ import ServiceKit
 ///   expires and its bytes are reclaimed.
 /// - `media.quota.uploadsPerHour` (default 20, SkateHubba's): resumable uploads a user may
 ///   start per hour.
+/// - `media.clip.minSeconds`, `media.clip.maxSeconds` (default 14.5 and 15.5, SkateHubba's):
+///   how long a challenge clip may be.
 /// - `media.quota.inFlightBytes` (default 524288000): bytes a user may have declared and not
 ///   yet sent across unfinished uploads.
 struct MediaSettings: Sendable {
@@ -22,6 +24,7 @@ struct MediaSettings: Sendable {
     let uploadTTL: TimeInterval
     let uploadsPerHour: Int
     let inFlightBytes: Int
+    let clipDuration: ClosedRange<Double>
 
     init(reader: ConfigReader, shared: ServiceSettings) throws {
         let defaultDirectory = shared.dataDirectory.appendingPathComponent("media/blobs", isDirectory: true)
@@ -31,6 +34,12 @@ struct MediaSettings: Sendable {
         self.maxVideoBytes = try reader.integer("media.maxVideoBytes", default: 100 << 20, in: 1024...(1 << 40))
         self.uploadTTL = TimeInterval(try reader.integer("media.uploadTtlHours", default: 24, in: 1...720)) * 3600
         self.uploadsPerHour = try reader.integer("media.quota.uploadsPerHour", default: 20, in: 1...100_000)
+        let clipMin = try reader.decimal("media.clip.minSeconds", default: 14.5, in: 0.1...3600)
+        let clipMax = try reader.decimal("media.clip.maxSeconds", default: 15.5, in: 0.1...3600)
+        guard clipMax >= clipMin else {
+            throw ConfigurationError("media.clip.minSeconds must be at most media.clip.maxSeconds")
+        }
+        self.clipDuration = clipMin...clipMax
         self.inFlightBytes = try reader.integer("media.quota.inFlightBytes", default: 500 << 20, in: 1024...(1 << 42))
     }
 }

@@ -104,14 +104,8 @@ import Testing
     // MARK: - Media killed mid-PATCH
 
     func killedMidPatch(_ stack: Stack, token: String) async throws {
-        // A 24 MiB "video": an MP4 header, then varied bytes.
-        var bytes = Data([0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        while bytes.count < 24 << 20 {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            withUnsafeBytes(of: seed) { bytes.append(contentsOf: $0) }
-        }
-        let video = bytes
+        // A 24 MiB, 15-second challenge clip: a real MP4 container around varied bytes.
+        let video = TestVideos.mp4(duration: 15, payload: 24 << 20, seed: 7)
         let metadata =
             "filetype \(Data("video/mp4".utf8).base64EncodedString()),purpose \(Data("challenge_clip".utf8).base64EncodedString())"
         let created = try await stack.client.call(

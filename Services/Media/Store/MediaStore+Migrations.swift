@@ -35,5 +35,14 @@ extension MediaStore {
                 table.column("expires_at", .datetime).notNull().indexed()
             }
         }
+
+        migrator.registerMigration("media.v3.video-facts") { db in
+            try db.alter(table: "media") { table in
+                table.add(column: "duration_ms", .integer)
+                table.add(column: "width", .integer)
+                table.add(column: "height", .integer)
+                table.add(column: "video_codec", .text)
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import ServiceKit
 
 /// Resumable uploads over tus 1.0.0 (tus.io/protocols/resumable-upload) at `/v1/uploads`:
@@ -234,14 +235,46 @@ struct UploadsController: Sendable {
         }
         let prefix = try await files.prefix(record.id, count: ContentSniffer.prefixLength)
         let type = ContentSniffer.contentType(of: prefix) ?? "application/octet-stream"
-        try blobs.adopt(files.url(record.id), sha256: sha256)
-        let media = MediaRecord(
+        var media = MediaRecord(
             id: entropy.uuid().uuidString.lowercased(), ownerID: record.ownerID, contentType: type,
             byteSize: record.length, sha256: sha256, status: .ready, visibility: .private, createdAt: clock.now())
+        if type.hasPrefix("video/") {
+            let video = try await inspectVideo(processing)
+            media.durationMs = Int((video.duration * 1000).rounded())
+            (media.width, media.height, media.videoCodec) = (video.width, video.height, video.videoCodec)
+        } else if record.purpose == .challengeClip {
+            try await reject(processing, reason: "a challenge clip must be a video")
+            throw ServiceError(
+                .unsupportedMediaType, "A challenge clip must be an MP4 or QuickTime video.", headers: Self.tusHeaders()
+            )
+        }
+        try blobs.adopt(files.url(record.id), sha256: sha256)
         guard let finished = try await store.finish(record.id, media: media) else {
             throw ServiceError(.conflict, "The upload changed while it was completed.")
         }
         return finished
+    }
+
+    /// Reads the container's facts; a file that is not a whole MP4/QuickTime, or a challenge
+    /// clip outside the configured duration, rejects the upload.
+    private func inspectVideo(_ record: UploadRecord) async throws -> VideoInfo {
+        let file = files.url(record.id)
+        let video: VideoInfo
+        do {
+            video = try await NIOThreadPool.singleton.runIfActive { try ISOBMFF.videoInfo(of: file) }
+        } catch let malformed as ISOBMFF.Malformed {
+            try await reject(record, reason: "unreadable video: \(malformed.description)")
+            throw ServiceError(
+                .unsupportedMediaType, "The video cannot be read: \(malformed.description).", headers: Self.tusHeaders()
+            )
+        }
+        if record.purpose == .challengeClip, !settings.clipDuration.contains(video.duration) {
+            let range = "\(settings.clipDuration.lowerBound)–\(settings.clipDuration.upperBound) s"
+            let reason = "a challenge clip lasts \(range); this one lasts \(String(format: "%.2f", video.duration)) s"
+            try await reject(record, reason: reason)
+            throw ServiceError(.validationFailed, "Upload refused: \(reason).", headers: Self.tusHeaders())
+        }
+        return video
     }
 
     private func reject(_ record: UploadRecord, reason: String) async throws {

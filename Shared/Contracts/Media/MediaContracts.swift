@@ -17,7 +17,8 @@ public enum MediaStatus: String, Codable, Sendable, CaseIterable {
 /// A media object as its owner sees it: `POST /v1/media`, `GET /v1/media/{id}`.
 public struct MediaObject: Codable, Sendable, Equatable {
     public var id: String
-    /// The type read from the bytes (`image/jpeg`, `image/png`, `image/heic`).
+    /// The type read from the bytes (`image/jpeg`, `image/png`, `image/heic`, `image/webp`,
+    /// `video/mp4`, `video/quicktime`).
     public var contentType: String
     public var byteSize: Int
     /// Lowercase hex SHA-256 of the bytes.
@@ -25,12 +26,22 @@ public struct MediaObject: Codable, Sendable, Equatable {
     public var status: MediaStatus
     public var visibility: MediaVisibility
     public var createdAt: Date
+    /// Videos: the duration in milliseconds, from the container (`mvhd`).
+    public var durationMs: Int?
+    /// Videos: the video track's dimensions (`tkhd`).
+    public var width: Int?
+    public var height: Int?
+    /// Videos: the video track's codec (`avc1`, `hvc1`, …).
+    public var videoCodec: String?
 
-    enum CodingKeys: String, CodingKey { case id, contentType, byteSize, sha256, status, visibility, createdAt }
+    enum CodingKeys: String, CodingKey {
+        case id, contentType, byteSize, sha256, status, visibility, createdAt, durationMs, width, height, videoCodec
+    }
 
     public init(
         id: String, contentType: String, byteSize: Int, sha256: String, status: MediaStatus,
-        visibility: MediaVisibility, createdAt: Date
+        visibility: MediaVisibility, createdAt: Date, durationMs: Int? = nil, width: Int? = nil, height: Int? = nil,
+        videoCodec: String? = nil
     ) {
         self.id = id
         self.contentType = contentType
@@ -39,6 +50,10 @@ public struct MediaObject: Codable, Sendable, Equatable {
         self.status = status
         self.visibility = visibility
         self.createdAt = createdAt
+        self.durationMs = durationMs
+        self.width = width
+        self.height = height
+        self.videoCodec = videoCodec
     }
 }
 

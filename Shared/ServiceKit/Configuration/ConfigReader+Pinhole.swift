@@ -57,6 +57,20 @@ extension ConfigReader {
         return value
     }
 
+    /// A decimal setting; a value that is present but not a number in `range` stops the boot.
+    public func decimal(
+        _ key: String, default defaultValue: Double,
+        in range: ClosedRange<Double> = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+    ) throws -> Double {
+        guard let text = string(forKey: ConfigKey(key)) else { return defaultValue }
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, range.contains(value)
+        else {
+            throw ConfigurationError(
+                "\(key) must be a number in \(range.lowerBound)...\(range.upperBound), got \(text)")
+        }
+        return value
+    }
+
     /// A boolean setting (`true`/`false`, `1`/`0`, `yes`/`no`); anything else stops the boot.
     public func boolean(_ key: String, default defaultValue: Bool) throws -> Bool {
         guard let text = string(forKey: ConfigKey(key)) else { return defaultValue }

@@ -15,6 +15,10 @@ struct MediaRecord: Codable, FetchableRecord, PersistableRecord {
     var status: MediaStatus
     var visibility: MediaVisibility
     var createdAt: Date
+    var durationMs: Int? = nil
+    var width: Int? = nil
+    var height: Int? = nil
+    var videoCodec: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -23,12 +27,16 @@ struct MediaRecord: Codable, FetchableRecord, PersistableRecord {
         case byteSize = "byte_size"
         case sha256, status, visibility
         case createdAt = "created_at"
+        case durationMs = "duration_ms"
+        case width, height
+        case videoCodec = "video_codec"
     }
 
     var object: MediaObject {
         MediaObject(
             id: id, contentType: contentType, byteSize: byteSize, sha256: sha256, status: status,
-            visibility: visibility, createdAt: createdAt)
+            visibility: visibility, createdAt: createdAt, durationMs: durationMs, width: width, height: height,
+            videoCodec: videoCodec)
     }
 
     var summary: MediaSummary {
