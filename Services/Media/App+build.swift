@@ -1,5 +1,6 @@
 import Configuration
 import Contracts
+import Crypto
 import Hummingbird
 import Prometheus
 import ServiceKit
@@ -29,10 +30,16 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     EventsController(inbox: inbox, database: database).addRoutes(to: router)
     InternalMediaController(store: store).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
-    MediaController(
+    let mediaController = MediaController(
         store: store, blobs: blobs, maxPhotoBytes: settings.maxPhotoBytes, clock: runtime.clock,
+        entropy: runtime.entropy)
+    let presigner = Presigner(
+        key: SymmetricKey(data: try FileSystem.secret(in: settings.presignKeyFile, entropy: runtime.entropy)))
+    PresignController(
+        media: mediaController, presigner: presigner, settings: settings, clock: runtime.clock,
         entropy: runtime.entropy
-    ).addRoutes(
+    ).addRoutes(authenticated: authenticated, public: router)
+    mediaController.addRoutes(
         to: authenticated,
         idempotency: IdempotencyMiddleware(
             database: database, clock: runtime.clock, maxBodyBytes: settings.maxPhotoBytes + 1))

@@ -15,6 +15,10 @@ import ServiceKit
 ///   start per hour.
 /// - `media.clip.minSeconds`, `media.clip.maxSeconds` (default 14.5 and 15.5, SkateHubba's):
 ///   how long a challenge clip may be.
+/// - `media.presign.uploadSeconds` (default 3600), `media.presign.downloadSeconds` (default
+///   86400, Unum's): how long presigned PUT and GET URLs work.
+/// - `media.presignKeyFile` (default `<data.dir>/media/presign-key`): the 32-byte HMAC key that
+///   signs presigned URLs; made at first start (0600). Replacing it voids every URL given out.
 /// - `media.quota.inFlightBytes` (default 524288000): bytes a user may have declared and not
 ///   yet sent across unfinished uploads.
 struct MediaSettings: Sendable {
@@ -25,6 +29,9 @@ struct MediaSettings: Sendable {
     let uploadsPerHour: Int
     let inFlightBytes: Int
     let clipDuration: ClosedRange<Double>
+    let presignUploadSeconds: Int
+    let presignDownloadSeconds: Int
+    let presignKeyFile: URL
 
     init(reader: ConfigReader, shared: ServiceSettings) throws {
         let defaultDirectory = shared.dataDirectory.appendingPathComponent("media/blobs", isDirectory: true)
@@ -40,6 +47,13 @@ struct MediaSettings: Sendable {
             throw ConfigurationError("media.clip.minSeconds must be at most media.clip.maxSeconds")
         }
         self.clipDuration = clipMin...clipMax
+        self.presignUploadSeconds = try reader.integer("media.presign.uploadSeconds", default: 3600, in: 60...604_800)
+        self.presignDownloadSeconds = try reader.integer(
+            "media.presign.downloadSeconds", default: 86_400, in: 60...604_800)
+        self.presignKeyFile = URL(
+            fileURLWithPath: reader.string(
+                forKey: "media.presignKeyFile",
+                default: shared.dataDirectory.appendingPathComponent("media/presign-key").path))
         self.inFlightBytes = try reader.integer("media.quota.inFlightBytes", default: 500 << 20, in: 1024...(1 << 42))
     }
 }

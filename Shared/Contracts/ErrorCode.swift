@@ -58,6 +58,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case unknownEventType = "UNKNOWN_EVENT_TYPE"
     /// Too many requests for this route class; see `Retry-After`.
     case rateLimitExceeded = "RATE_LIMIT_EXCEEDED"
+    /// The `Range` asked for lies outside the file.
+    case rangeNotSatisfiable = "RANGE_NOT_SATISFIABLE"
     /// tus: the upload expired; its bytes are gone.
     case uploadExpired = "UPLOAD_EXPIRED"
     /// tus: the request does not speak tus 1.0.0 (`Tus-Resumable`).
@@ -92,6 +94,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .idempotencyKeyReused, .unknownEventType: 422
         case .rateLimitExceeded: 429
         case .uploadExpired: 410
+        case .rangeNotSatisfiable: 416
         case .tusVersionUnsupported: 412
         case .checksumMismatch: 460
         case .internalError: 500

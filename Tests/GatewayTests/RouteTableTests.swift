@@ -5,14 +5,16 @@ import Testing
 @Suite struct RouteTableTests {
     @Test func publicRoutesAreExactlySignUpSignInRefreshVerifyAndKeys() {
         let paths = RouteTable.publicRoutes.map { route -> String in
-            if case .exact(let path) = route.match { return path }
-            return ""
+            switch route.match {
+            case .exact(let path): return path
+            case .prefix(let prefix): return prefix + "/*"
+            }
         }
         #expect(
             Set(paths) == [
                 "/v1/auth/register", "/v1/auth/login", "/v1/auth/refresh", "/v1/auth/guest", "/v1/auth/apple",
                 "/v1/sessions/login",
-                "/v1/sessions/verify", "/v1/webhooks/revenuecat", "/.well-known/jwks.json",
+                "/v1/sessions/verify", "/v1/webhooks/revenuecat", "/v1/media/presigned/*", "/.well-known/jwks.json",
             ])
         #expect(RouteTable.route(path: "/v1/sessions/verify", method: .post) == nil)
         #expect(RouteTable.route(path: "/v1/admin/tenants", method: .post)?.access == .authenticated)

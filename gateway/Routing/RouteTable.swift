@@ -78,6 +78,10 @@ enum RouteTable {
         GatewayRoute(
             match: .exact("/v1/sessions/verify"), methods: [.get], service: .auth, access: .public, rateClass: .auth,
             body: .json),
+        // Presigned media URLs carry their own signature instead of a token.
+        GatewayRoute(
+            match: .prefix("/v1/media/presigned"), methods: [.get, .head, .put], service: .media, access: .public,
+            rateClass: nil, body: .upload),
         GatewayRoute(
             match: .exact("/.well-known/jwks.json"), methods: [.get, .head], service: .auth, access: .public,
             rateClass: .read, body: .json),

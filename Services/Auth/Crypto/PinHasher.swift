@@ -18,15 +18,7 @@ struct PinHasher: Sendable {
 
     /// Reads the pepper, making it (32 random bytes, mode 0600) on first start.
     static func loadPepper(from file: URL, entropy: any Entropy) throws -> SymmetricKey {
-        if let data = FileManager.default.contents(atPath: file.path) {
-            guard data.count == 32 else {
-                throw ConfigurationError("\(file.path) must hold exactly 32 bytes (the PIN pepper)")
-            }
-            return SymmetricKey(data: data)
-        }
-        let bytes = Data(entropy.bytes(32))
-        try FileSystem.writeOwnerOnly(bytes, to: file)
-        return SymmetricKey(data: bytes)
+        SymmetricKey(data: try FileSystem.secret(in: file, entropy: entropy))
     }
 
     /// The Argon2id hash of a PIN for a tenant.

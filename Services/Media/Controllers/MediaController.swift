@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import ServiceKit
 
 /// `POST /v1/media` (single-request photo upload), `GET /v1/media/{id}` and
@@ -30,43 +31,69 @@ struct MediaController: Sendable {
         if let claimed, !ContentSniffer.imageTypes.contains(claimed) {
             throw ServiceError(.unsupportedMediaType, "Photos are JPEG, PNG or HEIC; `\(claimed)` is not accepted.")
         }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxPhotoBytes {
-            throw Self.tooLarge(maxPhotoBytes)
-        }
-        let writer = try blobs.makeWriter()
-        let sha256: String
-        let detected: String
-        do {
-            var sniffed: String?
-            for try await buffer in request.body {
-                try await writer.append(buffer)
-                if writer.byteCount > maxPhotoBytes { throw Self.tooLarge(maxPhotoBytes) }
-                if sniffed == nil, writer.prefix.count >= ContentSniffer.prefixLength {
-                    sniffed = try Self.check(writer.prefix, claimed: claimed)
-                }
-            }
-            guard writer.byteCount > 0 else { throw ServiceError.validation("The upload is empty.") }
-            detected = try sniffed ?? Self.check(writer.prefix, claimed: claimed)
-            sha256 = try await writer.finish()
-        } catch {
-            writer.discard()
-            throw error
-        }
-        try blobs.commit(writer, sha256: sha256)
-        let record = MediaRecord(
-            id: entropy.uuid().uuidString.lowercased(), ownerID: user.userID, contentType: detected,
-            byteSize: writer.byteCount, sha256: sha256, status: .ready, visibility: .private, createdAt: clock.now())
-        try await store.insert(record)
+        let record = try await receive(
+            request, id: entropy.uuid().uuidString.lowercased(), owner: user.userID, claimed: claimed,
+            accepted: ContentSniffer.imageTypes, limit: maxPhotoBytes)
         context.logger.info("media stored", metadata: ["media_id": "\(record.id)", "bytes": "\(record.byteSize)"])
         var response = try Response.json(record.object, status: .created)
         response.headers[.location] = "/v1/media/\(record.id)"
         return response
     }
 
+    /// Receives one whole file as media `id` of `owner`: streamed to disk and hashed, its type
+    /// read from the bytes (one of `accepted`, and the claimed one if any), videos read from
+    /// their container, at most `limit` bytes. Refused bytes leave nothing behind.
+    func receive(
+        _ request: Request, id: String, owner: String, claimed: String?, accepted: Set<String>, limit: Int
+    ) async throws -> MediaRecord {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw Self.tooLarge(limit)
+        }
+        let writer = try blobs.makeWriter()
+        let sha256: String
+        let detected: String
+        var video: VideoInfo?
+        do {
+            var sniffed: String?
+            for try await buffer in request.body {
+                try await writer.append(buffer)
+                if writer.byteCount > limit { throw Self.tooLarge(limit) }
+                if sniffed == nil, writer.prefix.count >= ContentSniffer.prefixLength {
+                    sniffed = try Self.check(writer.prefix, claimed: claimed, accepted: accepted)
+                }
+            }
+            guard writer.byteCount > 0 else { throw ServiceError.validation("The upload is empty.") }
+            detected = try sniffed ?? Self.check(writer.prefix, claimed: claimed, accepted: accepted)
+            sha256 = try await writer.finish()
+            if detected.hasPrefix("video/") {
+                let file = writer.temporary
+                do {
+                    video = try await NIOThreadPool.singleton.runIfActive { try ISOBMFF.videoInfo(of: file) }
+                } catch let malformed as ISOBMFF.Malformed {
+                    throw ServiceError(.unsupportedMediaType, "The video cannot be read: \(malformed.description).")
+                }
+            }
+        } catch {
+            writer.discard()
+            throw error
+        }
+        try blobs.commit(writer, sha256: sha256)
+        var record = MediaRecord(
+            id: id, ownerID: owner, contentType: detected, byteSize: writer.byteCount, sha256: sha256, status: .ready,
+            visibility: .private, createdAt: clock.now())
+        if let video {
+            record.durationMs = Int((video.duration * 1000).rounded())
+            (record.width, record.height, record.videoCodec) = (video.width, video.height, video.videoCodec)
+        }
+        try await store.insert(record)
+        return record
+    }
+
     /// The type of the bytes, which must be one we accept and agree with the claim.
-    static func check(_ prefix: [UInt8], claimed: String?) throws -> String {
-        guard let detected = ContentSniffer.contentType(of: prefix) else {
-            throw ServiceError(.unsupportedMediaType, "The bytes are not a JPEG, PNG or HEIC image.")
+    static func check(_ prefix: [UInt8], claimed: String?, accepted: Set<String>) throws -> String {
+        guard let detected = ContentSniffer.contentType(of: prefix), accepted.contains(detected) else {
+            throw ServiceError(
+                .unsupportedMediaType, "The bytes are not one of: \(accepted.sorted().joined(separator: ", ")).")
         }
         if let claimed, claimed != detected {
             throw ServiceError(
@@ -84,22 +111,14 @@ struct MediaController: Sendable {
         try Response.json(try await visibleRecord(context).object)
     }
 
-    /// The bytes, with their type and a strong ETag (the SHA-256).
+    /// The bytes, with their type, a strong ETag (the SHA-256) and `Range` support.
     @Sendable func content(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let record = try await visibleRecord(context)
-        let etag = "\"\(record.sha256)\""
-        var headers: HTTPFields = [
-            .eTag: etag, .cacheControl: "private, max-age=86400, immutable",
-        ]
-        if request.headers[.ifNoneMatch] == etag {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = record.contentType
-        let data = try await blobs.read(sha256: record.sha256)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        try await BlobResponse.make(
+            request, record: try await visibleRecord(context), blobs: blobs,
+            cacheControl: "private, max-age=86400, immutable")
     }
 
-    private func visibleRecord(_ context: ServiceRequestContext) async throws -> MediaRecord {
+    func visibleRecord(_ context: ServiceRequestContext) async throws -> MediaRecord {
         let user = try context.requireUser()
         let id = try ObjectID.path(context.parameters.require("id"), "Media")
         guard let record = try await store.media(id: id), record.isVisible(to: user.userID) else {

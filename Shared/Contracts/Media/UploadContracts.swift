@@ -80,3 +80,45 @@ public enum TusHeader {
     /// Pinhole's: the media an upload became, on the PATCH that completed it.
     public static let mediaID = "pinhole-media-id"
 }
+
+/// `POST /v1/media/presign`: a URL the app can PUT one file to without a token.
+public struct PresignUploadRequest: Codable, Sendable {
+    /// The type the bytes must be (checked against them on arrival).
+    public var contentType: String
+    public var purpose: UploadPurpose?
+
+    enum CodingKeys: String, CodingKey { case contentType, purpose }
+
+    public init(contentType: String, purpose: UploadPurpose? = nil) {
+        self.contentType = contentType
+        self.purpose = purpose
+    }
+}
+
+/// A presigned URL: time-limited, HMAC-signed, bound to its method, object, type and size.
+public struct PresignedURL: Codable, Sendable, Equatable {
+    /// `PUT` or `GET`.
+    public var method: String
+    /// Path and query, relative to the gateway.
+    public var url: String
+    /// The media the URL is for (PUT: the id the uploaded object will have).
+    public var mediaId: String
+    /// Headers the request must send (PUT: `Content-Type`).
+    public var headers: [String: String]
+    /// The largest body a PUT may send.
+    public var maxBytes: Int?
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey { case method, url, mediaId, headers, maxBytes, expiresAt }
+
+    public init(
+        method: String, url: String, mediaId: String, headers: [String: String], maxBytes: Int?, expiresAt: Date
+    ) {
+        self.method = method
+        self.url = url
+        self.mediaId = mediaId
+        self.headers = headers
+        self.maxBytes = maxBytes
+        self.expiresAt = expiresAt
+    }
+}

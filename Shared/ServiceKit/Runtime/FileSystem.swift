@@ -32,6 +32,21 @@ public enum FileSystem {
         }
     }
 
+    /// A secret of `count` random bytes kept in `file` (mode 0600): read if present (it must
+    /// have exactly that size), otherwise made now. For keys a service makes for itself (the
+    /// PIN pepper, the presigned-URL key).
+    public static func secret(in file: URL, count: Int = 32, entropy: any Entropy) throws -> Data {
+        if let data = FileManager.default.contents(atPath: file.path) {
+            guard data.count == count else {
+                throw ConfigurationError("\(file.path) must hold exactly \(count) bytes")
+            }
+            return data
+        }
+        let bytes = Data(entropy.bytes(count))
+        try writeOwnerOnly(bytes, to: file)
+        return bytes
+    }
+
     /// The permission bits of a file, for checks and tests.
     public static func permissions(of file: URL) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)

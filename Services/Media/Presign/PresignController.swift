@@ -1,0 +1,98 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// Presigned URLs (Unum, Transrify): time-limited, HMAC-signed, for one PUT of one object or
+/// for downloading one object, usable without a token.
+///
+/// - `POST /v1/media/presign` (signed in) → a PUT URL bound to a new media id, its owner, a
+///   content type and the purpose's size limit, for `media.presign.uploadSeconds`.
+/// - `GET /v1/media/{id}/url` (who may see the media) → a GET URL for
+///   `media.presign.downloadSeconds`.
+/// - `PUT` / `GET /v1/media/presigned/{id}?…&sig=` → 403 when tampered with or expired. The
+///   object key is always a server-made id: nothing in a client's path names a file.
+struct PresignController: Sendable {
+    let media: MediaController
+    let presigner: Presigner
+    let settings: MediaSettings
+    let clock: any WallClock
+    let entropy: any Entropy
+
+    func addRoutes(authenticated: RouterGroup<ServiceRequestContext>, public router: Router<ServiceRequestContext>) {
+        authenticated.post("/v1/media/presign", use: presignUpload)
+        authenticated.get("/v1/media/:id/url", use: presignDownload)
+        router.put("\(Presigner.path)/:id", use: put)
+        router.get("\(Presigner.path)/:id", use: get)
+    }
+
+    @Sendable func presignUpload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireMember()
+        let body = try await request.decodeJSON(as: PresignUploadRequest.self, context: context)
+        guard let type = ContentSniffer.claimedType(body.contentType), ContentSniffer.uploadTypes.contains(type) else {
+            throw ServiceError(
+                .unsupportedMediaType,
+                "`contentType` must be one of \(ContentSniffer.uploadTypes.sorted().joined(separator: ", ")).")
+        }
+        var metadata = try UploadMetadata(header: nil)
+        metadata.purpose = body.purpose ?? .post
+        metadata.filetype = type
+        let maxBytes = metadata.limit(photo: settings.maxPhotoBytes, video: settings.maxVideoBytes)
+        let expires = Int(clock.now().timeIntervalSince1970) + settings.presignUploadSeconds
+        let id = entropy.uuid().uuidString.lowercased()
+        return try Response.json(
+            PresignedURL(
+                method: "PUT",
+                url: presigner.uploadURL(id: id, owner: user.userID, type: type, maxBytes: maxBytes, expires: expires),
+                mediaId: id, headers: ["Content-Type": type], maxBytes: maxBytes,
+                expiresAt: Date(timeIntervalSince1970: TimeInterval(expires))),
+            status: .created)
+    }
+
+    @Sendable func presignDownload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let record = try await media.visibleRecord(context)
+        let expires = Int(clock.now().timeIntervalSince1970) + settings.presignDownloadSeconds
+        return try Response.json(
+            PresignedURL(
+                method: "GET", url: presigner.downloadURL(id: record.id, expires: expires), mediaId: record.id,
+                headers: [:], maxBytes: nil, expiresAt: Date(timeIntervalSince1970: TimeInterval(expires))))
+    }
+
+    @Sendable func put(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let id = try ObjectID.path(context.parameters.require("id"), "Media")
+        guard let owner = query.get("owner").flatMap(ObjectID.canonical), let type = query.get("type"),
+            let maxBytes = query.get("max").flatMap({ Int($0) }), let expires = query.get("exp").flatMap({ Int($0) }),
+            let signature = query.get("sig"),
+            presigner.isValid(
+                signature,
+                for: Presigner.uploadParts(id: id, owner: owner, type: type, maxBytes: maxBytes, expires: expires))
+        else { throw Self.refused }
+        guard expires > Int(clock.now().timeIntervalSince1970) else { throw Self.expired }
+        guard ContentSniffer.claimedType(request.headers[.contentType]) == type else {
+            throw ServiceError(.forbidden, "This URL is for `\(type)` uploads; send that `Content-Type`.")
+        }
+        guard try await media.store.media(id: id) == nil else {
+            throw ServiceError(.conflict, "This URL was already used.")
+        }
+        let record = try await media.receive(
+            request, id: id, owner: owner, claimed: type, accepted: ContentSniffer.uploadTypes, limit: maxBytes)
+        return try Response.json(record.object, status: .created)
+    }
+
+    @Sendable func get(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let id = try ObjectID.path(context.parameters.require("id"), "Media")
+        guard let expires = query.get("exp").flatMap({ Int($0) }), let signature = query.get("sig"),
+            presigner.isValid(signature, for: Presigner.downloadParts(id: id, expires: expires))
+        else { throw Self.refused }
+        guard expires > Int(clock.now().timeIntervalSince1970) else { throw Self.expired }
+        guard let record = try await media.store.media(id: id) else { throw ServiceError.notFound("Media") }
+        let maxAge = max(0, expires - Int(clock.now().timeIntervalSince1970))
+        return try await BlobResponse.make(
+            request, record: record, blobs: media.blobs, cacheControl: "private, max-age=\(maxAge), immutable")
+    }
+
+    static let refused = ServiceError(.forbidden, "The URL's signature does not match: it was altered.")
+    static let expired = ServiceError(.forbidden, "The URL has expired; ask for a new one.")
+}

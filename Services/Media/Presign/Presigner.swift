@@ -1,0 +1,45 @@
+import Crypto
+import Foundation
+import ServiceKit
+
+/// Signs and checks presigned URLs: HMAC-SHA256, under a key media keeps in its data
+/// directory, over the method, the object, and for uploads the owner, type and size limit,
+/// and the expiry. Changing any of them, or waiting past the expiry, makes the URL useless.
+struct Presigner: Sendable {
+    private let key: SymmetricKey
+
+    init(key: SymmetricKey) {
+        self.key = key
+    }
+
+    static let path = "/v1/media/presigned"
+
+    func signature(_ parts: [String]) -> String {
+        Base64URL.encode(HMAC<SHA256>.authenticationCode(for: Data(parts.joined(separator: "\n").utf8), using: key))
+    }
+
+    func isValid(_ signature: String, for parts: [String]) -> Bool {
+        guard let mac = Base64URL.decode(signature) else { return false }
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            mac, authenticating: Data(parts.joined(separator: "\n").utf8), using: key)
+    }
+
+    static func uploadParts(id: String, owner: String, type: String, maxBytes: Int, expires: Int) -> [String] {
+        ["PUT", "\(path)/\(id)", owner, type, String(maxBytes), String(expires)]
+    }
+
+    static func downloadParts(id: String, expires: Int) -> [String] {
+        ["GET", "\(path)/\(id)", String(expires)]
+    }
+
+    func uploadURL(id: String, owner: String, type: String, maxBytes: Int, expires: Int) -> String {
+        let signature = signature(
+            Self.uploadParts(id: id, owner: owner, type: type, maxBytes: maxBytes, expires: expires))
+        let encodedType = type.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? type
+        return "\(Self.path)/\(id)?owner=\(owner)&type=\(encodedType)&max=\(maxBytes)&exp=\(expires)&sig=\(signature)"
+    }
+
+    func downloadURL(id: String, expires: Int) -> String {
+        "\(Self.path)/\(id)?exp=\(expires)&sig=\(signature(Self.downloadParts(id: id, expires: expires)))"
+    }
+}

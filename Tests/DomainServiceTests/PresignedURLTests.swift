@@ -1,0 +1,128 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import MediaService
+
+/// Presigned upload and download URLs: bound, signed, time-limited; downloads with Range and ETag.
+@Suite struct PresignedURLTests {
+    static let alice = "00000000-0000-4000-8000-00000000000a"
+    static let bob = "00000000-0000-4000-8000-00000000000b"
+
+    func withMedia(
+        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
+    )
+        async throws
+    {
+        let harness = try ServiceHarness(.media)
+        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in try await body(harness, client) }
+    }
+
+    func put(
+        _ client: some TestClientProtocol, _ url: String, _ bytes: Data, type: String = "image/jpeg"
+    )
+        async throws -> TestResponse
+    {
+        try await client.execute(uri: url, method: .put, headers: [.contentType: type], body: ByteBuffer(bytes: bytes))
+    }
+
+    @Test func aPresignedPutStoresOneObjectForItsOwnerAndNothingElse() async throws {
+        try await withMedia { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            let response = try await client.post(
+                "/v1/media/presign", PresignUploadRequest(contentType: "image/jpeg", purpose: .post), token: token)
+            #expect(response.status == .created)
+            let presigned = try response.json(PresignedURL.self)
+            #expect(presigned.method == "PUT")
+            #expect(presigned.maxBytes == 10 << 20)
+            #expect(presigned.headers["Content-Type"] == "image/jpeg")
+
+            // Altered in any way, it is refused before a byte is kept.
+            let photo = TestImages.jpeg(seed: 8, size: 5000)
+            let tampered = [
+                presigned.url.replacingOccurrences(of: "max=10485760", with: "max=99999999"),
+                presigned.url.replacingOccurrences(of: "owner=\(Self.alice)", with: "owner=\(Self.bob)"),
+                presigned.url.replacingOccurrences(of: "type=image%2Fjpeg", with: "type=image%2Fpng"),
+                String(presigned.url.dropLast()) + (presigned.url.hasSuffix("A") ? "B" : "A"),
+                presigned.url.replacingOccurrences(of: presigned.mediaId, with: UUID().uuidString.lowercased()),
+            ]
+            for url in tampered {
+                #expect(try await put(client, url, photo).status == .forbidden, "\(url)")
+            }
+            #expect(try await put(client, presigned.url, photo, type: "image/png").status == .forbidden)
+            #expect(
+                try await put(client, presigned.url, TestImages.png(seed: 1), type: "image/jpeg").status
+                    == .unsupportedMediaType)
+
+            let stored = try await put(client, presigned.url, photo)
+            #expect(stored.status == .created)
+            #expect(try stored.json(MediaObject.self).id == presigned.mediaId)
+            #expect(try await client.get("/v1/media/\(presigned.mediaId)", token: token).status == .ok)
+            #expect(try await put(client, presigned.url, photo).status == .conflict)
+
+            // Expired.
+            let late = try await client.post(
+                "/v1/media/presign", PresignUploadRequest(contentType: "image/jpeg"), token: token
+            ).json(PresignedURL.self)
+            harness.clock.advance(by: 3601)
+            #expect(try await put(client, late.url, photo).status == .forbidden)
+            let fresh = try await harness.token(for: Self.alice)
+            #expect(
+                try await client.post("/v1/media/presign", PresignUploadRequest(contentType: "text/html"), token: fresh)
+                    .status == .unsupportedMediaType)
+        }
+    }
+
+    @Test func aPresignedGetServesRangesAndETagsUntilItExpires() async throws {
+        try await withMedia { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            let photo = TestImages.jpeg(seed: 9, size: 3000)
+            let uploaded = try await client.execute(
+                uri: "/v1/media", method: .post,
+                headers: [.authorization: "Bearer \(token)", .contentType: "image/jpeg"],
+                body: ByteBuffer(bytes: photo)
+            ).json(MediaObject.self)
+            let bob = try await harness.token(for: Self.bob)
+            #expect(try await client.get("/v1/media/\(uploaded.id)/url", token: bob).status == .notFound)
+            let link = try await client.get("/v1/media/\(uploaded.id)/url", token: token).json(PresignedURL.self)
+            #expect(link.method == "GET")
+
+            let whole = try await client.execute(uri: link.url, method: .get)
+            #expect(whole.status == .ok)
+            #expect(Data(whole.body.readableBytesView) == photo)
+            #expect(whole.headers[.contentType] == "image/jpeg")
+            #expect(whole.headers[.acceptRanges] == "bytes")
+            let etag = try #require(whole.headers[.eTag])
+            #expect(
+                try await client.execute(uri: link.url, method: .get, headers: [.ifNoneMatch: etag]).status
+                    == .notModified)
+
+            let first = try await client.execute(uri: link.url, method: .get, headers: [.range: "bytes=0-9"])
+            #expect(first.status == .partialContent)
+            #expect(first.headers[.contentRange] == "bytes 0-9/\(photo.count)")
+            #expect(Data(first.body.readableBytesView) == photo.prefix(10))
+            let tail = try await client.execute(uri: link.url, method: .get, headers: [.range: "bytes=-5"])
+            #expect(Data(tail.body.readableBytesView) == photo.suffix(5))
+            let beyond = try await client.execute(
+                uri: link.url, method: .get, headers: [.range: "bytes=\(photo.count)-"])
+            #expect(beyond.status == .rangeNotSatisfiable)
+            #expect(beyond.headers[.contentRange] == "bytes */\(photo.count)")
+            // The token-protected route does ranges too.
+            let ranged = try await client.execute(
+                uri: "/v1/media/\(uploaded.id)/content", method: .get,
+                headers: [.authorization: "Bearer \(token)", .range: "bytes=100-199"])
+            #expect(Data(ranged.body.readableBytesView) == photo[100..<200])
+
+            #expect(try await client.execute(uri: link.url + "0", method: .get).status == .forbidden)
+            #expect(try await client.execute(uri: "/v1/media/presigned/..%2Fmedia", method: .get).status == .notFound)
+            harness.clock.advance(by: 86_401)
+            #expect(try await client.execute(uri: link.url, method: .get).status == .forbidden)
+        }
+    }
+}
