@@ -39,6 +39,10 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         media: mediaController, presigner: presigner, settings: settings, clock: runtime.clock,
         entropy: runtime.entropy
     ).addRoutes(authenticated: authenticated, public: router)
+    EvidenceController(
+        store: store, blobs: blobs, presigner: presigner, settings: settings, clock: runtime.clock,
+        entropy: runtime.entropy
+    ).addRoutes(authenticated: authenticated, public: router)
     mediaController.addRoutes(
         to: authenticated,
         idempotency: IdempotencyMiddleware(

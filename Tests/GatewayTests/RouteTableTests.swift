@@ -14,7 +14,8 @@ import Testing
             Set(paths) == [
                 "/v1/auth/register", "/v1/auth/login", "/v1/auth/refresh", "/v1/auth/guest", "/v1/auth/apple",
                 "/v1/sessions/login",
-                "/v1/sessions/verify", "/v1/webhooks/revenuecat", "/v1/media/presigned/*", "/.well-known/jwks.json",
+                "/v1/sessions/verify", "/v1/webhooks/revenuecat", "/v1/media/presigned/*", "/v1/evidence/presigned/*",
+                "/.well-known/jwks.json",
             ])
         #expect(RouteTable.route(path: "/v1/sessions/verify", method: .post) == nil)
         #expect(RouteTable.route(path: "/v1/admin/tenants", method: .post)?.access == .authenticated)

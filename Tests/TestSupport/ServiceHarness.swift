@@ -46,9 +46,9 @@ public struct ServiceHarness: Sendable {
         self.tokens = try TestTokens(dataDirectory: directory.url)
     }
 
-    /// A valid access token for `user`.
-    public func token(for user: String) async throws -> String {
-        try await tokens.signed(subject: user, issuedAt: clock.now())
+    /// A valid access token for `user`, in session `session`.
+    public func token(for user: String, session: String = "session-1") async throws -> String {
+        try await tokens.signed(subject: user, issuedAt: clock.now(), sessionID: session)
     }
 
     /// Drives the router of `parts` in process, then removes the data directory.

@@ -83,6 +83,9 @@ enum RouteTable {
             match: .prefix("/v1/media/presigned"), methods: [.get, .head, .put], service: .media, access: .public,
             rateClass: nil, body: .upload),
         GatewayRoute(
+            match: .prefix("/v1/evidence/presigned"), methods: [.put], service: .media, access: .public,
+            rateClass: nil, body: .upload),
+        GatewayRoute(
             match: .exact("/.well-known/jwks.json"), methods: [.get, .head], service: .auth, access: .public,
             rateClass: .read, body: .json),
     ]

@@ -88,7 +88,8 @@ struct AuthStore: Sendable {
                 sessionId: session.id, userId: session.userID, limited: session.limited,
                 roles: try Self.roles(userID: session.userID, in: db),
                 premium: try Self.isPremium(userID: session.userID, now: now, in: db),
-                phoneVerified: try PhoneNumberRecord.fetchOne(db, key: session.userID) != nil)
+                phoneVerified: try PhoneNumberRecord.fetchOne(db, key: session.userID) != nil,
+                tenantId: session.tenantID)
         }
     }
 

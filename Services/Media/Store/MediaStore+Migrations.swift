@@ -44,5 +44,41 @@ extension MediaStore {
                 table.add(column: "video_codec", .text)
             }
         }
+
+        migrator.registerMigration("media.v4.evidence") { db in
+            try db.create(table: "evidence") { table in
+                table.column("id", .text).primaryKey()
+                table.column("tenant_id", .text).notNull().indexed()
+                table.column("owner_id", .text).notNull().indexed()
+                table.column("incident_id", .text).notNull()
+                table.column("key", .text).notNull().unique()
+                table.column("kind", .text)
+                table.column("content_type", .text).notNull()
+                table.column("max_bytes", .integer).notNull()
+                table.column("size", .integer)
+                table.column("sha256", .text)
+                table.column("created_at", .datetime).notNull()
+                table.column("uploaded_at", .datetime)
+                table.column("finalized_at", .datetime)
+            }
+            // Append-only: rows are inserted, never updated or deleted (triggers refuse both).
+            try db.create(table: "custody_entry") { table in
+                table.column("evidence_id", .text).notNull().references("evidence")
+                table.column("sequence", .integer).notNull()
+                table.column("action", .text).notNull()
+                table.column("actor_id", .text).notNull()
+                table.column("at", .datetime).notNull()
+                table.column("previous_hash", .text).notNull()
+                table.column("hash", .text).notNull()
+                table.primaryKey(["evidence_id", "sequence"])
+            }
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER custody_entry_no_update BEFORE UPDATE ON custody_entry
+                    BEGIN SELECT RAISE(ABORT, 'custody entries are append-only'); END;
+                    CREATE TRIGGER custody_entry_no_delete BEFORE DELETE ON custody_entry
+                    BEGIN SELECT RAISE(ABORT, 'custody entries are append-only'); END;
+                    """)
+        }
     }
 }

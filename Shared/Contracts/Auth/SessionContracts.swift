@@ -75,13 +75,16 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var premium: Bool
     /// The user has verified a phone number.
     public var phoneVerified: Bool
+    /// The tenant of a PIN customer's session.
+    public var tenantId: String?
 
-    enum CodingKeys: String, CodingKey { case sessionId, userId, limited, roles, premium, phoneVerified }
+    enum CodingKeys: String, CodingKey { case sessionId, userId, limited, roles, premium, phoneVerified, tenantId }
 
     public init(
         sessionId: String, userId: String, limited: Bool, roles: [RoleGrant], premium: Bool = false,
-        phoneVerified: Bool = false
+        phoneVerified: Bool = false, tenantId: String? = nil
     ) {
+        self.tenantId = tenantId
         self.sessionId = sessionId
         self.userId = userId
         self.limited = limited

@@ -63,11 +63,14 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var premium: Bool
     /// A verified phone number (from auth's session state). False at the gateway.
     public var phoneVerified: Bool
+    /// The tenant of a PIN customer's session (from auth's session state).
+    public var tenantID: String?
 
     public init(
         userID: String, sessionID: String, scopes: Set<String>, expiresAt: Date, limited: Bool = false,
-        roles: Set<RoleGrant> = [], premium: Bool = false, phoneVerified: Bool = false
+        roles: Set<RoleGrant> = [], premium: Bool = false, phoneVerified: Bool = false, tenantID: String? = nil
     ) {
+        self.tenantID = tenantID
         self.userID = userID
         self.sessionID = sessionID
         self.scopes = scopes

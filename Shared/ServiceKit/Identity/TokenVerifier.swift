@@ -75,6 +75,7 @@ public final class TokenVerifier: Sendable {
         current.roles = Set(session.roles)
         current.premium = session.premium
         current.phoneVerified = session.phoneVerified
+        current.tenantID = session.tenantId
         return current
     }
 
