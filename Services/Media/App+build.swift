@@ -24,7 +24,8 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
 
     var inbox = EventInbox(clock: runtime.clock)
     inbox.on(MediaAttached.self) { envelope, db in try MediaStore.attach(envelope.payload, in: db) }
-    inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, in: db) }
+    let files = try UploadFiles(blobDirectory: settings.blobDirectory)
+    inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, uploads: files, in: db) }
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     EventsController(inbox: inbox, database: database).addRoutes(to: router)
@@ -47,7 +48,6 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         to: authenticated,
         idempotency: IdempotencyMiddleware(
             database: database, clock: runtime.clock, maxBodyBytes: settings.maxPhotoBytes + 1))
-    let files = try UploadFiles(blobDirectory: settings.blobDirectory)
     UploadsController(
         store: store, files: files, blobs: blobs, settings: settings, locks: UploadLocks(), clock: runtime.clock,
         entropy: runtime.entropy

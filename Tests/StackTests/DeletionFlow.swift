@@ -36,6 +36,17 @@ extension SliceFlow {
         let blocked = try await signUp("Mallory")
         #expect(try await call(.POST, "/v1/blocks", as: dora, json: BlockCreate(userId: blocked.id)).status == 201)
         #expect(try await eventually { try await notifications(of: eve).count >= 1 })
+        // An upload she never finished.
+        let unfinished = try await call(
+            .POST, "/v1/uploads", as: dora, bytes: TestImages.jpeg(seed: 94, size: 4000).prefix(1000),
+            headers: [
+                ("tus-resumable", "1.0.0"), ("upload-length", "4000"),
+                ("content-type", "application/offset+octet-stream"),
+            ])
+        #expect(unfinished.status == 201)
+        let partial = stack.directory.url.appendingPathComponent(
+            "media/blobs/uploads/\(unfinished.header("location")?.split(separator: "/").last ?? "")")
+        #expect(FileManager.default.fileExists(atPath: partial.path))
 
         let deletion = try await call(
             .DELETE, "/v1/me", as: dora, json: AccountDeletionRequest(password: "correct horse battery Dora"))
@@ -66,6 +77,7 @@ extension SliceFlow {
         #expect(!blobExists(doraPhoto))
         #expect(!blobExists(TestImages.jpeg(seed: 93)))
         #expect(blobExists(TestImages.jpeg(seed: 92)))
+        #expect(!FileManager.default.fileExists(atPath: partial.path), "her unfinished upload's bytes are gone")
         let evePostNow = try await call(.GET, "/v1/posts/\(evePost.id)", as: eve).decode(Post.self)
         #expect(evePostNow.upvotes == 0)
         #expect(try await call(.GET, "/v1/posts/\(doraPost.id)", as: eve).status == 404)

@@ -15,9 +15,13 @@ struct MediaStore: Sendable {
         try await database.read { db in try MediaRecord.fetchOne(db, key: id) }
     }
 
-    /// Applies `user.deleted`: the user's media rows go, and each of their blobs that no other
-    /// user's media shares (blobs are content-addressed) is deleted from disk.
-    static func erase(userID: String, blobs: BlobStore, in db: Database) throws {
+    /// Applies `user.deleted`: the user's uploads (rows and growing files) and media rows go,
+    /// and each of their blobs that no other user's media shares (blobs are content-addressed)
+    /// is deleted from disk.
+    static func erase(userID: String, blobs: BlobStore, uploads: UploadFiles, in db: Database) throws {
+        let unfinished = try String.fetchAll(db, sql: "SELECT id FROM upload WHERE owner_id = ?", arguments: [userID])
+        try db.execute(sql: "DELETE FROM upload WHERE owner_id = ?", arguments: [userID])
+        for id in unfinished { uploads.remove(id) }
         let hashes = try String.fetchAll(
             db, sql: "SELECT DISTINCT sha256 FROM media WHERE owner_id = ?", arguments: [userID])
         try db.execute(sql: "DELETE FROM media WHERE owner_id = ?", arguments: [userID])
