@@ -56,6 +56,8 @@ struct UploadFiles: Sendable {
 
     /// Bytes between two checkpoints of a long PATCH.
     static let checkpointBytes = 8 << 20
+    /// Bytes gathered before one write.
+    static let writeBatch = 1 << 20
 
     /// Appends `body` at `offset`, never past `length`. If the body breaks off (the client went
     /// away), what arrived is kept and flushed, unless a checksum was to be verified. Without
@@ -73,6 +75,22 @@ struct UploadFiles: Sendable {
             return handle
         }
         var written = 0
+        var received = 0
+        var pending = Data()
+        pending.reserveCapacity(Self.writeBatch)
+        /// Writes what is gathered; every ``checkpointBytes`` also flushes and records.
+        func flush() async throws {
+            guard !pending.isEmpty else { return }
+            let bytes = pending
+            pending.removeAll(keepingCapacity: true)
+            try await NIOThreadPool.singleton.runIfActive { try handle.write(contentsOf: bytes) }
+            let before = written
+            written += bytes.count
+            if checksum == nil, before / Self.checkpointBytes != written / Self.checkpointBytes {
+                try await NIOThreadPool.singleton.runIfActive { try handle.synchronize() }
+                try await checkpoint(offset + written)
+            }
+        }
         var sha1 = Insecure.SHA1()
         var sha256 = SHA256()
         func rollBack() async throws {
@@ -83,7 +101,7 @@ struct UploadFiles: Sendable {
         }
         do {
             for try await buffer in body {
-                guard offset + written + buffer.readableBytes <= length else {
+                guard offset + received + buffer.readableBytes <= length else {
                     try await rollBack()
                     return .tooLong
                 }
@@ -95,21 +113,21 @@ struct UploadFiles: Sendable {
                         }
                     }
                 }
-                let bytes = Data(buffer.readableBytesView)
-                try await NIOThreadPool.singleton.runIfActive { try handle.write(contentsOf: bytes) }
-                let before = written
-                written += bytes.count
-                if checksum == nil, before / Self.checkpointBytes != written / Self.checkpointBytes {
-                    try await NIOThreadPool.singleton.runIfActive { try handle.synchronize() }
-                    try await checkpoint(offset + written)
+                // Network chunks are small: gather about 1 MiB per trip to the blocking pool.
+                pending.append(contentsOf: buffer.readableBytesView)
+                received += buffer.readableBytes
+                if pending.count >= Self.writeBatch {
+                    try await flush()
                 }
             }
+            try await flush()
         } catch {
             // The client went away mid-PATCH: keep what arrived (tus resumes from it), unless
             // it was to be checked against a checksum that never came whole.
             if checksum != nil {
                 try? await rollBack()
             } else {
+                try? await flush()
                 try? await NIOThreadPool.singleton.runIfActive {
                     try handle.synchronize()
                     try handle.close()
