@@ -51,7 +51,6 @@ public final class FakeApple: Sendable {
         let fake = try FakeApple(url: "http://127.0.0.1:\(port)", teamKeyFile: keyFile, teamKey: teamKey)
         let app = Application(
             router: fake.router(), configuration: .init(address: .hostname("127.0.0.1", port: port)))
-        fake.running.withLock { $0 = nil }
         let started = try await RunningApplication.start(app)
         fake.running.withLock { $0 = started }
         _ = await eventually { (try? await HTTPClient.shared.call(.GET, fake.url + "/auth/keys"))?.status == 200 }

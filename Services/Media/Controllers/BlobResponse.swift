@@ -9,18 +9,17 @@ import ServiceKit
 /// SHA-256), `304` on `If-None-Match`, and one `Range` (`bytes=a-b`, `a-`, `-n`) as `206`
 /// with `Content-Range` (`416` outside the file). Only the asked-for bytes are read.
 enum BlobResponse {
+    /// Answers with the stored blob `sha256` of `byteSize` bytes, served as `contentType`.
     static func make(
-        _ request: Request, record: MediaRecord, blobs: BlobStore, cacheControl: String
-    ) async throws
-        -> Response
-    {
-        let etag = "\"\(record.sha256)\""
+        _ request: Request, sha256: String, contentType: String, byteSize: Int, blobs: BlobStore, cacheControl: String
+    ) async throws -> Response {
+        let etag = "\"\(sha256)\""
         var headers: HTTPFields = [.eTag: etag, .cacheControl: cacheControl, .acceptRanges: "bytes"]
         if request.headers[.ifNoneMatch] == etag {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = record.contentType
-        let size = record.byteSize
+        headers[.contentType] = contentType
+        let size = byteSize
         var range = 0..<size
         var status = HTTPResponse.Status.ok
         if let header = request.headers[.range] {
@@ -33,7 +32,7 @@ enum BlobResponse {
             status = .partialContent
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"
         }
-        let file = blobs.url(sha256: record.sha256)
+        let file = blobs.url(sha256: sha256)
         let wanted = range
         let bytes = try await NIOThreadPool.singleton.runIfActive {
             let handle = try FileHandle(forReadingFrom: file)
@@ -57,5 +56,18 @@ enum BlobResponse {
         let end = spec[1].isEmpty ? size - 1 : Int(spec[1]).map { min($0, size - 1) }
         guard let end, end >= start else { return nil }
         return start..<(end + 1)
+    }
+}
+
+extension BlobResponse {
+    /// A media object's bytes.
+    static func make(
+        _ request: Request, record: MediaRecord, blobs: BlobStore, cacheControl: String
+    ) async throws
+        -> Response
+    {
+        try await make(
+            request, sha256: record.sha256, contentType: record.contentType, byteSize: record.byteSize, blobs: blobs,
+            cacheControl: cacheControl)
     }
 }

@@ -140,10 +140,9 @@ struct EvidenceController: Sendable {
             throw ServiceError(.conflict, "The evidence is not finalized yet.")
         }
         try await store.recordCustody(record.id, action: "exported", actor: user.userID, at: clock.now())
-        let media = MediaRecord(
-            id: record.id, ownerID: record.ownerID, contentType: record.contentType, byteSize: size, sha256: sha256,
-            status: .ready, visibility: .private, createdAt: record.createdAt)
-        return try await BlobResponse.make(request, record: media, blobs: blobs, cacheControl: "private, no-store")
+        return try await BlobResponse.make(
+            request, sha256: sha256, contentType: record.contentType, byteSize: size, blobs: blobs,
+            cacheControl: "private, no-store")
     }
 
     @Sendable func custody(_ request: Request, context: ServiceRequestContext) async throws -> Response {

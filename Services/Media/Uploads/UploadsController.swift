@@ -206,8 +206,9 @@ struct UploadsController: Sendable {
     }
 
     /// Reads the type from the first bytes; a type not accepted, or not the declared one,
-    /// rejects the upload (415) and its bytes go.
-    private func checkType(of record: UploadRecord) async throws {
+    /// rejects the upload (415) and its bytes go. Returns the type.
+    @discardableResult
+    private func checkType(of record: UploadRecord) async throws -> String {
         let prefix = try await files.prefix(record.id, count: ContentSniffer.prefixLength)
         let detected = ContentSniffer.contentType(of: prefix)
         let declared = ContentSniffer.claimedType(record.filetype)
@@ -217,7 +218,7 @@ struct UploadsController: Sendable {
             } else {
                 "the bytes are not JPEG, PNG, HEIC, WebP, MP4 or QuickTime"
             }
-        guard let reason else { return }
+        guard let reason else { return detected ?? "application/octet-stream" }
         try await reject(record, reason: reason)
         throw ServiceError(.unsupportedMediaType, "Upload refused: \(reason).", headers: Self.tusHeaders())
     }
@@ -225,7 +226,7 @@ struct UploadsController: Sendable {
     /// The last byte arrived: check the whole file, then make it a media object.
     private func complete(_ record: UploadRecord) async throws -> UploadRecord {
         guard let processing = try await store.move(record.id, to: .processing) else { return record }
-        try await checkType(of: processing)
+        let type = try await checkType(of: processing)
         let sha256 = try await files.sha256(record.id)
         if let expected = record.expectedSHA256, expected != sha256 {
             try await reject(processing, reason: "the file's SHA-256 is not the one declared")
@@ -233,8 +234,6 @@ struct UploadsController: Sendable {
                 .checksumMismatch, "The file's SHA-256 is \(sha256), not the declared \(expected).",
                 headers: Self.tusHeaders())
         }
-        let prefix = try await files.prefix(record.id, count: ContentSniffer.prefixLength)
-        let type = ContentSniffer.contentType(of: prefix) ?? "application/octet-stream"
         var media = MediaRecord(
             id: entropy.uuid().uuidString.lowercased(), ownerID: record.ownerID, contentType: type,
             byteSize: record.length, sha256: sha256, status: .ready, visibility: .private, createdAt: clock.now())
