@@ -24,6 +24,14 @@ import Testing
         try await harness.test(parts) { client in try await body(harness, client) }
     }
 
+    /// The base64url character with the same top four bits and the lowest bit flipped: for a
+    /// 32-byte value, the same bytes spelled differently.
+    static func spareBitFlipped(_ character: Character) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let index = alphabet.firstIndex(of: character)!
+        return String(alphabet[index ^ 1])
+    }
+
     func put(
         _ client: some TestClientProtocol, _ url: String, _ bytes: Data, type: String = "image/jpeg"
     )
@@ -49,7 +57,10 @@ import Testing
                 presigned.url.replacingOccurrences(of: "max=10485760", with: "max=99999999"),
                 presigned.url.replacingOccurrences(of: "owner=\(Self.alice)", with: "owner=\(Self.bob)"),
                 presigned.url.replacingOccurrences(of: "type=image%2Fjpeg", with: "type=image%2Fpng"),
-                String(presigned.url.dropLast()) + (presigned.url.hasSuffix("A") ? "B" : "A"),
+                // Flipping a spare bit of the signature's last character (a different spelling of
+                // the same bytes), and changing it outright.
+                String(presigned.url.dropLast()) + Self.spareBitFlipped(presigned.url.last!),
+                String(presigned.url.dropLast()) + (presigned.url.hasSuffix("Q") ? "g" : "Q"),
                 presigned.url.replacingOccurrences(of: presigned.mediaId, with: UUID().uuidString.lowercased()),
             ]
             for url in tampered {

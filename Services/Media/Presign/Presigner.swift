@@ -19,7 +19,9 @@ struct Presigner: Sendable {
     }
 
     func isValid(_ signature: String, for parts: [String]) -> Bool {
-        guard let mac = Base64URL.decode(signature) else { return false }
+        // Only the canonical spelling: the last character of 32 bytes in base64 has spare bits,
+        // and a URL must not stay valid when one of them is flipped.
+        guard let mac = Base64URL.decode(signature), Base64URL.encode(mac) == signature else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(
             mac, authenticating: Data(parts.joined(separator: "\n").utf8), using: key)
     }
