@@ -91,6 +91,12 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        .systemLibrary(
+            name: "CVips",
+            path: "Shared/CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
 
         // MARK: - Executables
 
@@ -106,7 +112,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "MediaService",
-            dependencies: ["ServiceKit", "Contracts", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "ServiceKit", "Contracts", "CVips", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             path: "Services/Media",
             swiftSettings: strictSettings
         ),

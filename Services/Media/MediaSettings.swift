@@ -21,6 +21,18 @@ import ServiceKit
 ///   signs presigned URLs; made at first start (0600). Replacing it voids every URL given out.
 /// - `media.quota.inFlightBytes` (default 524288000): bytes a user may have declared and not
 ///   yet sent across unfinished uploads.
+/// - `media.maxPixels` (default 50000000): the most pixels an image may have (read from its
+///   header before anything is decoded); a 48 MP phone photo fits.
+/// - `media.ffmpeg` (default `ffmpeg`, looked up on `PATH`): a path or name, or `off`. With it,
+///   videos get a poster frame and a copy without metadata; without it, neither.
+/// - `media.gc.graceMinutes` (default 60), `media.gc.intervalMinutes` (default 60): blobs no
+///   row uses are deleted once older than the grace, checked every interval.
+/// - `media.storage` (default `local`): `local` (files under `media.blobDir`) or `s3`:
+///   - `media.s3.endpoint` (e.g. `https://s3.eu-west-1.amazonaws.com`), `media.s3.bucket`,
+///     `media.s3.region` (default `us-east-1`), `media.s3.accessKeyId`,
+///     `media.s3.secretAccessKey` (secret; both required), `media.s3.addressing` (`virtual`,
+///     the default, or `path` for MinIO and most self-hosted stores), `media.s3.prefix`
+///     (default none: put before every key).
 struct MediaSettings: Sendable {
     let blobDirectory: URL
     let maxPhotoBytes: Int
@@ -32,6 +44,18 @@ struct MediaSettings: Sendable {
     let presignUploadSeconds: Int
     let presignDownloadSeconds: Int
     let presignKeyFile: URL
+    let maxPixels: Int
+    let ffmpeg: String
+    let gcGrace: TimeInterval
+    let gcInterval: Duration
+    let s3: S3Settings?
+
+    struct S3Settings: Sendable {
+        let location: S3BlobBackend.Location
+        let accessKeyID: String
+        let secretAccessKey: String
+        let region: String
+    }
 
     init(reader: ConfigReader, shared: ServiceSettings) throws {
         let defaultDirectory = shared.dataDirectory.appendingPathComponent("media/blobs", isDirectory: true)
@@ -55,5 +79,37 @@ struct MediaSettings: Sendable {
                 forKey: "media.presignKeyFile",
                 default: shared.dataDirectory.appendingPathComponent("media/presign-key").path))
         self.inFlightBytes = try reader.integer("media.quota.inFlightBytes", default: 500 << 20, in: 1024...(1 << 42))
+        self.maxPixels = try reader.integer("media.maxPixels", default: 50_000_000, in: 1...1_000_000_000)
+        self.ffmpeg = reader.string(forKey: "media.ffmpeg", default: "ffmpeg")
+        self.gcGrace = TimeInterval(try reader.integer("media.gc.graceMinutes", default: 60, in: 1...100_000) * 60)
+        self.gcInterval = .seconds(try reader.integer("media.gc.intervalMinutes", default: 60, in: 1...100_000) * 60)
+        switch reader.string(forKey: "media.storage", default: "local") {
+        case "local": self.s3 = nil
+        case "s3": self.s3 = try Self.s3(reader)
+        case let other: throw ConfigurationError("media.storage must be local or s3, not \(other)")
+        }
+    }
+
+    static func s3(_ reader: ConfigReader) throws -> S3Settings {
+        guard let endpointText = reader.string(forKey: "media.s3.endpoint"),
+            let endpoint = URLComponents(string: endpointText), let scheme = endpoint.scheme,
+            ["http", "https"].contains(scheme), let host = endpoint.host, !host.isEmpty
+        else { throw ConfigurationError("media.s3.endpoint must be an http(s) URL") }
+        guard let bucket = reader.string(forKey: "media.s3.bucket"), !bucket.isEmpty,
+            bucket.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" || $0 == "." })
+        else { throw ConfigurationError("media.s3.bucket must be a bucket name") }
+        guard let keyID = reader.string(forKey: "media.s3.accessKeyId"),
+            let secret = reader.string(forKey: "media.s3.secretAccessKey", isSecret: true)
+        else { throw ConfigurationError("media.storage=s3 needs media.s3.accessKeyId and media.s3.secretAccessKey") }
+        guard
+            let addressing = S3BlobBackend.Addressing(
+                rawValue: reader.string(forKey: "media.s3.addressing", default: "virtual"))
+        else { throw ConfigurationError("media.s3.addressing must be virtual or path") }
+        let location = S3BlobBackend.Location(
+            scheme: scheme, host: host, port: endpoint.port, bucket: bucket, addressing: addressing,
+            prefix: reader.string(forKey: "media.s3.prefix", default: ""))
+        return S3Settings(
+            location: location, accessKeyID: keyID, secretAccessKey: secret,
+            region: reader.string(forKey: "media.s3.region", default: "us-east-1"))
     }
 }

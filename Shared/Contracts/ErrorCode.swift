@@ -62,6 +62,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case rangeNotSatisfiable = "RANGE_NOT_SATISFIABLE"
     /// tus: the upload expired; its bytes are gone.
     case uploadExpired = "UPLOAD_EXPIRED"
+    /// The bytes are of an accepted type but cannot be used: an image that cannot be decoded
+    /// or has more pixels than allowed (nothing is stored).
+    case mediaRejected = "MEDIA_REJECTED"
     /// tus: the request does not speak tus 1.0.0 (`Tus-Resumable`).
     case tusVersionUnsupported = "TUS_VERSION_UNSUPPORTED"
     /// tus: the bytes do not match `Upload-Checksum` (nothing was appended), or the whole
@@ -91,7 +94,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .conflict, .idempotencyKeyInProgress: 409
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
-        case .idempotencyKeyReused, .unknownEventType: 422
+        case .idempotencyKeyReused, .unknownEventType, .mediaRejected: 422
         case .rateLimitExceeded: 429
         case .uploadExpired: 410
         case .rangeNotSatisfiable: 416

@@ -96,6 +96,8 @@ public enum EventCatalog {
         DuressRaised.eventType: [.alerts],
         UserDeleted.eventType: [.media, .feed, .streak, .alerts, .moderation],
         RecoveryTokensPurchased.eventType: [.streak],
+        MediaReady.eventType: [.feed, .streak],
+        MediaRejected.eventType: [.feed, .streak],
     ]
 
     /// Who produces each event type (the subscriber checks the sender's certificate against
@@ -110,6 +112,8 @@ public enum EventCatalog {
         DuressRaised.eventType: .auth,
         UserDeleted.eventType: .auth,
         RecoveryTokensPurchased.eventType: .auth,
+        MediaReady.eventType: .media,
+        MediaRejected.eventType: .media,
     ]
 
     /// The services that receive `type`, or none.

@@ -17,9 +17,17 @@ import Testing
         _ config: [String: String] = [:],
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
+        try await withParts(config) { harness, _, client in try await body(harness, client) }
+    }
+
+    func withParts(
+        _ config: [String: String] = [:],
+        _ body: @escaping @Sendable (ServiceHarness, MediaProcessor, any TestClientProtocol) async throws -> Void
+    ) async throws {
         let harness = try ServiceHarness(.media, config: config)
         let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-        try await harness.test(parts) { client in try await body(harness, client) }
+        let processor = try TestMedia.processor(parts)
+        try await harness.test(parts) { client in try await body(harness, processor, client) }
     }
 
     func upload(
@@ -43,7 +51,7 @@ import Testing
             let token = try await harness.token(for: Self.alice)
             for (bytes, claim, type) in [
                 (TestImages.jpeg(), "image/jpeg", "image/jpeg"), (TestImages.png(), nil, "image/png"),
-                (TestImages.heic(), "image/heif", "image/heic"),
+                (try TestMedia.heic(), "image/heif", "image/heic"),
                 (TestImages.jpeg(seed: 2), "application/octet-stream", "image/jpeg"),
             ] as [(Data, String?, String)] {
                 let response = try await upload(client, bytes, type: claim, token: token)
@@ -67,6 +75,10 @@ import Testing
                 (TestImages.jpeg(), "video/mp4", .unsupportedMediaType, .unsupportedMediaType),
                 (TestImages.jpeg(size: 8000), "image/jpeg", .contentTooLarge, .payloadTooLarge),
                 (Data(), "image/jpeg", .badRequest, .validationFailed),
+                // The right signature, but not a picture libvips can decode.
+                (TestImages.jpeg(size: 100).prefix(900), "image/jpeg", .unprocessableContent, .mediaRejected),
+                (TestImages.heicSignatureOnly(), nil, .unprocessableContent, .mediaRejected),
+                (TestImages.pixelFlood(), "image/png", .unprocessableContent, .mediaRejected),
             ]
             for (bytes, claim, status, code) in cases {
                 let response = try await upload(client, bytes, type: claim, token: token)
@@ -82,7 +94,7 @@ import Testing
     }
 
     @Test func mediaIsPrivateToItsOwnerUntilReferenced() async throws {
-        try await withMedia { harness, client in
+        try await withParts { harness, processor, client in
             let aliceToken = try await harness.token(for: Self.alice)
             let bobToken = try await harness.token(for: Self.bob)
             let bytes = TestImages.jpeg(seed: 9)
@@ -103,21 +115,9 @@ import Testing
             #expect(again.status == .notModified)
 
             // What a `media.attached` event does, applied the way the inbox applies it.
-            try await harness.database().write { db in
-                try MediaStore.attach(
-                    MediaAttached(
-                        mediaId: media.id, ownerId: Self.bob, visibility: .public, referenceType: "post",
-                        referenceId: "x"),
-                    in: db)
-            }
+            try await TestMedia.attach(media.id, owner: Self.bob, store: processor.store)
             #expect(try await client.get("/v1/media/\(media.id)", token: bobToken).status == .notFound)
-            try await harness.database().write { db in
-                try MediaStore.attach(
-                    MediaAttached(
-                        mediaId: media.id, ownerId: Self.alice, visibility: .public, referenceType: "post",
-                        referenceId: "x"),
-                    in: db)
-            }
+            try await TestMedia.attach(media.id, owner: Self.alice, store: processor.store)
             #expect(
                 try await client.get("/v1/media/\(media.id)", token: bobToken).json(MediaObject.self).visibility
                     == .public)

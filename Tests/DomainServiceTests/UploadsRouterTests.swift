@@ -167,7 +167,7 @@ import Testing
     @Test func bytesThatAreNotWhatWasDeclaredAreRejectedAndNothingIsKept() async throws {
         try await withMedia { harness, client in
             let token = try await harness.token(for: Self.alice)
-            let png = TestImages.png(seed: 2, size: 4096)
+            let png = TestImages.png(seed: 2, width: 40, height: 30)
             let claimed = try #require(
                 try await create(client, token: token, length: png.count, metadata: ["filetype": "image/jpeg"])
                     .headers[.location])
@@ -189,6 +189,16 @@ import Testing
             let whole = try await patch(client, lied, token: token, offset: 0, jpeg)
             #expect(whole.status.code == 460)
             #expect(try await client.get(lied, token: token).json(UploadStatus.self).state == .rejected)
+
+            // A decompression bomb's shape: the header is read, the pixels never decoded.
+            let flood = TestImages.pixelFlood()
+            let bomb = try #require(try await create(client, token: token, length: flood.count).headers[.location])
+            let exploded = try await patch(client, bomb, token: token, offset: 0, flood)
+            #expect(exploded.status == .unprocessableContent)
+            #expect(exploded.error?.code == .mediaRejected)
+            let bombStatus = try await client.get(bomb, token: token).json(UploadStatus.self)
+            #expect(bombStatus.state == .rejected)
+            #expect(bombStatus.rejectedReason?.contains("30000×30000 pixels") == true)
 
             let blobs = harness.directory.url.appendingPathComponent("media/blobs")
             let stored =

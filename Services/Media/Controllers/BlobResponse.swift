@@ -7,7 +7,8 @@ import ServiceKit
 
 /// The bytes of a media object as an HTTP answer: `Content-Type`, a strong `ETag` (the
 /// SHA-256), `304` on `If-None-Match`, and one `Range` (`bytes=a-b`, `a-`, `-n`) as `206`
-/// with `Content-Range` (`416` outside the file). Only the asked-for bytes are read.
+/// with `Content-Range` (`416` outside the file). Only the asked-for bytes are read, and they
+/// are streamed from the blob store, never held whole.
 enum BlobResponse {
     /// Answers with the stored blob `sha256` of `byteSize` bytes, served as `contentType`.
     static func make(
@@ -32,15 +33,13 @@ enum BlobResponse {
             status = .partialContent
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"
         }
-        let file = blobs.url(sha256: sha256)
-        let wanted = range
-        let bytes = try await NIOThreadPool.singleton.runIfActive {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(wanted.lowerBound))
-            return try handle.read(upToCount: wanted.count) ?? Data()
-        }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        let (backend, wanted) = (blobs.backend, range)
+        return Response(
+            status: status, headers: headers,
+            body: ResponseBody(contentLength: wanted.count) { writer in
+                try await backend.write(sha256: sha256, range: wanted, to: &writer)
+                try await writer.finish(nil)
+            })
     }
 
     /// One byte range of a file of `size` bytes, or nil when it is malformed or unsatisfiable.
@@ -60,13 +59,18 @@ enum BlobResponse {
 }
 
 extension BlobResponse {
-    /// A media object's bytes.
+    /// What `viewer` downloads of a media object: its owner the original; everyone else the
+    /// processed copy without metadata, when there is one.
     static func make(
-        _ request: Request, record: MediaRecord, blobs: BlobStore, cacheControl: String
-    ) async throws
-        -> Response
-    {
-        try await make(
+        _ request: Request, record: MediaRecord, viewer: String?, blobs: BlobStore, cacheControl: String
+    ) async throws -> Response {
+        if viewer != record.ownerID, let display = record.displaySHA256, let type = record.displayType,
+            let size = record.displaySize
+        {
+            return try await make(
+                request, sha256: display, contentType: type, byteSize: size, blobs: blobs, cacheControl: cacheControl)
+        }
+        return try await make(
             request, sha256: record.sha256, contentType: record.contentType, byteSize: record.byteSize, blobs: blobs,
             cacheControl: cacheControl)
     }

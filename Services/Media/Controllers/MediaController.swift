@@ -11,6 +11,7 @@ import ServiceKit
 struct MediaController: Sendable {
     let store: MediaStore
     let blobs: BlobStore
+    let processor: MediaProcessor
     let maxPhotoBytes: Int
     let clock: any WallClock
     let entropy: any Entropy
@@ -20,6 +21,8 @@ struct MediaController: Sendable {
     ) {
         group.get("/v1/media/:id", use: show)
         group.get("/v1/media/:id/content", use: content)
+        group.get("/v1/media/:id/thumbnail", use: thumbnail)
+        group.get("/v1/media/:id/poster", use: poster)
         group.group().add(middleware: idempotency).post("/v1/media", use: upload)
     }
 
@@ -42,7 +45,8 @@ struct MediaController: Sendable {
 
     /// Receives one whole file as media `id` of `owner`: streamed to disk and hashed, its type
     /// read from the bytes (one of `accepted`, and the claimed one if any), videos read from
-    /// their container, at most `limit` bytes. Refused bytes leave nothing behind.
+    /// their container, at most `limit` bytes, photos processed. Refused bytes leave nothing
+    /// behind.
     func receive(
         _ request: Request, id: String, owner: String, claimed: String?, accepted: Set<String>, limit: Int
     ) async throws -> MediaRecord {
@@ -77,16 +81,15 @@ struct MediaController: Sendable {
             writer.discard()
             throw error
         }
-        try blobs.commit(writer, sha256: sha256)
         var record = MediaRecord(
-            id: id, ownerID: owner, contentType: detected, byteSize: writer.byteCount, sha256: sha256, status: .ready,
-            visibility: .private, createdAt: clock.now())
-        if let video {
-            record.durationMs = Int((video.duration * 1000).rounded())
-            (record.width, record.height, record.videoCodec) = (video.width, video.height, video.videoCodec)
+            id: id, ownerID: owner, contentType: detected, byteSize: writer.byteCount, sha256: sha256,
+            status: .processing, visibility: .private, createdAt: clock.now())
+        video.map { record.setFacts($0) }
+        do {
+            return try await processor.admit(writer.temporary, as: record) { try await store.insert($0) }
+        } catch let rejection as MediaRejection {
+            throw rejection.error()
         }
-        try await store.insert(record)
-        return record
     }
 
     /// The type of the bytes, which must be one we accept and agree with the claim.
@@ -111,10 +114,35 @@ struct MediaController: Sendable {
         try Response.json(try await visibleRecord(context).object)
     }
 
-    /// The bytes, with their type, a strong ETag (the SHA-256) and `Range` support.
+    /// The bytes, with their type, a strong ETag (the SHA-256) and `Range` support: the
+    /// owner gets the original, everyone else the copy without metadata.
     @Sendable func content(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        try await BlobResponse.make(
-            request, record: try await visibleRecord(context), blobs: blobs,
+        let record = try await visibleRecord(context)
+        guard record.status != .rejected else { throw ServiceError.notFound("Media") }
+        return try await BlobResponse.make(
+            request, record: record, viewer: context.requireUser().userID, blobs: blobs,
+            cacheControl: "private, max-age=86400, immutable")
+    }
+
+    /// The 300×300 JPEG thumbnail (404 until processing made one).
+    @Sendable func thumbnail(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let record = try await visibleRecord(context)
+        guard let hash = record.thumbnailSHA256, let size = record.thumbnailSize else {
+            throw ServiceError.notFound("Thumbnail")
+        }
+        return try await BlobResponse.make(
+            request, sha256: hash, contentType: "image/jpeg", byteSize: size, blobs: blobs,
+            cacheControl: "private, max-age=86400, immutable")
+    }
+
+    /// A video's first frame as a JPEG (404 without ffmpeg, or until processing made it).
+    @Sendable func poster(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let record = try await visibleRecord(context)
+        guard let hash = record.posterSHA256, let size = record.posterSize else {
+            throw ServiceError.notFound("Poster")
+        }
+        return try await BlobResponse.make(
+            request, sha256: hash, contentType: "image/jpeg", byteSize: size, blobs: blobs,
             cacheControl: "private, max-age=86400, immutable")
     }
 

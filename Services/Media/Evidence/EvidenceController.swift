@@ -90,7 +90,7 @@ struct EvidenceController: Sendable {
             writer.discard()
             throw error
         }
-        try blobs.commit(writer, sha256: sha256)
+        try await blobs.store(writer.temporary, sha256: sha256)
         guard try await store.recordEvidenceBytes(id: id, size: writer.byteCount, sha256: sha256, at: clock.now())
         else {
             throw Self.immutable

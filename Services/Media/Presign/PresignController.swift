@@ -9,7 +9,7 @@ import ServiceKit
 /// - `POST /v1/media/presign` (signed in) → a PUT URL bound to a new media id, its owner, a
 ///   content type and the purpose's size limit, for `media.presign.uploadSeconds`.
 /// - `GET /v1/media/{id}/url` (who may see the media) → a GET URL for
-///   `media.presign.downloadSeconds`.
+///   `media.presign.downloadSeconds`, which serves the copy without metadata.
 /// - `PUT` / `GET /v1/media/presigned/{id}?…&sig=` → 403 when tampered with or expired. The
 ///   object key is always a server-made id: nothing in a client's path names a file.
 struct PresignController: Sendable {
@@ -89,8 +89,11 @@ struct PresignController: Sendable {
         guard expires > Int(clock.now().timeIntervalSince1970) else { throw Self.expired }
         guard let record = try await media.store.media(id: id) else { throw ServiceError.notFound("Media") }
         let maxAge = max(0, expires - Int(clock.now().timeIntervalSince1970))
+        guard record.status == .ready else { throw ServiceError.notFound("Media") }
+        // A URL can be passed on: it serves what strangers see (no metadata).
         return try await BlobResponse.make(
-            request, record: record, blobs: media.blobs, cacheControl: "private, max-age=\(maxAge), immutable")
+            request, record: record, viewer: nil, blobs: media.blobs,
+            cacheControl: "private, max-age=\(maxAge), immutable")
     }
 
     static let refused = ServiceError(.forbidden, "The URL's signature does not match: it was altered.")

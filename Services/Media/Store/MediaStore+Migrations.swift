@@ -80,5 +80,31 @@ extension MediaStore {
                     BEGIN SELECT RAISE(ABORT, 'custody entries are append-only'); END;
                     """)
         }
+
+        migrator.registerMigration("media.v5.processing") { db in
+            try db.alter(table: "media") { table in
+                table.add(column: "display_sha256", .text)
+                table.add(column: "display_type", .text)
+                table.add(column: "display_size", .integer)
+                table.add(column: "thumbnail_sha256", .text)
+                table.add(column: "thumbnail_size", .integer)
+                table.add(column: "poster_sha256", .text)
+                table.add(column: "poster_size", .integer)
+                table.add(column: "rejected_reason", .text)
+                table.add(column: "processed_at", .datetime)
+            }
+            try db.create(
+                index: "media_processing", on: "media", columns: ["status"], condition: Column("status") == "processing"
+            )
+            // Who references a media object (from `media.attached`), so `media.ready` and
+            // `media.rejected` reach exactly those services.
+            try db.create(table: "media_reference") { table in
+                table.column("media_id", .text).notNull().references("media", onDelete: .cascade)
+                table.column("service", .text).notNull()
+                table.column("reference_type", .text).notNull()
+                table.column("reference_id", .text).notNull()
+                table.primaryKey(["media_id", "service", "reference_type", "reference_id"])
+            }
+        }
     }
 }

@@ -66,11 +66,15 @@ extension MediaStore {
         try await move(id, to: .uploading) { $0.offset = offset }
     }
 
-    /// Finishes an upload: its media row and the move to `ready`, in one transaction.
+    /// Finishes an upload: its media row, in one transaction with the move to `ready` (or,
+    /// for media still processing, the media id on the upload, which stays in `processing`
+    /// until the media is done).
     func finish(_ id: String, media: MediaRecord) async throws -> UploadRecord? {
         try await database.write { db in
             try media.insert(db)
-            return try Self.move(id, to: .ready, in: db) { $0.mediaID = media.id }
+            return try Self.move(id, to: media.status == .ready ? .ready : .processing, in: db) {
+                $0.mediaID = media.id
+            }
         }
     }
 

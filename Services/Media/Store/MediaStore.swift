@@ -6,6 +6,7 @@ import ServiceKit
 /// The media service's database: one row per media object (the bytes are in ``BlobStore``).
 struct MediaStore: Sendable {
     let database: DatabasePool
+    let outbox: Outbox
 
     func insert(_ record: MediaRecord) async throws {
         try await database.write { db in try record.insert(db) }
@@ -15,28 +16,76 @@ struct MediaStore: Sendable {
         try await database.read { db in try MediaRecord.fetchOne(db, key: id) }
     }
 
-    /// Applies `user.deleted`: the user's uploads (rows and growing files) and media rows go,
-    /// and each of their blobs that no other user's media shares (blobs are content-addressed)
-    /// is deleted from disk.
+    /// Applies `user.deleted`: the user's uploads (rows and growing files) and media rows go;
+    /// once that commits, each of their blobs that nothing else uses (blobs are
+    /// content-addressed, so another user's identical photo shares one) is deleted.
     static func erase(userID: String, blobs: BlobStore, uploads: UploadFiles, in db: Database) throws {
         let unfinished = try String.fetchAll(db, sql: "SELECT id FROM upload WHERE owner_id = ?", arguments: [userID])
         try db.execute(sql: "DELETE FROM upload WHERE owner_id = ?", arguments: [userID])
         for id in unfinished { uploads.remove(id) }
-        let hashes = try String.fetchAll(
-            db, sql: "SELECT DISTINCT sha256 FROM media WHERE owner_id = ?", arguments: [userID])
+        let hashes = try MediaRecord.filter(sql: "owner_id = ?", arguments: [userID]).fetchAll(db).flatMap(\.blobHashes)
         try db.execute(sql: "DELETE FROM media WHERE owner_id = ?", arguments: [userID])
-        for hash in hashes
-        where try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media WHERE sha256 = ?", arguments: [hash]) == 0 {
-            try blobs.remove(sha256: hash)
+        blobs.removeAfterCommit(try unused(hashes, in: db), in: db)
+    }
+
+    /// Those of `hashes` that no media object (original or processed copy; a rejected one uses
+    /// none) and no evidence uses.
+    static func unused(_ hashes: [String], in db: Database) throws -> [String] {
+        try Set(hashes).filter { try !isUsed($0, in: db) }.sorted()
+    }
+
+    static func isUsed(_ hash: String, in db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM media WHERE status != 'rejected'
+                                           AND (sha256 = :h OR display_sha256 = :h
+                                                OR thumbnail_sha256 = :h OR poster_sha256 = :h))
+                    OR EXISTS (SELECT 1 FROM evidence WHERE sha256 = :h)
+                """, arguments: ["h": hash]) ?? false
+    }
+
+    /// Every blob a row uses, for garbage collection.
+    func usedBlobs() async throws -> Set<String> {
+        try await database.read { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT sha256 FROM media WHERE status != 'rejected' UNION SELECT display_sha256 FROM media WHERE display_sha256 IS NOT NULL
+                        UNION SELECT thumbnail_sha256 FROM media WHERE thumbnail_sha256 IS NOT NULL
+                        UNION SELECT poster_sha256 FROM media WHERE poster_sha256 IS NOT NULL
+                        UNION SELECT sha256 FROM evidence WHERE sha256 IS NOT NULL
+                        """))
         }
     }
 
-    /// Applies `media.attached`: the owner's media becomes as visible as the reference says.
-    /// Visibility only widens; an id that is not the owner's changes nothing.
-    static func attach(_ event: MediaAttached, in db: Database) throws {
-        guard event.visibility == .public else { return }
+    /// Applies `media.attached`: the reference is remembered (so `media.ready` or
+    /// `media.rejected` reaches the service that sent it), and the owner's media becomes as
+    /// visible as the reference says (visibility only widens). A media already processed
+    /// answers at once. An id that is not the owner's changes nothing.
+    func attach(_ envelope: EventEnvelope<MediaAttached>, in db: Database) throws {
+        let event = envelope.payload
+        guard let media = try MediaRecord.fetchOne(db, key: event.mediaId), media.ownerID == event.ownerId else {
+            return
+        }
         try db.execute(
-            sql: "UPDATE media SET visibility = 'public' WHERE id = ? AND owner_id = ?",
-            arguments: [event.mediaId, event.ownerId])
+            sql: """
+                INSERT OR IGNORE INTO media_reference (media_id, service, reference_type, reference_id)
+                VALUES (?, ?, ?, ?)
+                """,
+            arguments: [media.id, envelope.source.rawValue, event.referenceType, event.referenceId])
+        if event.visibility == .public {
+            try db.execute(sql: "UPDATE media SET visibility = 'public' WHERE id = ?", arguments: [media.id])
+        }
+        switch media.status {
+        case .processing: break
+        case .ready:
+            try outbox.enqueue(MediaReady(mediaId: media.id, ownerId: media.ownerID), to: [envelope.source], in: db)
+        case .rejected:
+            try outbox.enqueue(
+                MediaRejected(mediaId: media.id, ownerId: media.ownerID, reason: media.rejectedReason ?? "rejected"),
+                to: [envelope.source], in: db)
+        }
     }
 }

@@ -22,7 +22,7 @@ import ServiceKit
 struct UploadsController: Sendable {
     let store: MediaStore
     let files: UploadFiles
-    let blobs: BlobStore
+    let processor: MediaProcessor
     let settings: MediaSettings
     let locks: UploadLocks
     let clock: any WallClock
@@ -236,22 +236,26 @@ struct UploadsController: Sendable {
         }
         var media = MediaRecord(
             id: entropy.uuid().uuidString.lowercased(), ownerID: record.ownerID, contentType: type,
-            byteSize: record.length, sha256: sha256, status: .ready, visibility: .private, createdAt: clock.now())
+            byteSize: record.length, sha256: sha256, status: .processing, visibility: .private, createdAt: clock.now())
         if type.hasPrefix("video/") {
-            let video = try await inspectVideo(processing)
-            media.durationMs = Int((video.duration * 1000).rounded())
-            (media.width, media.height, media.videoCodec) = (video.width, video.height, video.videoCodec)
+            media.setFacts(try await inspectVideo(processing))
         } else if record.purpose == .challengeClip {
             try await reject(processing, reason: "a challenge clip must be a video")
             throw ServiceError(
                 .unsupportedMediaType, "A challenge clip must be an MP4 or QuickTime video.", headers: Self.tusHeaders()
             )
         }
-        try blobs.adopt(files.url(record.id), sha256: sha256)
-        guard let finished = try await store.finish(record.id, media: media) else {
-            throw ServiceError(.conflict, "The upload changed while it was completed.")
+        do {
+            try await processor.admit(files.url(record.id), as: media) { media in
+                guard try await store.finish(record.id, media: media) != nil else {
+                    throw ServiceError(.conflict, "The upload changed while it was completed.")
+                }
+            }
+        } catch let rejection as MediaRejection {
+            try await reject(processing, reason: rejection.reason)
+            throw rejection.error(headers: Self.tusHeaders())
         }
-        return finished
+        return try await store.upload(id: record.id, owner: record.ownerID) ?? processing
     }
 
     /// Reads the container's facts; a file that is not a whole MP4/QuickTime, or a challenge

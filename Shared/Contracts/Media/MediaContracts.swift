@@ -7,9 +7,13 @@ public enum MediaVisibility: String, Codable, Sendable, CaseIterable {
     case `public`
 }
 
-/// Where a media object is in its life. Single-request uploads are checked while they are
-/// received, so they are `ready` (or refused) when the upload answers.
+/// Where a media object is in its life: `processing → ready | rejected`, no other moves.
+/// Photos are processed while their upload is answered (so they are `ready`, or refused);
+/// videos are checked then too, and their poster frame and metadata-free copy are made just
+/// after, so a video may be `processing` for a few seconds. `media.ready` and `media.rejected`
+/// tell the services that referenced it meanwhile.
 public enum MediaStatus: String, Codable, Sendable, CaseIterable {
+    case processing
     case ready
     case rejected
 }
@@ -33,15 +37,23 @@ public struct MediaObject: Codable, Sendable, Equatable {
     public var height: Int?
     /// Videos: the video track's codec (`avc1`, `hvc1`, …).
     public var videoCodec: String?
+    /// Why processing refused it (`rejected` only).
+    public var rejectedReason: String?
+    /// A 300×300 JPEG, once processed.
+    public var thumbnailUrl: String?
+    /// Videos (when the server has ffmpeg): the first frame as a JPEG.
+    public var posterUrl: String?
 
     enum CodingKeys: String, CodingKey {
         case id, contentType, byteSize, sha256, status, visibility, createdAt, durationMs, width, height, videoCodec
+        case rejectedReason, thumbnailUrl, posterUrl
     }
 
     public init(
         id: String, contentType: String, byteSize: Int, sha256: String, status: MediaStatus,
         visibility: MediaVisibility, createdAt: Date, durationMs: Int? = nil, width: Int? = nil, height: Int? = nil,
-        videoCodec: String? = nil
+        videoCodec: String? = nil, rejectedReason: String? = nil, thumbnailUrl: String? = nil,
+        posterUrl: String? = nil
     ) {
         self.id = id
         self.contentType = contentType
@@ -54,6 +66,9 @@ public struct MediaObject: Codable, Sendable, Equatable {
         self.width = width
         self.height = height
         self.videoCodec = videoCodec
+        self.rejectedReason = rejectedReason
+        self.thumbnailUrl = thumbnailUrl
+        self.posterUrl = posterUrl
     }
 }
 
@@ -95,5 +110,37 @@ public struct MediaAttached: DomainEvent, Equatable {
         self.visibility = visibility
         self.referenceType = referenceType
         self.referenceId = referenceId
+    }
+}
+
+/// `media.ready`: a media object a service referenced (through ``MediaAttached``) finished
+/// processing and can be shown. Sent only to the services that referenced it.
+public struct MediaReady: DomainEvent, Equatable {
+    public static let eventType: EventType = "media.ready"
+    public var mediaId: String
+    public var ownerId: String
+
+    enum CodingKeys: String, CodingKey { case mediaId, ownerId }
+
+    public init(mediaId: String, ownerId: String) {
+        self.mediaId = mediaId
+        self.ownerId = ownerId
+    }
+}
+
+/// `media.rejected`: a media object a service referenced was refused by processing (it
+/// cannot be decoded, say); its bytes are gone. Sent only to the services that referenced it.
+public struct MediaRejected: DomainEvent, Equatable {
+    public static let eventType: EventType = "media.rejected"
+    public var mediaId: String
+    public var ownerId: String
+    public var reason: String
+
+    enum CodingKeys: String, CodingKey { case mediaId, ownerId, reason }
+
+    public init(mediaId: String, ownerId: String, reason: String) {
+        self.mediaId = mediaId
+        self.ownerId = ownerId
+        self.reason = reason
     }
 }

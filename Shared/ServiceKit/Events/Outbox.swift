@@ -27,11 +27,17 @@ public struct Outbox: Sendable {
     }
 
     /// Stores `event` for delivery, inside the caller's write transaction. Returns its id.
+    ///
+    /// With `recipients`, only those of the catalog's subscribers receive it (an event meant
+    /// for the services that referenced something, say); a recipient the catalog does not
+    /// list for the type is never sent anything.
     @discardableResult
-    public func enqueue<Event: DomainEvent>(_ event: Event, in db: Database) throws -> UUID {
+    public func enqueue<Event: DomainEvent>(
+        _ event: Event, to recipients: Set<ServiceName>? = nil, in db: Database
+    ) throws -> UUID {
         let id = entropy.uuid()
         let now = clock.now()
-        let targets = subscribers(Event.eventType)
+        let targets = subscribers(Event.eventType).filter { recipients?.contains($0) ?? true }
         guard !targets.isEmpty else { return id }
         let envelope = EventEnvelope(id: id, type: Event.eventType, source: source, occurredAt: now, payload: event)
         let body = try JSONCoding.sharedEncoder.encode(envelope)

@@ -1,0 +1,212 @@
+import Foundation
+import GRDB
+import Logging
+import NIOPosix
+import ServiceKit
+import ServiceLifecycle
+
+/// Makes a media object's processed copies and records the outcome.
+///
+/// - Photos: through ``ImageProcessor`` (pixel limit, upright metadata-free copy, thumbnail),
+///   while the upload is answered.
+/// - Videos: the container was read while the upload was answered; with ffmpeg, the poster
+///   frame (and its thumbnail) and a copy without metadata are made just after, by
+///   ``MediaProcessingWorker``.
+///
+/// Copies are content-addressed blobs and the outcome is recorded only from `processing`, so
+/// running it again, or after a crash half-way, changes nothing.
+struct MediaProcessor: Sendable {
+    let store: MediaStore
+    let blobs: BlobStore
+    let images: ImageProcessor
+    let ffmpeg: FFmpeg?
+    let clock: any WallClock
+    let queue: ProcessingQueue
+
+    /// Admits the checked, flushed staging file `file` as media `record` (in `processing`): a
+    /// photo is processed now, and one that cannot be is a ``MediaRejection`` with nothing
+    /// stored (the file is deleted); a
+    /// video is stored and processed next by the worker (or, without ffmpeg, ready at once). `save` records the row (a plain
+    /// insert, or the end of an upload).
+    func admit(
+        _ file: URL, as record: MediaRecord, save: (MediaRecord) async throws -> Void
+    ) async throws -> MediaRecord {
+        var record = record
+        if record.contentType.hasPrefix("image/") {
+            do {
+                let copies = try await copies(of: file, contentType: record.contentType)
+                copies.apply(to: &record)
+                (record.status, record.processedAt) = (.ready, clock.now())
+            } catch {
+                try? FileManager.default.removeItem(at: file)
+                throw error
+            }
+        } else if ffmpeg == nil {
+            // Nothing more to make of a video without ffmpeg.
+            (record.status, record.processedAt) = (.ready, clock.now())
+        }
+        try await blobs.store(file, sha256: record.sha256)
+        try await save(record)
+        if record.status == .processing { queue.wake() }
+        return record
+    }
+
+    /// Makes and stores the processed copies of the local file `original`; a file that cannot
+    /// be processed is a ``MediaRejection``.
+    func copies(of original: URL, contentType: String) async throws -> ProcessedCopies {
+        if contentType.hasPrefix("image/") {
+            return try await imageCopies(of: original, contentType: contentType)
+        }
+        guard let ffmpeg else { return ProcessedCopies() }
+        let frame = blobs.scratchFile(".jpg")
+        defer { try? FileManager.default.removeItem(at: frame) }
+        try await ffmpeg.posterFrame(of: original, to: frame)
+        let poster = try await imageCopies(of: frame, contentType: "image/jpeg")
+        let stripped = blobs.scratchFile(".video")
+        defer { try? FileManager.default.removeItem(at: stripped) }
+        try await ffmpeg.withoutMetadata(
+            original, format: contentType == "video/quicktime" ? "mov" : "mp4", to: stripped)
+        let display = try await blobs.storeHashing(stripped)
+        var copies = ProcessedCopies()
+        copies.display = (display.sha256, contentType, display.byteSize)
+        copies.thumbnail = poster.thumbnail
+        copies.poster = poster.display.map { ($0.sha256, $0.size) }
+        return copies
+    }
+
+    private func imageCopies(of file: URL, contentType: String) async throws -> ProcessedCopies {
+        let output = blobs.scratchFile()
+        let images = self.images
+        let made = try await NIOThreadPool.singleton.runIfActive {
+            try images.process(file, contentType: contentType, output: output)
+        }
+        defer {
+            try? FileManager.default.removeItem(at: made.display)
+            try? FileManager.default.removeItem(at: made.thumbnail)
+        }
+        let display = try await blobs.storeHashing(made.display)
+        let thumbnail = try await blobs.storeHashing(made.thumbnail)
+        var copies = ProcessedCopies()
+        copies.display = (display.sha256, made.displayType, display.byteSize)
+        copies.thumbnail = (thumbnail.sha256, thumbnail.byteSize)
+        (copies.width, copies.height) = (made.width, made.height)
+        return copies
+    }
+
+    /// Processes a stored media object that is in `processing`: idempotent, and a media in
+    /// any other state is returned as it is. Storage failures throw (the worker retries);
+    /// bad bytes reject the media.
+    @discardableResult
+    func process(id: String) async throws -> MediaRecord? {
+        guard let media = try await store.media(id: id), media.status == .processing else {
+            return try await store.media(id: id)
+        }
+        let (file, done) = try await blobs.localFile(sha256: media.sha256)
+        defer { done() }
+        let outcome: Result<ProcessedCopies, MediaRejection>
+        do {
+            outcome = .success(try await copies(of: file, contentType: media.contentType))
+        } catch let rejection as MediaRejection {
+            outcome = .failure(rejection)
+        }
+        return try await store.finishProcessing(id, at: clock.now(), blobs: blobs, outcome: outcome)
+    }
+}
+
+/// Wakes ``MediaProcessingWorker`` when a media object starts processing; wake-ups coalesce.
+final class ProcessingQueue: Sendable {
+    let wakeups: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func wake() { continuation.yield() }
+}
+
+/// Processes media left in `processing`: videos just after their upload, and anything a
+/// crash interrupted (at start). Wakes when told, and at least every `interval`; a media
+/// whose storage failed is tried again on the next round.
+struct MediaProcessingWorker: Service {
+    let processor: MediaProcessor
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: interval)
+                        processor.queue.wake()
+                    }
+                }
+                await round()
+                for await _ in processor.queue.wakeups {
+                    await round()
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    func round() async {
+        do {
+            for id in try await processor.store.mediaInProcessing() {
+                do {
+                    if let media = try await processor.process(id: id) {
+                        logger.info(
+                            "media processed", metadata: ["media_id": "\(id)", "status": "\(media.status.rawValue)"])
+                    }
+                } catch {
+                    logger.error("media could not be processed", metadata: ["media_id": "\(id)", "error": "\(error)"])
+                }
+            }
+        } catch {
+            logger.error("media processing could not run", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Deletes blobs no row uses (left by a crash between storing bytes and recording them, by
+/// rejected media, or by a remote delete that failed), once they are older than `grace` (so a
+/// blob stored a moment before its row is written is never taken).
+struct BlobCollector: Service {
+    let store: MediaStore
+    let blobs: BlobStore
+    let clock: any WallClock
+    let grace: TimeInterval
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: interval)
+                await collect()
+            }
+        }
+    }
+
+    /// One pass; returns the hashes deleted.
+    @discardableResult
+    func collect() async -> [String] {
+        do {
+            let cutoff = clock.now().addingTimeInterval(-grace)
+            let stored = try await blobs.backend.list()
+            let used = try await store.usedBlobs()
+            let orphans = stored.filter { !used.contains($0.sha256) && $0.storedAt < cutoff }.map(\.sha256)
+            for hash in orphans {
+                // Checked again one by one: a row may have started using it since the listing.
+                guard try await !store.database.read({ db in try MediaStore.isUsed(hash, in: db) }) else { continue }
+                try await blobs.remove(sha256: hash)
+            }
+            if !orphans.isEmpty { logger.info("orphaned blobs collected", metadata: ["count": "\(orphans.count)"]) }
+            return orphans
+        } catch {
+            logger.error("orphaned blobs could not be collected", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+}

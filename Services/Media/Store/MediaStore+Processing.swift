@@ -1,0 +1,90 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// Media processing's half of the state machine: `processing → ready | rejected`.
+extension MediaStore {
+    /// Ids of media still being processed, oldest first.
+    func mediaInProcessing() async throws -> [String] {
+        try await database.read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM media WHERE status = 'processing' ORDER BY created_at")
+        }
+    }
+
+    /// Records processing's result, only if the media is still `processing` (a second run
+    /// changes nothing): the media becomes `ready` with its processed copies, or `rejected`
+    /// with the reason, the upload it came from follows, and the services that referenced it
+    /// hear of it. A rejected media's bytes are deleted after the commit. Returns the record
+    /// after, or nil when it was not in processing.
+    func finishProcessing(
+        _ id: String, at now: Date, blobs: BlobStore, outcome: Result<ProcessedCopies, MediaRejection>
+    ) async throws -> MediaRecord? {
+        try await database.write { [outbox] db in
+            guard var media = try MediaRecord.fetchOne(db, key: id), media.status == .processing else { return nil }
+            media.processedAt = now
+            let references = Set(
+                try String.fetchAll(
+                    db, sql: "SELECT DISTINCT service FROM media_reference WHERE media_id = ?", arguments: [id]
+                )
+                .compactMap(ServiceName.init(rawValue:)))
+            switch outcome {
+            case .success(let copies):
+                media.status = .ready
+                copies.apply(to: &media)
+                try media.update(db)
+                _ = try Self.moveUpload(of: id, to: .ready, in: db)
+                if !references.isEmpty {
+                    try outbox.enqueue(MediaReady(mediaId: id, ownerId: media.ownerID), to: references, in: db)
+                }
+            case .failure(let rejection):
+                let hashes = media.blobHashes
+                media.status = .rejected
+                media.rejectedReason = rejection.reason
+                (media.displaySHA256, media.thumbnailSHA256, media.posterSHA256) = (nil, nil, nil)
+                try media.update(db)
+                _ = try Self.moveUpload(of: id, to: .rejected, in: db) { $0.rejectedReason = rejection.reason }
+                if !references.isEmpty {
+                    try outbox.enqueue(
+                        MediaRejected(mediaId: id, ownerId: media.ownerID, reason: rejection.reason), to: references,
+                        in: db)
+                }
+                // A rejected row keeps its hash as a record but no longer uses the bytes.
+                blobs.removeAfterCommit(try Self.unused(hashes, in: db), in: db)
+            }
+            return try MediaRecord.fetchOne(db, key: id)
+        }
+    }
+
+    /// Moves the upload a media came from, if any, along the upload state machine.
+    static func moveUpload(
+        of mediaID: String, to state: UploadState, in db: Database, _ change: (inout UploadRecord) -> Void = { _ in }
+    ) throws -> UploadRecord? {
+        guard
+            let upload = try String.fetchOne(db, sql: "SELECT id FROM upload WHERE media_id = ?", arguments: [mediaID])
+        else { return nil }
+        return try move(upload, to: state, in: db, change)
+    }
+}
+
+/// The processed copies of a media object, stored as blobs.
+struct ProcessedCopies: Sendable, Equatable {
+    var display: (sha256: String, type: String, size: Int)?
+    var thumbnail: (sha256: String, size: Int)?
+    var poster: (sha256: String, size: Int)?
+    var width: Int?
+    var height: Int?
+
+    var hashes: [String] { [display?.sha256, thumbnail?.sha256, poster?.sha256].compactMap { $0 } }
+
+    func apply(to media: inout MediaRecord) {
+        (media.displaySHA256, media.displayType, media.displaySize) = (display?.sha256, display?.type, display?.size)
+        (media.thumbnailSHA256, media.thumbnailSize) = (thumbnail?.sha256, thumbnail?.size)
+        (media.posterSHA256, media.posterSize) = (poster?.sha256, poster?.size)
+        if media.width == nil { (media.width, media.height) = (width, height) }
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.hashes == rhs.hashes && lhs.width == rhs.width && lhs.height == rhs.height
+    }
+}

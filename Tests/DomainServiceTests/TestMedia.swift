@@ -1,0 +1,84 @@
+import CVips
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import MediaService
+
+/// Media for processing tests that only a codec can make: HEIC through libvips' encoder,
+/// real H.264 videos through ffmpeg.
+enum TestMedia {
+    /// A real 64×48 HEIC photo, encoded by libvips (libheif) from the test JPEG.
+    static func heic() throws -> Data {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let jpeg = directory.appendingPathComponent("in.jpg")
+        try TestImages.jpeg().write(to: jpeg)
+        let image = try Vips.load(jpeg, contentType: "image/jpeg")
+        let heic = directory.appendingPathComponent("out.heic")
+        try Vips.save("heifsave", ["in": .image(image), "filename": .string(heic.path)])
+        return try Data(contentsOf: heic)
+    }
+
+    /// ffmpeg, when this machine has it (scripts/setup installs it).
+    static let ffmpeg = FFmpeg.locate("ffmpeg")
+
+    /// A real `seconds`-long 160×120 H.264 MP4 (ffmpeg's test pattern) whose container says
+    /// where it was shot, as a phone's would.
+    static func video(seconds: Double = 15) async throws -> Data {
+        let ffmpeg = try #require(Self.ffmpeg)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".mp4")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = Process()
+        process.executableURL = ffmpeg.executable
+        process.arguments = [
+            "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=\(seconds):size=160x120:rate=10",
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-metadata",
+            "location=+52.5200+013.4050/", "-movflags", "use_metadata_tags", "-f", "mp4", output.path,
+        ]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return try Data(contentsOf: output)
+    }
+
+    /// The processor (and through it the store) of a built media router.
+    static func processor(_ parts: ServiceParts) throws -> MediaProcessor {
+        try #require(parts.services.compactMap { $0 as? MediaProcessingWorker }.first).processor
+    }
+
+    /// What the inbox does with `media.attached` from `source`.
+    static func attach(
+        _ mediaID: String, owner: String, source: ServiceName = .feed, visibility: MediaVisibility = .public,
+        store: MediaStore
+    ) async throws {
+        let envelope = EventEnvelope(
+            id: UUID(), type: MediaAttached.eventType, source: source, occurredAt: Date(),
+            payload: MediaAttached(
+                mediaId: mediaID, ownerId: owner, visibility: visibility, referenceType: "post",
+                referenceId: UUID().uuidString.lowercased()))
+        try await store.database.write { db in try store.attach(envelope, in: db) }
+    }
+
+    /// Whether libvips finds EXIF in an image.
+    static func hasEXIF(_ bytes: Data) throws -> Bool {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let image = try Vips.load(file, contentType: "image/jpeg")
+        return vips_image_get_typeof(image.pointer, "exif-data") != 0
+    }
+
+    /// The width and height libvips reads from a JPEG.
+    static func size(ofJPEG bytes: Data) throws -> (Int, Int) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let image = try Vips.load(file, contentType: "image/jpeg")
+        return (image.width, image.height)
+    }
+}
