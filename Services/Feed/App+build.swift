@@ -38,6 +38,8 @@ func buildRouter(
     inbox.on(UserBlocked.self) { envelope, db in try FeedStore.block(envelope.payload, in: db) }
     inbox.on(UserUnblocked.self) { envelope, db in try FeedStore.unblock(envelope.payload, in: db) }
     inbox.onUserDeleted(erase: FeedStore.erase)
+    inbox.on(MediaReady.self) { envelope, db in try FeedStore.mediaReady(envelope.payload, in: db) }
+    inbox.on(MediaRejected.self) { envelope, db in try FeedStore.mediaRejected(envelope.payload, in: db) }
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
     EventsController(inbox: inbox, database: database).addRoutes(to: router)

@@ -96,8 +96,8 @@ public enum EventCatalog {
         DuressRaised.eventType: [.alerts],
         UserDeleted.eventType: [.media, .feed, .streak, .alerts, .moderation],
         RecoveryTokensPurchased.eventType: [.streak],
-        MediaReady.eventType: [.feed, .streak],
-        MediaRejected.eventType: [.feed, .streak],
+        MediaReady.eventType: [.feed],
+        MediaRejected.eventType: [.feed],
     ]
 
     /// Who produces each event type (the subscriber checks the sender's certificate against

@@ -81,6 +81,17 @@ import Testing
                             '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000', 1795341600000)
                     """)
         },
+        "post 9057a000-0000-4000-8000-000000000001 by user 0a1ce000-0000-4000-8000-000000000001 waits for its media": {
+            db in
+            try db.execute(
+                sql: """
+                    INSERT INTO post (id, author_id, media_id, latitude, longitude, created_at, created_ms, media_state)
+                    VALUES ('9057a000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
+                            '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000', 1795341600000,
+                            'processing')
+                    ON CONFLICT (id) DO UPDATE SET media_state = 'processing'
+                    """)
+        },
         "session 5e550000-0000-4000-8000-000000000001 of Alice is live and limited; Alice moderates": { db in
             try states["user 0a1ce000-0000-4000-8000-000000000001 is Alice"]!(db)
             try db.execute(
@@ -191,6 +202,8 @@ import Testing
         case DuressRaised.eventType: return try roundTrip(DuressRaised.self)
         case UserDeleted.eventType: return try roundTrip(UserDeleted.self)
         case RecoveryTokensPurchased.eventType: return try roundTrip(RecoveryTokensPurchased.self)
+        case MediaReady.eventType: return try roundTrip(MediaReady.self)
+        case MediaRejected.eventType: return try roundTrip(MediaRejected.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -208,7 +221,25 @@ import Testing
         "media.attached → media": Effect(
             given: states["media 5a1e0c3d-0000-4000-8000-000000000001 is a ready JPEG of user \(alice)"]!,
             then: { db in
+                // Public now, the reference remembered, and (being ready already) answered.
                 try String.fetchOne(db, sql: "SELECT visibility FROM media") == "public"
+                    && String.fetchOne(db, sql: "SELECT service || ' ' || reference_type FROM media_reference")
+                        == "feed post"
+                    && String.fetchOne(db, sql: "SELECT type FROM kit_outbox_event") == "media.ready"
+            }),
+        "media.ready → feed": Effect(
+            given: states["post 9057a000-0000-4000-8000-000000000001 by user \(alice) waits for its media"]!,
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT media_state FROM post WHERE id = '9057a000-0000-4000-8000-000000000001'")
+                    == "ready"
+            }),
+        "media.rejected → feed": Effect(
+            given: states["post 9057a000-0000-4000-8000-000000000001 by user \(alice) waits for its media"]!,
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT media_state FROM post WHERE id = '9057a000-0000-4000-8000-000000000001'")
+                    == "rejected"
             }),
         "friend_request.sent → alerts": Effect(then: { db in
             try Int.fetchOne(
@@ -302,8 +333,8 @@ import Testing
                 let effect = try #require(Self.effects["\(type) → \(consumer.rawValue)"], "no effect for \(type)")
                 try await service.database().write(effect.given)
                 let body = try event.envelope.data()
-                let stranger = try await service.call(
-                    "POST", "/internal/events", as: .media == consumer ? .alerts : .media, body: body)
+                let impostor = try #require(ServiceName.services.first { $0 != event.producer && $0 != consumer })
+                let stranger = try await service.call("POST", "/internal/events", as: impostor, body: body)
                 #expect(stranger.status == 403, "\(type) from the wrong producer")
                 let first = try await service.call("POST", "/internal/events", as: event.producer, body: body)
                 #expect(first.status == 200, "\(type): \(first.text)")

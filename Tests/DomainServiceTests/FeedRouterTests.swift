@@ -24,7 +24,8 @@ import Testing
     static let library: [MediaSummary] =
         (1...40).map { media($0, owner: alice) } + (41...50).map { media($0, owner: carol) }
         + (101...300).map { media($0, owner: alice) } + [
-            media(99, owner: alice, status: .rejected)
+            media(99, owner: alice, status: .rejected), media(97, owner: alice, status: .processing),
+            media(98, owner: alice, status: .processing),
         ]
 
     func withFeed(
@@ -241,6 +242,39 @@ import Testing
                 try FeedStore.unblock(UserUnblocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
             }
             #expect(try await nearby(bobToken) == [carolPost.id])
+        }
+    }
+
+    @Test func aPostWaitsForItsMediaAndLeavesWhenTheMediaIsRejected() async throws {
+        try await withFeed { harness, client in
+            let alice = try await harness.token(for: Self.alice)
+            let bob = try await harness.token(for: Self.bob)
+            let waiting = try await create(client, token: alice, media: 97)
+            let doomed = try await create(client, token: alice, media: 98)
+            #expect(waiting.mediaStatus == .processing)
+            func nearby() async throws -> Set<String> {
+                Set(
+                    try await client.get("/v1/feed/nearby?lat=48.8566&lon=2.3522&radius_m=100", token: bob)
+                        .json(Page<Post>.self).items.map(\.id))
+            }
+            // Only the author sees a post whose video is still being processed.
+            #expect(try await nearby().isEmpty)
+            #expect(try await client.get("/v1/posts/\(waiting.id)", token: bob).status == .notFound)
+            #expect(try await client.get("/v1/posts/\(waiting.id)", token: alice).status == .ok)
+
+            // What `media.ready` and `media.rejected` do, applied the way the inbox applies them.
+            try await harness.database().write { db in
+                try FeedStore.mediaReady(MediaReady(mediaId: waiting.mediaId, ownerId: Self.alice), in: db)
+                try FeedStore.mediaRejected(
+                    MediaRejected(mediaId: doomed.mediaId, ownerId: Self.alice, reason: "cannot be decoded"), in: db)
+                // Someone else's id changes nothing.
+                try FeedStore.mediaReady(MediaReady(mediaId: doomed.mediaId, ownerId: Self.bob), in: db)
+            }
+            #expect(try await nearby() == [waiting.id])
+            #expect(try await client.get("/v1/posts/\(waiting.id)", token: bob).json(Post.self).mediaStatus == .ready)
+            #expect(try await client.get("/v1/posts/\(doomed.id)", token: bob).status == .notFound)
+            let own = try await client.get("/v1/posts/\(doomed.id)", token: alice).json(Post.self)
+            #expect(own.mediaStatus == .rejected)
         }
     }
 }

@@ -27,23 +27,10 @@ enum TestMedia {
     /// ffmpeg, when this machine has it (scripts/setup installs it).
     static let ffmpeg = FFmpeg.locate("ffmpeg")
 
-    /// A real `seconds`-long 160×120 H.264 MP4 (ffmpeg's test pattern) whose container says
-    /// where it was shot, as a phone's would.
+    /// A real video (see ``TestVideos/encoded(seconds:)``).
     static func video(seconds: Double = 15) async throws -> Data {
-        let ffmpeg = try #require(Self.ffmpeg)
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".mp4")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = ffmpeg.executable
-        process.arguments = [
-            "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=\(seconds):size=160x120:rate=10",
-            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-metadata",
-            "location=+52.5200+013.4050/", "-movflags", "use_metadata_tags", "-f", "mp4", output.path,
-        ]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
-        return try Data(contentsOf: output)
+        _ = try #require(Self.ffmpeg, "scripts/setup installs ffmpeg")
+        return try TestVideos.encoded(seconds: seconds)
     }
 
     /// The processor (and through it the store) of a built media router.

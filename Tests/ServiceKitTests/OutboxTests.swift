@@ -172,6 +172,31 @@ struct Pinged: DomainEvent, Equatable {
         }
     }
 
+    @Test func anEventForNamedRecipientsGoesOnlyToThoseTheCatalogLists() async throws {
+        try await withTestDataDirectory { directory in
+            let runtime = try ServiceRuntime(name: .media, reader: directory.reader([:]))
+            let database = try runtime.openDatabase { _ in }
+            let outbox = Outbox(source: .media, clock: runtime.clock, entropy: runtime.entropy) { _ in
+                [.feed, .streak]
+            }
+            func recipients(_ to: Set<ServiceName>?) async throws -> [String] {
+                try await database.write { db in
+                    let id = try outbox.enqueue(Pinged(label: "x"), to: to, in: db)
+                    return try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT d.subscriber FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                            WHERE e.id = ? ORDER BY d.subscriber
+                            """, arguments: [id.uuidString.lowercased()])
+                }
+            }
+            #expect(try await recipients(nil) == ["feed", "streak"])
+            #expect(try await recipients([.feed]) == ["feed"])
+            #expect(try await recipients([.streak, .alerts]) == ["streak"])
+            #expect(try await recipients([.alerts]) == [])
+        }
+    }
+
     @Test func retriesBackOffExponentiallyWithJitterUpToTheCap() throws {
         let runtimeless = OutboxDispatcherBackoff(maxBackoff: 60)
         for attempt in 1...12 {

@@ -157,8 +157,9 @@ struct SliceFlow {
         let dave = try await signUp("Dave")
         let erin = try await signUp("Erin")
 
-        // 2. Alice uploads a photo: typed from its bytes, hashed, private to her.
-        let bytes = TestImages.jpeg(seed: 7)
+        // 2. Alice uploads a photo (with her phone's EXIF and GPS): typed from its bytes,
+        // hashed, private to her.
+        let bytes = TestImages.jpeg(seed: 7, gps: true)
         let photo = try await upload(bytes, as: alice, claiming: "application/octet-stream")
         #expect(photo.contentType == "image/jpeg")
         #expect(photo.sha256 == Hex.encode(SHA256.hash(data: bytes)))
@@ -271,6 +272,34 @@ struct SliceFlow {
                 try await call(.GET, "/v1/streaks/\(bobCarol.id)", as: bob).decode(Streak.self).status == .broken
             })
         #expect(try await call(.GET, "/v1/blocks", as: bob).decode(Page<Block>.self).items.map(\.userId) == [carol.id])
+
+        // 7. Bob downloads Alice's photo without its EXIF and GPS, and its thumbnail.
+        let shared = try await call(.GET, "/v1/media/\(photo.id)/content", as: bob)
+        #expect(shared.status == 200)
+        #expect(shared.body != bytes)
+        #expect(shared.body.range(of: Data("Exif".utf8)) == nil)
+        #expect(try await call(.GET, "/v1/media/\(photo.id)/thumbnail", as: bob).status == 200)
+
+        // 8. Alice posts a clip straight after uploading it: the post waits for media's
+        // processing (poster frame, copy without location), and `media.ready` shows it to Bob.
+        let clip = try TestVideos.encoded(seconds: 15)
+        let created = try await call(
+            .POST, "/v1/uploads", as: alice, bytes: clip,
+            headers: [
+                ("tus-resumable", "1.0.0"), ("upload-length", "\(clip.count)"),
+                ("content-type", "application/offset+octet-stream"),
+            ])
+        #expect(created.status == 201)
+        let clipID = try #require(created.header("pinhole-media-id"))
+        let clipMedia = try await call(.GET, "/v1/media/\(clipID)", as: alice).decode(MediaObject.self)
+        let clipPost = try await publish(clipMedia, as: alice, caption: "Kickflip")
+        #expect(try await eventually { try await nearby(as: bob).contains { $0.id == clipPost.id } })
+        #expect(try await call(.GET, "/v1/posts/\(clipPost.id)", as: bob).decode(Post.self).mediaStatus == .ready)
+        #expect(try await call(.GET, "/v1/media/\(clipID)/poster", as: bob).status == 200)
+        let bobsClip = try await call(.GET, "/v1/media/\(clipID)/content", as: bob)
+        #expect(bobsClip.status == 200)
+        #expect(bobsClip.body.range(of: Data("+52.5200".utf8)) == nil)
+        #expect(try await call(.GET, "/v1/media/\(clipID)/content", as: alice).body == clip)
     }
 
     // MARK: - The same writes, with feed and alerts killed at random moments

@@ -22,7 +22,8 @@ struct PostsController: Sendable {
         group.group().add(middleware: idempotency).post("/v1/posts", use: create)
     }
 
-    /// Publishes one of the author's ready photos at a place. The photo becomes public through
+    /// Publishes one of the author's photos or videos at a place; one still processing is
+    /// shown to others once `media.ready` arrives. The photo becomes public through
     /// a `media.attached` event written with the post. Posting a photo that is already posted
     /// answers 200 with the existing post.
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -41,13 +42,13 @@ struct PostsController: Sendable {
         guard let summary = try await media.find(mediaID), summary.ownerId == user.userID else {
             throw ServiceError.notFound("Media")
         }
-        guard summary.status == .ready else {
-            throw ServiceError(.conflict, "The media is not ready to be posted.")
+        guard summary.status != .rejected else {
+            throw ServiceError(.conflict, "The media was rejected; upload it again.")
         }
         let record = PostRecord(
             id: entropy.uuid().uuidString.lowercased(), authorID: user.userID, mediaID: mediaID,
             caption: caption?.isEmpty == true ? nil : caption, latitude: point.latitude, longitude: point.longitude,
-            createdAt: clock.now())
+            createdAt: clock.now(), mediaState: summary.status)
         let (post, created) = try await store.create(record)
         if created { context.logger.info("post created", metadata: ["post_id": "\(post.id)"]) }
         let myVote = created ? nil : try await store.post(id: post.id, viewer: user.userID)?.myVote

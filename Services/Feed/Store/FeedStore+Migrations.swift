@@ -39,5 +39,11 @@ extension FeedStore {
             }
             try db.create(index: "block_by_blocked", on: "block", columns: ["blocked_id", "blocker_id"])
         }
+
+        migrator.registerMigration("feed.v2.media-state") { db in
+            try db.alter(table: "post") { table in
+                table.add(column: "media_state", .text).notNull().defaults(to: "ready")
+            }
+        }
     }
 }

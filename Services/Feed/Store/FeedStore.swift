@@ -37,8 +37,8 @@ struct FeedStore: Sendable {
         try PostRecord.fetchOne(
             db,
             sql: """
-                SELECT p.* FROM post p WHERE p.id = :id AND (p.hidden_at IS NULL OR p.author_id = :viewer)
-                AND \(notBlocked)
+                SELECT p.* FROM post p WHERE p.id = :id
+                AND ((p.hidden_at IS NULL AND p.media_state = 'ready') OR p.author_id = :viewer) AND \(notBlocked)
                 """, arguments: ["id": id, "viewer": viewer])
     }
 
@@ -144,7 +144,8 @@ struct FeedStore: Sendable {
             sql: """
                 SELECT p.*, v.value AS my_vote FROM post p
                 LEFT JOIN vote v ON v.post_id = p.id AND v.user_id = :viewer
-                WHERE p.id IN (SELECT value FROM json_each(:ids)) AND p.hidden_at IS NULL AND \(notBlocked)
+                WHERE p.id IN (SELECT value FROM json_each(:ids)) AND p.hidden_at IS NULL AND p.media_state = 'ready'
+                AND \(notBlocked)
                 """,
             arguments: ["viewer": viewer, "ids": String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)])
         return Dictionary(uniqueKeysWithValues: rows.map { row in (row["id"] as String, row) })
@@ -185,6 +186,22 @@ struct FeedStore: Sendable {
         guard event.targetType == .post else { return }
         try db.execute(
             sql: "UPDATE post SET hidden_at = ? WHERE id = ? AND hidden_at IS NULL", arguments: [now, event.targetId])
+    }
+
+    /// `media.ready`: a post waiting for its media is shown.
+    static func mediaReady(_ event: MediaReady, in db: Database) throws {
+        try db.execute(
+            sql:
+                "UPDATE post SET media_state = 'ready' WHERE media_id = ? AND author_id = ? AND media_state = 'processing'",
+            arguments: [event.mediaId, event.ownerId])
+    }
+
+    /// `media.rejected`: the post's media is gone; only its author still sees the post, with
+    /// the media's state, and can delete it.
+    static func mediaRejected(_ event: MediaRejected, in db: Database) throws {
+        try db.execute(
+            sql: "UPDATE post SET media_state = 'rejected' WHERE media_id = ? AND author_id = ?",
+            arguments: [event.mediaId, event.ownerId])
     }
 
     /// `user.blocked`: remembered locally for every later query.

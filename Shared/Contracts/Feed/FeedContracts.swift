@@ -55,16 +55,21 @@ public struct Post: Codable, Sendable, Equatable {
     /// Metres from the queried point (nearby lists only).
     public var distanceM: Double?
     public var createdAt: Date
+    /// The media's state: only its author sees a post whose media is still `processing` (or
+    /// was `rejected`); everyone sees it once `ready`.
+    public var mediaStatus: MediaStatus
 
     enum CodingKeys: String, CodingKey {
         case id, authorId, mediaId, caption, latitude, longitude, score, upvotes, downvotes, myVote, distanceM
-        case createdAt
+        case createdAt, mediaStatus
     }
 
     public init(
         id: String, authorId: String, mediaId: String, caption: String?, latitude: Double, longitude: Double,
-        score: Int, upvotes: Int, downvotes: Int, myVote: VoteValue?, distanceM: Double?, createdAt: Date
+        score: Int, upvotes: Int, downvotes: Int, myVote: VoteValue?, distanceM: Double?, createdAt: Date,
+        mediaStatus: MediaStatus = .ready
     ) {
+        self.mediaStatus = mediaStatus
         self.id = id
         self.authorId = authorId
         self.mediaId = mediaId

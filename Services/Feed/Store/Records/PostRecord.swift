@@ -21,11 +21,15 @@ struct PostRecord: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Date
     /// `createdAt` in milliseconds since 1970, the order of nearby lists.
     var createdMs: Int64
+    /// The photo's or video's state at media: others see the post only once it is `ready`
+    /// (`media.ready`); `rejected` (`media.rejected`) keeps it from them for good.
+    var mediaState: MediaStatus = .ready
 
     init(
         id: String, authorID: String, mediaID: String, caption: String?, latitude: Double, longitude: Double,
-        upvotes: Int = 0, downvotes: Int = 0, hiddenAt: Date? = nil, createdAt: Date
+        upvotes: Int = 0, downvotes: Int = 0, hiddenAt: Date? = nil, createdAt: Date, mediaState: MediaStatus = .ready
     ) {
+        self.mediaState = mediaState
         self.id = id
         self.authorID = authorID
         self.mediaID = mediaID
@@ -47,13 +51,14 @@ struct PostRecord: Codable, FetchableRecord, PersistableRecord {
         case hiddenAt = "hidden_at"
         case createdAt = "created_at"
         case createdMs = "created_ms"
+        case mediaState = "media_state"
     }
 
     func post(myVote: VoteValue?, distance: Double? = nil) -> Post {
         Post(
             id: id, authorId: authorID, mediaId: mediaID, caption: caption, latitude: latitude, longitude: longitude,
             score: upvotes - downvotes, upvotes: upvotes, downvotes: downvotes, myVote: myVote,
-            distanceM: distance.map { ($0 * 10).rounded() / 10 }, createdAt: createdAt)
+            distanceM: distance.map { ($0 * 10).rounded() / 10 }, createdAt: createdAt, mediaStatus: mediaState)
     }
 }
 
@@ -69,3 +74,5 @@ extension VoteValue {
         }
     }
 }
+
+extension MediaStatus: DatabaseValueConvertible {}
