@@ -129,6 +129,20 @@ import Testing
             let tampered = try await client.get("/v1/evidence/\(evidenceID)/custody", token: responder).json(
                 CustodyLog.self)
             #expect(!tampered.valid)
+
+            // Evidence declared a photo must be one; nothing is stored otherwise.
+            let photo = try await client.post(
+                "/v1/evidence/presign", EvidencePresignRequest(incidentId: "inc-1", contentType: "image/jpeg"),
+                token: customer
+            ).json(EvidencePresigned.self)
+            let lie = try await client.execute(
+                uri: photo.uploadUrl, method: .put, headers: [.contentType: "image/jpeg"],
+                body: ByteBuffer(bytes: TestImages.png()))
+            #expect(lie.status == .unsupportedMediaType)
+            let real = try await client.execute(
+                uri: photo.uploadUrl, method: .put, headers: [.contentType: "image/jpeg"],
+                body: ByteBuffer(bytes: TestImages.jpeg(seed: 30)))
+            #expect(real.status == .noContent)
         }
     }
 }
