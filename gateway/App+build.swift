@@ -50,10 +50,12 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
     }
     HealthRollup(client: runtime.client).addRoutes(to: router)
     try OpenAPIController().addRoutes(to: router)
+    let uploads = InternalClient(tls: runtime.tls, settings: runtime.settings, http1Only: true)
     ProxyController(
-        client: runtime.client, verifier: verifier, limiter: RateLimiter(), settings: settings, clock: runtime.clock
+        client: runtime.client, uploadClient: uploads, verifier: verifier, limiter: RateLimiter(), settings: settings,
+        clock: runtime.clock
     ).addRoutes(to: router)
-    return ServiceParts(router: router)
+    return ServiceParts(router: router, services: [uploads.lifecycleService])
 }
 
 /// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;

@@ -17,6 +17,9 @@ import ServiceKit
 /// gives a fast 503 `UPSTREAM_UNAVAILABLE`.
 struct ProxyController: Sendable {
     let client: InternalClient
+    /// For upload routes: HTTP/1.1 to the service, so a large body is not held back by HTTP/2
+    /// flow-control windows on the internal hop (`docs/PERFORMANCE.md`).
+    let uploadClient: InternalClient
     let verifier: TokenVerifier
     let limiter: RateLimiter
     let settings: GatewaySettings
@@ -91,6 +94,7 @@ struct ProxyController: Sendable {
                 upstream.body = .stream(pipe.sequence, length: declaredLength.map { .known(Int64($0)) } ?? .unknown)
                 let body = LimitedBody(base: request.body, limit: limit, tripped: tripWire)
                 let outgoing = upstream
+                let client = route.body == .upload ? uploadClient : client
                 response = try await withThrowingTaskGroup(of: HTTPClientResponse?.self) { group in
                     group.addTask {
                         await BodyPump.run(body, into: pipe, drainLimit: drainLimit)

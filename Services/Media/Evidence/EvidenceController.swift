@@ -86,7 +86,9 @@ struct EvidenceController: Sendable {
             }
             guard writer.byteCount > 0 else { throw ServiceError.validation("The upload is empty.") }
             // Photos and videos must be what they claim; other kinds (audio, text) are kept as sent.
-            if let claimed = ContentSniffer.claimedType(record.contentType), ContentSniffer.uploadTypes.contains(claimed) {
+            if let claimed = ContentSniffer.claimedType(record.contentType),
+                ContentSniffer.uploadTypes.contains(claimed)
+            {
                 _ = try MediaController.check(writer.prefix, claimed: claimed, accepted: ContentSniffer.uploadTypes)
             }
             sha256 = try await writer.finish()

@@ -55,7 +55,8 @@ struct BlobStore: Sendable {
                 prefix += buffer.readableBytesView.prefix(ContentSniffer.prefixLength - prefix.count)
             }
             byteCount += buffer.readableBytes
-            let (handle, bytes) = (self.handle, Data(buffer.readableBytesView))
+            let bytes = buffer.withUnsafeReadableBytes { Data($0) }
+            let handle = self.handle
             try await NIOThreadPool.singleton.runIfActive { try handle.write(contentsOf: bytes) }
         }
 

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ServiceKit
+import Synchronization
 
 /// The growing files of resumable uploads: `<blobDir>/uploads/<upload id>`, named by the
 /// server, owner-only. Bytes are written at the durable offset (anything past it, left by a
@@ -10,6 +11,9 @@ import ServiceKit
 /// never beyond the declared length. File calls run on NIO's blocking pool.
 struct UploadFiles: Sendable {
     let directory: URL
+    /// The running SHA-256 of each upload's durable bytes, so completion need not read the
+    /// file again. Lost on restart (or after a broken PATCH): completion then reads the file.
+    private let digests = RunningDigests()
 
     init(blobDirectory: URL) throws {
         self.directory = blobDirectory.appendingPathComponent("uploads", isDirectory: true)
@@ -25,6 +29,7 @@ struct UploadFiles: Sendable {
     }
 
     func remove(_ id: String) {
+        digests.state.withLock { _ = $0.removeValue(forKey: id) }
         try? FileManager.default.removeItem(at: url(id))
     }
 
@@ -57,7 +62,7 @@ struct UploadFiles: Sendable {
     /// Bytes between two checkpoints of a long PATCH.
     static let checkpointBytes = 8 << 20
     /// Bytes gathered before one write.
-    static let writeBatch = 1 << 20
+    static let writeBatch = 64 << 10
 
     /// Appends `body` at `offset`, never past `length`. If the body breaks off (the client went
     /// away), what arrived is kept and flushed, unless a checksum was to be verified. Without
@@ -93,6 +98,11 @@ struct UploadFiles: Sendable {
         }
         var sha1 = Insecure.SHA1()
         var sha256 = SHA256()
+        // The whole file's hash continues from the last PATCH when it covered exactly `offset`.
+        var whole: SHA256? = digests.state.withLock { digests in
+            guard let known = digests.removeValue(forKey: id) else { return offset == 0 ? SHA256() : nil }
+            return known.offset == offset ? known.hasher : (offset == 0 ? SHA256() : nil)
+        }
         func rollBack() async throws {
             try await NIOThreadPool.singleton.runIfActive {
                 try handle.truncate(atOffset: UInt64(offset))
@@ -105,16 +115,17 @@ struct UploadFiles: Sendable {
                     try await rollBack()
                     return .tooLong
                 }
-                if let checksum {
-                    buffer.withUnsafeReadableBytes { bytes in
+                buffer.withUnsafeReadableBytes { bytes in
+                    if let checksum {
                         switch checksum.algorithm {
                         case .sha1: sha1.update(bufferPointer: bytes)
                         case .sha256: sha256.update(bufferPointer: bytes)
                         }
                     }
+                    whole?.update(bufferPointer: bytes)
+                    // Network chunks are small: gather about 1 MiB per trip to the blocking pool.
+                    pending.append(contentsOf: bytes)
                 }
-                // Network chunks are small: gather about 1 MiB per trip to the blocking pool.
-                pending.append(contentsOf: buffer.readableBytesView)
                 received += buffer.readableBytes
                 if pending.count >= Self.writeBatch {
                     try await flush()
@@ -150,6 +161,7 @@ struct UploadFiles: Sendable {
             try handle.synchronize()
             try handle.close()
         }
+        if let whole { digests.state.withLock { $0[id] = (offset + written, whole) } }
         return .appended(offset + written)
     }
 
@@ -163,8 +175,12 @@ struct UploadFiles: Sendable {
         }
     }
 
-    /// The SHA-256 of the whole file, read in 1 MiB pieces.
-    func sha256(_ id: String) async throws -> String {
+    /// The SHA-256 of the whole file of `length` bytes: the running hash when it covers all of
+    /// it, otherwise read from the file in 1 MiB pieces.
+    func sha256(_ id: String, length: Int) async throws -> String {
+        if let known = digests.state.withLock({ $0.removeValue(forKey: id) }), known.offset == length {
+            return Hex.encode(known.hasher.finalize())
+        }
         let file = url(id)
         return try await NIOThreadPool.singleton.runIfActive {
             let handle = try FileHandle(forReadingFrom: file)
@@ -186,4 +202,9 @@ struct UploadFiles: Sendable {
 /// The body of a PATCH broke off; `offset` is what is durably on disk now.
 struct UploadInterrupted: Error {
     let offset: Int
+}
+
+/// Running hashes of uploads, shared by every copy of ``UploadFiles``.
+private final class RunningDigests: Sendable {
+    let state = Mutex<[String: (offset: Int, hasher: SHA256)]>([:])
 }

@@ -227,7 +227,7 @@ struct UploadsController: Sendable {
     private func complete(_ record: UploadRecord) async throws -> UploadRecord {
         guard let processing = try await store.move(record.id, to: .processing) else { return record }
         let type = try await checkType(of: processing)
-        let sha256 = try await files.sha256(record.id)
+        let sha256 = try await files.sha256(record.id, length: record.length)
         if let expected = record.expectedSHA256, expected != sha256 {
             try await reject(processing, reason: "the file's SHA-256 is not the one declared")
             throw ServiceError(

@@ -66,9 +66,13 @@ public struct InternalClient: Sendable {
     let caller: ServiceName
 
     /// Creates the client. Shut it down through ``InternalClient/lifecycleService``.
+    ///
+    /// `http1Only` makes a client that never negotiates HTTP/2: the gateway streams large
+    /// upload bodies over it, where HTTP/2's per-stream flow-control windows would make the
+    /// transfer wait on window updates.
     public init(
         tls: TLSMaterial, settings: ServiceSettings,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, http1Only: Bool = false
     ) {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls.clientConfiguration(),
@@ -76,7 +80,7 @@ public struct InternalClient: Sendable {
             timeout: .init(connect: settings.client.connectTimeout, read: settings.client.requestTimeout),
             decompression: .disabled
         )
-        configuration.httpVersion = .automatic
+        configuration.httpVersion = http1Only ? .http1Only : .automatic
         // A service that is down must give a fast 503, not a request parked while the pool
         // retries the connection in the background.
         configuration.connectionPool.retryConnectionEstablishment = false
