@@ -49,9 +49,8 @@ struct ImageProcessor: Sendable {
             throw MediaRejection(reason: "the image cannot be read (\(Self.firstLine(failure)))")
         }
         let (width, height) = (image.width, image.height)
-        guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).partialValue <= maxPixels,
-            width <= maxPixels, height <= maxPixels
-        else {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard width > 0, height > 0, !overflow, pixels <= maxPixels else {
             throw MediaRejection(reason: "the image is \(width)×\(height) pixels; at most \(maxPixels) are accepted")
         }
         let displayType = Self.displayType(for: contentType)
