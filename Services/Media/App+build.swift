@@ -34,6 +34,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     var inbox = EventInbox(clock: runtime.clock)
     inbox.on(MediaAttached.self) { envelope, db in try store.attach(envelope, in: db) }
     let files = try UploadFiles(blobDirectory: settings.blobDirectory)
+    for id in try await store.rejectInterruptedCompletions() { files.remove(id) }
     inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, uploads: files, in: db) }
 
     let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])

@@ -20,6 +20,9 @@ import Testing
             "auth.apple.bundleIds": "com.example.other, \(bundleID)", "auth.apple.baseUrl": fake.url,
             "auth.apple.teamId": fake.teamID, "auth.apple.keyId": fake.keyID,
             "auth.apple.privateKeyFile": fake.teamKeyFile.path,
+            // The tests finish deletions themselves (`confirmAndFinish`); the application's own
+            // worker must not finish one at the same moment (it would revoke Apple's token twice).
+            "auth.deletionCheckSeconds": "3600",
         ]
     }
 
@@ -206,7 +209,8 @@ import Testing
         let clock = ManualClock(Date())
         let directory = try TestDataDirectory.make()
         defer { directory.remove() }
-        try await withAuth(clock: clock, directory: directory) { client in
+        try await withAuth(clock: clock, config: ["auth.deletionCheckSeconds": "3600"], directory: directory) {
+            client in
             let tokens = try await client.signUp("leaving@example.com")
             let other = try await client.post(
                 "/v1/auth/login", LoginRequest(email: "leaving@example.com", password: "correct horse battery")

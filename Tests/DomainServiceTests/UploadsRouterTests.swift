@@ -208,6 +208,28 @@ import Testing
         }
     }
 
+    @Test func anUploadACrashCaughtWhileFinishingIsRejectedAtTheNextStart() async throws {
+        let harness = try ServiceHarness(.media)
+        _ = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        // As a crash leaves it: the last byte arrived, no media row was written.
+        let now = Date()
+        try await harness.database().write { db in
+            try UploadRecord(
+                id: "0000000a-0000-4000-8000-000000000001", ownerID: Self.alice, purpose: .post, filename: nil,
+                filetype: nil, expectedSHA256: nil, length: 10, offset: 10, state: .processing, rejectedReason: nil,
+                mediaID: nil, createdAt: now, expiresAt: now.addingTimeInterval(3600)
+            ).insert(db)
+        }
+        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let token = try await harness.token(for: Self.alice)
+            let status = try await client.get("/v1/uploads/0000000a-0000-4000-8000-000000000001", token: token)
+                .json(UploadStatus.self)
+            #expect(status.state == .rejected)
+            #expect(status.rejectedReason?.contains("upload the file again") == true)
+        }
+    }
+
     @Test func uploadsAreTheOwnersAndEndByTerminationOrExpiry() async throws {
         try await withMedia { harness, client in
             let alice = try await harness.token(for: Self.alice)

@@ -91,6 +91,22 @@ extension MediaStore {
         }
     }
 
+    /// At start: uploads a crash caught between their last byte and their media row (in
+    /// `processing` with no media) can never finish; they become `rejected` so the client
+    /// learns to upload again instead of waiting. Returns their ids (their files go).
+    func rejectInterruptedCompletions() async throws -> [String] {
+        try await database.write { db in
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM upload WHERE state = 'processing' AND media_id IS NULL")
+            for id in ids {
+                _ = try Self.move(id, to: .rejected, in: db) {
+                    $0.rejectedReason = "the server stopped while finishing this upload; upload the file again"
+                }
+            }
+            return ids
+        }
+    }
+
     /// Ids of uploads that may still have a file.
     func liveUploadIDs() async throws -> Set<String> {
         try await database.read { db in
