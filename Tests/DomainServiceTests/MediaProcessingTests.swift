@@ -96,6 +96,23 @@ import Testing
         }
     }
 
+    @Test func aWebPStaysWebPAndGetsAThumbnail() async throws {
+        try await withMedia { harness, processor, client in
+            let alice = try await harness.token(for: Self.alice)
+            let answer = try await tusUpload(client, try TestMedia.webp(), purpose: "post", token: alice)
+            #expect(answer.status == .created)
+            let id = try #require(answer.headers[HTTPField.Name("pinhole-media-id")!])
+            let media = try await client.get("/v1/media/\(id)", token: alice).json(MediaObject.self)
+            #expect(media.contentType == "image/webp")
+            #expect(media.status == .ready)
+            #expect(media.width == 64 && media.height == 48)
+            let record = try #require(try await processor.store.media(id: id))
+            #expect(record.displayType == "image/webp")
+            let thumbnail = try await client.get("/v1/media/\(id)/thumbnail", token: alice)
+            #expect(try TestMedia.size(ofJPEG: Data(thumbnail.body.readableBytesView)) == (300, 300))
+        }
+    }
+
     @Test func aPixelLimitIsEnforcedFromTheHeader() async throws {
         try await withMedia(["media.maxPixels": "3000"]) { harness, _, client in
             let token = try await harness.token(for: Self.alice)
@@ -166,6 +183,26 @@ import Testing
             // A reference made later hears at once.
             try await TestMedia.attach(id, owner: Self.alice, source: .feed, store: processor.store)
             #expect(try outbox(harness) == ["media.ready → feed", "media.ready → feed"])
+        }
+    }
+
+    @Test func aQuickTimeClipStaysQuickTimeWithoutItsLocation() async throws {
+        _ = try #require(TestMedia.ffmpeg, "scripts/setup installs ffmpeg")
+        try await withMedia { harness, processor, client in
+            let alice = try await harness.token(for: Self.alice)
+            let clip = try TestVideos.encoded(seconds: 3, container: "mov")
+            #expect(clip.range(of: Data("+52.5200".utf8)) != nil)
+            let answer = try await tusUpload(client, clip, purpose: "post", token: alice)
+            let id = try #require(answer.headers[HTTPField.Name("pinhole-media-id")!])
+            let ready = try #require(try await processor.process(id: id))
+            #expect(ready.status == .ready)
+            #expect(ready.contentType == "video/quicktime" && ready.displayType == "video/quicktime")
+            try await TestMedia.attach(id, owner: Self.alice, store: processor.store)
+            let bob = try await harness.token(for: Self.bob)
+            let shared = Data(try await client.get("/v1/media/\(id)/content", token: bob).body.readableBytesView)
+            #expect(shared.count > 1000)
+            #expect(shared.range(of: Data("+52.5200".utf8)) == nil)
+            #expect(shared.range(of: Data("ftypqt  ".utf8)) != nil)
         }
     }
 

@@ -24,6 +24,19 @@ enum TestMedia {
         return try Data(contentsOf: heic)
     }
 
+    /// A real 64×48 WebP photo, encoded by libvips from the test JPEG.
+    static func webp() throws -> Data {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let jpeg = directory.appendingPathComponent("in.jpg")
+        try TestImages.jpeg(seed: 40).write(to: jpeg)
+        let image = try Vips.load(jpeg, contentType: "image/jpeg")
+        let webp = directory.appendingPathComponent("out.webp")
+        try Vips.save("webpsave", ["in": .image(image), "filename": .string(webp.path)])
+        return try Data(contentsOf: webp)
+    }
+
     /// ffmpeg, when this machine has it (scripts/setup installs it).
     static let ffmpeg = FFmpeg.locate("ffmpeg")
 

@@ -5,9 +5,10 @@ import Foundation
 /// entry) and optionally an audio track, then an `mdat` of varied bytes. Nothing decodes;
 /// the container says what it is.
 public enum TestVideos {
-    /// A real `seconds`-long 160×120 H.264 MP4 (ffmpeg's test pattern), encoded by the `ffmpeg`
-    /// on `PATH`, whose container says where it was shot (as a phone's would).
-    public static func encoded(seconds: Double = 15) throws -> Data {
+    /// A real `seconds`-long 160×120 H.264 video (ffmpeg's test pattern) in an MP4 or, with
+    /// `container: "mov"`, a QuickTime file, encoded by the `ffmpeg` on `PATH`, whose container
+    /// says where it was shot (as a phone's would).
+    public static func encoded(seconds: Double = 15, container: String = "mp4") throws -> Data {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".mp4")
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()
@@ -15,8 +16,8 @@ public enum TestVideos {
         process.arguments = [
             "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
             "testsrc=duration=\(seconds):size=160x120:rate=10", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt",
-            "yuv420p", "-metadata", "location=+52.5200+013.4050/", "-movflags", "use_metadata_tags", "-f", "mp4",
-            output.path,
+            "yuv420p", "-metadata", "location=+52.5200+013.4050/", "-movflags", "use_metadata_tags", "-f",
+            container, output.path,
         ]
         try process.run()
         process.waitUntilExit()
