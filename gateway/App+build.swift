@@ -59,7 +59,8 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
 }
 
 /// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;
-/// plaintext HTTP/1.1 plus prior-knowledge HTTP/2 otherwise.
+/// plaintext HTTP/1.1 plus prior-knowledge HTTP/2 otherwise. HTTP/2 either way with windows
+/// sized for uploads (``PublicHTTP2``).
 func publicListener(_ settings: GatewaySettings) throws -> HTTPServerBuilder {
     let configuration = HTTP2ChannelConfiguration(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(5))
     guard let certificate = settings.publicCertificate, let key = settings.publicKey else {
@@ -69,7 +70,7 @@ func publicListener(_ settings: GatewaySettings) throws -> HTTPServerBuilder {
         certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
         privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
     tls.minimumTLSVersion = .tlsv12
-    return try .http2Upgrade(tlsConfiguration: tls, configuration: configuration)
+    return try PublicTLSChannel.builder(tls: tls, configuration: configuration)
 }
 
 /// `GET /openapi.yaml`: the public API description, served as kept in the repository.

@@ -12,19 +12,18 @@ import NIOTLS
 /// HTTP/2 pipeline, anything else HTTP/1.1. The decision reuses NIO's typed protocol
 /// negotiation (the same machinery ALPN uses under TLS), fed by a small sniffer.
 struct PlaintextHTTPChannel: ServerChildChannel {
-    typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Channel.Value>
+    typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Channel.Value, PublicHTTP2.Connection>
 
     struct Value: ServerChildChannelValue {
         let negotiated: EventLoopFuture<Negotiated>
         let channel: any Channel
     }
 
-    let http1: HTTP1Channel
-    let http2: HTTP2Channel
+    let http2: PublicHTTP2
+    var http1: HTTP1Channel { http2.http1 }
 
     init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP2ChannelConfiguration) {
-        self.http1 = HTTP1Channel(responder: responder, configuration: configuration.streamConfiguration)
-        self.http2 = HTTP2Channel(responder: responder, configuration: configuration)
+        self.http2 = PublicHTTP2(responder: responder, configuration: configuration)
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -47,7 +46,7 @@ struct PlaintextHTTPChannel: ServerChildChannel {
         do {
             switch try await value.negotiated.get() {
             case .http1_1(let connection): await http1.handle(value: connection, logger: logger)
-            case .http2(let connection): await http2.handle(value: connection, logger: logger)
+            case .http2(let connection): await http2.handle(connection, logger: logger)
             }
         } catch {
             logger.debug("plaintext protocol detection failed: \(error)")
