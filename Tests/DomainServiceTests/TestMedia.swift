@@ -12,29 +12,22 @@ import Testing
 /// real H.264 videos through ffmpeg.
 enum TestMedia {
     /// A real 64×48 HEIC photo, encoded by libvips (libheif) from the test JPEG.
-    static func heic() throws -> Data {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let jpeg = directory.appendingPathComponent("in.jpg")
-        try TestImages.jpeg().write(to: jpeg)
-        let image = try Vips.load(jpeg, contentType: "image/jpeg")
-        let heic = directory.appendingPathComponent("out.heic")
-        try Vips.save("heifsave", ["in": .image(image), "filename": .string(heic.path)])
-        return try Data(contentsOf: heic)
-    }
+    static func heic() throws -> Data { try encoded(TestImages.jpeg(), with: "heifsave") }
 
     /// A real 64×48 WebP photo, encoded by libvips from the test JPEG.
-    static func webp() throws -> Data {
+    static func webp() throws -> Data { try encoded(TestImages.jpeg(seed: 40), with: "webpsave") }
+
+    /// `jpeg` re-encoded by the libvips saver `saver`.
+    static func encoded(_ jpeg: Data, with saver: String) throws -> Data {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let jpeg = directory.appendingPathComponent("in.jpg")
-        try TestImages.jpeg(seed: 40).write(to: jpeg)
-        let image = try Vips.load(jpeg, contentType: "image/jpeg")
-        let webp = directory.appendingPathComponent("out.webp")
-        try Vips.save("webpsave", ["in": .image(image), "filename": .string(webp.path)])
-        return try Data(contentsOf: webp)
+        let input = directory.appendingPathComponent("in.jpg")
+        try jpeg.write(to: input)
+        let image = try Vips.load(input, contentType: "image/jpeg")
+        let output = directory.appendingPathComponent("out")
+        try Vips.save(saver, ["in": .image(image), "filename": .string(output.path)])
+        return try Data(contentsOf: output)
     }
 
     /// ffmpeg, when this machine has it (scripts/setup installs it).

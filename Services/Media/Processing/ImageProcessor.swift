@@ -21,7 +21,7 @@ struct ImageProcessor: Sendable {
 
     static let thumbnailSide: Int32 = 300
 
-    struct Output: Equatable {
+    struct Output {
         var display: URL
         var displayType: String
         var thumbnail: URL

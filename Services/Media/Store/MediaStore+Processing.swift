@@ -68,23 +68,17 @@ extension MediaStore {
 }
 
 /// The processed copies of a media object, stored as blobs.
-struct ProcessedCopies: Sendable, Equatable {
+struct ProcessedCopies: Sendable {
     var display: (sha256: String, type: String, size: Int)?
     var thumbnail: (sha256: String, size: Int)?
     var poster: (sha256: String, size: Int)?
     var width: Int?
     var height: Int?
 
-    var hashes: [String] { [display?.sha256, thumbnail?.sha256, poster?.sha256].compactMap { $0 } }
-
     func apply(to media: inout MediaRecord) {
         (media.displaySHA256, media.displayType, media.displaySize) = (display?.sha256, display?.type, display?.size)
         (media.thumbnailSHA256, media.thumbnailSize) = (thumbnail?.sha256, thumbnail?.size)
         (media.posterSHA256, media.posterSize) = (poster?.sha256, poster?.size)
         if media.width == nil { (media.width, media.height) = (width, height) }
-    }
-
-    static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.hashes == rhs.hashes && lhs.width == rhs.width && lhs.height == rhs.height
     }
 }

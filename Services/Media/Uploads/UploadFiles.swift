@@ -182,15 +182,7 @@ struct UploadFiles: Sendable {
             return Hex.encode(known.hasher.finalize())
         }
         let file = url(id)
-        return try await NIOThreadPool.singleton.runIfActive {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            var hasher = SHA256()
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hasher.update(data: chunk)
-            }
-            return Hex.encode(hasher.finalize())
-        }
+        return try await NIOThreadPool.singleton.runIfActive { try FileDigest.sha256(of: file).hex }
     }
 
     /// Ids of the upload files on disk.
