@@ -30,10 +30,12 @@ import Testing
                 known.append(timeA)
                 unknown.append(timeB)
             }
-            // Both paths run one Argon2id verification: medians stay within a factor of two
-            // (skipping the hash for unknown addresses would make them differ about fifty-fold).
-            let ratio = known.sorted()[4] / unknown.sorted()[4]
-            #expect(ratio > 0.5 && ratio < 2.0, "known/unknown median time ratio \(ratio)")
+            // Both paths run one Argon2id verification: their fastest times stay within a factor
+            // of two (skipping the hash for unknown addresses would make them differ about
+            // fifty-fold). The fastest, not the median: other tests running at the same time only
+            // ever add time, and a median of nine can catch several slowed attempts on one side.
+            let ratio = known.min()! / unknown.min()!
+            #expect(ratio > 0.5 && ratio < 2.0, "known/unknown fastest time ratio \(ratio)")
         }
     }
 
