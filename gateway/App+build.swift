@@ -23,21 +23,13 @@ func buildApplication(
 
 /// The gateway's router: its own routes (health roll-up, API description, metrics) and the
 /// forwarding of everything in ``RouteTable``.
-func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> ServiceParts {
+func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> ServiceParts<GatewayRequestContext> {
     // The gateway checks tokens only; sessions are checked by the service that acts.
     let verifier = runtime.makeTokenVerifier(checkSessions: false)
-    let metricsToken = settings.metricsToken
+    // Early answers (401, 413, 429) wait for up to 4 MiB of an unread body, so a client
+    // still sending gets the answer instead of a reset; larger bodies are cut off.
     let router = runtime.makeRouter(
-        readiness: [:],
-        metricsAccess: { request, channel in
-            if let metricsToken {
-                return AuthenticationMiddleware<ServiceRequestContext>.bearerToken(in: request.headers) == metricsToken
-            }
-            return channel.remoteAddress?.isLoopback ?? false
-        },
-        // Early answers (401, 413, 429) wait for up to 4 MiB of an unread body, so a client
-        // still sending gets the answer instead of a reset; larger bodies are cut off.
-        requestLogLevel: .info, drainLimit: max(settings.jsonBodyLimit, 4 << 20))
+        context: GatewayRequestContext.self, requestLogLevel: .info, drainLimit: settings.drainLimit)
     if let origin = settings.corsOrigin {
         router.add(
             middleware: CORSMiddleware(
@@ -48,13 +40,23 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
                     HeaderName.requestID, HeaderName.rateLimit, HeaderName.rateLimitPolicy, HeaderName.retryAfter,
                 ]))
     }
-    HealthRollup(client: runtime.client).addRoutes(to: router)
-    try OpenAPIController().addRoutes(to: router)
+    let metricsToken = settings.metricsToken
+    let routes = runtime.makeRoutes(
+        on: router, verifier: verifier, database: nil, readiness: [:],
+        metricsAccess: { request, channel in
+            if let metricsToken {
+                return AuthenticationMiddleware<GatewayRequestContext>.bearerToken(in: request.headers) == metricsToken
+            }
+            return channel.remoteAddress?.isLoopback ?? false
+        })
+    HealthRollupController(client: runtime.client).addRoutes(to: routes)
+    try OpenAPIController().addRoutes(to: routes)
     let uploads = InternalClient(tls: runtime.tls, settings: runtime.settings, http1Only: true)
     ProxyController(
-        client: runtime.client, uploadClient: uploads, verifier: verifier, limiter: RateLimiter(), settings: settings,
+        verifier: verifier, limiter: RateLimiter(),
+        forwarder: Forwarder(client: runtime.client, uploadClient: uploads, settings: settings), settings: settings,
         clock: runtime.clock
-    ).addRoutes(to: router)
+    ).addRoutes(to: routes)
     return ServiceParts(router: router, services: [uploads.lifecycleService])
 }
 
@@ -71,21 +73,6 @@ func publicListener(_ settings: GatewaySettings) throws -> HTTPServerBuilder {
         privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
     tls.minimumTLSVersion = .tlsv12
     return try PublicTLSChannel.builder(tls: tls, configuration: configuration)
-}
-
-/// `GET /openapi.yaml`: the public API description, served as kept in the repository.
-struct OpenAPIController {
-    func addRoutes(to router: Router<ServiceRequestContext>) throws {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
-            throw ConfigurationError("the gateway's openapi.yaml resource is missing from the build")
-        }
-        let document = ByteBuffer(bytes: try Data(contentsOf: url))
-        router.get("/openapi.yaml") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                body: .init(byteBuffer: document))
-        }
-    }
 }
 
 extension SocketAddress {

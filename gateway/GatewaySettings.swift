@@ -30,6 +30,10 @@ struct GatewaySettings: Sendable {
     let metricsToken: String?
     let corsOrigin: String?
 
+    /// How much of a body an early answer (401, 413, 429, an upstream that answered first)
+    /// waits for, so a client still sending gets the answer instead of a reset.
+    var drainLimit: Int { max(jsonBodyLimit, 4 << 20) }
+
     init(reader: ConfigReader) throws {
         let certificate = reader.string(forKey: "public.tls.certificate")
         let key = reader.string(forKey: "public.tls.key")

@@ -14,7 +14,7 @@ func buildApplication(
 }
 
 /// The alerts router and its long-running jobs.
-func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
+func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts<ServiceRequestContext> {
     let database = try runtime.openDatabase(registerMigrations: AlertsStore.registerMigrations)
     let store = AlertsStore(database: database)
 
@@ -24,9 +24,8 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
     inbox.onUserDeleted(erase: AlertsStore.erase)
 
-    let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    EventsController(inbox: inbox, database: database).addRoutes(to: router)
-    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
-    NotificationsController(store: store, clock: runtime.clock).addRoutes(to: authenticated)
+    let (router, routes) = runtime.makeRoutes(database: database)
+    EventsController(inbox: inbox, database: database).addRoutes(to: routes)
+    NotificationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     return ServiceParts(router: router)
 }

@@ -15,7 +15,7 @@ func buildApplication(
 }
 
 /// The auth router and its long-running jobs.
-func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
+func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts<ServiceRequestContext> {
     let (clock, entropy) = (runtime.clock, runtime.entropy)
     let settings = try AuthSettings(reader: reader, shared: runtime.settings)
     let database = try runtime.openDatabase(registerMigrations: AuthStore.registerMigrations)
@@ -24,8 +24,9 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         retention: settings.accessTokenTTL + settings.keysReloadInterval + 60)
     let outbox = runtime.makeOutbox()
     let store = AuthStore(database: database, outbox: outbox)
+    let sessions = store.sessions
     let verifier = runtime.makeTokenVerifier(
-        source: keyRing, sessions: Lookup { try await store.sessionState(id: $0, now: clock.now()) },
+        source: keyRing, sessions: Lookup { try await sessions.sessionState(id: $0, now: clock.now()) },
         sessionsFreshFor: 0)
     let hasher = try PasswordHasher(parameters: settings.argon2, entropy: entropy)
     let pepper = try PinHasher.loadPepper(from: settings.pinPepperFile, entropy: entropy)
@@ -34,33 +35,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         keyRing: keyRing, issuer: runtime.settings.tokenIssuer, audience: runtime.settings.tokenAudience,
         accessTokenTTL: settings.accessTokenTTL, refreshTokenTTL: settings.refreshTokenTTL, clock: clock,
         entropy: entropy)
-
     let apple = settings.apple.isEnabled ? try AppleSignIn(settings: settings.apple, clock: clock) : nil
-
-    let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    let auth = AuthController(
-        store: store, hasher: hasher, issuer: issuer, clock: clock, entropy: entropy,
-        refreshGrace: settings.refreshGrace, guestTokens: settings.guestTokens)
-    auth.addPublicRoutes(to: router, idempotency: IdempotencyMiddleware(database: database, clock: clock))
-    PinSessionsController(
-        store: store, pins: pins, issuer: issuer, throttle: settings.pinThrottle, clock: clock, entropy: entropy
-    ).addRoutes(to: router)
-    if let apple {
-        AppleController(store: store, apple: apple, issuer: issuer, clock: clock, entropy: entropy).addRoutes(
-            to: router)
-    }
-    if let secret = settings.revenueCatSecret {
-        WebhooksController(store: store, secret: secret, tokenPacks: settings.tokenPacks, clock: clock)
-            .addRoutes(to: router)
-    }
-    KeysController(keyRing: keyRing).addRoutes(to: router)
-    UsersController(store: store).addRoutes(to: router)
-    InternalSessionsController(store: store, clock: clock).addRoutes(to: router)
-    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
-    auth.addAuthenticatedRoutes(to: authenticated)
-    MeController(store: store, clock: clock).addRoutes(to: authenticated)
-    AdminController(store: store, clock: clock, entropy: entropy).addRoutes(to: authenticated)
-    TenantsController(store: store, pins: pins, clock: clock, entropy: entropy).addRoutes(to: authenticated)
     let phoneProvider: any PhoneVerificationProvider =
         if let twilio = settings.phone.twilio {
             TwilioVerifyProvider(
@@ -69,16 +44,37 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         } else {
             LocalCodeProvider(pepper: pepper, entropy: entropy)
         }
-    PhoneController(store: store, provider: phoneProvider, settings: settings.phone, clock: clock)
-        .addRoutes(to: authenticated)
-    let deletion = AccountDeletionController(
-        store: store, hasher: hasher, apple: apple, clock: clock, entropy: entropy)
-    deletion.addRoutes(to: authenticated)
-    // The deletion ended every session; its progress is readable with the token used for it.
-    deletion.addProgressRoute(
-        to: router.group().add(
-            middleware: AuthenticationMiddleware(
-                verifier: runtime.makeTokenVerifier(source: keyRing, checkSessions: false))))
+
+    let (router, routes) = runtime.makeRoutes(database: database, verifier: verifier)
+    AuthController(
+        users: store.users, sessions: sessions, hasher: hasher, issuer: issuer, clock: clock, entropy: entropy,
+        refreshGrace: settings.refreshGrace, guestTokens: settings.guestTokens
+    ).addRoutes(to: routes)
+    PinSessionsController(
+        tenants: store.tenants, pinSignIns: store.pinSignIns, sessions: sessions, pins: pins, issuer: issuer,
+        throttle: settings.pinThrottle, clock: clock, entropy: entropy
+    ).addRoutes(to: routes)
+    if let apple {
+        AppleController(users: store.users, apple: apple, issuer: issuer, clock: clock, entropy: entropy)
+            .addRoutes(to: routes)
+    }
+    if let secret = settings.revenueCatSecret {
+        WebhooksController(store: store.entitlements, secret: secret, tokenPacks: settings.tokenPacks, clock: clock)
+            .addRoutes(to: routes)
+    }
+    KeysController(keyRing: keyRing).addRoutes(to: routes)
+    UsersController(store: store.users).addRoutes(to: routes)
+    InternalSessionsController(sessions: sessions, users: store.users, clock: clock).addRoutes(to: routes)
+    MeController(users: store.users, sessions: sessions, clock: clock).addRoutes(to: routes)
+    AdminController(tenants: store.tenants, users: store.users, clock: clock, entropy: entropy).addRoutes(to: routes)
+    TenantsController(store: store.tenants, pins: pins, clock: clock, entropy: entropy).addRoutes(to: routes)
+    PhoneController(store: store.phones, provider: phoneProvider, settings: settings.phone, clock: clock)
+        .addRoutes(to: routes)
+    AccountDeletionController(
+        users: store.users, deletions: store.deletions,
+        progressVerifier: runtime.makeTokenVerifier(source: keyRing, checkSessions: false), hasher: hasher,
+        apple: apple, clock: clock, entropy: entropy
+    ).addRoutes(to: routes)
     return ServiceParts(
         router: router,
         services: [
@@ -86,7 +82,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
             KeyRingWatcher(
                 ring: keyRing, interval: .seconds(Int64(settings.keysReloadInterval)), logger: runtime.logger),
             DeletionWorker(
-                store: store, apple: apple, clock: clock, interval: .seconds(Int64(settings.deletionCheckInterval)),
-                logger: runtime.logger),
+                deletions: store.deletions, users: store.users, apple: apple, clock: clock,
+                interval: .seconds(Int64(settings.deletionCheckInterval)), logger: runtime.logger),
         ])
 }

@@ -129,6 +129,33 @@ struct AuthSettings: Sendable {
     }
 }
 
+/// Sign in with Apple settings (all under `auth.apple.`); Apple sign-in is off until
+/// `bundleIds` names at least one app.
+struct AppleSettings: Sendable {
+    /// The apps (Apple `client_id`s) whose identity tokens are accepted as `aud`.
+    var bundleIDs: Set<String>
+    /// Apple's base URL (`https://appleid.apple.com`); also the expected `iss`.
+    var baseURL: String
+    /// Team, key id and `.p8` key file for the client secret; without them codes are not
+    /// exchanged and deletion cannot revoke Apple tokens.
+    var teamID: String?
+    var keyID: String?
+    var privateKeyFile: URL?
+    /// How recent an identity token must be to confirm an account deletion.
+    var recentSignIn: TimeInterval = 600
+
+    var isEnabled: Bool { !bundleIDs.isEmpty }
+}
+
+/// Phone verification settings (`auth.phone.*`, `auth.twilio.*`).
+struct PhoneSettings: Sendable {
+    var codeTTL: TimeInterval = 600
+    var maxAttempts = 5
+    var startsPerHour = 5
+    /// Set to use Twilio Verify instead of the SMS outbox.
+    var twilio: (baseURL: String, accountSID: String, authToken: String, serviceSID: String)?
+}
+
 extension String {
     fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
         var text = Substring(self)

@@ -25,7 +25,7 @@ struct FeedDependencies: Sendable {
 /// The feed router and its long-running jobs.
 func buildRouter(
     runtime: ServiceRuntime, reader: ConfigReader, dependencies: FeedDependencies? = nil
-) async throws -> ServiceParts {
+) async throws -> ServiceParts<ServiceRequestContext> {
     let settings = try FeedSettings(reader: reader)
     let dependencies = dependencies ?? .live(runtime)
     let clock = runtime.clock
@@ -35,21 +35,18 @@ func buildRouter(
 
     var inbox = EventInbox(clock: clock)
     inbox.on(ContentHidden.self) { envelope, db in try FeedStore.hide(envelope.payload, at: clock.now(), in: db) }
-    inbox.on(UserBlocked.self) { envelope, db in try FeedStore.block(envelope.payload, in: db) }
-    inbox.on(UserUnblocked.self) { envelope, db in try FeedStore.unblock(envelope.payload, in: db) }
+    inbox.mirrorBlocks()
     inbox.onUserDeleted(erase: FeedStore.erase)
     inbox.on(MediaReady.self) { envelope, db in try FeedStore.mediaReady(envelope.payload, in: db) }
     inbox.on(MediaRejected.self) { envelope, db in try FeedStore.mediaRejected(envelope.payload, in: db) }
 
-    let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    EventsController(inbox: inbox, database: database).addRoutes(to: router)
-    InternalPostsController(store: store).addRoutes(to: router)
-    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
+    let (router, routes) = runtime.makeRoutes(database: database)
+    EventsController(inbox: inbox, database: database).addRoutes(to: routes)
+    InternalPostsController(store: store).addRoutes(to: routes)
     PostsController(
         store: store, media: dependencies.media, clock: clock, entropy: runtime.entropy,
         requireVerifiedPhone: settings.requireVerifiedPhone
-    )
-    .addRoutes(to: authenticated, idempotency: IdempotencyMiddleware(database: database, clock: clock))
-    NearbyController(store: store, maxRadius: settings.maxRadius).addRoutes(to: authenticated)
+    ).addRoutes(to: routes)
+    NearbyController(store: store, maxRadius: settings.maxRadius).addRoutes(to: routes)
     return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
 }

@@ -17,61 +17,54 @@ func buildApplication(
 }
 
 /// The media router and its long-running jobs.
-func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts {
+func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts<ServiceRequestContext> {
+    let (clock, entropy) = (runtime.clock, runtime.entropy)
     let settings = try MediaSettings(reader: reader, shared: runtime.settings)
     let database = try runtime.openDatabase(registerMigrations: MediaStore.registerMigrations)
     let outbox = runtime.makeOutbox()
     let store = MediaStore(database: database, outbox: outbox)
-    let blobs = try makeBlobStore(settings, clock: runtime.clock)
+    let blobs = try makeBlobStore(settings, clock: clock)
     blobs.removeAbandonedWrites()
     let ffmpeg = FFmpeg.locate(settings.ffmpeg)
     runtime.logger.info(
         "media processing", metadata: ["ffmpeg": "\(ffmpeg?.executable.path ?? "none: no posters")"])
     let processor = MediaProcessor(
         store: store, blobs: blobs, images: ImageProcessor(maxPixels: settings.maxPixels), ffmpeg: ffmpeg,
-        clock: runtime.clock, queue: ProcessingQueue())
-
-    var inbox = EventInbox(clock: runtime.clock)
-    inbox.on(MediaAttached.self) { envelope, db in try store.attach(envelope, in: db) }
+        clock: clock, doorbell: Doorbell())
+    let intake = MediaIntake(processor: processor, clipDuration: settings.clipDuration, clock: clock)
     let files = try UploadFiles(blobDirectory: settings.blobDirectory)
     for id in try await store.rejectInterruptedCompletions() { files.remove(id) }
+    let presigner = Presigner(
+        key: SymmetricKey(data: try FileSystem.secret(in: settings.presignKeyFile, entropy: entropy)))
+
+    var inbox = EventInbox(clock: clock)
+    inbox.on(MediaAttached.self) { envelope, db in try store.attach(envelope, in: db) }
     inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, uploads: files, in: db) }
 
-    let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    EventsController(inbox: inbox, database: database).addRoutes(to: router)
-    InternalMediaController(store: store).addRoutes(to: router)
-    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
-    let mediaController = MediaController(
-        store: store, blobs: blobs, processor: processor, maxPhotoBytes: settings.maxPhotoBytes, clock: runtime.clock,
-        entropy: runtime.entropy)
-    let presigner = Presigner(
-        key: SymmetricKey(data: try FileSystem.secret(in: settings.presignKeyFile, entropy: runtime.entropy)))
+    let (router, routes) = runtime.makeRoutes(database: database)
+    EventsController(inbox: inbox, database: database).addRoutes(to: routes)
+    InternalMediaController(store: store).addRoutes(to: routes)
+    MediaController(store: store, intake: intake, maxPhotoBytes: settings.maxPhotoBytes, entropy: entropy)
+        .addRoutes(to: routes)
     PresignController(
-        media: mediaController, presigner: presigner, settings: settings, clock: runtime.clock,
-        entropy: runtime.entropy
-    ).addRoutes(authenticated: authenticated, public: router)
+        store: store, intake: intake, presigner: presigner, settings: settings, clock: clock, entropy: entropy
+    ).addRoutes(to: routes)
     EvidenceController(
-        store: store, blobs: blobs, presigner: presigner, settings: settings, clock: runtime.clock,
-        entropy: runtime.entropy
-    ).addRoutes(authenticated: authenticated, public: router)
-    mediaController.addRoutes(
-        to: authenticated,
-        idempotency: IdempotencyMiddleware(
-            database: database, clock: runtime.clock, maxBodyBytes: settings.maxPhotoBytes + 1))
+        store: store, intake: intake, presigner: presigner, settings: settings, clock: clock, entropy: entropy
+    ).addRoutes(to: routes)
     UploadsController(
-        store: store, files: files, processor: processor, settings: settings, locks: UploadLocks(),
-        clock: runtime.clock,
-        entropy: runtime.entropy
-    ).addRoutes(to: authenticated)
+        store: store, files: files,
+        appender: UploadAppender(store: store, files: files, intake: intake, locks: UploadLocks(), entropy: entropy),
+        settings: settings, clock: clock, entropy: entropy
+    ).addRoutes(to: routes)
     return ServiceParts(
         router: router,
         services: [
-            UploadSweeper(
-                store: store, files: files, clock: runtime.clock, interval: .seconds(60), logger: runtime.logger),
+            UploadSweeper(store: store, files: files, clock: clock, interval: .seconds(60), logger: runtime.logger),
             MediaProcessingWorker(processor: processor, interval: .seconds(30), logger: runtime.logger),
             BlobCollector(
-                store: store, blobs: blobs, clock: runtime.clock, grace: settings.gcGrace,
-                interval: settings.gcInterval, logger: runtime.logger),
+                store: store, blobs: blobs, clock: clock, grace: settings.gcGrace, interval: settings.gcInterval,
+                logger: runtime.logger),
             runtime.makeOutboxDispatcher(database: database, outbox: outbox),
         ])
 }

@@ -29,7 +29,7 @@ struct ModerationDependencies: Sendable {
 /// The moderation router and its long-running jobs.
 func buildRouter(
     runtime: ServiceRuntime, reader: ConfigReader, dependencies: ModerationDependencies? = nil
-) async throws -> ServiceParts {
+) async throws -> ServiceParts<ServiceRequestContext> {
     let settings = try ModerationSettings(reader: reader)
     let dependencies = dependencies ?? .live(runtime)
     let (clock, entropy) = (runtime.clock, runtime.entropy)
@@ -40,11 +40,9 @@ func buildRouter(
     var inbox = EventInbox(clock: clock)
     inbox.onUserDeleted(erase: ModerationStore.erase)
 
-    let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    EventsController(inbox: inbox, database: database).addRoutes(to: router)
-    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
-    ReportsController(store: store, posts: dependencies.posts, clock: clock, entropy: entropy)
-        .addRoutes(to: authenticated, idempotency: IdempotencyMiddleware(database: database, clock: clock))
-    BlocksController(store: store, users: dependencies.users, clock: clock).addRoutes(to: authenticated)
+    let (router, routes) = runtime.makeRoutes(database: database)
+    EventsController(inbox: inbox, database: database).addRoutes(to: routes)
+    ReportsController(store: store, posts: dependencies.posts, clock: clock, entropy: entropy).addRoutes(to: routes)
+    BlocksController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)
     return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
 }

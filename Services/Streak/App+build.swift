@@ -28,7 +28,7 @@ struct StreakDependencies: Sendable {
 /// The streak router and its long-running jobs.
 func buildRouter(
     runtime: ServiceRuntime, reader: ConfigReader, dependencies: StreakDependencies? = nil
-) async throws -> ServiceParts {
+) async throws -> ServiceParts<ServiceRequestContext> {
     let dependencies = dependencies ?? .live(runtime)
     let (clock, entropy) = (runtime.clock, runtime.entropy)
     let database = try runtime.openDatabase(registerMigrations: StreakStore.registerMigrations)
@@ -36,20 +36,17 @@ func buildRouter(
     let store = StreakStore(database: database, outbox: outbox)
 
     var inbox = EventInbox(clock: clock)
-    inbox.on(UserBlocked.self) { envelope, db in try StreakStore.block(envelope.payload, at: clock.now(), in: db) }
-    inbox.on(UserUnblocked.self) { envelope, db in try StreakStore.unblock(envelope.payload, in: db) }
+    inbox.mirrorBlocks(onBlocked: { event, db in try StreakStore.blocked(event, at: clock.now(), in: db) })
     inbox.onUserDeleted(erase: StreakStore.erase)
     inbox.on(RecoveryTokensPurchased.self) { envelope, db in
         try StreakStore.credit(envelope.payload, at: clock.now(), in: db)
     }
 
-    let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
-    EventsController(inbox: inbox, database: database).addRoutes(to: router)
-    let authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: runtime.makeTokenVerifier()))
-    let idempotency = IdempotencyMiddleware<ServiceRequestContext>(database: database, clock: clock)
-    FriendsController(store: store, users: dependencies.users, clock: clock, entropy: entropy)
-        .addRoutes(to: authenticated, idempotency: idempotency)
-    StreaksController(store: store, media: dependencies.media, clock: clock, entropy: entropy)
-        .addRoutes(to: authenticated, idempotency: idempotency)
+    let (router, routes) = runtime.makeRoutes(database: database)
+    EventsController(inbox: inbox, database: database).addRoutes(to: routes)
+    FriendsController(store: store, users: dependencies.users, clock: clock, entropy: entropy).addRoutes(to: routes)
+    StreaksController(store: store, clock: clock).addRoutes(to: routes)
+    SnapsController(store: store, media: dependencies.media, clock: clock, entropy: entropy).addRoutes(to: routes)
+    RecoveryTokensController(store: store).addRoutes(to: routes)
     return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
 }

@@ -51,6 +51,9 @@ public struct EventEnvelope<Payload: Codable & Sendable>: Codable, Sendable {
         case id, type, source, occurredAt, payload
     }
 
+    /// The envelope without its payload.
+    public var header: EventHeader { EventHeader(id: id, type: type, source: source, occurredAt: occurredAt) }
+
     /// Creates an envelope.
     public init(id: UUID, type: EventType, source: ServiceName, occurredAt: Date, payload: Payload) {
         self.id = id

@@ -53,7 +53,8 @@ import Testing
         try await pool.write { db in try db.execute(sql: "DELETE FROM kit_outbox_delivery") }
         let store = AuthStore(database: pool, outbox: Outbox(source: .auth, clock: clock, entropy: SystemEntropy()))
         await DeletionWorker(
-            store: store, apple: apple, clock: clock, interval: .seconds(1), logger: Logger(label: "t")
+            deletions: store.deletions, users: store.users, apple: apple, clock: clock, interval: .seconds(1),
+            logger: Logger(label: "t")
         )
         .finishConfirmed()
         try pool.close()

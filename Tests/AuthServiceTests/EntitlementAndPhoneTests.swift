@@ -30,7 +30,7 @@ import Testing
         defer { try? pool.close() }
         let store = AuthStore(
             database: pool, outbox: Outbox(source: .auth, clock: SystemClock(), entropy: SystemEntropy()))
-        return try await store.sessionState(id: session, now: now)?.premium
+        return try await store.sessions.sessionState(id: session, now: now)?.premium
     }
 
     @Test func subscriptionEventsMoveThePremiumStateOnceEachAndInOrder() async throws {

@@ -256,7 +256,8 @@ import Testing
             then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM post WHERE hidden_at IS NOT NULL") == 1 }),
         "user.blocked → feed": Effect(then: { db in
             try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM block WHERE blocker_id = ? AND blocked_id = ?", arguments: [bob, alice])
+                db, sql: "SELECT COUNT(*) FROM kit_block WHERE blocker_id = ? AND blocked_id = ?",
+                arguments: [bob, alice])
                 == 1
         }),
         "user.blocked → streak": Effect(
@@ -268,8 +269,12 @@ import Testing
                         """, arguments: [alice, bob])
             },
             then: { db in try String.fetchOne(db, sql: "SELECT status FROM streak") == "broken" }),
-        "user.unblocked → feed": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
-        "user.unblocked → streak": Effect(then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block") == 0 }),
+        "user.unblocked → feed": Effect(then: { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_block") == 0
+        }),
+        "user.unblocked → streak": Effect(then: { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_block") == 0
+        }),
         // Earlier events of the recording left Alice's media, post and streak in place.
         "user.deleted → media": Effect(
             then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media") == 0 }),

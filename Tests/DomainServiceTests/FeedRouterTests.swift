@@ -225,7 +225,7 @@ import Testing
             try await harness.database().write { db in
                 try FeedStore.hide(
                     ContentHidden(targetType: .post, targetId: alicePost.id, reportCount: 3), at: Date(), in: db)
-                try FeedStore.block(UserBlocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
+                try BlockMirror.apply(UserBlocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
             }
             #expect(try await nearby(bobToken).isEmpty)
             #expect(try await nearby(carolToken) == [carolPost.id])
@@ -239,7 +239,7 @@ import Testing
             #expect(try await client.get("/v1/posts/\(Self.bob)", token: bobToken).status == .notFound)
 
             try await harness.database().write { db in
-                try FeedStore.unblock(UserUnblocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
+                try BlockMirror.apply(UserUnblocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
             }
             #expect(try await nearby(bobToken) == [carolPost.id])
         }

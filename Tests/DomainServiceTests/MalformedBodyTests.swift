@@ -17,7 +17,9 @@ import Testing
         "", "{", "null", "[]", "42", #"{"mediaId":7}"#, #"{"userId":["a"]}"#, #"{"targetType":"post","targetId":1}"#,
     ]
 
-    func check(_ parts: ServiceParts, _ harness: ServiceHarness, routes: [(HTTPRequest.Method, String)]) async throws {
+    func check(
+        _ parts: ServiceParts<ServiceRequestContext>, _ harness: ServiceHarness, routes: [(HTTPRequest.Method, String)]
+    ) async throws {
         try await harness.test(parts) { client in
             let token = try await harness.token(for: "00000000-0000-4000-8000-00000000000a")
             for (method, path) in routes {

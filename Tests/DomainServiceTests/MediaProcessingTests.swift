@@ -178,7 +178,7 @@ import Testing
             // Running it again changes nothing and tells no one twice.
             let again = try #require(try await processor.process(id: id))
             #expect(again.processedAt == first.processedAt)
-            #expect(again.posterSHA256 == first.posterSHA256 && again.displaySHA256 == first.displaySHA256)
+            #expect(again.posterSha256 == first.posterSha256 && again.displaySha256 == first.displaySha256)
             #expect(try outbox(harness) == ["media.ready → feed"])
             // A reference made later hears at once.
             try await TestMedia.attach(id, owner: Self.alice, source: .feed, store: processor.store)

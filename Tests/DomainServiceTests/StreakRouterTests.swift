@@ -183,8 +183,13 @@ import Testing
                 token: try await harness.token(for: Self.carol)
             ).json(FriendRequest.self)
             try await harness.database().write { db in
-                try StreakStore.block(UserBlocked(blockerId: Self.bob, blockedId: Self.alice), at: Date(), in: db)
-                try StreakStore.block(UserBlocked(blockerId: Self.alice, blockedId: Self.carol), at: Date(), in: db)
+                for event in [
+                    UserBlocked(blockerId: Self.bob, blockedId: Self.alice),
+                    UserBlocked(blockerId: Self.alice, blockedId: Self.carol),
+                ] {
+                    try BlockMirror.apply(event, in: db)
+                    try StreakStore.blocked(event, at: Date(), in: db)
+                }
             }
             let alice = try await harness.token(for: Self.alice)
             #expect(try await client.get("/v1/streaks/\(streak.id)", token: alice).json(Streak.self).status == .broken)

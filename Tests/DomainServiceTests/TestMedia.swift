@@ -40,7 +40,7 @@ enum TestMedia {
     }
 
     /// The processor (and through it the store) of a built media router.
-    static func processor(_ parts: ServiceParts) throws -> MediaProcessor {
+    static func processor(_ parts: ServiceParts<ServiceRequestContext>) throws -> MediaProcessor {
         try #require(parts.services.compactMap { $0 as? MediaProcessingWorker }.first).processor
     }
 

@@ -215,9 +215,9 @@ import Testing
         let now = Date()
         try await harness.database().write { db in
             try UploadRecord(
-                id: "0000000a-0000-4000-8000-000000000001", ownerID: Self.alice, purpose: .post, filename: nil,
-                filetype: nil, expectedSHA256: nil, length: 10, offset: 10, state: .processing, rejectedReason: nil,
-                mediaID: nil, createdAt: now, expiresAt: now.addingTimeInterval(3600)
+                id: "0000000a-0000-4000-8000-000000000001", ownerId: Self.alice, purpose: .post, filename: nil,
+                filetype: nil, expectedSha256: nil, length: 10, offset: 10, state: .processing, rejectedReason: nil,
+                mediaId: nil, createdAt: now, expiresAt: now.addingTimeInterval(3600)
             ).insert(db)
         }
         let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)

@@ -101,7 +101,8 @@ final class UpstreamRecorder: Sendable {
     }
 
     func router(runtime: ServiceRuntime) -> Router<ServiceRequestContext> {
-        let router = runtime.makeRouter(readiness: [:])
+        let router = runtime.makeRouter(context: ServiceRequestContext.self)
+        _ = runtime.makeRoutes(on: router, verifier: runtime.makeTokenVerifier(), database: nil, readiness: [:])
         // Echoes the headers it received.
         router.on("/v1/reports/echo", method: .get) { request, _ in try self.echo(request) }
         router.on("/v1/reports/echo", method: .post) { request, _ in try self.echo(request) }

@@ -22,31 +22,36 @@ import Yams
         func runtime(_ name: ServiceName) throws -> ServiceRuntime {
             try ServiceRuntime(name: name, reader: directory.reader())
         }
+        /// `(method, path)` of every route of a router, paths normalized.
+        func routes(_ parts: ServiceParts<some ServiceRequestContextProtocol>) -> [(method: String, path: String)] {
+            parts.router.routes.map { ($0.method.rawValue, Self.normalized($0.path.description)) }
+        }
         let reader = directory.reader()
-        let routers: [ServiceName: ServiceParts] = [
+        let routers: [ServiceName: [(method: String, path: String)]] = [
             // Apple sign-in and the RevenueCat webhook are served only when configured.
-            .auth: try await AuthService.buildRouter(
-                runtime: runtime(.auth),
-                reader: directory.reader([
-                    "auth.apple.bundleIds": "com.example.app", "auth.revenuecat.webhookSecret": "secret",
-                ])),
-            .media: try await MediaService.buildRouter(runtime: runtime(.media), reader: reader),
-            .feed: try await FeedService.buildRouter(runtime: runtime(.feed), reader: reader),
-            .streak: try await StreakService.buildRouter(runtime: runtime(.streak), reader: reader),
-            .alerts: try await AlertsService.buildRouter(runtime: runtime(.alerts), reader: reader),
-            .moderation: try await ModerationService.buildRouter(runtime: runtime(.moderation), reader: reader),
-            .gateway: try Gateway.buildRouter(runtime: runtime(.gateway), settings: GatewaySettings(reader: reader)),
+            .auth: routes(
+                try await AuthService.buildRouter(
+                    runtime: runtime(.auth),
+                    reader: directory.reader([
+                        "auth.apple.bundleIds": "com.example.app", "auth.revenuecat.webhookSecret": "secret",
+                    ]))),
+            .media: routes(try await MediaService.buildRouter(runtime: runtime(.media), reader: reader)),
+            .feed: routes(try await FeedService.buildRouter(runtime: runtime(.feed), reader: reader)),
+            .streak: routes(try await StreakService.buildRouter(runtime: runtime(.streak), reader: reader)),
+            .alerts: routes(try await AlertsService.buildRouter(runtime: runtime(.alerts), reader: reader)),
+            .moderation: routes(try await ModerationService.buildRouter(runtime: runtime(.moderation), reader: reader)),
+            .gateway: routes(
+                try Gateway.buildRouter(runtime: runtime(.gateway), settings: GatewaySettings(reader: reader))),
         ]
         var served: [ServiceName: Set<String>] = [:]
-        for (name, parts) in routers {
+        for (name, list) in routers {
             served[name] = Set(
-                parts.router.routes.compactMap { route -> String? in
-                    let path = Self.normalized(route.path.description)
+                list.compactMap { route -> String? in
                     let isPublic =
                         name == .gateway
-                        ? !path.hasPrefix("/**")
-                        : path.hasPrefix("/v1/") || path.hasPrefix("/.well-known/")
-                    return isPublic ? "\(route.method.rawValue) \(path)" : nil
+                        ? !route.path.hasPrefix("/**")
+                        : route.path.hasPrefix("/v1/") || route.path.hasPrefix("/.well-known/")
+                    return isPublic ? "\(route.method) \(route.path)" : nil
                 })
         }
         return served

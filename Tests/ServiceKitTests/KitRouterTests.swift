@@ -32,7 +32,7 @@ import Testing
                 }
             }
             let created = Counter()
-            let router = runtime.makeRouter(readiness: ["database": ServiceRuntime.databaseCheck(database)])
+            let (router, _) = runtime.makeRoutes(database: database)
             router.get("/boom") { _, _ -> Response in throw CancellationError() }
             router.get("/refused") { _, _ -> Response in
                 throw ServiceError(.forbidden, "Not yours.", headers: [.retryAfter: "5"])

@@ -37,8 +37,8 @@ struct Pinged: DomainEvent, Equatable {
             inbox.on(Pinged.self) { envelope, db in
                 try db.execute(sql: "INSERT INTO ping (label) VALUES (?)", arguments: [envelope.payload.label])
             }
-            let router = runtime.makeRouter(readiness: [:])
-            EventsController(inbox: inbox, database: database).addRoutes(to: router)
+            let (router, routes) = runtime.makeRoutes(database: database)
+            EventsController(inbox: inbox, database: database).addRoutes(to: routes)
             let running = try await RunningApplication.start(try runtime.makeApplication(ServiceParts(router: router)))
             return Subscriber(runtime: runtime, database: database, running: running)
         }

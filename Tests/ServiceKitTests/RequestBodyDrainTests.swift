@@ -15,7 +15,8 @@ import Testing
         try await withTestDataDirectory { directory in
             let port = try FreePort.next()
             let runtime = try ServiceRuntime(name: .alerts, reader: directory.reader(["http.port": "\(port)"]))
-            let router = runtime.makeRouter(readiness: [:])
+            let router = runtime.makeRouter(context: ServiceRequestContext.self)
+            _ = runtime.makeRoutes(on: router, verifier: runtime.makeTokenVerifier(), database: nil, readiness: [:])
             router.post("/refuse") { _, _ -> Response in throw ServiceError.authenticationRequired }
             let app = try await RunningApplication.start(try runtime.makeApplication(ServiceParts(router: router)))
             let client = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)

@@ -52,8 +52,8 @@ public struct ServiceHarness: Sendable {
     }
 
     /// Drives the router of `parts` in process, then removes the data directory.
-    public func test(
-        _ parts: ServiceParts, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    public func test<Context: ServiceRequestContextProtocol>(
+        _ parts: ServiceParts<Context>, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         defer { directory.remove() }
         let app = Application(router: parts.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))

@@ -4,14 +4,16 @@ import ServiceKit
 
 /// `GET /health`: every service's readiness, asked now, concurrently, with a short timeout.
 /// 200 when all are ready, 503 with the list otherwise.
-struct HealthRollup: Sendable {
+struct HealthRollupController: Sendable {
     let client: InternalClient
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/health") { _, _ in
-            let report = await rollup()
-            return try Response.json(report, status: report.status == .ok ? .ok : .serviceUnavailable)
-        }
+    func addRoutes(to routes: ServiceRoutes<GatewayRequestContext>) {
+        routes.open.get("/health", use: health)
+    }
+
+    @Sendable func health(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let report = await rollup()
+        return try Response.json(report, status: report.status == .ok ? .ok : .serviceUnavailable)
     }
 
     func rollup() async -> StackHealthReport {

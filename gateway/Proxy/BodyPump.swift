@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Hummingbird
 import NIOCore
+import ServiceKit
 
 /// Carries a request body to the HTTP client from the handler's own task.
 ///
@@ -74,10 +76,62 @@ actor BodyPipe {
     }
 }
 
-/// The reading side: pumps `body` into `pipe`, then discards what the upstream no longer
-/// wants, at most `drainLimit` bytes. Never throws: a broken client ends the body with its error.
+/// The reading side of a forwarded body, and the call it feeds.
 enum BodyPump {
-    static func run(_ body: some AsyncSequence<ByteBuffer, any Error>, into pipe: BodyPipe, drainLimit: Int) async {
+    /// Sends `request` through `client` with `body` as its body, pumped from this task (see
+    /// ``BodyPipe``), and returns once both the call and the pump have ended. An upstream that
+    /// answered early takes no more bytes: the rest is read and discarded, at most
+    /// `drainLimit` bytes. When there is no answer and the body itself failed with a
+    /// ``ServiceError`` (too large), that is what the client hears, not the upstream failure
+    /// it caused.
+    static func send(
+        _ request: HTTPClientRequest, body: some AsyncSequence<ByteBuffer, any Error> & Sendable, length: Int?,
+        through client: InternalClient, timeout: TimeAmount, drainLimit: Int
+    ) async throws -> HTTPClientResponse {
+        let pipe = BodyPipe()
+        var request = request
+        request.body = .stream(pipe.sequence, length: length.map { .known(Int64($0)) } ?? .unknown)
+        let outgoing = request
+        return try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask { .pumped(await run(body, into: pipe, drainLimit: drainLimit)) }
+            group.addTask {
+                do {
+                    let answer = try await client.execute(outgoing, timeout: timeout)
+                    await pipe.finish(CancellationError())
+                    return .answered(answer)
+                } catch {
+                    await pipe.finish(error)
+                    throw error
+                }
+            }
+            var answer: HTTPClientResponse?
+            var bodyFailure: ServiceError?
+            var failure: (any Error)?
+            while let result = await group.nextResult() {
+                switch result {
+                case .success(.answered(let value)): answer = value
+                case .success(.pumped(let error)): bodyFailure = error as? ServiceError
+                case .failure(let error): failure = error
+                }
+            }
+            if let answer { return answer }
+            throw bodyFailure ?? failure ?? CancellationError()
+        }
+    }
+
+    enum Outcome: Sendable {
+        case answered(HTTPClientResponse)
+        /// The pump ended, with the error the body ended with, if any.
+        case pumped((any Error)?)
+    }
+
+    /// Pumps `body` into `pipe`, then discards what the upstream no longer wants, at most
+    /// `drainLimit` bytes. Never throws: a broken body ends the pipe with its error, which is
+    /// also returned.
+    @discardableResult
+    static func run(
+        _ body: some AsyncSequence<ByteBuffer, any Error>, into pipe: BodyPipe, drainLimit: Int
+    ) async -> (any Error)? {
         var accepting = true
         var discarded = 0
         do {
@@ -90,8 +144,10 @@ enum BodyPump {
                 }
             }
             await pipe.finish(nil)
+            return nil
         } catch {
             await pipe.finish(error)
+            return error
         }
     }
 }

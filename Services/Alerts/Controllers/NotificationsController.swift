@@ -8,11 +8,11 @@ struct NotificationsController: Sendable {
     let store: AlertsStore
     let clock: any WallClock
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
-        group.get("/v1/notifications", use: list)
-        group.get("/v1/notifications/unread-count", use: unreadCount)
-        group.post("/v1/notifications/read-all", use: readAll)
-        group.post("/v1/notifications/:id/read", use: read)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.get("/v1/notifications", use: list)
+        routes.authenticated.get("/v1/notifications/unread-count", use: unreadCount)
+        routes.authenticated.post("/v1/notifications/read-all", use: readAll)
+        routes.authenticated.post("/v1/notifications/:id/read", use: read)
     }
 
     /// Newest first, paged.

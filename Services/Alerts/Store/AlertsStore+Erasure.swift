@@ -1,4 +1,5 @@
 import GRDB
+import ServiceKit
 
 extension AlertsStore {
     /// Applies `user.deleted`: the user's notifications, notifications to others that name
@@ -7,6 +8,6 @@ extension AlertsStore {
         try db.execute(
             sql: "DELETE FROM notification WHERE user_id = ?1 OR instr(data, ?2) > 0",
             arguments: [userID, "\"\(userID)\""])
-        try db.execute(sql: "DELETE FROM duress_alert WHERE user_id = ?1", arguments: [userID])
+        try DuressAlertRecord.filter(DuressAlertRecord.Columns.userId == userID).deleteAll(db)
     }
 }

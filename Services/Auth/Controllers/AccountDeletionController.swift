@@ -11,29 +11,30 @@ import ServiceKit
 /// until it expires, so the app can show progress. Apple's tokens are revoked by
 /// ``DeletionWorker`` before the user row goes.
 struct AccountDeletionController: Sendable {
-    let store: AuthStore
+    let users: UserStore
+    let deletions: DeletionStore
+    /// Checks signatures but not sessions: the deletion ended them, and its progress stays
+    /// readable with the token used for it.
+    let progressVerifier: TokenVerifier
     let hasher: PasswordHasher
     let apple: AppleSignIn?
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
-        group.delete("/v1/me", use: delete)
-    }
-
-    /// Behind a verifier that checks signatures but not sessions (the deletion ended them).
-    func addProgressRoute(to group: RouterGroup<ServiceRequestContext>) {
-        group.get("/v1/me/deletion", use: progress)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.delete("/v1/me", use: delete)
+        routes.open.group().add(middleware: AuthenticationMiddleware(verifier: progressVerifier))
+            .get("/v1/me/deletion", use: progress)
     }
 
     @Sendable func delete(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let body = try await request.decodeJSON(as: AccountDeletionRequest.self, context: context)
-        guard let record = try await store.user(id: user.userID) else { throw ServiceError.notFound("User") }
+        guard let record = try await users.user(id: user.userID) else { throw ServiceError.notFound("User") }
         try await confirmPresence(of: record, with: body)
         let now = clock.now()
         guard
-            let deletion = try await store.startDeletion(
+            let deletion = try await deletions.start(
                 userID: record.id, deletionID: entropy.uuid().uuidString.lowercased(), now: now)
         else { throw ServiceError.notFound("User") }
         context.logger.info("account deletion started", metadata: ["deletion_id": "\(deletion.id)"])
@@ -43,7 +44,7 @@ struct AccountDeletionController: Sendable {
 
     @Sendable func progress(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
-        guard let (deletion, pending) = try await store.deletion(userID: user.userID) else {
+        guard let (deletion, pending) = try await deletions.deletion(userID: user.userID) else {
             throw ServiceError.notFound("Account deletion")
         }
         return try Response.json(deletion.progress(pending: pending))
@@ -57,7 +58,7 @@ struct AccountDeletionController: Sendable {
             guard await hasher.verify(password, against: hash) else { throw Self.reauthRequired }
             return
         }
-        if let token = body.appleIdentityToken, let apple, let account = try await store.appleAccount(userID: user.id) {
+        if let token = body.appleIdentityToken, let apple, let account = try await users.appleAccount(userID: user.id) {
             guard try await apple.isRecent(token, nonce: body.nonce, sub: account.sub) else {
                 throw Self.reauthRequired
             }

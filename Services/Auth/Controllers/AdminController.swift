@@ -5,17 +5,18 @@ import ServiceKit
 
 /// Deployment administration, for admins: tenants and their keys, and roles.
 struct AdminController: Sendable {
-    let store: AuthStore
+    let tenants: TenantStore
+    let users: UserStore
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
-        group.post("/v1/admin/tenants", use: createTenant)
-        group.get("/v1/admin/tenants", use: tenants)
-        group.patch("/v1/admin/tenants/:id", use: updateTenant)
-        group.post("/v1/admin/tenants/:id/api-key", use: replaceKey)
-        group.post("/v1/admin/roles", use: grant)
-        group.post("/v1/admin/roles/revoke", use: revoke)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.post("/v1/admin/tenants", use: createTenant)
+        routes.authenticated.get("/v1/admin/tenants", use: listTenants)
+        routes.authenticated.patch("/v1/admin/tenants/:id", use: updateTenant)
+        routes.authenticated.post("/v1/admin/tenants/:id/api-key", use: replaceKey)
+        routes.authenticated.post("/v1/admin/roles", use: grant)
+        routes.authenticated.post("/v1/admin/roles/revoke", use: revoke)
     }
 
     /// `POST /v1/admin/tenants` → 201 with the tenant and its API key, shown only now.
@@ -31,15 +32,15 @@ struct AdminController: Sendable {
         let tenant = TenantRecord(
             id: entropy.uuid().uuidString.lowercased(), name: name, apiKeyHash: hash, status: .active, createdAt: now,
             updatedAt: now)
-        try await store.createTenant(tenant)
+        try await tenants.createTenant(tenant)
         return try Response.json(TenantKeyIssued(tenant: tenant.tenant, apiKey: key), status: .created)
     }
 
     /// `GET /v1/admin/tenants` → newest first, paged.
-    @Sendable func tenants(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable func listTenants(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         _ = try context.require(.admin)
         let page = try PageRequest<TimePosition>(request: request)
-        let records = try await store.tenants(after: page.position, limit: page.limit + 1)
+        let records = try await tenants.tenants(after: page.position, limit: page.limit + 1)
         return try Response.json(
             Page(records, limit: page.limit, item: \.tenant) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
     }
@@ -50,7 +51,7 @@ struct AdminController: Sendable {
         _ = try context.require(.admin)
         let id = try ObjectID.path(context.parameters.require("id"), "Tenant")
         let body = try await request.decodeJSON(as: TenantUpdate.self, context: context)
-        guard let tenant = try await store.updateTenant(id: id, now: clock.now(), { $0.status = body.status }) else {
+        guard let tenant = try await tenants.updateTenant(id: id, now: clock.now(), { $0.status = body.status }) else {
             throw ServiceError.notFound("Tenant")
         }
         return try Response.json(tenant.tenant)
@@ -61,7 +62,7 @@ struct AdminController: Sendable {
         _ = try context.require(.admin)
         let id = try ObjectID.path(context.parameters.require("id"), "Tenant")
         let (key, hash) = TenantKeys.make(entropy: entropy)
-        guard let tenant = try await store.updateTenant(id: id, now: clock.now(), { $0.apiKeyHash = hash }) else {
+        guard let tenant = try await tenants.updateTenant(id: id, now: clock.now(), { $0.apiKeyHash = hash }) else {
             throw ServiceError.notFound("Tenant")
         }
         return try Response.json(TenantKeyIssued(tenant: tenant.tenant, apiKey: key))
@@ -83,33 +84,6 @@ struct AdminController: Sendable {
         if !granted, userID == admin.userID, body.role == .admin {
             throw ServiceError(.conflict, "Admins cannot remove their own admin role.")
         }
-        return try Response.json(try await RoleChanges.apply(body, userID: userID, granted: granted, store: store))
-    }
-}
-
-/// Granting and revoking roles, shared by admins' route and the CLI's internal route.
-enum RoleChanges {
-    static func apply(_ change: RoleChange, userID: String, granted: Bool, store: AuthStore) async throws -> UserRoles {
-        let grant = try grant(of: change)
-        guard let roles = try await store.changeRole(userID: userID, grant: grant, granted: granted) else {
-            throw ServiceError.notFound(grant.tenantId == nil ? "User" : "User or tenant")
-        }
-        return UserRoles(userId: userID, roles: roles)
-    }
-
-    /// The grant a change names: tenant roles need a tenant, other roles must not have one;
-    /// `user` is implied and cannot be changed.
-    static func grant(of change: RoleChange) throws -> RoleGrant {
-        guard change.role != .user else { throw ServiceError.validation("`user` is every account's role.") }
-        if change.role.isTenantScoped {
-            guard let raw = change.tenantId else {
-                throw ServiceError.validation("`tenantId` is required for \(change.role.rawValue).")
-            }
-            return RoleGrant(role: change.role, tenantId: try ObjectID.field(raw, "tenantId"))
-        }
-        guard change.tenantId == nil else {
-            throw ServiceError.validation("`tenantId` applies only to tenant roles.")
-        }
-        return RoleGrant(role: change.role)
+        return try Response.json(try await RoleChanges.apply(body, userID: userID, granted: granted, store: users))
     }
 }

@@ -7,14 +7,14 @@ import ServiceKit
 /// keys (with the nonce), the authorization code is exchanged so the account can be revoked at
 /// deletion, and the user is found by Apple's `sub` or created on the first sign-in.
 struct AppleController: Sendable {
-    let store: AuthStore
+    let users: UserStore
     let apple: AppleSignIn
     let issuer: TokenIssuer
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/v1/auth/apple", use: signIn)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.open.post("/v1/auth/apple", use: signIn)
     }
 
     @Sendable func signIn(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -38,16 +38,16 @@ struct AppleController: Sendable {
             ?? identity.email.map { String($0.split(separator: "@")[0].prefix(50)) } ?? "Apple user"
         let (token, hash) = issuer.refreshToken()
         let session = try await SessionRecord.opened(
-            id: entropy.uuid().uuidString.lowercased(), userID: userID, at: now, request: request, context: context,
+            id: entropy.uuid().uuidString.lowercased(), userId: userID, at: now, request: request, context: context,
             device: body.device)
-        let signedIn = try await store.signInWithApple(
+        let signedIn = try await users.signInWithApple(
             identity, appleRefreshToken: appleRefreshToken,
             newUser: UserRecord(
                 id: userID, email: identity.email, passwordHash: nil, displayName: displayName, createdAt: now,
                 updatedAt: now),
             session: session,
             refreshToken: RefreshTokenRecord(
-                tokenHash: hash, sessionID: session.id, issuedAt: now,
+                tokenHash: hash, sessionId: session.id, issuedAt: now,
                 expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL)),
             now: now)
         context.logger.info(

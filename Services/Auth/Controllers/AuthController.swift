@@ -5,7 +5,8 @@ import ServiceKit
 
 /// Register, login, refresh, logout, guest tokens.
 struct AuthController: Sendable {
-    let store: AuthStore
+    let users: UserStore
+    let sessions: SessionStore
     let hasher: PasswordHasher
     let issuer: TokenIssuer
     let clock: any WallClock
@@ -17,19 +18,13 @@ struct AuthController: Sendable {
         status: "accepted",
         message: "If this address can be registered, the account is ready: sign in with the same email and password.")
 
-    func addPublicRoutes(
-        to router: Router<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
-    ) {
-        let group = router.group("/v1/auth")
-            .post("/login", use: login)
-            .post("/refresh", use: refresh)
-        if guestTokens { group.post("/guest", use: guest) }
-        group.add(middleware: idempotency).post("/register", use: register)
-    }
-
-    func addAuthenticatedRoutes(to group: RouterGroup<ServiceRequestContext>) {
-        group.post("/v1/auth/logout", use: logout)
-        group.post("/v1/auth/logout-all", use: logoutAll)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.idempotent(routes.open).post("/v1/auth/register", use: register)
+        routes.open.post("/v1/auth/login", use: login)
+        routes.open.post("/v1/auth/refresh", use: refresh)
+        if guestTokens { routes.open.post("/v1/auth/guest", use: guest) }
+        routes.authenticated.post("/v1/auth/logout", use: logout)
+        routes.authenticated.post("/v1/auth/logout-all", use: logoutAll)
     }
 
     /// `POST /v1/auth/register` → 202 whether or not the address was free: both paths hash
@@ -41,7 +36,7 @@ struct AuthController: Sendable {
         let displayName = try Credentials.displayName(body.displayName, email: email)
         let hash = try await hasher.hash(body.password)
         let now = clock.now()
-        let created = try await store.insertUserIfAbsent(
+        let created = try await users.insertUserIfAbsent(
             UserRecord(
                 id: entropy.uuid().uuidString.lowercased(), email: email, passwordHash: hash,
                 displayName: displayName, createdAt: now, updatedAt: now))
@@ -56,7 +51,7 @@ struct AuthController: Sendable {
         let email = try Credentials.normalizedEmail(body.email)
         try Credentials.validatePresentedPassword(body.password)
         try Credentials.validate(body.device)
-        guard let user = try await store.user(email: email), let passwordHash = user.passwordHash else {
+        guard let user = try await users.user(email: email), let passwordHash = user.passwordHash else {
             _ = await hasher.verifyUnknown(body.password)
             throw Self.invalidCredentials
         }
@@ -65,16 +60,16 @@ struct AuthController: Sendable {
         }
         let now = clock.now()
         if hasher.needsRehash(passwordHash) {
-            try await store.updatePasswordHash(userID: user.id, hash: hasher.hash(body.password), at: now)
+            try await users.updatePasswordHash(userID: user.id, hash: hasher.hash(body.password), at: now)
         }
         let (token, hash) = issuer.refreshToken()
         let session = try await SessionRecord.opened(
-            id: entropy.uuid().uuidString.lowercased(), userID: user.id, at: now, request: request, context: context,
+            id: entropy.uuid().uuidString.lowercased(), userId: user.id, at: now, request: request, context: context,
             device: body.device)
-        try await store.createSession(
+        try await sessions.createSession(
             session,
             refreshToken: RefreshTokenRecord(
-                tokenHash: hash, sessionID: session.id, issuedAt: now,
+                tokenHash: hash, sessionId: session.id, issuedAt: now,
                 expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL)))
         context.logger.info("signed in", metadata: ["user_id": "\(user.id)", "session_id": "\(session.id)"])
         return try Response.json(
@@ -92,21 +87,21 @@ struct AuthController: Sendable {
         let now = clock.now()
         let (token, hash) = issuer.refreshToken()
         let next = RefreshTokenRecord(
-            tokenHash: hash, sessionID: "", issuedAt: now, expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL))
-        let result = try await store.rotate(
+            tokenHash: hash, sessionId: "", issuedAt: now, expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL))
+        let result = try await sessions.rotate(
             presented: TokenIssuer.hash(body.refreshToken), next: next,
             sealedNext: RefreshTokenSeal.seal(token, parent: body.refreshToken), grace: refreshGrace, now: now)
         switch result {
         case .rotated(let session):
             return try Response.json(
-                await issuer.tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: token, now: now)
+                await issuer.tokenResponse(userID: session.userId, sessionID: session.id, refreshToken: token, now: now)
             )
         case .replayed(let session, let sealed):
             guard let child = RefreshTokenSeal.open(sealed, parent: body.refreshToken) else {
                 throw Self.reauthRequired
             }
             return try Response.json(
-                await issuer.tokenResponse(userID: session.userID, sessionID: session.id, refreshToken: child, now: now)
+                await issuer.tokenResponse(userID: session.userId, sessionID: session.id, refreshToken: child, now: now)
             )
         case .rejected(let reuse):
             if reuse { context.logger.warning("refresh token reuse: session revoked") }
@@ -124,14 +119,14 @@ struct AuthController: Sendable {
     /// `POST /v1/auth/logout` → 204; the session and all its refresh tokens end now.
     @Sendable func logout(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
-        try await store.revokeSession(id: user.sessionID, userID: user.userID, at: clock.now())
+        try await sessions.revokeSession(id: user.sessionID, userID: user.userID, at: clock.now())
         return Response(status: .noContent)
     }
 
     /// `POST /v1/auth/logout-all` → 204; every session of the user ends now, this one too.
     @Sendable func logoutAll(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
-        let ended = try await store.revokeAllSessions(userID: user.userID, at: clock.now())
+        let ended = try await sessions.revokeAllSessions(userID: user.userID, at: clock.now())
         context.logger.info("signed out everywhere", metadata: ["sessions": "\(ended)"])
         return Response(status: .noContent)
     }

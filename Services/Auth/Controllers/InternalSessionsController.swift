@@ -9,20 +9,21 @@ import ServiceKit
 /// - `POST /internal/admin/roles`: the `pinhole admin grant` command, by its certificate, so an
 ///   operator can name the first admin before anyone can use the admin routes.
 struct InternalSessionsController: Sendable {
-    let store: AuthStore
+    let sessions: SessionStore
+    let users: UserStore
     let clock: any WallClock
 
     static let sessionCallers: Set<ServiceName> = [.media, .feed, .streak, .alerts, .moderation]
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/internal/sessions/:id", use: session)
-        router.post("/internal/admin/roles", use: changeRole)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.open.get("/internal/sessions/:id", use: session)
+        routes.open.post("/internal/admin/roles", use: changeRole)
     }
 
     @Sendable func session(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await PeerIdentity.require(context, oneOf: Self.sessionCallers)
         let id = try ObjectID.path(context.parameters.require("id"), "Session")
-        guard let state = try await store.sessionState(id: id, now: clock.now()) else {
+        guard let state = try await sessions.sessionState(id: id, now: clock.now()) else {
             throw ServiceError.notFound("Session")
         }
         return try Response.json(state)
@@ -36,7 +37,7 @@ struct InternalSessionsController: Sendable {
         if let raw = body.userId {
             userID = try ObjectID.field(raw, "userId")
         } else if let email = body.email {
-            guard let user = try await store.user(email: try Credentials.normalizedEmail(email)) else {
+            guard let user = try await users.user(email: try Credentials.normalizedEmail(email)) else {
                 throw ServiceError.notFound("User")
             }
             userID = user.id
@@ -44,6 +45,6 @@ struct InternalSessionsController: Sendable {
             throw ServiceError.validation("`userId` or `email` is required.")
         }
         let granted = request.uri.queryParameters.get("revoke") != "true"
-        return try Response.json(try await RoleChanges.apply(body, userID: userID, granted: granted, store: store))
+        return try Response.json(try await RoleChanges.apply(body, userID: userID, granted: granted, store: users))
     }
 }

@@ -7,11 +7,13 @@ import ServiceKit
 struct KeysController: Sendable {
     let keyRing: SigningKeyRing
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/.well-known/jwks.json") { _, _ in
-            var response = try Response.json(try await keyRing.fetchKeys())
-            response.headers[.cacheControl] = "public, max-age=300"
-            return response
-        }
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.open.get("/.well-known/jwks.json", use: keys)
+    }
+
+    @Sendable func keys(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        var response = try Response.json(try await keyRing.fetchKeys())
+        response.headers[.cacheControl] = "public, max-age=300"
+        return response
     }
 }

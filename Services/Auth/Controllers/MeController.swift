@@ -4,28 +4,29 @@ import ServiceKit
 
 /// `GET /v1/me`, `GET /v1/auth/sessions` and `DELETE /v1/auth/sessions/{id}`.
 struct MeController: Sendable {
-    let store: AuthStore
+    let users: UserStore
+    let sessions: SessionStore
     let clock: any WallClock
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
-        group.get("/v1/me", use: me)
-        group.get("/v1/auth/sessions", use: sessions)
-        group.delete("/v1/auth/sessions/:id", use: endSession)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.get("/v1/me", use: me)
+        routes.authenticated.get("/v1/auth/sessions", use: listSessions)
+        routes.authenticated.delete("/v1/auth/sessions/:id", use: endSession)
     }
 
     /// The signed-in user and their roles. A token whose session was logged out no longer
     /// works here (nor anywhere), even before it expires: the verifier checks the session.
     @Sendable func me(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
-        guard let record = try await store.user(id: user.userID) else { throw ServiceError.notFound("User") }
-        return try Response.json(record.profile(roles: try await store.roles(userID: user.userID)))
+        guard let record = try await users.user(id: user.userID) else { throw ServiceError.notFound("User") }
+        return try Response.json(record.profile(roles: try await users.roles(userID: user.userID)))
     }
 
     /// The user's live sessions, newest first, paged.
-    @Sendable func sessions(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable func listSessions(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let page = try PageRequest<TimePosition>(request: request)
-        let records = try await store.sessions(userID: user.userID, after: page.position, limit: page.limit + 1)
+        let records = try await sessions.sessions(userID: user.userID, after: page.position, limit: page.limit + 1)
         return try Response.json(
             Page(records, limit: page.limit, item: { $0.summary(currentSessionID: user.sessionID) }) {
                 TimePosition(createdAt: $0.createdAt, id: $0.id)
@@ -36,7 +37,7 @@ struct MeController: Sendable {
     @Sendable func endSession(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let id = try ObjectID.path(context.parameters.require("id"), "Session")
-        guard try await store.revokeSession(id: id, userID: user.userID, at: clock.now()) else {
+        guard try await sessions.revokeSession(id: id, userID: user.userID, at: clock.now()) else {
             throw ServiceError.notFound("Session")
         }
         return Response(status: .noContent)

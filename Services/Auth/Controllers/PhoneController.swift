@@ -8,15 +8,15 @@ import ServiceKit
 /// number. Codes expire, each allows a few attempts, and a user can ask for only so many an
 /// hour. A verified phone is a claim other services read from the session state.
 struct PhoneController: Sendable {
-    let store: AuthStore
+    let store: PhoneStore
     let provider: any PhoneVerificationProvider
     let settings: PhoneSettings
     let clock: any WallClock
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
-        group.post("/v1/me/phone/verification", use: start)
-        group.post("/v1/me/phone/verification/check", use: check)
-        group.get("/v1/me/phone", use: show)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.post("/v1/me/phone/verification", use: start)
+        routes.authenticated.post("/v1/me/phone/verification/check", use: check)
+        routes.authenticated.get("/v1/me/phone", use: show)
     }
 
     @Sendable func start(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -25,7 +25,7 @@ struct PhoneController: Sendable {
         let phone = try Self.e164(body.phoneNumber)
         let now = clock.now()
         guard
-            try await store.phoneStarts(userID: user.userID, since: now.addingTimeInterval(-3600))
+            try await store.starts(userID: user.userID, since: now.addingTimeInterval(-3600))
                 < settings.startsPerHour
         else {
             throw ServiceError(
@@ -36,7 +36,7 @@ struct PhoneController: Sendable {
         let expiresAt = now.addingTimeInterval(settings.codeTTL)
         try await store.saveChallenge(
             PhoneChallengeRecord(
-                userID: user.userID, phoneNumber: phone, codeHash: stored, expiresAt: expiresAt, attempts: 0,
+                userId: user.userID, phoneNumber: phone, codeHash: stored, expiresAt: expiresAt, attempts: 0,
                 createdAt: now))
         return try Response.json(PhoneVerificationStarted(phoneNumber: phone, expiresAt: expiresAt), status: .accepted)
     }
@@ -56,7 +56,7 @@ struct PhoneController: Sendable {
         else {
             throw ServiceError(.invalidCode, "The code is wrong, expired or used up: request a new one if needed.")
         }
-        let record = try await store.verifyPhone(userID: user.userID, phone: phone, now: now)
+        let record = try await store.verify(userID: user.userID, phone: phone, now: now)
         return try Response.json(VerifiedPhone(phoneNumber: record.phoneNumber, verifiedAt: record.verifiedAt))
     }
 

@@ -12,7 +12,9 @@ import ServiceKit
 /// time taken does not tell which PIN matched or whether the customer exists. Nothing logged
 /// here names the verdict.
 struct PinSessionsController: Sendable {
-    let store: AuthStore
+    let tenants: TenantStore
+    let pinSignIns: PinSignInStore
+    let sessions: SessionStore
     let pins: PinHasher
     let issuer: TokenIssuer
     let throttle: PinThrottle.Policy
@@ -22,14 +24,14 @@ struct PinSessionsController: Sendable {
     static let proceed = "PROCEED"
     static let retry = "RETRY"
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/v1/sessions/login", use: login)
-        router.get("/v1/sessions/verify", use: verify)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.open.post("/v1/sessions/login", use: login)
+        routes.open.get("/v1/sessions/verify", use: verify)
     }
 
     @Sendable func login(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(as: PinLoginRequest.self, context: context)
-        let tenant = try await TenantKeys.tenant(presenting: body.tenantKey, in: store)
+        let tenant = try await TenantKeys.tenant(presenting: body.tenantKey, in: tenants)
         try PinRules.validateReference(body.customerRef)
         try PinRules.validatePin(body.pin, field: "pin")
         try Credentials.validate(body.device)
@@ -39,7 +41,7 @@ struct PinSessionsController: Sendable {
         let address = try await ClientAddress.of(request, context: context) ?? "unknown"
         let customerKey = PinThrottle.customerKey(tenantID: tenant.id, customerRef: body.customerRef)
         let deviceKey = PinThrottle.deviceKey(tenantID: tenant.id, address: address, deviceID: body.device?.id)
-        let gate = try await store.pinGate(
+        let gate = try await pinSignIns.gate(
             tenantID: tenant.id, customerRef: body.customerRef, customerKey: customerKey, deviceKey: deviceKey, now: now
         )
         if let until = gate.blockedUntil {
@@ -60,28 +62,29 @@ struct PinSessionsController: Sendable {
             matchesDuressPin = await pins.verifyUnknown(body.pin, tenantID: tenant.id)
         }
         guard let customer = gate.customer, matchesPin || matchesDuressPin else {
-            try await store.recordPinFailure(customerKey: customerKey, deviceKey: deviceKey, policy: throttle, now: now)
+            try await pinSignIns.recordFailure(
+                customerKey: customerKey, deviceKey: deviceKey, policy: throttle, now: now)
             return try Response.json(PinLoginResponse(verdict: .fail, recommendedAction: Self.retry))
         }
 
         let (token, hash) = issuer.refreshToken()
         let session = SessionRecord(
-            id: entropy.uuid().uuidString.lowercased(), userID: customer.userID, createdAt: now, lastUsedAt: now,
+            id: entropy.uuid().uuidString.lowercased(), userId: customer.userId, createdAt: now, lastUsedAt: now,
             revokedAt: nil, ipAddress: address, userAgent: request.headers[.userAgent].map { String($0.prefix(256)) },
-            devicePlatform: body.device?.platform, deviceVersion: body.device?.version, tenantID: tenant.id)
-        let verdict = try await store.openPinSession(
+            devicePlatform: body.device?.platform, deviceVersion: body.device?.version, tenantId: tenant.id)
+        let verdict = try await pinSignIns.openSession(
             customer: customer, duress: matchesDuressPin, session: session,
             refreshToken: RefreshTokenRecord(
-                tokenHash: hash, sessionID: session.id, issuedAt: now,
+                tokenHash: hash, sessionId: session.id, issuedAt: now,
                 expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL)),
             customerKey: customerKey, deviceKey: deviceKey, location: body.location, device: body.device,
             incidentID: entropy.uuid().uuidString.lowercased(), now: now)
-        context.logger.info("signed in", metadata: ["user_id": "\(customer.userID)", "session_id": "\(session.id)"])
+        context.logger.info("signed in", metadata: ["user_id": "\(customer.userId)", "session_id": "\(session.id)"])
         return try Response.json(
             PinLoginResponse(
                 verdict: verdict, recommendedAction: Self.proceed, sessionId: session.id,
                 accessToken: try await issuer.accessToken(
-                    userID: customer.userID, sessionID: session.id, issuedAt: now),
+                    userID: customer.userId, sessionID: session.id, issuedAt: now),
                 tokenType: "Bearer", expiresIn: Int(issuer.accessTokenTTL), refreshToken: token,
                 refreshExpiresIn: Int(issuer.refreshTokenTTL)))
     }
@@ -93,58 +96,7 @@ struct PinSessionsController: Sendable {
             throw ServiceError.validation("`sessionId` is required.")
         }
         let id = try ObjectID.field(raw, "sessionId")
-        let valid = try await store.sessionState(id: id, now: clock.now()) != nil
+        let valid = try await sessions.sessionState(id: id, now: clock.now()) != nil
         return try Response.json(SessionVerification(sessionId: id, valid: valid))
-    }
-}
-
-/// Tenant API keys: `tk_` and 256 random bits, stored as SHA-256.
-enum TenantKeys {
-    static func make(entropy: any Entropy) -> (key: String, hash: String) {
-        let key = "tk_" + entropy.token(bytes: 32)
-        return (key, TokenIssuer.hash(key))
-    }
-
-    /// The tenant a key belongs to: `INVALID_TENANT_KEY` when none, `TENANT_SUSPENDED` when
-    /// it is suspended.
-    static func tenant(presenting key: String, in store: AuthStore) async throws -> TenantRecord {
-        guard (1...256).contains(key.utf8.count), let tenant = try await store.tenant(apiKeyHash: TokenIssuer.hash(key))
-        else {
-            throw ServiceError(.invalidTenantKey, "The tenant key is not valid.")
-        }
-        guard tenant.status == .active else {
-            throw ServiceError(.tenantSuspended, "This tenant is suspended.")
-        }
-        return tenant
-    }
-}
-
-/// What customer references, PINs and locations must look like.
-enum PinRules {
-    /// Alphanumeric (ASCII), 3 to 50 characters.
-    static func validateReference(_ reference: String) throws {
-        guard (3...50).contains(reference.utf8.count),
-            reference.utf8.allSatisfy({
-                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-            })
-        else {
-            throw ServiceError.validation("`customerRef` must be 3 to 50 letters or digits.")
-        }
-    }
-
-    /// 4 to 8 ASCII digits.
-    static func validatePin(_ pin: String, field: String) throws {
-        guard (4...8).contains(pin.utf8.count), pin.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw ServiceError.validation("`\(field)` must be 4 to 8 digits.")
-        }
-    }
-
-    static func validate(_ location: GeoLocation?) throws {
-        guard let location else { return }
-        guard location.latitude.isFinite, location.longitude.isFinite, (-90...90).contains(location.latitude),
-            (-180...180).contains(location.longitude)
-        else {
-            throw ServiceError.validation("`location` must have latitude in -90…90 and longitude in -180…180.")
-        }
     }
 }

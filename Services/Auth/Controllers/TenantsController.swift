@@ -7,17 +7,17 @@ import ServiceKit
 /// responders (and admins) see and clear duress incidents. Someone from another tenant gets
 /// 404, as for an object that does not exist.
 struct TenantsController: Sendable {
-    let store: AuthStore
+    let store: TenantStore
     let pins: PinHasher
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
-        group.post("/v1/tenants/:tenantId/customers", use: enrol)
-        group.get("/v1/tenants/:tenantId/customers/:customerRef", use: customer)
-        group.put("/v1/tenants/:tenantId/customers/:customerRef/pins", use: resetPins)
-        group.get("/v1/tenants/:tenantId/incidents", use: incidents)
-        group.post("/v1/tenants/:tenantId/incidents/:id/clear", use: clear)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.post("/v1/tenants/:tenantId/customers", use: enrol)
+        routes.authenticated.get("/v1/tenants/:tenantId/customers/:customerRef", use: customer)
+        routes.authenticated.put("/v1/tenants/:tenantId/customers/:customerRef/pins", use: resetPins)
+        routes.authenticated.get("/v1/tenants/:tenantId/incidents", use: incidents)
+        routes.authenticated.post("/v1/tenants/:tenantId/incidents/:id/clear", use: clear)
     }
 
     /// `POST /v1/tenants/{tenantId}/customers` → 201; a reference already enrolled is 409.
@@ -29,7 +29,7 @@ struct TenantsController: Sendable {
         let now = clock.now()
         let userID = entropy.uuid().uuidString.lowercased()
         let record = CustomerRecord(
-            userID: userID, tenantID: tenantID, customerRef: body.customerRef, pinHash: pinHash,
+            userId: userID, tenantId: tenantID, customerRef: body.customerRef, pinHash: pinHash,
             duressPinHash: duressHash, createdAt: now, pinsUpdatedAt: now)
         try await store.enrol(
             record,

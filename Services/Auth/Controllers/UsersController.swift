@@ -5,12 +5,12 @@ import ServiceKit
 /// `GET /internal/users/{id}`: whether a user exists and their display name, for services
 /// that take a user id from a client (friend requests, blocks). Internal callers only.
 struct UsersController: Sendable {
-    let store: AuthStore
+    let store: UserStore
 
     static let callers: Set<ServiceName> = [.streak, .moderation]
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/internal/users/:id", use: user)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.open.get("/internal/users/:id", use: user)
     }
 
     @Sendable func user(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -10,13 +10,13 @@ import ServiceKit
 /// `Bearer `); it is compared in constant time. Each event id is applied once; a redelivery
 /// answers 200 `duplicate`, so RevenueCat stops retrying.
 struct WebhooksController: Sendable {
-    let store: AuthStore
+    let store: EntitlementStore
     let secret: String
     let tokenPacks: [String: Int]
     let clock: any WallClock
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/v1/webhooks/revenuecat", use: revenueCat)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.open.post("/v1/webhooks/revenuecat", use: revenueCat)
     }
 
     @Sendable func revenueCat(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 import ServiceKit
 
 /// Limits failed PIN sign-ins per customer and per device, with delays that double.
@@ -35,38 +34,21 @@ enum PinThrottle {
     }
 
     /// When the key may try again, if it is blocked now.
-    static func blockedUntil(_ key: String, now: Date, in db: Database) throws -> Date? {
-        let until = try Date.fetchOne(db, sql: "SELECT blocked_until FROM pin_attempt WHERE key = ?", arguments: [key])
-        return until.flatMap { $0 > now ? $0 : nil }
+    static func blockedUntil(_ attempts: PinAttemptRecord, now: Date) -> Date? {
+        attempts.blockedUntil.flatMap { $0 > now ? $0 : nil }
     }
 
-    /// Counts a failure against `key`.
-    static func recordFailure(
-        _ key: String, freeAttempts: Int, maxDelay: TimeInterval, now: Date, in db: Database
-    )
-        throws
-    {
-        let row = try Row.fetchOne(
-            db, sql: "SELECT failures, last_failure_at FROM pin_attempt WHERE key = ?", arguments: [key])
+    /// The key's counter after one more failure at `now`, given what it held before.
+    static func failure(
+        after previous: PinAttemptRecord?, key: String, freeAttempts: Int, maxDelay: TimeInterval, now: Date
+    ) -> PinAttemptRecord {
         var failures = 1
-        if let row, let last: Date = row["last_failure_at"], now.timeIntervalSince(last) < memory {
-            failures = (row["failures"] as Int) + 1
+        if let previous, now.timeIntervalSince(previous.lastFailureAt) < memory {
+            failures = previous.failures + 1
         }
         let over = failures - freeAttempts
         let blockedUntil: Date? =
             over > 0 ? now.addingTimeInterval(min(maxDelay, pow(2, Double(min(over - 1, 30))))) : nil
-        try db.execute(
-            sql: """
-                INSERT INTO pin_attempt (key, failures, last_failure_at, blocked_until) VALUES (?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET failures = excluded.failures,
-                    last_failure_at = excluded.last_failure_at, blocked_until = excluded.blocked_until
-                """, arguments: [key, failures, now, blockedUntil])
-    }
-
-    /// Clears `keys` after a successful sign-in.
-    static func clear(_ keys: [String], in db: Database) throws {
-        for key in keys {
-            try db.execute(sql: "DELETE FROM pin_attempt WHERE key = ?", arguments: [key])
-        }
+        return PinAttemptRecord(key: key, failures: failures, lastFailureAt: now, blockedUntil: blockedUntil)
     }
 }

@@ -9,20 +9,20 @@ struct KeyRingWatcher: Service {
     let interval: Duration
     let logger: Logger
 
-    func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while true {
-                try await Task.sleep(for: interval)
-                do {
-                    if try await ring.reloadIfChanged() {
-                        let kid = await ring.signingKeyID
-                        logger.notice("signing keys reloaded", metadata: ["kid": "\(kid)"])
-                    }
-                } catch {
-                    // A half-written or damaged file: keep signing with the keys already loaded.
-                    logger.error("signing keys could not be reloaded", metadata: ["error": "\(error)"])
-                }
+    func run() async {
+        // The ring was loaded at start: the first look is one interval later.
+        await PeriodicService(interval: interval, runsAtStart: false) { await reload() }.run()
+    }
+
+    func reload() async {
+        do {
+            if try await ring.reloadIfChanged() {
+                let kid = await ring.signingKeyID
+                logger.notice("signing keys reloaded", metadata: ["kid": "\(kid)"])
             }
+        } catch {
+            // A half-written or damaged file: keep signing with the keys already loaded.
+            logger.failure("signing keys could not be reloaded", error: error)
         }
     }
 }

@@ -9,8 +9,8 @@ struct NearbyController: Sendable {
     let store: FeedStore
     let maxRadius: Int
 
-    func addRoutes(to group: RouterGroup<ServiceRequestContext>) {
-        group.get("/v1/feed/nearby", use: nearby)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.get("/v1/feed/nearby", use: nearby)
     }
 
     @Sendable func nearby(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -35,19 +35,5 @@ struct NearbyController: Sendable {
             Page(found, limit: page.limit, item: \.post) {
                 TimePosition(createdAt: $0.record.createdAt, id: $0.record.id)
             })
-    }
-}
-
-/// `GET /internal/posts/{id}`: a post's author and whether it is hidden, for moderation.
-struct InternalPostsController: Sendable {
-    let store: FeedStore
-
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/internal/posts/:id") { _, context in
-            try await PeerIdentity.require(context, oneOf: [.moderation])
-            let id = try ObjectID.path(context.parameters.require("id"), "Post")
-            guard let summary = try await store.summary(id: id) else { throw ServiceError.notFound("Post") }
-            return try Response.json(summary)
-        }
     }
 }

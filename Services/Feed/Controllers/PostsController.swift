@@ -13,13 +13,11 @@ struct PostsController: Sendable {
 
     static let maxCaptionLength = 500
 
-    func addRoutes(
-        to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
-    ) {
-        group.get("/v1/posts/:id", use: show)
-        group.put("/v1/posts/:id/vote", use: vote)
-        group.delete("/v1/posts/:id/vote", use: removeVote)
-        group.group().add(middleware: idempotency).post("/v1/posts", use: create)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.idempotent(routes.authenticated).post("/v1/posts", use: create)
+        routes.authenticated.get("/v1/posts/:id", use: show)
+        routes.authenticated.put("/v1/posts/:id/vote", use: vote)
+        routes.authenticated.delete("/v1/posts/:id/vote", use: removeVote)
     }
 
     /// Publishes one of the author's photos or videos at a place; one still processing is
@@ -46,7 +44,7 @@ struct PostsController: Sendable {
             throw ServiceError(.conflict, "The media was rejected; upload it again.")
         }
         let record = PostRecord(
-            id: entropy.uuid().uuidString.lowercased(), authorID: user.userID, mediaID: mediaID,
+            id: entropy.uuid().uuidString.lowercased(), authorId: user.userID, mediaId: mediaID,
             caption: caption?.isEmpty == true ? nil : caption, latitude: point.latitude, longitude: point.longitude,
             createdAt: clock.now(), mediaState: summary.status)
         let (post, created) = try await store.create(record)

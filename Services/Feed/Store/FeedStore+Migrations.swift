@@ -1,4 +1,5 @@
 import GRDB
+import ServiceKit
 
 extension FeedStore {
     /// Append-only; never edit a migration that has shipped.
@@ -45,5 +46,9 @@ extension FeedStore {
                 table.add(column: "media_state", .text).notNull().defaults(to: "ready")
             }
         }
+
+        // Blocks move to the kit's one copy (`kit_block`, the same in every service that keeps one).
+        BlockMirror.registerMigration(
+            &migrator, movingRowsFrom: (table: "block", migration: "feed.v3.blocks-to-kit-mirror"))
     }
 }

@@ -64,7 +64,7 @@ extension BlobResponse {
     static func make(
         _ request: Request, record: MediaRecord, viewer: String?, blobs: BlobStore, cacheControl: String
     ) async throws -> Response {
-        if viewer != record.ownerID, let display = record.displaySHA256, let type = record.displayType,
+        if viewer != record.ownerId, let display = record.displaySha256, let type = record.displayType,
             let size = record.displaySize
         {
             return try await make(

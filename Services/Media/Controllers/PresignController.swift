@@ -13,17 +13,18 @@ import ServiceKit
 /// - `PUT` / `GET /v1/media/presigned/{id}?…&sig=` → 403 when tampered with or expired. The
 ///   object key is always a server-made id: nothing in a client's path names a file.
 struct PresignController: Sendable {
-    let media: MediaController
+    let store: MediaStore
+    let intake: MediaIntake
     let presigner: Presigner
     let settings: MediaSettings
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(authenticated: RouterGroup<ServiceRequestContext>, public router: Router<ServiceRequestContext>) {
-        authenticated.post("/v1/media/presign", use: presignUpload)
-        authenticated.get("/v1/media/:id/url", use: presignDownload)
-        router.put("\(Presigner.path)/:id", use: put)
-        router.get("\(Presigner.path)/:id", use: get)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.post("/v1/media/presign", use: presignUpload)
+        routes.authenticated.get("/v1/media/:id/url", use: presignDownload)
+        routes.open.put("/v1/media/presigned/:id", use: put)
+        routes.open.get("/v1/media/presigned/:id", use: get)
     }
 
     @Sendable func presignUpload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -50,7 +51,10 @@ struct PresignController: Sendable {
     }
 
     @Sendable func presignDownload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let record = try await media.visibleRecord(context)
+        let id = try ObjectID.path(context.parameters.require("id"), "Media")
+        guard let record = try await store.media(id: id, visibleTo: context.requireUser().userID) else {
+            throw ServiceError.notFound("Media")
+        }
         let expires = Int(clock.now().timeIntervalSince1970) + settings.presignDownloadSeconds
         return try Response.json(
             PresignedURL(
@@ -72,11 +76,12 @@ struct PresignController: Sendable {
         guard ContentSniffer.claimedType(request.headers[.contentType]) == type else {
             throw ServiceError(.forbidden, "This URL is for `\(type)` uploads; send that `Content-Type`.")
         }
-        guard try await media.store.media(id: id) == nil else {
+        guard try await store.media(id: id) == nil else {
             throw ServiceError(.conflict, "This URL was already used.")
         }
-        let record = try await media.receive(
-            request, id: id, owner: owner, claimed: type, accepted: ContentSniffer.uploadTypes, limit: maxBytes)
+        let record = try await intake.receive(
+            request, id: id, owner: owner, claimed: type, accepted: ContentSniffer.uploadTypes, limit: maxBytes,
+            save: store.insert)
         return try Response.json(record.object, status: .created)
     }
 
@@ -87,12 +92,12 @@ struct PresignController: Sendable {
             presigner.isValid(signature, for: Presigner.downloadParts(id: id, expires: expires))
         else { throw Self.refused }
         guard expires > Int(clock.now().timeIntervalSince1970) else { throw Self.expired }
-        guard let record = try await media.store.media(id: id) else { throw ServiceError.notFound("Media") }
+        guard let record = try await store.media(id: id) else { throw ServiceError.notFound("Media") }
         let maxAge = max(0, expires - Int(clock.now().timeIntervalSince1970))
         guard record.status == .ready else { throw ServiceError.notFound("Media") }
         // A URL can be passed on: it serves what strangers see (no metadata).
         return try await BlobResponse.make(
-            request, record: record, viewer: nil, blobs: media.blobs,
+            request, record: record, viewer: nil, blobs: intake.blobs,
             cacheControl: "private, max-age=\(maxAge), immutable")
     }
 

@@ -34,11 +34,23 @@ struct Presigner: Sendable {
         ["GET", "\(path)/\(id)", String(expires)]
     }
 
+    /// Evidence is uploaded to its own path; the type and limit are the evidence row's.
+    static let evidencePath = "/v1/evidence/presigned"
+
+    static func evidenceParts(id: String, type: String, maxBytes: Int, expires: Int) -> [String] {
+        ["PUT", "\(evidencePath)/\(id)", type, String(maxBytes), String(expires)]
+    }
+
     func uploadURL(id: String, owner: String, type: String, maxBytes: Int, expires: Int) -> String {
         let signature = signature(
             Self.uploadParts(id: id, owner: owner, type: type, maxBytes: maxBytes, expires: expires))
         let encodedType = type.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? type
         return "\(Self.path)/\(id)?owner=\(owner)&type=\(encodedType)&max=\(maxBytes)&exp=\(expires)&sig=\(signature)"
+    }
+
+    func evidenceURL(id: String, type: String, maxBytes: Int, expires: Int) -> String {
+        let signature = signature(Self.evidenceParts(id: id, type: type, maxBytes: maxBytes, expires: expires))
+        return "\(Self.evidencePath)/\(id)?exp=\(expires)&sig=\(signature)"
     }
 
     func downloadURL(id: String, expires: Int) -> String {

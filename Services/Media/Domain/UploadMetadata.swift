@@ -49,13 +49,10 @@ struct UploadMetadata: Equatable {
             self.purpose = parsed
         }
         if let digest = values["sha256"] {
-            if digest.count == 64, let bytes = Hex.decode(digest) {
-                self.sha256 = Hex.encode(bytes)
-            } else if let bytes = Data(base64Encoded: digest), bytes.count == 32 {
-                self.sha256 = Hex.encode(bytes)
-            } else {
+            guard let sha256 = DeclaredDigest.sha256(digest) else {
                 throw ServiceError.validation("`sha256` metadata must be a SHA-256 in hex or base64.")
             }
+            self.sha256 = sha256
         }
     }
 

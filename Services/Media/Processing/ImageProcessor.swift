@@ -3,16 +3,6 @@ import Foundation
 import HTTPTypes
 import ServiceKit
 
-/// Why processing refused a media object; the reason is kept and shown to its owner.
-struct MediaRejection: Error, Equatable {
-    let reason: String
-
-    /// The answer to the upload that brought the bytes: 422 `MEDIA_REJECTED`.
-    func error(headers: HTTPFields = [:]) -> ServiceError {
-        ServiceError(.mediaRejected, "The media was refused: \(reason).", headers: headers)
-    }
-}
-
 /// Photos through libvips: the header is read first and more than `maxPixels` is refused
 /// before a pixel is decoded (no decompression bombs); then an upright, sRGB copy without
 /// EXIF, GPS, XMP or IPTC (what everyone but the owner downloads) and a 300×300 thumbnail.

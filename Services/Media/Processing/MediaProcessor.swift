@@ -21,7 +21,8 @@ struct MediaProcessor: Sendable {
     let images: ImageProcessor
     let ffmpeg: FFmpeg?
     let clock: any WallClock
-    let queue: ProcessingQueue
+    /// Rung when a video starts processing, to wake ``MediaProcessingWorker``.
+    let doorbell: Doorbell
 
     /// Admits the checked, flushed staging file `file` as media `record` (in `processing`): a
     /// photo is processed now, and one that cannot be is a ``MediaRejection`` with nothing
@@ -47,7 +48,7 @@ struct MediaProcessor: Sendable {
         }
         try await blobs.store(file, sha256: record.sha256)
         try await save(record)
-        if record.status == .processing { queue.wake() }
+        if record.status == .processing { doorbell.ring() }
         return record
     }
 
@@ -111,16 +112,4 @@ struct MediaProcessor: Sendable {
         }
         return try await store.finishProcessing(id, at: clock.now(), blobs: blobs, outcome: outcome)
     }
-}
-
-/// Wakes ``MediaProcessingWorker`` when a media object starts processing; wake-ups coalesce.
-final class ProcessingQueue: Sendable {
-    let wakeups: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
-
-    init() {
-        (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    }
-
-    func wake() { continuation.yield() }
 }

@@ -24,10 +24,8 @@ extension MediaStore {
             guard var media = try MediaRecord.fetchOne(db, key: id), media.status == .processing else { return nil }
             media.processedAt = now
             let references = Set(
-                try String.fetchAll(
-                    db, sql: "SELECT DISTINCT service FROM media_reference WHERE media_id = ?", arguments: [id]
-                )
-                .compactMap(ServiceName.init(rawValue:)))
+                try MediaReferenceRecord.filter(MediaReferenceRecord.Columns.mediaId == id).fetchAll(db)
+                    .compactMap { ServiceName(rawValue: $0.service) })
             switch outcome {
             case .success(let copies):
                 media.status = .ready
@@ -35,18 +33,18 @@ extension MediaStore {
                 try media.update(db)
                 _ = try Self.moveUpload(of: id, to: .ready, in: db)
                 if !references.isEmpty {
-                    try outbox.enqueue(MediaReady(mediaId: id, ownerId: media.ownerID), to: references, in: db)
+                    try outbox.enqueue(MediaReady(mediaId: id, ownerId: media.ownerId), to: references, in: db)
                 }
             case .failure(let rejection):
                 let hashes = media.blobHashes
                 media.status = .rejected
                 media.rejectedReason = rejection.reason
-                (media.displaySHA256, media.thumbnailSHA256, media.posterSHA256) = (nil, nil, nil)
+                (media.displaySha256, media.thumbnailSha256, media.posterSha256) = (nil, nil, nil)
                 try media.update(db)
                 _ = try Self.moveUpload(of: id, to: .rejected, in: db) { $0.rejectedReason = rejection.reason }
                 if !references.isEmpty {
                     try outbox.enqueue(
-                        MediaRejected(mediaId: id, ownerId: media.ownerID, reason: rejection.reason), to: references,
+                        MediaRejected(mediaId: id, ownerId: media.ownerId, reason: rejection.reason), to: references,
                         in: db)
                 }
                 // A rejected row keeps its hash as a record but no longer uses the bytes.
@@ -60,10 +58,10 @@ extension MediaStore {
     static func moveUpload(
         of mediaID: String, to state: UploadState, in db: Database, _ change: (inout UploadRecord) -> Void = { _ in }
     ) throws -> UploadRecord? {
-        guard
-            let upload = try String.fetchOne(db, sql: "SELECT id FROM upload WHERE media_id = ?", arguments: [mediaID])
-        else { return nil }
-        return try move(upload, to: state, in: db, change)
+        guard let upload = try UploadRecord.filter(UploadRecord.Columns.mediaId == mediaID).fetchOne(db) else {
+            return nil
+        }
+        return try move(upload.id, to: state, in: db, change)
     }
 }
 
@@ -76,9 +74,9 @@ struct ProcessedCopies: Sendable {
     var height: Int?
 
     func apply(to media: inout MediaRecord) {
-        (media.displaySHA256, media.displayType, media.displaySize) = (display?.sha256, display?.type, display?.size)
-        (media.thumbnailSHA256, media.thumbnailSize) = (thumbnail?.sha256, thumbnail?.size)
-        (media.posterSHA256, media.posterSize) = (poster?.sha256, poster?.size)
+        (media.displaySha256, media.displayType, media.displaySize) = (display?.sha256, display?.type, display?.size)
+        (media.thumbnailSha256, media.thumbnailSize) = (thumbnail?.sha256, thumbnail?.size)
+        (media.posterSha256, media.posterSize) = (poster?.sha256, poster?.size)
         if media.width == nil { (media.width, media.height) = (width, height) }
     }
 }

@@ -1,42 +1,43 @@
 import Contracts
 import Foundation
 import GRDB
+import HTTPTypes
 import ServiceKit
 
 /// Resumable uploads and their state machine.
 extension MediaStore {
-    enum QuotaVerdict: Equatable {
-        case accepted
-        case tooManyUploads
-        case tooManyBytesInFlight
-    }
-
-    /// Records a new upload unless the owner's quotas refuse it (checked in the same
+    /// Records a new upload unless the owner's quotas refuse it (429, checked in the same
     /// transaction, so two creations at once cannot both slip under a limit).
-    func createUpload(_ upload: UploadRecord, perHour: Int, inFlightBytes: Int) async throws -> QuotaVerdict {
+    func createUpload(_ upload: UploadRecord, perHour: Int, inFlightBytes: Int) async throws {
         try await database.write { db in
-            let recent =
-                try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM upload WHERE owner_id = ? AND created_at > ?",
-                    arguments: [upload.ownerID, upload.createdAt.addingTimeInterval(-3600)]) ?? 0
-            guard recent < perHour else { return .tooManyUploads }
+            typealias Columns = UploadRecord.Columns
+            let recent = try UploadRecord.filter(
+                Columns.ownerId == upload.ownerId && Columns.createdAt > upload.createdAt.addingTimeInterval(-3600)
+            ).fetchCount(db)
+            guard recent < perHour else {
+                throw ServiceError(
+                    .rateLimitExceeded, "At most \(perHour) uploads an hour.", headers: [.retryAfter: "3600"])
+            }
             let pending =
                 try Int.fetchOne(
                     db,
                     sql: """
                         SELECT coalesce(sum(length - "offset"), 0) FROM upload
                         WHERE owner_id = ? AND state IN ('pending_upload', 'uploading')
-                        """, arguments: [upload.ownerID]) ?? 0
-            guard pending + upload.length <= inFlightBytes else { return .tooManyBytesInFlight }
+                        """, arguments: [upload.ownerId]) ?? 0
+            guard pending + upload.length <= inFlightBytes else {
+                throw ServiceError(
+                    .rateLimitExceeded, "Finish or end unfinished uploads first (at most \(inFlightBytes) bytes).",
+                    headers: [.retryAfter: "60"])
+            }
             try upload.insert(db)
-            return .accepted
         }
     }
 
     /// The owner's upload; someone else's is nil, as if it did not exist.
     func upload(id: String, owner: String) async throws -> UploadRecord? {
         try await database.read { db in
-            try UploadRecord.filter(key: id).filter(sql: "owner_id = ?", arguments: [owner]).fetchOne(db)
+            try UploadRecord.filter(key: id).filter(UploadRecord.Columns.ownerId == owner).fetchOne(db)
         }
     }
 
@@ -73,7 +74,7 @@ extension MediaStore {
         try await database.write { db in
             try media.insert(db)
             return try Self.move(id, to: media.status == .ready ? .ready : .processing, in: db) {
-                $0.mediaID = media.id
+                $0.mediaId = media.id
             }
         }
     }

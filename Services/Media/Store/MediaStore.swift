@@ -16,15 +16,21 @@ struct MediaStore: Sendable {
         try await database.read { db in try MediaRecord.fetchOne(db, key: id) }
     }
 
+    /// The media object, when `viewer` may see it (``MediaRecord/isVisible(to:)``).
+    func media(id: String, visibleTo viewer: String) async throws -> MediaRecord? {
+        try await media(id: id).flatMap { $0.isVisible(to: viewer) ? $0 : nil }
+    }
+
     /// Applies `user.deleted`: the user's uploads (rows and growing files) and media rows go;
     /// once that commits, each of their blobs that nothing else uses (blobs are
     /// content-addressed, so another user's identical photo shares one) is deleted.
     static func erase(userID: String, blobs: BlobStore, uploads: UploadFiles, in db: Database) throws {
-        let unfinished = try String.fetchAll(db, sql: "SELECT id FROM upload WHERE owner_id = ?", arguments: [userID])
-        try db.execute(sql: "DELETE FROM upload WHERE owner_id = ?", arguments: [userID])
-        for id in unfinished { uploads.remove(id) }
-        let hashes = try MediaRecord.filter(sql: "owner_id = ?", arguments: [userID]).fetchAll(db).flatMap(\.blobHashes)
-        try db.execute(sql: "DELETE FROM media WHERE owner_id = ?", arguments: [userID])
+        let unfinished = UploadRecord.filter(UploadRecord.Columns.ownerId == userID)
+        for id in try unfinished.select(UploadRecord.Columns.id, as: String.self).fetchAll(db) { uploads.remove(id) }
+        try unfinished.deleteAll(db)
+        let media = MediaRecord.filter(MediaRecord.Columns.ownerId == userID)
+        let hashes = try media.fetchAll(db).flatMap(\.blobHashes)
+        try media.deleteAll(db)
         blobs.removeAfterCommit(try unused(hashes, in: db), in: db)
     }
 
@@ -66,25 +72,24 @@ struct MediaStore: Sendable {
     /// answers at once. An id that is not the owner's changes nothing.
     func attach(_ envelope: EventEnvelope<MediaAttached>, in db: Database) throws {
         let event = envelope.payload
-        guard let media = try MediaRecord.fetchOne(db, key: event.mediaId), media.ownerID == event.ownerId else {
+        guard var media = try MediaRecord.fetchOne(db, key: event.mediaId), media.ownerId == event.ownerId else {
             return
         }
-        try db.execute(
-            sql: """
-                INSERT OR IGNORE INTO media_reference (media_id, service, reference_type, reference_id)
-                VALUES (?, ?, ?, ?)
-                """,
-            arguments: [media.id, envelope.source.rawValue, event.referenceType, event.referenceId])
-        if event.visibility == .public {
-            try db.execute(sql: "UPDATE media SET visibility = 'public' WHERE id = ?", arguments: [media.id])
+        try MediaReferenceRecord(
+            mediaId: media.id, service: envelope.source.rawValue, referenceType: event.referenceType,
+            referenceId: event.referenceId
+        ).insert(db, onConflict: .ignore)
+        if event.visibility == .public, media.visibility != .public {
+            media.visibility = .public
+            try media.update(db)
         }
         switch media.status {
         case .processing: break
         case .ready:
-            try outbox.enqueue(MediaReady(mediaId: media.id, ownerId: media.ownerID), to: [envelope.source], in: db)
+            try outbox.enqueue(MediaReady(mediaId: media.id, ownerId: media.ownerId), to: [envelope.source], in: db)
         case .rejected:
             try outbox.enqueue(
-                MediaRejected(mediaId: media.id, ownerId: media.ownerID, reason: media.rejectedReason ?? "rejected"),
+                MediaRejected(mediaId: media.id, ownerId: media.ownerId, reason: media.rejectedReason ?? "rejected"),
                 to: [envelope.source], in: db)
         }
     }

@@ -15,13 +15,10 @@ struct BlobCollector: Service {
     let interval: Duration
     let logger: Logger
 
-    func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while true {
-                try await Task.sleep(for: interval)
-                await collect()
-            }
-        }
+    func run() async {
+        // Nothing here is urgent at start (the grace protects fresh blobs either way): the
+        // first pass is one interval later.
+        await PeriodicService(interval: interval, runsAtStart: false) { await collect() }.run()
     }
 
     /// One pass; returns the hashes deleted.
@@ -40,7 +37,7 @@ struct BlobCollector: Service {
             if !orphans.isEmpty { logger.info("orphaned blobs collected", metadata: ["count": "\(orphans.count)"]) }
             return orphans
         } catch {
-            logger.error("orphaned blobs could not be collected", metadata: ["error": "\(error)"])
+            logger.failure("orphaned blobs could not be collected", error: error)
             return []
         }
     }

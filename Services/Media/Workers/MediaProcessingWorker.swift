@@ -4,30 +4,16 @@ import Logging
 import ServiceKit
 import ServiceLifecycle
 
-/// Processes media left in `processing`: videos just after their upload, and anything a
-/// crash interrupted (at start). Wakes when told, and at least every `interval`; a media
-/// whose storage failed is tried again on the next round.
+/// Processes media left in `processing`: videos just after their upload (the processor rings
+/// its doorbell), and anything a crash interrupted (at start), at least every `interval`; a
+/// media whose storage failed is tried again on the next round.
 struct MediaProcessingWorker: Service {
     let processor: MediaProcessor
     let interval: Duration
     let logger: Logger
 
-    func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: interval)
-                        processor.queue.wake()
-                    }
-                }
-                await round()
-                for await _ in processor.queue.wakeups {
-                    await round()
-                }
-                group.cancelAll()
-            }
-        }
+    func run() async {
+        await PeriodicService(interval: interval, doorbell: processor.doorbell) { await round() }.run()
     }
 
     func round() async {
@@ -39,11 +25,11 @@ struct MediaProcessingWorker: Service {
                             "media processed", metadata: ["media_id": "\(id)", "status": "\(media.status.rawValue)"])
                     }
                 } catch {
-                    logger.error("media could not be processed", metadata: ["media_id": "\(id)", "error": "\(error)"])
+                    logger.failure("media could not be processed", error: error, metadata: ["media_id": "\(id)"])
                 }
             }
         } catch {
-            logger.error("media processing could not run", metadata: ["error": "\(error)"])
+            logger.failure("media processing could not run", error: error)
         }
     }
 }

@@ -3,7 +3,8 @@ import ServiceKit
 import ServiceLifecycle
 
 /// Reclaims the bytes of uploads that expired, and of upload files no live upload owns (left
-/// by a crash between creating the file and recording the upload), once a minute.
+/// by a crash between creating the file and recording the upload), at start and then every
+/// `interval`.
 struct UploadSweeper: Service {
     let store: MediaStore
     let files: UploadFiles
@@ -11,13 +12,8 @@ struct UploadSweeper: Service {
     let interval: Duration
     let logger: Logger
 
-    func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while true {
-                await sweep()
-                try await Task.sleep(for: interval)
-            }
-        }
+    func run() async {
+        await PeriodicService(interval: interval) { await sweep() }.run()
     }
 
     func sweep() async {
@@ -31,7 +27,7 @@ struct UploadSweeper: Service {
                 logger.info("uploads swept", metadata: ["expired": "\(expired.count)", "orphans": "\(orphans.count)"])
             }
         } catch {
-            logger.error("uploads could not be swept", metadata: ["error": "\(error)"])
+            logger.failure("uploads could not be swept", error: error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import ServiceKit
 
 extension ModerationStore {
     /// Applies `user.deleted`: reports the user made, reports about their content (which is
@@ -8,7 +9,9 @@ extension ModerationStore {
             sql:
                 "DELETE FROM moderation_target WHERE target_id IN (SELECT target_id FROM report WHERE target_owner_id = ?1)",
             arguments: [userID])
-        try db.execute(sql: "DELETE FROM report WHERE reporter_id = ?1 OR target_owner_id = ?1", arguments: [userID])
-        try db.execute(sql: "DELETE FROM block WHERE blocker_id = ?1 OR blocked_id = ?1", arguments: [userID])
+        typealias Reports = ReportRecord.Columns
+        try ReportRecord.filter(Reports.reporterId == userID || Reports.targetOwnerId == userID).deleteAll(db)
+        typealias Blocks = BlockRecord.Columns
+        try BlockRecord.filter(Blocks.blockerId == userID || Blocks.blockedId == userID).deleteAll(db)
     }
 }

@@ -10,13 +10,11 @@ struct FriendsController: Sendable {
     let clock: any WallClock
     let entropy: any Entropy
 
-    func addRoutes(
-        to group: RouterGroup<ServiceRequestContext>, idempotency: IdempotencyMiddleware<ServiceRequestContext>
-    ) {
-        group.get("/v1/friends/requests", use: list)
-        group.post("/v1/friends/requests/:id/accept", use: accept)
-        group.post("/v1/friends/requests/:id/decline", use: decline)
-        group.group().add(middleware: idempotency).post("/v1/friends/requests", use: send)
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.idempotent(routes.authenticated).post("/v1/friends/requests", use: send)
+        routes.authenticated.get("/v1/friends/requests", use: list)
+        routes.authenticated.post("/v1/friends/requests/:id/accept", use: accept)
+        routes.authenticated.post("/v1/friends/requests/:id/decline", use: decline)
     }
 
     /// Asks someone to be friends; they are notified through a `friend_request.sent` event.
@@ -29,7 +27,7 @@ struct FriendsController: Sendable {
             throw ServiceError.notFound("User")
         }
         let record = FriendRequestRecord(
-            id: entropy.uuid().uuidString.lowercased(), fromUserID: user.userID, toUserID: target, status: .pending,
+            id: entropy.uuid().uuidString.lowercased(), fromUserId: user.userID, toUserId: target, status: .pending,
             createdAt: clock.now(), respondedAt: nil)
         try await store.send(record, fromDisplayName: me.displayName)
         return try Response.json(record.contract, status: .created)

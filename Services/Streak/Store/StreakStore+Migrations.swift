@@ -1,4 +1,5 @@
 import GRDB
+import ServiceKit
 
 extension StreakStore {
     /// Append-only; never edit a migration that has shipped.
@@ -54,5 +55,9 @@ extension StreakStore {
                 table.column("created_at", .datetime).notNull()
             }
         }
+
+        // Blocks move to the kit's one copy (`kit_block`, the same in every service that keeps one).
+        BlockMirror.registerMigration(
+            &migrator, movingRowsFrom: (table: "block", migration: "streak.v3.blocks-to-kit-mirror"))
     }
 }

@@ -63,12 +63,10 @@ public struct EventInbox: Sendable {
         let now = clock.now()
         return try await database.write { db in
             let id = header.id.uuidString.lowercased()
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM kit_inbox WHERE event_id = ?", arguments: [id]) == true {
-                return .duplicate
-            }
-            try db.execute(
-                sql: "INSERT INTO kit_inbox (event_id, type, source, applied_at) VALUES (?, ?, ?, ?)",
-                arguments: [id, header.type.rawValue, header.source.rawValue, now])
+            if try InboxEventRecord.exists(db, key: id) { return .duplicate }
+            try InboxEventRecord(
+                eventId: id, type: header.type.rawValue, source: header.source.rawValue, appliedAt: now
+            ).insert(db)
             try apply(body, db)
             return .applied
         }
@@ -86,15 +84,17 @@ public struct EventsController: Sendable {
         self.database = database
     }
 
-    public func addRoutes<Context: ServiceRequestContextProtocol>(to router: Router<Context>) {
-        router.post("/internal/events") { request, context -> Response in
-            guard let peer = try await PeerIdentity.name(of: context.channel) else {
-                throw ServiceError(.peerNotAllowed, "Internal routes need a service certificate.")
-            }
-            var request = request
-            let body = try await request.collectBody(upTo: 1 << 20)
-            let receipt = try await inbox.receive(Data(body.readableBytesView), from: peer, database: database)
-            return try Response.json(["status": receipt.rawValue])
+    public func addRoutes<Context: ServiceRequestContextProtocol>(to routes: ServiceRoutes<Context>) {
+        routes.open.post("/internal/events", use: receive)
+    }
+
+    @Sendable func receive(_ request: Request, context: some ServiceRequestContextProtocol) async throws -> Response {
+        guard let peer = try await PeerIdentity.name(of: context.channel) else {
+            throw ServiceError(.peerNotAllowed, "Internal routes need a service certificate.")
         }
+        var request = request
+        let body = try await request.collectBody(upTo: 1 << 20)
+        let receipt = try await inbox.receive(Data(body.readableBytesView), from: peer, database: database)
+        return try Response.json(["status": receipt.rawValue])
     }
 }

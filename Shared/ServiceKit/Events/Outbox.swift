@@ -41,34 +41,17 @@ public struct Outbox: Sendable {
         guard !targets.isEmpty else { return id }
         let envelope = EventEnvelope(id: id, type: Event.eventType, source: source, occurredAt: now, payload: event)
         let body = try JSONCoding.sharedEncoder.encode(envelope)
-        try db.execute(
-            sql: "INSERT INTO kit_outbox_event (id, type, body, occurred_at) VALUES (?, ?, ?, ?)",
-            arguments: [id.uuidString.lowercased(), Event.eventType.rawValue, body, now])
+        try OutboxEventRecord(
+            id: id.uuidString.lowercased(), type: Event.eventType.rawValue, body: body, occurredAt: now
+        ).insert(db)
         let seq = db.lastInsertedRowID
         for target in targets {
-            try db.execute(
-                sql: "INSERT INTO kit_outbox_delivery (event_seq, subscriber, next_attempt_at) VALUES (?, ?, ?)",
-                arguments: [seq, target.rawValue, now])
+            try OutboxDeliveryRecord(eventSeq: seq, subscriber: target.rawValue, nextAttemptAt: now).insert(db)
         }
         if !Event.deliversOnNextPoll {
             let doorbell = self.doorbell
             db.afterNextTransaction { _ in doorbell.ring() }
         }
         return id
-    }
-}
-
-/// Wakes the dispatcher when a transaction with events commits, instead of waiting for the
-/// next poll. Rings coalesce: many commits wake it once.
-final class Doorbell: Sendable {
-    let rings: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
-
-    init() {
-        (rings, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    }
-
-    func ring() {
-        continuation.yield()
     }
 }

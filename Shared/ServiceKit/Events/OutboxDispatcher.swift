@@ -35,30 +35,19 @@ public struct OutboxDispatcher: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    public func run() async {
         let doorbell = outbox.doorbell
-        let pollInterval = self.pollInterval
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: pollInterval)
-                    doorbell.ring()
-                }
-            }
-            doorbell.ring()
-            for await _ in doorbell.rings.cancelOnGracefulShutdown() {
-                let more = await deliverDue()
-                if more { doorbell.ring() }
-            }
-            group.cancelAll()
-        }
+        await PeriodicService(interval: pollInterval, doorbell: doorbell) {
+            if await deliverDue() { doorbell.ring() }
+        }.run()
     }
 
-    struct Pending: FetchableRecord, Decodable {
-        var event_seq: Int64
+    /// A delivery that is not dead, with its event (a join, not a table).
+    struct Pending: ServiceRow {
+        var eventSeq: Int64
         var subscriber: String
         var attempts: Int
-        var next_attempt_at: Date
+        var nextAttemptAt: Date
         var id: String
         var type: String
         var body: Data
@@ -80,7 +69,7 @@ public struct OutboxDispatcher: Service {
                         """, arguments: [batchSize])
             }
         } catch {
-            logger.error("outbox read failed", metadata: ["error": "\(error)"])
+            logger.failure("outbox read failed", error: error)
             return false
         }
         let bySubscriber = Dictionary(grouping: pending, by: \.subscriber)
@@ -96,7 +85,7 @@ public struct OutboxDispatcher: Service {
         guard let target = ServiceName(rawValue: subscriber) else { return }
         for item in queue {
             let now = outbox.clock.now()
-            guard item.next_attempt_at <= now else { return }
+            guard item.nextAttemptAt <= now else { return }
             let outcome = await send(item, to: target)
             do {
                 switch outcome {
@@ -104,12 +93,12 @@ public struct OutboxDispatcher: Service {
                     try await database.write { db in
                         try db.execute(
                             sql: "DELETE FROM kit_outbox_delivery WHERE event_seq = ? AND subscriber = ?",
-                            arguments: [item.event_seq, subscriber])
+                            arguments: [item.eventSeq, subscriber])
                         try db.execute(
                             sql: """
                                 DELETE FROM kit_outbox_event WHERE seq = ?
                                 AND NOT EXISTS (SELECT 1 FROM kit_outbox_delivery WHERE event_seq = ?)
-                                """, arguments: [item.event_seq, item.event_seq])
+                                """, arguments: [item.eventSeq, item.eventSeq])
                     }
                     Counter(label: "pinhole_outbox_delivered_total", dimensions: [("subscriber", subscriber)])
                         .increment()
@@ -121,7 +110,7 @@ public struct OutboxDispatcher: Service {
                                 UPDATE kit_outbox_delivery SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
                                 WHERE event_seq = ? AND subscriber = ?
                                 """,
-                            arguments: [now.addingTimeInterval(delay), reason, item.event_seq, subscriber])
+                            arguments: [now.addingTimeInterval(delay), reason, item.eventSeq, subscriber])
                     }
                     logger.debug(
                         "event delivery will be retried",
@@ -137,7 +126,7 @@ public struct OutboxDispatcher: Service {
                             sql: """
                                 UPDATE kit_outbox_delivery SET attempts = attempts + 1, dead_at = ?, last_error = ?
                                 WHERE event_seq = ? AND subscriber = ?
-                                """, arguments: [now, reason, item.event_seq, subscriber])
+                                """, arguments: [now, reason, item.eventSeq, subscriber])
                     }
                     logger.error(
                         "subscriber refused event; parked as dead",
@@ -148,7 +137,7 @@ public struct OutboxDispatcher: Service {
                     Counter(label: "pinhole_outbox_dead_total", dimensions: [("subscriber", subscriber)]).increment()
                 }
             } catch {
-                logger.error("outbox bookkeeping failed", metadata: ["error": "\(error)"])
+                logger.failure("outbox bookkeeping failed", error: error)
                 return
             }
         }

@@ -30,22 +30,30 @@ public struct HealthController: Sendable {
         self.metricsAccess = metricsAccess
     }
 
-    public func addRoutes<Context: ServiceRequestContextProtocol>(to router: Router<Context>) {
-        router.get("/health/live") { _, _ in
-            try Response.json(HealthReport(status: .ok, service: service, checks: [:]))
+    public func addRoutes<Context: ServiceRequestContextProtocol>(to routes: ServiceRoutes<Context>) {
+        routes.open.get("/health/live", use: live)
+        routes.open.get("/health/ready", use: ready)
+        routes.open.get("/metrics", use: metricsText)
+    }
+
+    @Sendable func live(_ request: Request, context: some RequestContext) async throws -> Response {
+        try Response.json(HealthReport(status: .ok, service: service, checks: [:]))
+    }
+
+    @Sendable func ready(_ request: Request, context: some RequestContext) async throws -> Response {
+        let report = await readiness()
+        return try Response.json(report, status: report.status == .ok ? .ok : .serviceUnavailable)
+    }
+
+    @Sendable func metricsText(
+        _ request: Request, context: some ServiceRequestContextProtocol
+    ) async throws -> Response {
+        guard metricsAccess(request, context.channel) else {
+            throw ServiceError(.forbidden, "Metrics are only served to loopback clients or with the metrics token.")
         }
-        router.get("/health/ready") { _, _ in
-            let report = await readiness()
-            return try Response.json(report, status: report.status == .ok ? .ok : .serviceUnavailable)
-        }
-        router.get("/metrics") { request, context in
-            guard metricsAccess(request, context.channel) else {
-                throw ServiceError(.forbidden, "Metrics are only served to loopback clients or with the metrics token.")
-            }
-            return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: .init(bytes: metrics.emitToBuffer())))
-        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: .init(bytes: metrics.emitToBuffer())))
     }
 
     /// Runs every check concurrently.

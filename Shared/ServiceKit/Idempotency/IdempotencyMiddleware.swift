@@ -92,45 +92,35 @@ public struct IdempotencyMiddleware<Context: ServiceRequestContextProtocol>: Rou
                 sql:
                     "DELETE FROM kit_idempotency_key WHERE rowid IN (SELECT rowid FROM kit_idempotency_key WHERE expires_at < ? LIMIT 100)",
                 arguments: [now])
-            if let row = try Row.fetchOne(
-                db,
-                sql:
-                    "SELECT fingerprint, status, headers, body, created_at FROM kit_idempotency_key WHERE scope = ? AND key = ?",
-                arguments: [scope, key])
-            {
-                let storedFingerprint: String = row["fingerprint"]
-                guard storedFingerprint == fingerprint else {
+            if var stored = try IdempotencyKeyRecord.fetchOne(db, key: ["scope": scope, "key": key]) {
+                guard stored.fingerprint == fingerprint else {
                     throw ServiceError(
                         .idempotencyKeyReused, "This Idempotency-Key was already used for a different request.")
                 }
-                if let status: Int = row["status"] {
-                    return .replay(Self.replay(status: status, headers: row["headers"], body: row["body"]))
+                if let status = stored.status {
+                    return .replay(Self.replay(status: status, headers: stored.headers, body: stored.body))
                 }
-                let createdAt: Date = row["created_at"]
-                guard now.timeIntervalSince(createdAt) > abandonAfter else {
+                guard now.timeIntervalSince(stored.createdAt) > abandonAfter else {
                     throw ServiceError(
                         .idempotencyKeyInProgress, "A request with this Idempotency-Key is still being processed.",
                         headers: [.retryAfter: "1"])
                 }
-                try db.execute(
-                    sql: "UPDATE kit_idempotency_key SET created_at = ? WHERE scope = ? AND key = ?",
-                    arguments: [now, scope, key])
+                stored.createdAt = now
+                try stored.update(db)
                 return .claimed
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO kit_idempotency_key (scope, key, fingerprint, created_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [scope, key, fingerprint, now, now.addingTimeInterval(retention)])
+            try IdempotencyKeyRecord(
+                scope: scope, key: key, fingerprint: fingerprint, createdAt: now,
+                expiresAt: now.addingTimeInterval(retention)
+            ).insert(db)
             return .claimed
         }
     }
 
     private func release(scope: String, key: String) async throws {
         try await database.write { db in
-            try db.execute(
-                sql: "DELETE FROM kit_idempotency_key WHERE scope = ? AND key = ? AND status IS NULL",
-                arguments: [scope, key])
+            _ = try IdempotencyKeyRecord.filter(key: ["scope": scope, "key": key])
+                .filter(IdempotencyKeyRecord.Columns.status == nil).deleteAll(db)
         }
     }
 
@@ -146,9 +136,10 @@ public struct IdempotencyMiddleware<Context: ServiceRequestContextProtocol>: Rou
         let headers = try JSONEncoder().encode(kept)
         let status = response.status.code
         try await database.write { db in
-            try db.execute(
-                sql: "UPDATE kit_idempotency_key SET status = ?, headers = ?, body = ? WHERE scope = ? AND key = ?",
-                arguments: [status, headers, Data(body), scope, key])
+            typealias Columns = IdempotencyKeyRecord.Columns
+            _ = try IdempotencyKeyRecord.filter(key: ["scope": scope, "key": key]).updateAll(
+                db,
+                [Columns.status.set(to: status), Columns.headers.set(to: headers), Columns.body.set(to: Data(body))])
         }
         response.body = ResponseBody(byteBuffer: ByteBuffer(bytes: body))
         return response

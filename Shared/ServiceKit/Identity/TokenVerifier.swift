@@ -37,15 +37,10 @@ public final class TokenVerifier: Sendable {
     private let clock: any WallClock
     private let leeway: TimeInterval
     private let cacheSize: Int
-    private let refresher: KeyRefresher
+    private let keys: KeySet
     private let sessions: SessionStateCache?
-    private let state = Mutex(State())
-
-    struct State {
-        var keys = JWTKeyCollection()
-        var knownKeyIDs: Set<String> = []
-        var verified: [String: AuthenticatedUser] = [:]
-    }
+    /// Tokens that passed every check, by their exact text.
+    private let verified = Mutex([String: AuthenticatedUser]())
 
     public init(
         source: any PublicKeySource, issuer: String, audience: String, clock: any WallClock,
@@ -58,7 +53,9 @@ public final class TokenVerifier: Sendable {
         self.clock = clock
         self.leeway = leeway
         self.cacheSize = cacheSize
-        self.refresher = KeyRefresher(source: source, clock: clock, refetchInterval: refetchInterval, logger: logger)
+        self.keys = KeySet(clock: clock, refetchInterval: refetchInterval) {
+            try await Self.load(from: source, logger: logger)
+        }
     }
 
     /// Verifies `token`, returning who it acts for; throws `INVALID_TOKEN` for any token that
@@ -88,17 +85,7 @@ public final class TokenVerifier: Sendable {
         guard header.alg == TokenAlgorithm.name, let kid = header.kid, !kid.isEmpty else {
             throw ServiceError.invalidToken
         }
-        var keys = state.withLock { $0.knownKeyIDs.contains(kid) ? $0.keys : nil }
-        if keys == nil {
-            if let loaded = try await refresher.refresh(for: kid) {
-                state.withLock { state in
-                    state.keys = loaded.keys
-                    state.knownKeyIDs = loaded.ids
-                }
-            }
-            keys = state.withLock { $0.knownKeyIDs.contains(kid) ? $0.keys : nil }
-        }
-        guard let keys else { throw ServiceError.invalidToken }
+        guard let keys = try await keys.keys(for: kid) else { throw ServiceError.invalidToken }
 
         let claims: AccessClaims
         do {
@@ -123,10 +110,10 @@ public final class TokenVerifier: Sendable {
 
     private func cachedUser(for token: String, at now: Date) -> AuthenticatedUser? {
         guard cacheSize > 0 else { return nil }
-        return state.withLock { state in
-            guard let user = state.verified[token] else { return nil }
+        return verified.withLock { verified in
+            guard let user = verified[token] else { return nil }
             if user.expiresAt.addingTimeInterval(leeway) > now { return user }
-            state.verified.removeValue(forKey: token)
+            verified.removeValue(forKey: token)
             return nil
         }
     }
@@ -134,14 +121,31 @@ public final class TokenVerifier: Sendable {
     private func remember(_ token: String, as user: AuthenticatedUser, at now: Date) {
         guard cacheSize > 0 else { return }
         let leeway = self.leeway
-        state.withLock { state in
-            if state.verified.count >= cacheSize {
-                state.verified = state.verified.filter { $0.value.expiresAt.addingTimeInterval(leeway) > now }
+        verified.withLock { verified in
+            if verified.count >= cacheSize {
+                verified = verified.filter { $0.value.expiresAt.addingTimeInterval(leeway) > now }
                 // Still full of live tokens: start over rather than grow without bound.
-                if state.verified.count >= cacheSize { state.verified.removeAll(keepingCapacity: true) }
+                if verified.count >= cacheSize { verified.removeAll(keepingCapacity: true) }
             }
-            state.verified[token] = user
+            verified[token] = user
         }
+    }
+
+    /// Auth's ES256 keys from `source`, as the verifier accepts them.
+    static func load(from source: any PublicKeySource, logger: Logger) async throws -> KeySet.Loaded {
+        let document = try await source.fetchKeys()
+        let collection = JWTKeyCollection()
+        var ids: Set<String> = []
+        for key in document.keys where key.kty == "EC" && key.crv == "P-256" && key.alg == TokenAlgorithm.name {
+            do {
+                let publicKey = try ES256PublicKey(parameters: (key.x, key.y))
+                await collection.add(ecdsa: publicKey, kid: JWKIdentifier(string: key.kid))
+                ids.insert(key.kid)
+            } catch {
+                logger.warning("ignoring malformed signing key", metadata: ["kid": "\(key.kid)"])
+            }
+        }
+        return KeySet.Loaded(keys: collection, ids: ids)
     }
 
     // MARK: - Header
@@ -158,79 +162,6 @@ public final class TokenVerifier: Sendable {
             let header = try? JSONDecoder().decode(Header.self, from: data)
         else { throw ServiceError.invalidToken }
         return header
-    }
-}
-
-/// Fetches key sets one at a time: concurrent requests share one fetch. A `kid` that was
-/// already looked for within `refetchInterval` is not looked for again (a stream of made-up
-/// key ids cannot hammer auth), and fetches are at least `minimumGap` apart: a new key met
-/// right after a fetch waits for the gap instead of being refused, so no token signed with a
-/// freshly rotated key is turned away.
-actor KeyRefresher {
-    struct Loaded: Sendable {
-        let keys: JWTKeyCollection
-        let ids: Set<String>
-    }
-
-    private let source: any PublicKeySource
-    private let clock: any WallClock
-    private let refetchInterval: TimeInterval
-    private let minimumGap: TimeInterval
-    private let logger: Logger
-    private var lastFetch: Date?
-    private var triedKeyIDs: [String: Date] = [:]
-    private var inFlight: Task<Loaded, any Error>?
-
-    init(
-        source: any PublicKeySource, clock: any WallClock, refetchInterval: TimeInterval, minimumGap: TimeInterval = 1,
-        logger: Logger
-    ) {
-        self.source = source
-        self.clock = clock
-        self.refetchInterval = refetchInterval
-        self.minimumGap = min(minimumGap, refetchInterval)
-        self.logger = logger
-    }
-
-    /// A freshly loaded key set, or nil when `kid` was looked for too recently to try again.
-    func refresh(for kid: String) async throws -> Loaded? {
-        if let inFlight {
-            return try await inFlight.value
-        }
-        let now = clock.now()
-        if let tried = triedKeyIDs[kid], now.timeIntervalSince(tried) < refetchInterval {
-            return nil
-        }
-        if triedKeyIDs.count > 1000 {
-            triedKeyIDs = triedKeyIDs.filter { now.timeIntervalSince($0.value) < refetchInterval }
-        }
-        triedKeyIDs[kid] = now
-        let wait = lastFetch.map { minimumGap - now.timeIntervalSince($0) } ?? 0
-        let task = Task {
-            if wait > 0 { try await Task.sleep(for: .milliseconds(Int64(wait * 1000))) }
-            return try await self.load()
-        }
-        inFlight = task
-        defer { inFlight = nil }
-        let loaded = try await task.value
-        lastFetch = clock.now()
-        return loaded
-    }
-
-    private func load() async throws -> Loaded {
-        let document = try await source.fetchKeys()
-        let collection = JWTKeyCollection()
-        var ids: Set<String> = []
-        for key in document.keys where key.kty == "EC" && key.crv == "P-256" && key.alg == TokenAlgorithm.name {
-            do {
-                let publicKey = try ES256PublicKey(parameters: (key.x, key.y))
-                await collection.add(ecdsa: publicKey, kid: JWKIdentifier(string: key.kid))
-                ids.insert(key.kid)
-            } catch {
-                logger.warning("ignoring malformed signing key", metadata: ["kid": "\(key.kid)"])
-            }
-        }
-        return Loaded(keys: collection, ids: ids)
     }
 }
 

@@ -74,23 +74,45 @@ public struct ServiceRuntime: Sendable {
             }, logger: logger)
     }
 
-    /// A router with the standard middleware (unread bodies drained, request id and trace,
-    /// metrics, request log, error envelope) and the health and metrics routes.
-    /// `drainLimit` bounds how much of an unread request body is read before answering.
-    public func makeRouter(
-        readiness: [String: HealthController.Check],
-        metricsAccess: @escaping @Sendable (Request, any Channel) -> Bool = { _, _ in true },
-        requestLogLevel: Logger.Level = .debug, drainLimit: Int = 128 << 20
-    ) -> Router<ServiceRequestContext> {
-        let router = Router(context: ServiceRequestContext.self)
+    /// A router with the standard middleware: unread bodies drained (up to `drainLimit`
+    /// bytes), request id and trace, metrics, request log, error envelope.
+    public func makeRouter<Context: ServiceRequestContextProtocol>(
+        context: Context.Type, requestLogLevel: Logger.Level = .debug, drainLimit: Int = 128 << 20
+    ) -> Router<Context> {
+        let router = Router(context: Context.self)
         router.add(middleware: RequestBodyDrainMiddleware(limit: drainLimit))
         router.add(middleware: RequestTracingMiddleware(entropy: entropy))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AccessLogMiddleware(level: requestLogLevel))
         router.add(middleware: ErrorMiddleware())
-        HealthController(service: settings.name, checks: readiness, metrics: metrics, metricsAccess: metricsAccess)
-            .addRoutes(to: router)
         return router
+    }
+
+    /// The groups controllers register on, on `router`, with the health and metrics routes
+    /// already there: `readiness` names the checks of `/health/ready`, `metricsAccess` who may
+    /// read `/metrics`.
+    public func makeRoutes<Context: ServiceRequestContextProtocol>(
+        on router: Router<Context>, verifier: TokenVerifier, database: DatabasePool?,
+        readiness: [String: HealthController.Check],
+        metricsAccess: @escaping @Sendable (Request, any Channel) -> Bool = { _, _ in true }
+    ) -> ServiceRoutes<Context> {
+        let routes = ServiceRoutes(router: router, verifier: verifier, database: database, clock: clock)
+        HealthController(service: settings.name, checks: readiness, metrics: metrics, metricsAccess: metricsAccess)
+            .addRoutes(to: routes)
+        return routes
+    }
+
+    /// A service's router and route groups: tokens verified by `verifier` (default:
+    /// ``makeTokenVerifier(source:sessions:checkSessions:sessionsFreshFor:)``), idempotent
+    /// answers and readiness in `database`.
+    public func makeRoutes(
+        database: DatabasePool, verifier: TokenVerifier? = nil
+    ) -> (router: Router<ServiceRequestContext>, routes: ServiceRoutes<ServiceRequestContext>) {
+        let router = makeRouter(context: ServiceRequestContext.self)
+        let routes = makeRoutes(
+            on: router, verifier: verifier ?? makeTokenVerifier(), database: database,
+            readiness: ["database": Self.databaseCheck(database)])
+        return (router, routes)
     }
 
     /// The internal listener: HTTP/2 over TLS 1.3 with ALPN and HTTP/1.1 fallback, client
@@ -122,8 +144,8 @@ public struct ServiceRuntime: Sendable {
     /// The application: the internal listener (HTTP/2 over TLS 1.3 with ALPN and HTTP/1.1
     /// fallback, client certificate from the local authority required), plus the lifecycle
     /// services (outbox dispatcher, workers, internal client shutdown).
-    public func makeApplication(
-        _ parts: ServiceParts, server: HTTPServerBuilder? = nil,
+    public func makeApplication<Context: ServiceRequestContextProtocol>(
+        _ parts: ServiceParts<Context>, server: HTTPServerBuilder? = nil,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let server = try server ?? internalListener()
@@ -141,11 +163,11 @@ public struct ServiceRuntime: Sendable {
 /// What a service's `buildRouter` assembles: the router, and the long-running jobs
 /// (outbox dispatcher, workers) that run beside the server. Tests read `router.routes` to
 /// compare them with the public API description.
-public struct ServiceParts {
-    public let router: Router<ServiceRequestContext>
+public struct ServiceParts<Context: ServiceRequestContextProtocol> {
+    public let router: Router<Context>
     public let services: [any Service]
 
-    public init(router: Router<ServiceRequestContext>, services: [any Service] = []) {
+    public init(router: Router<Context>, services: [any Service] = []) {
         self.router = router
         self.services = services
     }

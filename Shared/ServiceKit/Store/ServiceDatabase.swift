@@ -36,7 +36,9 @@ public enum ServiceDatabase {
     /// `Idempotency-Key` still marked in progress was held by a process that died. Releasing it
     /// lets the client's retry run now instead of waiting for the claim to go stale.
     static func releaseAbandonedClaims(in pool: DatabasePool) throws {
-        try pool.write { db in try db.execute(sql: "DELETE FROM kit_idempotency_key WHERE status IS NULL") }
+        _ = try pool.write { db in
+            try IdempotencyKeyRecord.filter(IdempotencyKeyRecord.Columns.status == nil).deleteAll(db)
+        }
     }
 
     static func registerKitMigrations(_ migrator: inout DatabaseMigrator) {

@@ -1,28 +1,28 @@
 import Contracts
 import Foundation
 import GRDB
+import ServiceKit
 
-/// A row of `notification`. `source_event_id` is unique: one event makes at most one
+/// A row of `notification`. `sourceEventId` is unique: one event makes at most one
 /// notification, however often it is delivered.
-struct NotificationRecord: Codable, FetchableRecord, PersistableRecord {
+struct NotificationRecord: ServiceRecord {
     static let databaseTableName = "notification"
 
     var id: String
-    var userID: String
+    var userId: String
     var type: NotificationType
     var title: String
     var body: String
     /// JSON object of strings.
     var data: String
-    var sourceEventID: String
+    var sourceEventId: String
     var createdAt: Date
     var readAt: Date?
 
-    enum CodingKeys: String, CodingKey {
-        case id
-        case userID = "user_id"
-        case type, title, body, data
-        case sourceEventID = "source_event_id"
+    enum Columns: String, ColumnExpression {
+        case id, type, title, body, data
+        case userId = "user_id"
+        case sourceEventId = "source_event_id"
         case createdAt = "created_at"
         case readAt = "read_at"
     }
@@ -32,6 +32,14 @@ struct NotificationRecord: Codable, FetchableRecord, PersistableRecord {
         return AppNotification(
             id: id, type: type, title: title, body: body, data: fields, createdAt: createdAt, readAt: readAt)
     }
+}
+
+extension DerivableRequest<NotificationRecord> {
+    /// `user`'s notifications.
+    func of(_ user: String) -> Self { filter(NotificationRecord.Columns.userId == user) }
+
+    /// Those not read yet.
+    func unread() -> Self { filter(NotificationRecord.Columns.readAt == nil) }
 }
 
 extension NotificationType: DatabaseValueConvertible {}

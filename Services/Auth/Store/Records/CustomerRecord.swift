@@ -1,23 +1,24 @@
 import Contracts
 import Foundation
 import GRDB
+import ServiceKit
 
 /// A row of `customer`: a tenant's customer, with both PINs as peppered Argon2id hashes.
-/// The customer's sessions and tokens carry `userID` (a `user` row without email or password).
-struct CustomerRecord: Codable, FetchableRecord, PersistableRecord {
+/// The customer's sessions and tokens carry `userId` (a `user` row without email or password).
+struct CustomerRecord: ServiceRecord {
     static let databaseTableName = "customer"
 
-    var userID: String
-    var tenantID: String
+    var userId: String
+    var tenantId: String
     var customerRef: String
     var pinHash: String
     var duressPinHash: String
     var createdAt: Date
     var pinsUpdatedAt: Date
 
-    enum CodingKeys: String, CodingKey {
-        case userID = "user_id"
-        case tenantID = "tenant_id"
+    enum Columns: String, ColumnExpression {
+        case userId = "user_id"
+        case tenantId = "tenant_id"
         case customerRef = "customer_ref"
         case pinHash = "pin_hash"
         case duressPinHash = "duress_pin_hash"
@@ -26,6 +27,13 @@ struct CustomerRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     var customer: Customer {
-        Customer(customerRef: customerRef, userId: userID, createdAt: createdAt, pinsUpdatedAt: pinsUpdatedAt)
+        Customer(customerRef: customerRef, userId: userId, createdAt: createdAt, pinsUpdatedAt: pinsUpdatedAt)
+    }
+}
+
+extension DerivableRequest<CustomerRecord> {
+    /// The customer with this reference in this tenant.
+    func matching(tenant: String, reference: String) -> Self {
+        filter(CustomerRecord.Columns.tenantId == tenant && CustomerRecord.Columns.customerRef == reference)
     }
 }

@@ -1,22 +1,23 @@
 import Foundation
 import GRDB
+import ServiceKit
 
 /// A row of `deletion`: an account deletion, from the request until every service has
 /// confirmed and the user row itself is gone.
-struct DeletionRecord: Codable, FetchableRecord, PersistableRecord {
+struct DeletionRecord: ServiceRecord {
     static let databaseTableName = "deletion"
 
     var id: String
-    var userID: String
+    var userId: String
     /// The `user.deleted` event; its outstanding deliveries are the services yet to confirm.
-    var eventID: String
+    var eventId: String
     var requestedAt: Date
     var completedAt: Date?
 
-    enum CodingKeys: String, CodingKey {
+    enum Columns: String, ColumnExpression {
         case id
-        case userID = "user_id"
-        case eventID = "event_id"
+        case userId = "user_id"
+        case eventId = "event_id"
         case requestedAt = "requested_at"
         case completedAt = "completed_at"
     }

@@ -1,15 +1,16 @@
 import Contracts
 import Foundation
 import GRDB
+import ServiceKit
 
 /// A row of `incident`: a customer's duress signal, open until a responder clears it. At most
 /// one is open per customer.
-struct IncidentRecord: Codable, FetchableRecord, PersistableRecord {
+struct IncidentRecord: ServiceRecord {
     static let databaseTableName = "incident"
 
     var id: String
-    var tenantID: String
-    var userID: String
+    var tenantId: String
+    var userId: String
     var customerRef: String
     var raisedAt: Date
     var lastRaisedAt: Date
@@ -18,10 +19,10 @@ struct IncidentRecord: Codable, FetchableRecord, PersistableRecord {
     var clearedAt: Date?
     var clearedBy: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum Columns: String, ColumnExpression {
         case id, latitude, longitude
-        case tenantID = "tenant_id"
-        case userID = "user_id"
+        case tenantId = "tenant_id"
+        case userId = "user_id"
         case customerRef = "customer_ref"
         case raisedAt = "raised_at"
         case lastRaisedAt = "last_raised_at"
@@ -31,8 +32,13 @@ struct IncidentRecord: Codable, FetchableRecord, PersistableRecord {
 
     var incident: DuressIncident {
         DuressIncident(
-            id: id, customerRef: customerRef, userId: userID, raisedAt: raisedAt, lastRaisedAt: lastRaisedAt,
+            id: id, customerRef: customerRef, userId: userId, raisedAt: raisedAt, lastRaisedAt: lastRaisedAt,
             location: latitude.flatMap { lat in longitude.map { GeoLocation(latitude: lat, longitude: $0) } },
             clearedAt: clearedAt)
     }
+}
+
+extension DerivableRequest<IncidentRecord> {
+    /// Incidents no responder has cleared yet.
+    func open() -> Self { filter(IncidentRecord.Columns.clearedAt == nil) }
 }

@@ -5,11 +5,11 @@ import Hummingbird
 import ServiceKit
 
 /// A row of `session`: one signed-in device. Revoking it ends every token of the session.
-struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
+struct SessionRecord: ServiceRecord {
     static let databaseTableName = "session"
 
     var id: String
-    var userID: String
+    var userId: String
     var createdAt: Date
     var lastUsedAt: Date
     var revokedAt: Date?
@@ -20,11 +20,11 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
     /// Opened under duress (or while a duress incident is open). Never shown to the client.
     var limited: Bool = false
     /// The tenant of a PIN customer's session.
-    var tenantID: String? = nil
+    var tenantId: String? = nil
 
-    enum CodingKeys: String, CodingKey {
-        case id
-        case userID = "user_id"
+    enum Columns: String, ColumnExpression {
+        case id, limited
+        case userId = "user_id"
         case createdAt = "created_at"
         case lastUsedAt = "last_used_at"
         case revokedAt = "revoked_at"
@@ -32,16 +32,15 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
         case userAgent = "user_agent"
         case devicePlatform = "device_platform"
         case deviceVersion = "device_version"
-        case limited
-        case tenantID = "tenant_id"
+        case tenantId = "tenant_id"
     }
 
     /// A new session for a sign-in request: where it came from and on what device.
     static func opened(
-        id: String, userID: String, at now: Date, request: Request, context: ServiceRequestContext, device: DeviceInfo?
+        id: String, userId: String, at now: Date, request: Request, context: ServiceRequestContext, device: DeviceInfo?
     ) async throws -> SessionRecord {
         SessionRecord(
-            id: id, userID: userID, createdAt: now, lastUsedAt: now, revokedAt: nil,
+            id: id, userId: userId, createdAt: now, lastUsedAt: now, revokedAt: nil,
             ipAddress: try await ClientAddress.of(request, context: context),
             userAgent: request.headers[.userAgent].map { String($0.prefix(256)) }, devicePlatform: device?.platform,
             deviceVersion: device?.version)
@@ -53,4 +52,12 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
             device: devicePlatform.map { DeviceInfo(platform: $0, version: deviceVersion) },
             current: id == currentSessionID)
     }
+}
+
+extension DerivableRequest<SessionRecord> {
+    /// Sessions not ended.
+    func live() -> Self { filter(SessionRecord.Columns.revokedAt == nil) }
+
+    /// `user`'s sessions.
+    func of(_ user: String) -> Self { filter(SessionRecord.Columns.userId == user) }
 }

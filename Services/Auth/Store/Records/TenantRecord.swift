@@ -1,10 +1,11 @@
 import Contracts
 import Foundation
 import GRDB
+import ServiceKit
 
 /// A row of `tenant`: an organisation whose customers sign in with PINs. Its API key is
 /// stored as a SHA-256 (the key is 256 random bits, so a fast hash is enough).
-struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
+struct TenantRecord: ServiceRecord {
     static let databaseTableName = "tenant"
 
     var id: String
@@ -14,7 +15,7 @@ struct TenantRecord: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Date
     var updatedAt: Date
 
-    enum CodingKeys: String, CodingKey {
+    enum Columns: String, ColumnExpression {
         case id, name, status
         case apiKeyHash = "api_key_hash"
         case createdAt = "created_at"

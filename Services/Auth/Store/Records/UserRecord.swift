@@ -1,9 +1,10 @@
 import Contracts
 import Foundation
 import GRDB
+import ServiceKit
 
 /// A row of `user`.
-struct UserRecord: Codable, FetchableRecord, PersistableRecord {
+struct UserRecord: ServiceRecord {
     static let databaseTableName = "user"
 
     var id: String
@@ -17,7 +18,7 @@ struct UserRecord: Codable, FetchableRecord, PersistableRecord {
     /// Set when the account was deleted; the row stays until every service has confirmed.
     var deletedAt: Date? = nil
 
-    enum CodingKeys: String, CodingKey {
+    enum Columns: String, ColumnExpression {
         case id, email
         case passwordHash = "password_hash"
         case displayName = "display_name"
@@ -26,12 +27,12 @@ struct UserRecord: Codable, FetchableRecord, PersistableRecord {
         case deletedAt = "deleted_at"
     }
 
-    enum Columns {
-        static let email = Column(CodingKeys.email)
-        static let deletedAt = Column(CodingKeys.deletedAt)
-    }
-
     func profile(roles: [RoleGrant]) -> UserProfile {
         UserProfile(id: id, email: email, displayName: displayName, createdAt: createdAt, roles: roles)
     }
+}
+
+extension DerivableRequest<UserRecord> {
+    /// Accounts that are not deleted (or being deleted).
+    func live() -> Self { filter(UserRecord.Columns.deletedAt == nil) }
 }

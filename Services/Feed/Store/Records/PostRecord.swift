@@ -5,12 +5,12 @@ import ServiceKit
 
 /// A row of `post`. `upvotes` and `downvotes` are kept in step with `vote` in the same
 /// transaction as every vote change.
-struct PostRecord: Codable, FetchableRecord, PersistableRecord {
+struct PostRecord: ServiceRecord {
     static let databaseTableName = "post"
 
     var id: String
-    var authorID: String
-    var mediaID: String
+    var authorId: String
+    var mediaId: String
     var caption: String?
     var latitude: Double
     var longitude: Double
@@ -26,13 +26,12 @@ struct PostRecord: Codable, FetchableRecord, PersistableRecord {
     var mediaState: MediaStatus = .ready
 
     init(
-        id: String, authorID: String, mediaID: String, caption: String?, latitude: Double, longitude: Double,
+        id: String, authorId: String, mediaId: String, caption: String?, latitude: Double, longitude: Double,
         upvotes: Int = 0, downvotes: Int = 0, hiddenAt: Date? = nil, createdAt: Date, mediaState: MediaStatus = .ready
     ) {
-        self.mediaState = mediaState
         self.id = id
-        self.authorID = authorID
-        self.mediaID = mediaID
+        self.authorId = authorId
+        self.mediaId = mediaId
         self.caption = caption
         self.latitude = latitude
         self.longitude = longitude
@@ -41,13 +40,13 @@ struct PostRecord: Codable, FetchableRecord, PersistableRecord {
         self.hiddenAt = hiddenAt
         self.createdAt = createdAt
         self.createdMs = JSONCoding.milliseconds(createdAt)
+        self.mediaState = mediaState
     }
 
-    enum CodingKeys: String, CodingKey {
-        case id
-        case authorID = "author_id"
-        case mediaID = "media_id"
-        case caption, latitude, longitude, upvotes, downvotes
+    enum Columns: String, ColumnExpression {
+        case id, caption, latitude, longitude, upvotes, downvotes
+        case authorId = "author_id"
+        case mediaId = "media_id"
         case hiddenAt = "hidden_at"
         case createdAt = "created_at"
         case createdMs = "created_ms"
@@ -56,22 +55,9 @@ struct PostRecord: Codable, FetchableRecord, PersistableRecord {
 
     func post(myVote: VoteValue?, distance: Double? = nil) -> Post {
         Post(
-            id: id, authorId: authorID, mediaId: mediaID, caption: caption, latitude: latitude, longitude: longitude,
+            id: id, authorId: authorId, mediaId: mediaId, caption: caption, latitude: latitude, longitude: longitude,
             score: upvotes - downvotes, upvotes: upvotes, downvotes: downvotes, myVote: myVote,
             distanceM: distance.map { ($0 * 10).rounded() / 10 }, createdAt: createdAt, mediaStatus: mediaState)
-    }
-}
-
-extension VoteValue {
-    /// +1 or -1, as stored.
-    var weight: Int { self == .up ? 1 : -1 }
-
-    init?(weight: Int?) {
-        switch weight {
-        case 1: self = .up
-        case -1: self = .down
-        default: return nil
-        }
     }
 }
 

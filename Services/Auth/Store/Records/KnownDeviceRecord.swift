@@ -1,0 +1,19 @@
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `known_device`: a device a customer signed in on successfully, which someone
+/// else's failed guesses cannot lock out (see ``PinThrottle``).
+struct KnownDeviceRecord: ServiceRecord {
+    static let databaseTableName = "known_device"
+
+    var userId: String
+    var deviceKey: String
+    var lastSeenAt: Date
+
+    enum Columns: String, ColumnExpression {
+        case userId = "user_id"
+        case deviceKey = "device_key"
+        case lastSeenAt = "last_seen_at"
+    }
+}

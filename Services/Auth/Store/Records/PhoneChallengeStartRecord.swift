@@ -1,0 +1,19 @@
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `phone_challenge_start`: when a user asked for a code, to limit codes per hour.
+struct PhoneChallengeStartRecord: ServiceRecord {
+    static let databaseTableName = "phone_challenge_start"
+
+    /// Set by SQLite.
+    var id: Int64?
+    var userId: String
+    var startedAt: Date
+
+    enum Columns: String, ColumnExpression {
+        case id
+        case userId = "user_id"
+        case startedAt = "started_at"
+    }
+}

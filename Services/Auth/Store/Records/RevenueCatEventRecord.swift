@@ -1,0 +1,18 @@
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `revenuecat_event`: a RevenueCat event id already applied (and nothing personal),
+/// so a redelivery changes nothing.
+struct RevenueCatEventRecord: ServiceRecord {
+    static let databaseTableName = "revenuecat_event"
+
+    var id: String
+    var type: String
+    var receivedAt: Date
+
+    enum Columns: String, ColumnExpression {
+        case id, type
+        case receivedAt = "received_at"
+    }
+}

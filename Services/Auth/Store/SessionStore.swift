@@ -1,0 +1,108 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// Sessions and their refresh tokens, and what every service's token verifier learns about a
+/// session.
+struct SessionStore: Sendable {
+    let database: DatabasePool
+
+    /// Creates a session with its first refresh token, in one transaction.
+    func createSession(_ session: SessionRecord, refreshToken: RefreshTokenRecord) async throws {
+        try await database.write { db in
+            try session.insert(db)
+            try refreshToken.insert(db)
+        }
+    }
+
+    /// Ends one of the user's sessions. Returns false when the user has no such live session.
+    @discardableResult
+    func revokeSession(id: String, userID: String, at now: Date) async throws -> Bool {
+        try await database.write { db in
+            try SessionRecord.filter(key: id).of(userID).live()
+                .updateAll(db, SessionRecord.Columns.revokedAt.set(to: now)) > 0
+        }
+    }
+
+    /// Ends every session of the user; returns how many were live.
+    @discardableResult
+    func revokeAllSessions(userID: String, at now: Date) async throws -> Int {
+        try await database.write { db in
+            try SessionRecord.all().of(userID).live().updateAll(db, SessionRecord.Columns.revokedAt.set(to: now))
+        }
+    }
+
+    /// What token verifiers learn about a session: nil unless it is live and its user exists.
+    func sessionState(id: String, now: Date) async throws -> SessionState? {
+        try await database.read { db in
+            guard let session = try SessionRecord.filter(key: id).live().fetchOne(db),
+                try UserRecord.filter(key: session.userId).live().isEmpty(db) == false
+            else { return nil }
+            return SessionState(
+                sessionId: session.id, userId: session.userId, limited: session.limited,
+                roles: try UserStore.roles(userID: session.userId, in: db),
+                premium: try EntitlementStore.isPremium(userID: session.userId, now: now, in: db),
+                phoneVerified: try PhoneNumberRecord.exists(db, key: session.userId),
+                tenantId: session.tenantId)
+        }
+    }
+
+    /// Live sessions of a user, newest first, after `position`.
+    func sessions(userID: String, after position: TimePosition?, limit: Int) async throws -> [SessionRecord] {
+        try await database.read { db in
+            try SessionRecord.all().of(userID).live().newestFirst(after: position, limit: limit).fetchAll(db)
+        }
+    }
+
+    // MARK: - Refresh rotation
+
+    enum RotationResult {
+        case rotated(SessionRecord)
+        /// The parent was presented again within the grace window and its child is still
+        /// unused: the same child is answered again, sealed as stored.
+        case replayed(SessionRecord, childSealed: Data)
+        /// Unknown, expired, revoked, or a reused (already rotated) token.
+        case rejected(reuse: Bool)
+    }
+
+    /// Exchanges the refresh token with hash `presented` for `next`, atomically (one writer,
+    /// so concurrent refreshes of one token are serialised: the first rotates, the others
+    /// replay its child).
+    ///
+    /// A token presented again after it was rotated is replayed when it comes within `grace`
+    /// of the rotation and the child is unused (a client that lost the answer); otherwise it
+    /// is a sign of theft and the whole session, the token family, is revoked (RFC 9700
+    /// §4.14.2).
+    func rotate(
+        presented: String, next: RefreshTokenRecord, sealedNext: Data, grace: TimeInterval, now: Date
+    ) async throws -> RotationResult {
+        try await database.write { db in
+            guard var current = try RefreshTokenRecord.fetchOne(db, key: presented),
+                var session = try SessionRecord.fetchOne(db, key: current.sessionId),
+                session.revokedAt == nil
+            else { return .rejected(reuse: false) }
+            if let usedAt = current.usedAt {
+                if now.timeIntervalSince(usedAt) <= grace, let sealed = current.childSealed,
+                    let childHash = current.replacedBy,
+                    let child = try RefreshTokenRecord.fetchOne(db, key: childHash),
+                    child.usedAt == nil, child.expiresAt > now
+                {
+                    return .replayed(session, childSealed: sealed)
+                }
+                session.revokedAt = now
+                try session.update(db)
+                return .rejected(reuse: true)
+            }
+            guard current.expiresAt > now else { return .rejected(reuse: false) }
+            (current.usedAt, current.replacedBy, current.childSealed) = (now, next.tokenHash, sealedNext)
+            try current.update(db)
+            var next = next
+            next.sessionId = session.id
+            try next.insert(db)
+            session.lastUsedAt = now
+            try session.update(db)
+            return .rotated(session)
+        }
+    }
+}

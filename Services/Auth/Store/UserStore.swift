@@ -1,0 +1,113 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// Accounts: users, their roles and their Sign in with Apple links.
+struct UserStore: Sendable {
+    let database: DatabasePool
+
+    /// Inserts the user unless the email is taken. Returns whether a row was inserted; the
+    /// caller must not let that difference show.
+    func insertUserIfAbsent(_ user: UserRecord) async throws -> Bool {
+        try await database.write { db in
+            try user.insert(db, onConflict: .ignore)
+            return db.changesCount > 0
+        }
+    }
+
+    /// The account with this address, unless deleted.
+    func user(email: String) async throws -> UserRecord? {
+        try await database.read { db in
+            try UserRecord.filter(UserRecord.Columns.email == email).live().fetchOne(db)
+        }
+    }
+
+    /// The account with this id, unless deleted.
+    func user(id: String) async throws -> UserRecord? {
+        try await database.read { db in try UserRecord.filter(key: id).live().fetchOne(db) }
+    }
+
+    func updatePasswordHash(userID: String, hash: String, at now: Date) async throws {
+        try await database.write { db in
+            try UserRecord.filter(key: userID).updateAll(
+                db, UserRecord.Columns.passwordHash.set(to: hash), UserRecord.Columns.updatedAt.set(to: now))
+        }
+    }
+
+    // MARK: - Roles
+
+    static func roles(userID: String, in db: Database) throws -> [RoleGrant] {
+        try UserRoleRecord.filter(UserRoleRecord.Columns.userId == userID)
+            .order(UserRoleRecord.Columns.role, UserRoleRecord.Columns.tenantId).fetchAll(db).compactMap(\.grant)
+    }
+
+    func roles(userID: String) async throws -> [RoleGrant] {
+        try await database.read { db in try Self.roles(userID: userID, in: db) }
+    }
+
+    /// Grants or revokes a role; returns the user's roles afterwards, or nil when there is no
+    /// such user. A tenant role needs an existing tenant (nil otherwise, too).
+    func changeRole(userID: String, grant: RoleGrant, granted: Bool) async throws -> [RoleGrant]? {
+        try await database.write { db in
+            guard try UserRecord.filter(key: userID).live().isEmpty(db) == false else { return nil }
+            if let tenant = grant.tenantId, try TenantRecord.exists(db, key: tenant) == false { return nil }
+            let row = UserRoleRecord(userId: userID, grant: grant)
+            if granted {
+                try row.insert(db, onConflict: .ignore)
+            } else {
+                try row.delete(db)
+            }
+            return try Self.roles(userID: userID, in: db)
+        }
+    }
+
+    // MARK: - Sign in with Apple
+
+    /// Opens a session for an Apple identity, creating the user on its first sign-in (found by
+    /// `sub` afterwards). Apple shares the email only once; an address already used by another
+    /// account is kept on the Apple link but not on the new user. A new refresh token from
+    /// Apple replaces the stored one. Returns the user id.
+    func signInWithApple(
+        _ identity: AppleIdentity, appleRefreshToken: String?, newUser: UserRecord, session: SessionRecord,
+        refreshToken: RefreshTokenRecord, now: Date
+    ) async throws -> String {
+        try await database.write { db in
+            var userID: String
+            if var account = try AppleAccountRecord.fetchOne(db, key: identity.sub) {
+                userID = account.userId
+                guard try UserRecord.filter(key: userID).live().isEmpty(db) == false else {
+                    throw ServiceError(.conflict, "This account is being deleted; sign in again once it is gone.")
+                }
+                if let email = identity.email { account.email = email }
+                account.isPrivateEmail = identity.isPrivateEmail
+                if let appleRefreshToken { account.refreshToken = appleRefreshToken }
+                account.updatedAt = now
+                try account.update(db)
+            } else {
+                var user = newUser
+                if let email = user.email, try UserRecord.filter(UserRecord.Columns.email == email).isEmpty(db) == false
+                {
+                    user.email = nil
+                }
+                try user.insert(db)
+                userID = user.id
+                try AppleAccountRecord(
+                    sub: identity.sub, userId: user.id, email: identity.email, isPrivateEmail: identity.isPrivateEmail,
+                    clientId: identity.clientID, refreshToken: appleRefreshToken, createdAt: now, updatedAt: now
+                ).insert(db)
+            }
+            var session = session
+            session.userId = userID
+            try session.insert(db)
+            try refreshToken.insert(db)
+            return userID
+        }
+    }
+
+    func appleAccount(userID: String) async throws -> AppleAccountRecord? {
+        try await database.read { db in
+            try AppleAccountRecord.filter(AppleAccountRecord.Columns.userId == userID).fetchOne(db)
+        }
+    }
+}

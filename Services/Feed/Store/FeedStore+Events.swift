@@ -1,0 +1,31 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// What other services' events do to posts, in the inbox's transaction.
+extension FeedStore {
+    /// `content.hidden`: the post stops being listed or shown.
+    static func hide(_ event: ContentHidden, at now: Date, in db: Database) throws {
+        guard event.targetType == .post else { return }
+        try PostRecord.filter(key: event.targetId).filter(PostRecord.Columns.hiddenAt == nil)
+            .updateAll(db, PostRecord.Columns.hiddenAt.set(to: now))
+    }
+
+    /// `media.ready`: a post waiting for its media is shown.
+    static func mediaReady(_ event: MediaReady, in db: Database) throws {
+        typealias Columns = PostRecord.Columns
+        try PostRecord.filter(
+            Columns.mediaId == event.mediaId && Columns.authorId == event.ownerId
+                && Columns.mediaState == MediaStatus.processing
+        ).updateAll(db, Columns.mediaState.set(to: MediaStatus.ready))
+    }
+
+    /// `media.rejected`: the post's media is gone; only its author still sees the post, with
+    /// the media's state, and can delete it.
+    static func mediaRejected(_ event: MediaRejected, in db: Database) throws {
+        typealias Columns = PostRecord.Columns
+        try PostRecord.filter(Columns.mediaId == event.mediaId && Columns.authorId == event.ownerId)
+            .updateAll(db, Columns.mediaState.set(to: MediaStatus.rejected))
+    }
+}

@@ -1,0 +1,35 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `vote`: one user's vote on one post, +1 or -1.
+struct VoteRecord: ServiceRecord {
+    static let databaseTableName = "vote"
+
+    var postId: String
+    var userId: String
+    /// +1 (up) or -1 (down); see ``VoteValue/weight``.
+    var value: Int
+    var updatedAt: Date
+
+    enum Columns: String, ColumnExpression {
+        case value
+        case postId = "post_id"
+        case userId = "user_id"
+        case updatedAt = "updated_at"
+    }
+}
+
+extension VoteValue {
+    /// +1 or -1, as stored.
+    var weight: Int { self == .up ? 1 : -1 }
+
+    init?(weight: Int?) {
+        switch weight {
+        case 1: self = .up
+        case -1: self = .down
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `media_reference`: a service referenced a media object (a post, a snap), so it
+/// hears `media.ready` or `media.rejected` for it.
+struct MediaReferenceRecord: ServiceRecord {
+    static let databaseTableName = "media_reference"
+
+    var mediaId: String
+    /// The referencing service's name.
+    var service: String
+    var referenceType: String
+    var referenceId: String
+
+    enum Columns: String, ColumnExpression {
+        case service
+        case mediaId = "media_id"
+        case referenceType = "reference_type"
+        case referenceId = "reference_id"
+    }
+}

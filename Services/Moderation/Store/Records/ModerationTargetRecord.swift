@@ -1,0 +1,22 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `moderation_target`: how many distinct users reported an object, and when it was
+/// hidden for it.
+struct ModerationTargetRecord: ServiceRecord {
+    static let databaseTableName = "moderation_target"
+
+    var targetType: ReportTargetType
+    var targetId: String
+    var reportCount: Int
+    var hiddenAt: Date?
+
+    enum Columns: String, ColumnExpression {
+        case targetType = "target_type"
+        case targetId = "target_id"
+        case reportCount = "report_count"
+        case hiddenAt = "hidden_at"
+    }
+}

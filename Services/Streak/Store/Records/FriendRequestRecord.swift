@@ -1,0 +1,44 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `friend_request`.
+struct FriendRequestRecord: ServiceRecord {
+    static let databaseTableName = "friend_request"
+
+    var id: String
+    var fromUserId: String
+    var toUserId: String
+    var status: FriendRequestStatus
+    var createdAt: Date
+    var respondedAt: Date?
+
+    enum Columns: String, ColumnExpression {
+        case id, status
+        case fromUserId = "from_user_id"
+        case toUserId = "to_user_id"
+        case createdAt = "created_at"
+        case respondedAt = "responded_at"
+    }
+
+    var contract: FriendRequest {
+        FriendRequest(
+            id: id, fromUserId: fromUserId, toUserId: toUserId, status: status, createdAt: createdAt,
+            respondedAt: respondedAt)
+    }
+}
+
+extension DerivableRequest<FriendRequestRecord> {
+    /// Pending requests between two users, sent either way.
+    func pending(between one: String, and other: String) -> Self {
+        typealias Columns = FriendRequestRecord.Columns
+        return filter(
+            Columns.status == FriendRequestStatus.pending
+                && ((Columns.fromUserId == one && Columns.toUserId == other)
+                    || (Columns.fromUserId == other && Columns.toUserId == one))
+        )
+    }
+}
+
+extension FriendRequestStatus: DatabaseValueConvertible {}

@@ -1,0 +1,95 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// Friend requests: sent, answered, listed.
+extension StreakStore {
+    /// Stores a pending request and its `friend_request.sent` event together. Refused when a
+    /// block stands between the two (404, as if the user did not exist), when they are already
+    /// friends, or when a request between them is pending (409).
+    func send(_ record: FriendRequestRecord, fromDisplayName: String) async throws {
+        try await database.write { [outbox] db in
+            if try BlockMirror.isBlocked(record.fromUserId, record.toUserId, in: db) {
+                throw ServiceError.notFound("User")
+            }
+            if try StreakRecord.all().pair(record.fromUserId, record.toUserId).active().isEmpty(db) == false {
+                throw ServiceError(.conflict, "You are already friends.")
+            }
+            guard try FriendRequestRecord.all().pending(between: record.fromUserId, and: record.toUserId).isEmpty(db)
+            else {
+                throw ServiceError(.conflict, "A friend request between you is already pending.")
+            }
+            try record.insert(db)
+            try outbox.enqueue(
+                FriendRequestSent(
+                    requestId: record.id, fromUserId: record.fromUserId, fromDisplayName: fromDisplayName,
+                    toUserId: record.toUserId), in: db)
+        }
+    }
+
+    /// A pending request addressed to `user`, or 404 (someone else's request is not found);
+    /// one that was already answered is a 409.
+    static func pendingRequest(id: String, to user: String, in db: Database) throws -> FriendRequestRecord {
+        guard let record = try FriendRequestRecord.fetchOne(db, key: id), record.toUserId == user else {
+            throw ServiceError.notFound("Friend request")
+        }
+        guard record.status == .pending else {
+            throw ServiceError(.conflict, "This friend request was already \(record.status.rawValue).")
+        }
+        return record
+    }
+
+    /// Accepts: the request, the pair's streak (new, or a broken one started again) and the
+    /// `friend_request.accepted` event, in one transaction.
+    func accept(
+        requestID: String, by user: String, displayName: String, newStreakID: String, at now: Date
+    ) async throws -> StreakRecord {
+        try await database.write { [outbox] db in
+            var request = try Self.pendingRequest(id: requestID, to: user, in: db)
+            if try BlockMirror.isBlocked(request.fromUserId, user, in: db) {
+                throw ServiceError.notFound("Friend request")
+            }
+            request.status = .accepted
+            request.respondedAt = now
+            try request.update(db)
+            let (a, b) = StreakRecord.pair(request.fromUserId, user)
+            var streak =
+                try StreakRecord.all().pair(a, b).fetchOne(db)
+                ?? StreakRecord(
+                    id: newStreakID, userA: a, userB: b, count: 0, longestCount: 0, lastCompletedDate: nil,
+                    status: .active, brokenReason: nil, createdAt: now)
+            streak.status = .active
+            streak.count = 0
+            streak.brokenReason = nil
+            try streak.save(db)
+            try outbox.enqueue(
+                FriendRequestAccepted(
+                    requestId: request.id, fromUserId: request.fromUserId, toUserId: user, toDisplayName: displayName,
+                    streakId: streak.id), in: db)
+            return streak
+        }
+    }
+
+    func decline(requestID: String, by user: String, at now: Date) async throws -> FriendRequestRecord {
+        try await database.write { db in
+            var request = try Self.pendingRequest(id: requestID, to: user, in: db)
+            request.status = .declined
+            request.respondedAt = now
+            try request.update(db)
+            return request
+        }
+    }
+
+    /// Pending requests to (`incoming`) or from `user`, newest first.
+    func pendingRequests(
+        of user: String, incoming: Bool, after position: TimePosition?, limit: Int
+    ) async throws -> [FriendRequestRecord] {
+        typealias Columns = FriendRequestRecord.Columns
+        return try await database.read { db in
+            try FriendRequestRecord.filter((incoming ? Columns.toUserId : Columns.fromUserId) == user)
+                .filter(Columns.status == FriendRequestStatus.pending)
+                .newestFirst(after: position, limit: limit).fetchAll(db)
+        }
+    }
+}

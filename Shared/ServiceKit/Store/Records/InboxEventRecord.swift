@@ -1,0 +1,18 @@
+import Foundation
+import GRDB
+
+/// A row of `kit_inbox`: an event this service has applied, so a redelivery has no second effect.
+struct InboxEventRecord: ServiceRecord {
+    static let databaseTableName = "kit_inbox"
+
+    var eventId: String
+    var type: String
+    var source: String
+    var appliedAt: Date
+
+    enum Columns: String, ColumnExpression {
+        case type, source
+        case eventId = "event_id"
+        case appliedAt = "applied_at"
+    }
+}

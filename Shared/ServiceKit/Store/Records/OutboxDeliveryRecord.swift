@@ -1,0 +1,23 @@
+import Foundation
+import GRDB
+
+/// A row of `kit_outbox_delivery`: one subscriber still to acknowledge one event.
+struct OutboxDeliveryRecord: ServiceRecord {
+    static let databaseTableName = "kit_outbox_delivery"
+
+    var eventSeq: Int64
+    var subscriber: String
+    var attempts: Int = 0
+    var nextAttemptAt: Date
+    var lastError: String? = nil
+    /// Set when the subscriber refused the event outright: it is parked, never retried.
+    var deadAt: Date? = nil
+
+    enum Columns: String, ColumnExpression {
+        case subscriber, attempts
+        case eventSeq = "event_seq"
+        case nextAttemptAt = "next_attempt_at"
+        case lastError = "last_error"
+        case deadAt = "dead_at"
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import GRDB
+
+/// A row of `kit_outbox_event`: an event written in the transaction of the change it
+/// describes, kept until every subscriber has acknowledged it.
+struct OutboxEventRecord: ServiceRecord {
+    static let databaseTableName = "kit_outbox_event"
+
+    /// The order events were written in; set by SQLite.
+    var seq: Int64?
+    /// The event id (lowercase UUID), as in its envelope.
+    var id: String
+    var type: String
+    /// The JSON envelope, as delivered.
+    var body: Data
+    var occurredAt: Date
+
+    enum Columns: String, ColumnExpression {
+        case seq, id, type, body
+        case occurredAt = "occurred_at"
+    }
+}

@@ -1,0 +1,31 @@
+import Hummingbird
+import ServiceKit
+
+/// Every public path of ``RouteTable``, forwarded to the service that owns it through the
+/// pipeline: route match → authentication (skipped for public routes) → rate limit → body
+/// limit → ``Forwarder``. A new kind of route adds a middleware here or a case to the table.
+struct ProxyController: Sendable {
+    let verifier: TokenVerifier
+    let limiter: RateLimiter
+    let forwarder: Forwarder
+    let settings: GatewaySettings
+    let clock: any WallClock
+
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+
+    func addRoutes(to routes: ServiceRoutes<GatewayRequestContext>) {
+        let pipeline = routes.open.group()
+            .add(middleware: RouteMatchMiddleware())
+            .add(middleware: RouteAuthenticationMiddleware(verifier: verifier))
+            .add(
+                middleware: RateLimitMiddleware(
+                    limiter: limiter, policies: settings.rateLimitEnabled ? settings.policies : [:], clock: clock)
+            )
+            .add(
+                middleware: BodyLimitMiddleware(
+                    jsonLimit: settings.jsonBodyLimit, uploadLimit: settings.uploadBodyLimit))
+        for method in Self.methods {
+            pipeline.on("/**", method: method, use: forwarder.forward)
+        }
+    }
+}

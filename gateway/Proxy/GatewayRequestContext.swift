@@ -1,0 +1,30 @@
+import Contracts
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceKit
+
+/// The gateway's request context: the kit's (request id, user) and the route-table entry
+/// the pipeline found for the request.
+struct GatewayRequestContext: ServiceRequestContextProtocol {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+    var requestID: String = ""
+    var user: AuthenticatedUser?
+    /// Set by ``RouteMatchMiddleware``.
+    var route: GatewayRoute?
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.channel = source.channel
+    }
+
+    /// The client's address, as the connection shows it.
+    var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
+
+    /// The route found for this request; only routes reached through the pipeline ask.
+    func requireRoute() throws -> GatewayRoute {
+        guard let route else { throw ServiceError(.notFound, "No route.") }
+        return route
+    }
+}
