@@ -29,14 +29,8 @@ import Testing
     }
 
     @Test func blocksAreMirroredOnceAndSeenEitherWayRound() async throws {
-        let pool = try DatabasePool(
-            path: FileManager.default.temporaryDirectory.appendingPathComponent(
-                "mirror-\(UUID().uuidString).sqlite"
-            ).path)
-        defer { try? FileManager.default.removeItem(atPath: pool.path) }
-        var migrator = DatabaseMigrator()
-        registerForTest(&migrator)
-        try migrator.migrate(pool)
+        let pool = try Self.pool()
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: pool.path).deletingLastPathComponent()) }
         var inbox = EventInbox(clock: SystemClock())
         let afterBlock = Mutex<[String]>([])
         inbox.mirrorBlocks(onBlocked: { event, _ in afterBlock.withLock { $0.append(event.blockedId) } })
@@ -96,14 +90,8 @@ import Testing
     }
 
     @Test func aDeletedUsersBlocksAreForgotten() async throws {
-        let pool = try DatabasePool(
-            path: FileManager.default.temporaryDirectory.appendingPathComponent(
-                "mirror-\(UUID().uuidString).sqlite"
-            ).path)
-        defer { try? FileManager.default.removeItem(atPath: pool.path) }
-        var migrator = DatabaseMigrator()
-        registerForTest(&migrator)
-        try migrator.migrate(pool)
+        let pool = try Self.pool()
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: pool.path).deletingLastPathComponent()) }
         try await pool.write { db in
             try BlockMirror.apply(UserBlocked(blockerId: Self.alice, blockedId: Self.bob), in: db)
             try BlockMirror.apply(UserBlocked(blockerId: Self.carol, blockedId: Self.alice), in: db)
@@ -152,9 +140,11 @@ import Testing
             ])
     }
 
-    /// The kit's own tables (the inbox, idempotency keys) and the mirror.
-    func registerForTest(_ migrator: inout DatabaseMigrator) {
-        ServiceDatabase.registerKitMigrations(&migrator)
-        BlockMirror.registerMigration(&migrator)
+    /// A service database with the kit's own tables (the inbox, idempotency keys) and the
+    /// mirror, in a directory of its own.
+    static func pool() throws -> DatabasePool {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mirror-\(UUID().uuidString)/db.sqlite")
+        return try ServiceDatabase.open(at: file) { BlockMirror.registerMigration(&$0) }
     }
 }

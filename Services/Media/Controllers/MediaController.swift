@@ -54,22 +54,20 @@ struct MediaController: Sendable {
     /// The 300×300 JPEG thumbnail (404 until processing made one).
     @Sendable func thumbnail(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let record = try await visibleRecord(context)
-        guard let hash = record.thumbnailSha256, let size = record.thumbnailSize else {
-            throw ServiceError.notFound("Thumbnail")
-        }
-        return try await BlobResponse.make(
-            request, sha256: hash, contentType: "image/jpeg", byteSize: size, blobs: intake.blobs,
-            cacheControl: "private, max-age=86400, immutable")
+        return try await jpeg(request, record.thumbnailSha256, size: record.thumbnailSize, name: "Thumbnail")
     }
 
     /// A video's first frame as a JPEG (404 without ffmpeg, or until processing made it).
     @Sendable func poster(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let record = try await visibleRecord(context)
-        guard let hash = record.posterSha256, let size = record.posterSize else {
-            throw ServiceError.notFound("Poster")
-        }
+        return try await jpeg(request, record.posterSha256, size: record.posterSize, name: "Poster")
+    }
+
+    /// A processed JPEG copy, or 404 naming it when there is none (yet).
+    private func jpeg(_ request: Request, _ sha256: String?, size: Int?, name: String) async throws -> Response {
+        guard let sha256, let size else { throw ServiceError.notFound(name) }
         return try await BlobResponse.make(
-            request, sha256: hash, contentType: "image/jpeg", byteSize: size, blobs: intake.blobs,
+            request, sha256: sha256, contentType: "image/jpeg", byteSize: size, blobs: intake.blobs,
             cacheControl: "private, max-age=86400, immutable")
     }
 

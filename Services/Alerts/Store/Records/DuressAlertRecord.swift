@@ -16,13 +16,8 @@ struct DuressAlertRecord: ServiceRecord, Equatable {
     var devicePlatform: String?
     var raisedAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, latitude, longitude
-        case incidentId = "incident_id"
-        case tenantId = "tenant_id"
-        case customerRef = "customer_ref"
         case userId = "user_id"
-        case devicePlatform = "device_platform"
-        case raisedAt = "raised_at"
     }
 }

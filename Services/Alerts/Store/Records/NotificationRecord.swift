@@ -19,11 +19,9 @@ struct NotificationRecord: ServiceRecord {
     var createdAt: Date
     var readAt: Date?
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, type, title, body, data
         case userId = "user_id"
-        case sourceEventId = "source_event_id"
-        case createdAt = "created_at"
         case readAt = "read_at"
     }
 

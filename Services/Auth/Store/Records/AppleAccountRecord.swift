@@ -18,13 +18,8 @@ struct AppleAccountRecord: ServiceRecord {
     var createdAt: Date
     var updatedAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case sub, email
         case userId = "user_id"
-        case isPrivateEmail = "is_private_email"
-        case clientId = "client_id"
-        case refreshToken = "refresh_token"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
     }
 }

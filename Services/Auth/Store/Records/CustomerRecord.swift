@@ -16,14 +16,10 @@ struct CustomerRecord: ServiceRecord {
     var createdAt: Date
     var pinsUpdatedAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case userId = "user_id"
         case tenantId = "tenant_id"
         case customerRef = "customer_ref"
-        case pinHash = "pin_hash"
-        case duressPinHash = "duress_pin_hash"
-        case createdAt = "created_at"
-        case pinsUpdatedAt = "pins_updated_at"
     }
 
     var customer: Customer {

@@ -14,11 +14,9 @@ struct DeletionRecord: ServiceRecord {
     var requestedAt: Date
     var completedAt: Date?
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id
         case userId = "user_id"
-        case eventId = "event_id"
-        case requestedAt = "requested_at"
         case completedAt = "completed_at"
     }
 }

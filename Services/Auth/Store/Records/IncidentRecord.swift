@@ -19,15 +19,11 @@ struct IncidentRecord: ServiceRecord {
     var clearedAt: Date?
     var clearedBy: String?
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, latitude, longitude
         case tenantId = "tenant_id"
         case userId = "user_id"
-        case customerRef = "customer_ref"
-        case raisedAt = "raised_at"
-        case lastRaisedAt = "last_raised_at"
         case clearedAt = "cleared_at"
-        case clearedBy = "cleared_by"
     }
 
     var incident: DuressIncident {

@@ -10,10 +10,4 @@ struct KnownDeviceRecord: ServiceRecord {
     var userId: String
     var deviceKey: String
     var lastSeenAt: Date
-
-    enum Columns: String, ColumnExpression {
-        case userId = "user_id"
-        case deviceKey = "device_key"
-        case lastSeenAt = "last_seen_at"
-    }
 }

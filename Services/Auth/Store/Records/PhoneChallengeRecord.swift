@@ -14,13 +14,4 @@ struct PhoneChallengeRecord: ServiceRecord {
     var expiresAt: Date
     var attempts: Int
     var createdAt: Date
-
-    enum Columns: String, ColumnExpression {
-        case attempts
-        case userId = "user_id"
-        case phoneNumber = "phone_number"
-        case codeHash = "code_hash"
-        case expiresAt = "expires_at"
-        case createdAt = "created_at"
-    }
 }

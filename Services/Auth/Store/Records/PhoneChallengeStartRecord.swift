@@ -11,8 +11,8 @@ struct PhoneChallengeStartRecord: ServiceRecord {
     var userId: String
     var startedAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id
         case userId = "user_id"
         case startedAt = "started_at"
     }

@@ -10,10 +10,4 @@ struct PhoneNumberRecord: ServiceRecord {
     /// E.164.
     var phoneNumber: String
     var verifiedAt: Date
-
-    enum Columns: String, ColumnExpression {
-        case userId = "user_id"
-        case phoneNumber = "phone_number"
-        case verifiedAt = "verified_at"
-    }
 }

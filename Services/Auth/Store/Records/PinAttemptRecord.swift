@@ -11,10 +11,4 @@ struct PinAttemptRecord: ServiceRecord {
     var failures: Int
     var lastFailureAt: Date
     var blockedUntil: Date?
-
-    enum Columns: String, ColumnExpression {
-        case key, failures
-        case lastFailureAt = "last_failure_at"
-        case blockedUntil = "blocked_until"
-    }
 }

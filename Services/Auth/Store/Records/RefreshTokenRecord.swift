@@ -15,14 +15,4 @@ struct RefreshTokenRecord: ServiceRecord {
     var replacedBy: String?
     /// The child token, sealed with a key derived from this token (see ``RefreshTokenSeal``).
     var childSealed: Data? = nil
-
-    enum Columns: String, ColumnExpression {
-        case tokenHash = "token_hash"
-        case sessionId = "session_id"
-        case issuedAt = "issued_at"
-        case expiresAt = "expires_at"
-        case usedAt = "used_at"
-        case replacedBy = "replaced_by"
-        case childSealed = "child_sealed"
-    }
 }

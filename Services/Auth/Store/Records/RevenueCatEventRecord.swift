@@ -10,9 +10,4 @@ struct RevenueCatEventRecord: ServiceRecord {
     var id: String
     var type: String
     var receivedAt: Date
-
-    enum Columns: String, ColumnExpression {
-        case id, type
-        case receivedAt = "received_at"
-    }
 }

@@ -22,17 +22,10 @@ struct SessionRecord: ServiceRecord {
     /// The tenant of a PIN customer's session.
     var tenantId: String? = nil
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, limited
         case userId = "user_id"
-        case createdAt = "created_at"
-        case lastUsedAt = "last_used_at"
         case revokedAt = "revoked_at"
-        case ipAddress = "ip_address"
-        case userAgent = "user_agent"
-        case devicePlatform = "device_platform"
-        case deviceVersion = "device_version"
-        case tenantId = "tenant_id"
     }
 
     /// A new session for a sign-in request: where it came from and on what device.

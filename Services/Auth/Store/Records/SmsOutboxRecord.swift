@@ -12,11 +12,4 @@ struct SmsOutboxRecord: ServiceRecord {
     var phoneNumber: String
     var body: String
     var createdAt: Date
-
-    enum Columns: String, ColumnExpression {
-        case id, body
-        case userId = "user_id"
-        case phoneNumber = "phone_number"
-        case createdAt = "created_at"
-    }
 }

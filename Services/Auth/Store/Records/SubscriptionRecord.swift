@@ -15,12 +15,10 @@ struct SubscriptionRecord: ServiceRecord {
     var eventAt: Date
     var updatedAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case status
         case userId = "user_id"
-        case productId = "product_id"
         case expiresAt = "expires_at"
-        case eventAt = "event_at"
-        case updatedAt = "updated_at"
     }
 }

@@ -15,11 +15,9 @@ struct TenantRecord: ServiceRecord {
     var createdAt: Date
     var updatedAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, name, status
         case apiKeyHash = "api_key_hash"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
     }
 
     var tenant: Tenant { Tenant(id: id, name: name, status: status, createdAt: createdAt) }

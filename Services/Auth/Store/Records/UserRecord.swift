@@ -18,11 +18,10 @@ struct UserRecord: ServiceRecord {
     /// Set when the account was deleted; the row stays until every service has confirmed.
     var deletedAt: Date? = nil
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, email
+        case email
         case passwordHash = "password_hash"
-        case displayName = "display_name"
-        case createdAt = "created_at"
         case updatedAt = "updated_at"
         case deletedAt = "deleted_at"
     }

@@ -11,6 +11,7 @@ struct UserRoleRecord: ServiceRecord {
     var role: String
     var tenantId: String
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case role
         case userId = "user_id"

@@ -43,13 +43,11 @@ struct PostRecord: ServiceRecord {
         self.mediaState = mediaState
     }
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, caption, latitude, longitude, upvotes, downvotes
         case authorId = "author_id"
         case mediaId = "media_id"
         case hiddenAt = "hidden_at"
-        case createdAt = "created_at"
-        case createdMs = "created_ms"
         case mediaState = "media_state"
     }
 

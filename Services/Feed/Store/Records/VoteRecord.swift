@@ -13,11 +13,9 @@ struct VoteRecord: ServiceRecord {
     var value: Int
     var updatedAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case value
-        case postId = "post_id"
         case userId = "user_id"
-        case updatedAt = "updated_at"
     }
 }
 

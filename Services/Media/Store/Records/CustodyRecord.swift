@@ -16,11 +16,10 @@ struct CustodyRecord: ServiceRecord {
     var previousHash: String
     var hash: String
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case sequence, action, at, hash
+        case sequence
         case evidenceId = "evidence_id"
-        case actorId = "actor_id"
-        case previousHash = "previous_hash"
     }
 
     static let genesis = String(repeating: "0", count: 64)

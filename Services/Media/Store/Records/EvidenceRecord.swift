@@ -21,16 +21,9 @@ struct EvidenceRecord: ServiceRecord {
     var uploadedAt: Date?
     var finalizedAt: Date?
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, key, kind, size, sha256
-        case tenantId = "tenant_id"
-        case ownerId = "owner_id"
-        case incidentId = "incident_id"
-        case contentType = "content_type"
-        case maxBytes = "max_bytes"
-        case createdAt = "created_at"
-        case uploadedAt = "uploaded_at"
-        case finalizedAt = "finalized_at"
+        case key
     }
 
     var evidence: Evidence {

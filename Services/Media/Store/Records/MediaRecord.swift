@@ -34,23 +34,9 @@ struct MediaRecord: ServiceRecord {
     var rejectedReason: String? = nil
     var processedAt: Date? = nil
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, sha256, status, visibility, width, height
         case ownerId = "owner_id"
-        case contentType = "content_type"
-        case byteSize = "byte_size"
-        case createdAt = "created_at"
-        case durationMs = "duration_ms"
-        case videoCodec = "video_codec"
-        case displaySha256 = "display_sha256"
-        case displayType = "display_type"
-        case displaySize = "display_size"
-        case thumbnailSha256 = "thumbnail_sha256"
-        case thumbnailSize = "thumbnail_size"
-        case posterSha256 = "poster_sha256"
-        case posterSize = "poster_size"
-        case rejectedReason = "rejected_reason"
-        case processedAt = "processed_at"
     }
 
     /// Records what the container says about a video.

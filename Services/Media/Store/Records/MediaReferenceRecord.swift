@@ -13,10 +13,8 @@ struct MediaReferenceRecord: ServiceRecord {
     var referenceType: String
     var referenceId: String
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case service
         case mediaId = "media_id"
-        case referenceType = "reference_type"
-        case referenceId = "reference_id"
     }
 }

@@ -24,14 +24,12 @@ struct UploadRecord: ServiceRecord {
     var createdAt: Date
     var expiresAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, purpose, filename, filetype, length, offset, state
+        case id
         case ownerId = "owner_id"
-        case expectedSha256 = "expected_sha256"
-        case rejectedReason = "rejected_reason"
         case mediaId = "media_id"
         case createdAt = "created_at"
-        case expiresAt = "expires_at"
     }
 
     var status: UploadStatus {

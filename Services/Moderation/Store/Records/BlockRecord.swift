@@ -12,10 +12,10 @@ struct BlockRecord: ServiceRecord {
     var blockedId: String
     var createdAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case blockerId = "blocker_id"
         case blockedId = "blocked_id"
-        case createdAt = "created_at"
     }
 
     var contract: Block { Block(userId: blockedId, createdAt: createdAt) }

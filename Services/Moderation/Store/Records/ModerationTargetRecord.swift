@@ -12,11 +12,4 @@ struct ModerationTargetRecord: ServiceRecord {
     var targetId: String
     var reportCount: Int
     var hiddenAt: Date?
-
-    enum Columns: String, ColumnExpression {
-        case targetType = "target_type"
-        case targetId = "target_id"
-        case reportCount = "report_count"
-        case hiddenAt = "hidden_at"
-    }
 }

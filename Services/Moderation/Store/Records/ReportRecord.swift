@@ -16,13 +16,12 @@ struct ReportRecord: ServiceRecord {
     var details: String?
     var createdAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, reason, details
         case reporterId = "reporter_id"
         case targetType = "target_type"
         case targetId = "target_id"
         case targetOwnerId = "target_owner_id"
-        case createdAt = "created_at"
     }
 
     var contract: Report {

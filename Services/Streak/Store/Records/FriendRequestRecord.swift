@@ -14,11 +14,11 @@ struct FriendRequestRecord: ServiceRecord {
     var createdAt: Date
     var respondedAt: Date?
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, status
+        case status
         case fromUserId = "from_user_id"
         case toUserId = "to_user_id"
-        case createdAt = "created_at"
         case respondedAt = "responded_at"
     }
 

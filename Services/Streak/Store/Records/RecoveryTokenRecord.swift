@@ -14,9 +14,9 @@ struct RecoveryTokenRecord: ServiceRecord {
     var reason: String
     var createdAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, delta, reason
+        case delta
         case userId = "user_id"
-        case createdAt = "created_at"
     }
 }

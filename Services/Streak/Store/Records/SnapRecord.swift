@@ -15,12 +15,10 @@ struct SnapRecord: ServiceRecord {
     var timeZone: String
     var createdAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id
         case userId = "user_id"
-        case mediaId = "media_id"
         case localDate = "local_date"
-        case timeZone = "time_zone"
         case createdAt = "created_at"
     }
 }

@@ -18,14 +18,12 @@ struct StreakRecord: ServiceRecord {
     var brokenReason: String?
     var createdAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id, count, status
+        case status
         case userA = "user_a"
         case userB = "user_b"
-        case longestCount = "longest_count"
-        case lastCompletedDate = "last_completed_date"
         case brokenReason = "broken_reason"
-        case createdAt = "created_at"
     }
 
     /// The pair in stored order.

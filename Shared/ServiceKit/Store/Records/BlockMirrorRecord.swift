@@ -12,6 +12,7 @@ public struct BlockMirrorRecord: ServiceRecord, Equatable, Sendable {
         self.blockedId = blockedId
     }
 
+    /// The columns queries name.
     public enum Columns: String, ColumnExpression {
         case blockerId = "blocker_id"
         case blockedId = "blocked_id"

@@ -19,9 +19,8 @@ struct IdempotencyKeyRecord: ServiceRecord {
     var createdAt: Date
     var expiresAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case scope, key, fingerprint, status, headers, body
-        case createdAt = "created_at"
-        case expiresAt = "expires_at"
+        case scope, status, headers, body
     }
 }

@@ -9,10 +9,4 @@ struct InboxEventRecord: ServiceRecord {
     var type: String
     var source: String
     var appliedAt: Date
-
-    enum Columns: String, ColumnExpression {
-        case type, source
-        case eventId = "event_id"
-        case appliedAt = "applied_at"
-    }
 }

@@ -13,11 +13,9 @@ struct OutboxDeliveryRecord: ServiceRecord {
     /// Set when the subscriber refused the event outright: it is parked, never retried.
     var deadAt: Date? = nil
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case subscriber, attempts
+        case subscriber
         case eventSeq = "event_seq"
-        case nextAttemptAt = "next_attempt_at"
-        case lastError = "last_error"
-        case deadAt = "dead_at"
     }
 }

@@ -15,8 +15,8 @@ struct OutboxEventRecord: ServiceRecord {
     var body: Data
     var occurredAt: Date
 
+    /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case seq, id, type, body
-        case occurredAt = "occurred_at"
+        case id
     }
 }
