@@ -188,11 +188,15 @@ final class Supervisor: Sendable {
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 
+    /// Stops the children in reverse order; one that does not end its clean stop with status 0
+    /// (it failed on the way out, or had to be killed) is reported.
     func stopAll() async {
         stopping.store(true, ordering: .relaxed)
         let running = children.withLock { $0 }
         for child in running.reversed() {
             await child.stop(grace: .seconds(10))
+            let status = await child.waitForExit()
+            if status != 0 { announce("\(child.name) stopped with status \(status)") }
         }
     }
 

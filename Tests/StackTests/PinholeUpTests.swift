@@ -53,11 +53,20 @@ import Testing
         let pids = ((record?["processes"] as? [[String: Any]]) ?? []).compactMap { $0["pid"] as? Int32 }
         #expect(pids.count == 7)
 
+        let linesBeforeStop = output.lines.count
         up.send(SIGINT)
         let exited = await eventually(timeout: .seconds(30)) { !up.isRunning }
         #expect(exited)
         #expect(await up.waitForExit() == 0)
         #expect(output.lines.contains("pinhole: stopped"))
+        // A normal stop reads as one: every process ends with status 0 and nothing is logged
+        // as an error on the way out (a cancelled worker is not a failure).
+        let stopping = output.lines.dropFirst(linesBeforeStop)
+        let alarming = stopping.filter {
+            $0.contains(" error ") || $0.contains(" critical ") || $0.contains("stopped with status")
+                || $0.contains("failed")
+        }
+        #expect(alarming.isEmpty, "\(alarming.joined(separator: "\n"))")
         for pid in pids {
             #expect(kill(pid, 0) != 0, "process \(pid) is still running")
         }
