@@ -32,10 +32,11 @@ sign_in() {
         sed -E 's/.*"accessToken":"([^"]+)".*/\1/'
 }
 
-# CPU time (clock ticks) used so far by every process with this name.
+# CPU time (clock ticks) used so far by every process with this name, or by this pid.
 cpu_ticks() {
-    local total=0 pid
-    for pid in $(pgrep -x "$1"); do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+    local total=0 pid pids
+    if [[ "$1" =~ ^[0-9]+$ ]]; then pids=$1; else pids=$(pgrep -x "$1"); fi
+    for pid in $pids; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
     echo "$total"
 }
 
