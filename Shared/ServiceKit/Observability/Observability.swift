@@ -1,7 +1,5 @@
 import Configuration
 import Contracts
-import Foundation
-import Hummingbird
 import Logging
 import Metrics
 import Prometheus
