@@ -19,6 +19,8 @@ struct BodyLimitMiddleware: RouterMiddleware {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
             throw LimitedBody.tooLarge(limit)
         }
+        // GET and HEAD bodies are never forwarded (the drain middleware bounds what is read).
+        guard request.method != .get, request.method != .head else { return try await next(request, context) }
         var request = request
         request.body = RequestBody(asyncSequence: LimitedBody(base: request.body, limit: limit))
         return try await next(request, context)
