@@ -18,7 +18,7 @@ import Testing
 
     /// A throw-away service over a throw-away database, with a few routes that exercise the kit.
     func withKitApp(
-        clock: ManualClock = ManualClock(),
+        clock: ManualClock = ManualClock(), held: Gate = Gate(),
         _ body: @escaping @Sendable (any TestClientProtocol, DatabasePool) async throws -> Void
     ) async throws {
         try await withTestDataDirectory { directory in
@@ -51,7 +51,7 @@ import Testing
                     let widget = try await request.decodeJSON(as: Widget.self, context: context)
                     guard widget.size >= 0 else { throw ServiceError.validation("`size` must not be negative.") }
                     let number = created.next()
-                    if widget.name == "slow" { try await Task.sleep(for: .milliseconds(300)) }
+                    if widget.name == "held" { await held.pass() }
                     return try Response.json(["name": widget.name, "number": "\(number)"], status: .created)
                 }
             try await Application(router: router).test(.router) { client in
@@ -72,6 +72,33 @@ import Testing
                     userID: name, sessionID: "s", scopes: ["user"], expiresAt: .distantFuture)
             }
             return try await next(request, context)
+        }
+    }
+
+    /// Holds requests in their handler until opened.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        /// Whether a request is held now.
+        var waiting: Bool { state.withLock { !$0.waiters.isEmpty } }
+
+        func pass() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiters = state.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
     }
 
@@ -246,17 +273,26 @@ import Testing
     }
 
     @Test func aConcurrentRepeatIsToldTheFirstIsInProgress() async throws {
-        try await withKitApp { client, _ in
-            let body = ByteBuffer(string: #"{"name":"slow","size":1}"#)
+        let gate = Gate()
+        try await withKitApp(held: gate) { client, _ in
+            let body = ByteBuffer(string: #"{"name":"held","size":1}"#)
             async let first = client.execute(
                 uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: body)
-            try await Task.sleep(for: .milliseconds(100))
+            // The first is inside its handler, holding the key, until the gate opens (at the
+            // latest after 10 s: a second request wrongly let in would wait there too).
+            #expect(await eventually { gate.waiting })
+            let deadline = Task {
+                try? await Task.sleep(for: .seconds(10))
+                gate.open()
+            }
+            defer { deadline.cancel() }
             do {
                 let response = try await client.execute(
                     uri: "/widgets", method: .post, headers: [.idempotencyKey: "k"], body: body)
                 #expect(response.status == .conflict)
                 #expect(try envelope(response).error.code == .idempotencyKeyInProgress)
             }
+            gate.open()
             #expect(try await first.status == .created)
         }
     }
