@@ -21,11 +21,12 @@ extension Outbox {
     /// The subscribers that have not acknowledged event `id` yet: empty once every one has
     /// (delivered rows, and then the event itself, are deleted).
     public static func unacknowledged(eventID: String, in db: Database) throws -> [ServiceName] {
-        guard let event = try OutboxEventRecord.filter(OutboxEventRecord.Columns.id == eventID).fetchOne(db),
-            let seq = event.seq
-        else { return [] }
-        return try OutboxDeliveryRecord.filter(OutboxDeliveryRecord.Columns.eventSeq == seq)
-            .order(OutboxDeliveryRecord.Columns.subscriber).fetchAll(db)
-            .compactMap { ServiceName(rawValue: $0.subscriber) }
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT d.subscriber FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                WHERE e.id = ? ORDER BY d.subscriber
+                """, arguments: [eventID]
+        ).compactMap(ServiceName.init(rawValue:))
     }
 }

@@ -12,10 +12,4 @@ struct OutboxDeliveryRecord: ServiceRecord {
     var lastError: String? = nil
     /// Set when the subscriber refused the event outright: it is parked, never retried.
     var deadAt: Date? = nil
-
-    /// The columns queries name.
-    enum Columns: String, ColumnExpression {
-        case subscriber
-        case eventSeq = "event_seq"
-    }
 }

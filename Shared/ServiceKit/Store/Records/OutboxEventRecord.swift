@@ -14,9 +14,4 @@ struct OutboxEventRecord: ServiceRecord {
     /// The JSON envelope, as delivered.
     var body: Data
     var occurredAt: Date
-
-    /// The columns queries name.
-    enum Columns: String, ColumnExpression {
-        case id
-    }
 }
