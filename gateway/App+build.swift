@@ -30,6 +30,7 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
     // still sending gets the answer instead of a reset; larger bodies are cut off.
     let router = runtime.makeRouter(
         context: GatewayRequestContext.self, requestLogLevel: .info, drainLimit: settings.drainLimit)
+    router.add(middleware: HeaderLimitMiddleware(limit: settings.headerLimit))
     if let origin = settings.corsOrigin {
         router.add(
             middleware: CORSMiddleware(
@@ -51,28 +52,27 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
         })
     HealthRollupController(client: runtime.client).addRoutes(to: routes)
     try OpenAPIController().addRoutes(to: routes)
-    let uploads = InternalClient(tls: runtime.tls, settings: runtime.settings, http1Only: true)
+    let pool = try UpstreamPool(settings: runtime.settings, tls: runtime.tls)
     ProxyController(
-        verifier: verifier, limiter: RateLimiter(),
-        forwarder: Forwarder(client: runtime.client, uploadClient: uploads, settings: settings), settings: settings,
-        clock: runtime.clock
+        verifier: verifier, limiter: RateLimiter(), forwarder: Forwarder(pool: pool, settings: settings),
+        settings: settings, clock: runtime.clock
     ).addRoutes(to: routes)
-    return ServiceParts(router: router, services: [uploads.lifecycleService])
+    return ServiceParts(router: router, services: [pool])
 }
 
 /// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;
 /// plaintext HTTP/1.1 plus prior-knowledge HTTP/2 otherwise. HTTP/2 either way with windows
 /// sized for uploads (``PublicHTTP2``).
 func publicListener(_ settings: GatewaySettings) throws -> HTTPServerBuilder {
-    let configuration = HTTP2ChannelConfiguration(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(5))
+    let limits = PublicLimits(settings)
     guard let certificate = settings.publicCertificate, let key = settings.publicKey else {
-        return PlaintextHTTPChannel.builder(configuration: configuration)
+        return PlaintextHTTPChannel.builder(limits: limits)
     }
     var tls = TLSConfiguration.makeServerConfiguration(
         certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
         privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
     tls.minimumTLSVersion = .tlsv12
-    return try PublicTLSChannel.builder(tls: tls, configuration: configuration)
+    return try PublicTLSChannel.builder(tls: tls, limits: limits)
 }
 
 extension SocketAddress {

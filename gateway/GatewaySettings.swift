@@ -14,7 +14,18 @@ import ServiceKit
 ///   `upload` (20 per 3600 s); per user when signed in, per client address otherwise.
 /// - `limits.jsonBytes` (default 1048576), `limits.uploadBytes` (default 110100480): the
 ///   largest request body per route kind.
-/// - `upstream.timeoutSeconds` (default 30), `upstream.uploadTimeoutSeconds` (default 600).
+/// - `limits.headerBytes` (default 12288): the largest request head (HPACK-counted: name +
+///   value + 32 per field); larger is 431 `HEADERS_TOO_LARGE`. It leaves room for the headers
+///   the gateway adds under the services' own 16 KiB limit.
+/// - `limits.idleTimeoutSeconds` (default 60): an HTTP/1.1 connection whose next request head
+///   has not arrived within this (idle between requests, or trickling its headers) is
+///   closed, and so is an HTTP/2 connection with no open stream for this long.
+/// - `limits.handshakeTimeoutSeconds` (default 10): time from accept to a chosen protocol
+///   (TLS handshake and ALPN, or the first bytes in plaintext).
+/// - `limits.connectionsPerAddress` (default 256): open connections per client address; more
+///   are closed on arrival.
+/// - `upstream.timeoutSeconds` (default 30), `upstream.uploadTimeoutSeconds` (default 600):
+///   how long a service may take to begin its answer.
 /// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
 ///   loopback clients may read metrics.
 /// - `cors.allowOrigin` (default unset): an origin allowed to call the API from a browser.
@@ -29,6 +40,10 @@ struct GatewaySettings: Sendable {
     let uploadTimeout: Int64
     let metricsToken: String?
     let corsOrigin: String?
+    let headerLimit: Int
+    let idleTimeout: Int64
+    let handshakeTimeout: Int64
+    let connectionsPerAddress: Int
 
     /// How much of a body an early answer (401, 413, 429, an upstream that answered first)
     /// waits for, so a client still sending gets the answer instead of a reset.
@@ -59,5 +74,10 @@ struct GatewaySettings: Sendable {
         self.uploadTimeout = Int64(try reader.integer("upstream.uploadTimeoutSeconds", default: 600, in: 1...86_400))
         self.metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
         self.corsOrigin = reader.string(forKey: "cors.allowOrigin")
+        self.headerLimit = try reader.integer("limits.headerBytes", default: 12288, in: 1024...65536)
+        self.idleTimeout = Int64(try reader.integer("limits.idleTimeoutSeconds", default: 60, in: 1...3600))
+        self.handshakeTimeout = Int64(try reader.integer("limits.handshakeTimeoutSeconds", default: 10, in: 1...300))
+        self.connectionsPerAddress = try reader.integer(
+            "limits.connectionsPerAddress", default: 256, in: 1...1_000_000)
     }
 }

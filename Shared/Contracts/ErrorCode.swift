@@ -50,6 +50,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case idempotencyKeyInProgress = "IDEMPOTENCY_KEY_IN_PROGRESS"
     /// The body is larger than this route accepts.
     case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+    /// The request's headers are larger than the server accepts.
+    case headersTooLarge = "HEADERS_TOO_LARGE"
     /// The content type is not accepted here.
     case unsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
     /// The `Idempotency-Key` was already used with a different request.
@@ -93,6 +95,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .methodNotAllowed: 405
         case .conflict, .idempotencyKeyInProgress: 409
         case .payloadTooLarge: 413
+        case .headersTooLarge: 431
         case .unsupportedMediaType: 415
         case .idempotencyKeyReused, .unknownEventType, .mediaRejected: 422
         case .rateLimitExceeded: 429

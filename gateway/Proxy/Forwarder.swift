@@ -1,46 +1,104 @@
-import AsyncHTTPClient
+import Contracts
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOHTTP1
+import NIOHTTPTypes
 import ServiceKit
 
-/// The end of the pipeline: sends the request to its route's service over mutual TLS (HTTP/2;
-/// HTTP/1.1 for upload bodies, which HTTP/2's flow-control windows would hold back) with the
-/// client's headers minus anything internal, and streams the answer back. Bodies stream both
-/// ways; a service that cannot be reached gives a fast 503 `UPSTREAM_UNAVAILABLE`.
+/// The end of the pipeline: sends the request to its route's service on a stream of the
+/// gateway's own HTTP/2 connections (``UpstreamPool``) with the client's headers minus anything
+/// internal, and streams the answer back. Bodies stream both ways, paced by HTTP/2 flow
+/// control; a service that cannot be reached gives a fast 503 `UPSTREAM_UNAVAILABLE`, one that
+/// does not answer in time a 504 `UPSTREAM_TIMEOUT`. Either ends this request only.
 struct Forwarder: Sendable {
-    let client: InternalClient
-    let uploadClient: InternalClient
+    let pool: UpstreamPool
     let settings: GatewaySettings
 
     @Sendable func forward(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         let route = try context.requireRoute()
-        let uploads = route.body == .upload
-        var upstream = HTTPClientRequest(url: client.url(of: route.service, path: request.uri.description))
-        upstream.method = HTTPMethod(rawValue: request.method.rawValue)
-        upstream.headers = HeaderPolicy.upstreamHeaders(from: request.headers, clientAddress: context.clientAddress)
-        let (client, timeout) = uploads ? (uploadClient, settings.uploadTimeout) : (client, settings.upstreamTimeout)
-        let length = request.headers[.contentLength].flatMap { Int($0) }
-        let response: HTTPClientResponse
+        let timeout = route.body == .upload ? settings.uploadTimeout : settings.upstreamTimeout
+        var head = request.head
+        head.scheme = "https"
+        head.authority = pool.authority(of: route.service)
+        head.headerFields = HeaderPolicy.upstreamFields(from: request.headers, clientAddress: context.clientAddress)
+        let exchange: UpstreamExchange
         do {
-            if request.method != .get, request.method != .head, length != 0 {
-                response = try await BodyPump.send(
-                    upstream, body: request.body, length: length, through: client, timeout: .seconds(timeout),
-                    drainLimit: settings.drainLimit)
-            } else {
-                response = try await client.execute(upstream, timeout: .seconds(timeout))
-            }
+            exchange = try await pool.openStream(to: route.service)
         } catch {
-            let failure = InternalClient.upstreamError(error)
-            if failure.code == .upstreamUnavailable || failure.code == .upstreamTimeout {
-                context.logger.warning(
-                    "upstream failed", metadata: ["service": "\(route.service.rawValue)", "error": "\(error)"])
+            throw failure(error, service: route.service, context: context)
+        }
+        // The timer ends the exchange (and so a request body still being written) if no answer
+        // has begun in time.
+        let timer = exchange.channel.eventLoop.scheduleTask(in: .seconds(timeout)) {
+            exchange.cancel(UpstreamError.timedOut)
+        }
+        defer { timer.cancel() }
+        let response: HTTPResponse
+        do {
+            let length = request.headers[.contentLength].flatMap { Int($0) }
+            if request.method != .get, request.method != .head, length != 0 {
+                try await send(request.body, head: head, through: exchange)
+            } else {
+                try await exchange.send(head: head, end: true)
             }
-            throw failure
+            response = try await exchange.head.get()
+        } catch {
+            throw failure(error, service: route.service, context: context)
         }
         return Response(
-            status: .init(code: Int(response.status.code)),
-            headers: HeaderPolicy.downstreamHeaders(from: response.headers),
-            body: ResponseBody(asyncSequence: response.body))
+            status: response.status, headers: HeaderPolicy.downstreamFields(from: response.headerFields),
+            body: ResponseBody(asyncSequence: exchange.body))
+    }
+
+    /// Writes the head and the body, each chunk once the stream took the one before. A service
+    /// that stopped taking the body (it answered early, or reset the stream) gets no more: the
+    /// rest is read and discarded, at most `drainLimit` bytes, so the client hears the answer.
+    /// A body that broke off (too large, the client went away) ends the exchange with its
+    /// error, which is what the client hears when the service gave no answer.
+    private func send(_ body: RequestBody, head: HTTPRequest, through exchange: UpstreamExchange) async throws {
+        try await exchange.send(head: head, end: false)
+        var accepting = true
+        var discarded = 0
+        do {
+            for try await chunk in body {
+                if accepting {
+                    do {
+                        try await exchange.write(.body(chunk))
+                    } catch {
+                        accepting = false
+                    }
+                } else {
+                    discarded += chunk.readableBytes
+                    if discarded > settings.drainLimit { break }
+                }
+            }
+            // A failure here is the service's; its answer (or its absence) tells the client.
+            if accepting { try? await exchange.write(.end(nil)) }
+        } catch {
+            exchange.cancel(error)
+            // An answer that already began wins over the body's own failure.
+            if let answered = try? await exchange.head.get(), answered.status.code < 500 { return }
+            if error is HTTPParserError {
+                throw ServiceError(.malformedRequest, "The request body could not be read: its framing is malformed.")
+            }
+            throw error
+        }
+    }
+
+    /// Maps a failed exchange to the stable upstream codes, logging what the client cannot see.
+    private func failure(_ error: any Error, service: ServiceName, context: GatewayRequestContext) -> ServiceError {
+        if let error = error as? ServiceError { return error }
+        let failure: ServiceError
+        if case UpstreamError.timedOut = error {
+            failure = ServiceError(
+                .upstreamTimeout, "An internal service did not answer in time.", headers: [.retryAfter: "1"])
+        } else {
+            failure = ServiceError(
+                .upstreamUnavailable, "An internal service is unavailable; try again shortly.",
+                headers: [.retryAfter: "1"])
+        }
+        context.logger.warning("upstream failed", metadata: ["service": "\(service.rawValue)", "error": "\(error)"])
+        return failure
     }
 }

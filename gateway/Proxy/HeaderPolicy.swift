@@ -1,6 +1,4 @@
-import AsyncHTTPClient
 import HTTPTypes
-import NIOHTTP1
 import ServiceKit
 
 /// Which headers cross the gateway, in each direction.
@@ -15,32 +13,32 @@ enum HeaderPolicy {
     /// The headers a service receives: the client's, minus hop-by-hop headers and every
     /// internal (`x-pinhole-*`) header a client might try to smuggle in, plus the ones the
     /// gateway vouches for.
-    static func upstreamHeaders(from fields: HTTPFields, clientAddress: String?) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(fields.count + 4)
-        for field in fields {
-            let name = field.name.canonicalName
-            if dropped.contains(name) || name.hasPrefix(HeaderName.internalPrefix) { continue }
-            headers.add(name: name, value: field.value)
+    static func upstreamFields(from fields: HTTPFields, clientAddress: String?) -> HTTPFields {
+        var upstream = HTTPFields()
+        upstream.reserveCapacity(fields.count + 4)
+        for field in fields where passes(field.name.canonicalName) {
+            upstream.append(field)
         }
-        headers.add(contentsOf: InternalClient.propagationHeaders())
-        if let clientAddress {
-            headers.add(name: HeaderName.clientIP, value: clientAddress)
+        for (name, value) in InternalClient.propagationHeaders() {
+            if let name = HTTPField.Name(name) { upstream.append(HTTPField(name: name, value: value)) }
         }
-        return headers
+        if let clientAddress, let name = HTTPField.Name(HeaderName.clientIP) {
+            upstream.append(HTTPField(name: name, value: clientAddress))
+        }
+        return upstream
     }
 
     /// The headers a client receives: the service's, minus hop-by-hop and internal ones.
-    static func downstreamHeaders(from headers: HTTPHeaders) -> HTTPFields {
-        var fields = HTTPFields()
-        fields.reserveCapacity(headers.count)
-        for (name, value) in headers {
-            let lowered = name.lowercased()
-            if dropped.contains(lowered) || lowered.hasPrefix(HeaderName.internalPrefix) { continue }
-            if let fieldName = HTTPField.Name(lowered) {
-                fields.append(HTTPField(name: fieldName, value: value))
-            }
+    static func downstreamFields(from fields: HTTPFields) -> HTTPFields {
+        var downstream = HTTPFields()
+        downstream.reserveCapacity(fields.count)
+        for field in fields where passes(field.name.canonicalName) {
+            downstream.append(field)
         }
-        return fields
+        return downstream
+    }
+
+    private static func passes(_ name: String) -> Bool {
+        !dropped.contains(name) && !name.hasPrefix(HeaderName.internalPrefix)
     }
 }

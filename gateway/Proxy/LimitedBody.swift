@@ -3,7 +3,7 @@ import NIOCore
 import ServiceKit
 
 /// A request body passed through while counting: past `limit` bytes it stops with
-/// `PAYLOAD_TOO_LARGE`, which ``BodyPump`` answers instead of the upstream failure it causes.
+/// `PAYLOAD_TOO_LARGE`, which ``Forwarder`` answers instead of the upstream failure it causes.
 /// Nothing is buffered beyond the chunk in flight.
 struct LimitedBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer

@@ -22,19 +22,15 @@ struct PlaintextHTTPChannel: ServerChildChannel {
     let http2: PublicHTTP2
     var http1: HTTP1Channel { http2.http1 }
 
-    init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP2ChannelConfiguration) {
-        self.http2 = PublicHTTP2(responder: responder, configuration: configuration)
+    init(responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits) {
+        self.http2 = PublicHTTP2(responder: responder, limits: limits)
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            let connectionGuard = try http2.addGuard(to: channel)
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
-                switch result {
-                case .negotiated("h2"):
-                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
-                default:
-                    return http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
-                }
+                http2.negotiated(result, channel: channel, connectionGuard: connectionGuard, logger: logger)
             }
             try channel.pipeline.syncOperations.addHandler(HTTP2PrefaceSniffer())
             try channel.pipeline.syncOperations.addHandler(negotiation)
@@ -54,8 +50,8 @@ struct PlaintextHTTPChannel: ServerChildChannel {
     }
 
     /// The server builder for ``Application``.
-    static func builder(configuration: HTTP2ChannelConfiguration) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in PlaintextHTTPChannel(responder: responder, configuration: configuration) }
+    static func builder(limits: PublicLimits) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in PlaintextHTTPChannel(responder: responder, limits: limits) }
     }
 }
 

@@ -22,45 +22,76 @@ struct PublicHTTP2: Sendable {
     /// same for the whole connection.
     static let streamWindow = 1 << 20
     static let connectionWindow = 4 << 20
+    /// Requests one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS);
+    /// a client that opens more gets those refused (`REFUSED_STREAM`) and retries them.
+    static let maxConcurrentStreams = 100
 
     let http1: HTTP1Channel
-    let idleTimeout: Duration?
-    let gracefulCloseTimeout: Duration?
+    let limits: PublicLimits
 
-    init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP2ChannelConfiguration) {
-        self.http1 = HTTP1Channel(responder: responder, configuration: configuration.streamConfiguration)
-        self.idleTimeout = configuration.idleTimeout
-        self.gracefulCloseTimeout = configuration.gracefulCloseTimeout
+    /// `responder` answers every request; HTTP/1.1 connections get ``HTTP1Guard`` behind the
+    /// parser, whose header limit is a hard cap well above `limits.headerBytes` (which the
+    /// router enforces with a proper 431 for both protocols).
+    init(responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits) {
+        let headTimeout = limits.idleTimeout
+        let configuration = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [HTTP1Guard(headTimeout: headTimeout)], idleTimeout: nil,
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: limits.headerCap, maxHeaderListSize: limits.headerCap, maxHeaderFieldCount: 500))
+        self.http1 = HTTP1Channel(responder: responder, configuration: configuration)
+        self.limits = limits
     }
 
-    static var nioConfiguration: NIOHTTP2Handler.Configuration {
+    var nioConfiguration: NIOHTTP2Handler.Configuration {
         var configuration = NIOHTTP2Handler.Configuration()
+        let replaced: Set<HTTP2SettingsParameter> = [.initialWindowSize, .maxConcurrentStreams, .maxHeaderListSize]
         configuration.connection.initialSettings =
-            nioDefaultSettings.filter { $0.parameter != .initialWindowSize } + [
-                HTTP2Setting(parameter: .initialWindowSize, value: streamWindow)
+            nioDefaultSettings.filter { !replaced.contains($0.parameter) } + [
+                HTTP2Setting(parameter: .initialWindowSize, value: Self.streamWindow),
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.maxConcurrentStreams),
+                HTTP2Setting(parameter: .maxHeaderListSize, value: limits.headerCap),
             ]
-        configuration.connection.targetWindowSize = connectionWindow
-        configuration.stream.targetWindowSize = streamWindow
+        configuration.connection.targetWindowSize = Self.connectionWindow
+        configuration.stream.targetWindowSize = Self.streamWindow
         return configuration
     }
 
     /// Configures `channel` (where HTTP/2 was negotiated) and returns its stream multiplexer.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
         channel.eventLoop.makeCompletedFuture {
-            if let idleTimeout {
-                try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: TimeAmount(idleTimeout)))
-            }
+            try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: limits.idleTimeout))
             let connection = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
-                mode: .server, configuration: Self.nioConfiguration
+                mode: .server, configuration: nioConfiguration
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
                     return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
                 }
             }
-            try channel.pipeline.syncOperations.addHandler(
-                HTTP2ConnectionCloser(grace: gracefulCloseTimeout.map(TimeAmount.init)))
+            try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionCloser(grace: limits.grace))
             return connection
+        }
+    }
+
+    /// Puts a ``ConnectionGuard`` first in a new connection's pipeline.
+    func addGuard(to channel: any Channel) throws -> NIOLoopBound<ConnectionGuard> {
+        let connectionGuard = ConnectionGuard(limits: limits.connection, counter: limits.counter)
+        try channel.pipeline.syncOperations.addHandler(connectionGuard, position: .first)
+        return NIOLoopBound(connectionGuard, eventLoop: channel.eventLoop)
+    }
+
+    /// Sets up the protocol `result` chose (HTTP/2 for `h2`, HTTP/1.1 otherwise) and tells
+    /// the connection's guard.
+    func negotiated(
+        _ result: ALPNResult, channel: any Channel, connectionGuard: NIOLoopBound<ConnectionGuard>, logger: Logger
+    ) -> EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, Connection>> {
+        switch result {
+        case .negotiated("h2"):
+            connectionGuard.value.negotiated(.http2)
+            return setup(channel: channel, logger: logger).map { .http2($0) }
+        default:
+            connectionGuard.value.negotiated(.http1)
+            return http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
         }
     }
 
@@ -85,12 +116,12 @@ final class HTTP2ConnectionCloser: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    private let grace: TimeAmount?
+    private let grace: TimeAmount
     private var open: Set<HTTP2StreamID> = []
     private var lastStream: HTTP2StreamID = .rootStream
     private var closing = false
 
-    init(grace: TimeAmount?) {
+    init(grace: TimeAmount) {
         self.grace = grace
     }
 
@@ -110,7 +141,7 @@ final class HTTP2ConnectionCloser: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
             if open.isEmpty {
                 context.close(promise: nil)
-            } else if let grace {
+            } else {
                 let channel = context.channel
                 context.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
             }
@@ -137,13 +168,9 @@ struct PublicTLSChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            let connectionGuard = try http2.addGuard(to: channel)
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
-                switch result {
-                case .negotiated("h2"):
-                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
-                default:
-                    return http2.http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
-                }
+                http2.negotiated(result, channel: channel, connectionGuard: connectionGuard, logger: logger)
             }
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
             try channel.pipeline.syncOperations.addHandler(negotiation)
@@ -163,12 +190,12 @@ struct PublicTLSChannel: ServerChildChannel {
     }
 
     /// The server builder for ``Application``: `tls` gets ALPN `h2` and `http/1.1`.
-    static func builder(tls: TLSConfiguration, configuration: HTTP2ChannelConfiguration) throws -> HTTPServerBuilder {
+    static func builder(tls: TLSConfiguration, limits: PublicLimits) throws -> HTTPServerBuilder {
         var tls = tls
         tls.applicationProtocols = ["h2", "http/1.1"]
         let context = try NIOSSLContext(configuration: tls)
         return HTTPServerBuilder { responder in
-            PublicTLSChannel(context: context, http2: PublicHTTP2(responder: responder, configuration: configuration))
+            PublicTLSChannel(context: context, http2: PublicHTTP2(responder: responder, limits: limits))
         }
     }
 }

@@ -1,14 +1,15 @@
 # Shared by the benchmark scripts (sourced, not run): a release stack on fixed ports, CPU
 # accounting per process, and one h2load run with its latency percentiles.
 
-# Starts `pinhole up --tls` from .build/release over $work/data; sets gateway and up_pid.
+# Starts `pinhole up --tls` from $PINHOLE_BIN (default .build/release) over $work/data; sets
+# gateway and up_pid.
 start_stack() {
     local gateway_port=18080 base=18100 service
     for service in auth media feed streak alerts moderation; do
         base=$((base + 1))
         export "SERVICES_$(echo "$service" | tr '[:lower:]' '[:upper:]')_URL=https://127.0.0.1:$base"
     done
-    "$PWD/.build/release/pinhole" up --data-dir "$work/data" --gateway-port "$gateway_port" --tls \
+    "${PINHOLE_BIN:-$PWD/.build/release}/pinhole" up --data-dir "$work/data" --gateway-port "$gateway_port" --tls \
         >"$work/up.log" 2>&1 &
     up_pid=$!
     for _ in $(seq 1 120); do

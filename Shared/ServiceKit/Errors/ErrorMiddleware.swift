@@ -29,12 +29,10 @@ public struct ErrorMiddleware<Context: ServiceRequestContextProtocol>: RouterMid
 
     /// The envelope response for an error.
     public static func response(for error: ServiceError, requestID: String?) -> Response {
-        let envelope = ErrorEnvelope(
-            error: ErrorBody(code: error.code, message: error.message, requestId: requestID))
-        let data = (try? JSONCoding.sharedEncoder.encode(envelope)) ?? Data()
         var headers = error.headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: error.status, headers: headers, body: .init(byteBuffer: error.envelope(requestID: requestID)))
     }
 
     static func serviceError(for error: any Error, request: Request, logger: Logger) -> ServiceError {

@@ -1,6 +1,8 @@
 import Contracts
+import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The one error type Pinhole throws on purpose: a stable code, a message safe to show to the
 /// caller, and optionally headers (such as `Retry-After`). ``ErrorMiddleware`` turns it into
@@ -24,6 +26,12 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     public var status: HTTPResponse.Status { .init(code: code.status) }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// The JSON error envelope every error answer carries.
+    public func envelope(requestID: String?) -> ByteBuffer {
+        let envelope = ErrorEnvelope(error: ErrorBody(code: code, message: message, requestId: requestID))
+        return ByteBuffer(bytes: (try? JSONCoding.sharedEncoder.encode(envelope)) ?? Data())
+    }
 
     // MARK: - Common errors
 

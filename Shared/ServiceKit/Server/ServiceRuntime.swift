@@ -74,12 +74,14 @@ public struct ServiceRuntime: Sendable {
             }, logger: logger)
     }
 
-    /// A router with the standard middleware: unread bodies drained (up to `drainLimit`
-    /// bytes), request id and trace, metrics, request log, error envelope.
+    /// A router with the standard middleware: `HEAD` answers without a body, unread bodies
+    /// drained (up to `drainLimit` bytes), request id and trace, metrics, request log, error
+    /// envelope.
     public func makeRouter<Context: ServiceRequestContextProtocol>(
         context: Context.Type, requestLogLevel: Logger.Level = .debug, drainLimit: Int = 128 << 20
     ) -> Router<Context> {
         let router = Router(context: Context.self)
+        router.add(middleware: HeadResponseMiddleware())
         router.add(middleware: RequestBodyDrainMiddleware(limit: drainLimit))
         router.add(middleware: RequestTracingMiddleware(entropy: entropy))
         router.add(middleware: MetricsMiddleware())

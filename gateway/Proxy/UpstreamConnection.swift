@@ -1,0 +1,138 @@
+import NIOCore
+import NIOHTTP2
+import NIOHTTPTypesHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// One HTTP/2 connection over mutual TLS to a service, multiplexing the gateway's requests as
+/// streams. It counts its open streams (so the pool can spread load), and it stops taking new
+/// ones once the service said GOAWAY or the connection closed.
+final class UpstreamConnection: Sendable {
+    let channel: any Channel
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let state: Mutex<State>
+
+    struct State {
+        var openStreams = 0
+        var usable = true
+    }
+
+    private init(channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer) {
+        self.channel = channel
+        self.multiplexer = multiplexer
+        self.state = Mutex(State())
+    }
+
+    /// Whether new streams may go here, and how many are open.
+    var load: (usable: Bool, open: Int) {
+        state.withLock { ($0.usable && channel.isActive, $0.openStreams) }
+    }
+
+    /// Connects to `host`:`port` with `tls` (ALPN `h2`) and configures HTTP/2 with windows large
+    /// enough that a stream's body never waits on a window update on loopback.
+    static func connect(
+        host: String, port: Int, serverName: String?, tls: NIOSSLContext, group: any EventLoopGroup,
+        connectTimeout: TimeAmount
+    ) async throws -> UpstreamConnection {
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(connectTimeout)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+        let channel = try await bootstrap.connect(host: host, port: port).get()
+        do {
+            let multiplexer = try await channel.eventLoop.flatSubmit {
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = try NIOSSLClientHandler(context: tls, serverHostname: serverName)
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                    var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                    connection.initialSettings = [
+                        HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+                        HTTP2Setting(parameter: .initialWindowSize, value: PublicHTTP2.streamWindow),
+                        HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
+                    ]
+                    connection.targetWindowSize = PublicHTTP2.connectionWindow
+                    var stream = NIOHTTP2Handler.StreamConfiguration()
+                    stream.targetWindowSize = PublicHTTP2.streamWindow
+                    let watcher = UpstreamConnectionWatcher()
+                    let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .client, connectionConfiguration: connection, streamConfiguration: stream,
+                        inboundStreamInitializer: { channel in channel.close() })
+                    try channel.pipeline.syncOperations.addHandler(watcher)
+                    return (multiplexer, watcher)
+                }
+            }.get()
+            let connection = UpstreamConnection(channel: channel, multiplexer: multiplexer.0)
+            let watcher = multiplexer.1
+            try await channel.eventLoop.submit {
+                watcher.connection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+            }.get()
+            return connection
+        } catch {
+            channel.close(promise: nil)
+            throw error
+        }
+    }
+
+    /// Opens a stream for one request. The stream counts as open from here until its channel
+    /// closes, so the pool sees load before the first frame is written.
+    func openStream() async throws -> UpstreamExchange {
+        state.withLock { $0.openStreams += 1 }
+        let exchange: UpstreamExchange
+        do {
+            exchange = try await multiplexer.createStreamChannel { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPClientCodec())
+                    try stream.pipeline.syncOperations.addHandler(UpstreamExchange(channel: stream))
+                }
+            }.flatMap { stream in
+                stream.pipeline.handler(type: UpstreamExchange.self)
+            }.get()
+        } catch {
+            streamClosed()
+            throw error
+        }
+        exchange.channel.closeFuture.whenComplete { _ in self.streamClosed() }
+        return exchange
+    }
+
+    private func streamClosed() {
+        state.withLock { $0.openStreams -= 1 }
+    }
+
+    func goingAway() {
+        state.withLock { $0.usable = false }
+    }
+
+    /// Closes the connection; open streams fail.
+    func close() {
+        goingAway()
+        channel.close(promise: nil)
+    }
+}
+
+/// Watches the connection for what the pool needs to know: GOAWAY (no new streams here) and
+/// the connection closing.
+final class UpstreamConnectionWatcher: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+
+    // Set once on the event loop right after the pipeline is built, before any stream opens.
+    var connection: NIOLoopBound<UpstreamConnection>?
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .goAway = unwrapInboundIn(data).payload { connection?.value.goingAway() }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection?.value.goingAway()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A connection-level protocol error: NIO sends GOAWAY; no new streams go here.
+        // A connection-level protocol error: NIO sends GOAWAY; no new streams go here.
+        connection?.value.goingAway()
+        context.fireErrorCaught(error)
+    }
+}

@@ -1,0 +1,178 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// One forwarded request on its own HTTP/2 stream to a service: the request goes out through
+/// ``write(_:)``, the answer's head arrives in ``head`` and its body streams through
+/// ``body`` with back-pressure (a slow client stops the reads, so HTTP/2 flow control holds the
+/// service back instead of the gateway buffering).
+///
+/// Whatever goes wrong (a reset, a malformed answer, a timeout, a client that went away) closes
+/// this stream only; the connection's other streams carry on.
+final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPResponsePart
+    typealias OutboundIn = HTTPRequestPart
+    typealias OutboundOut = HTTPRequestPart
+
+    typealias Producer = NIOThrowingAsyncSequenceProducer<
+        ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, Delegate
+    >
+
+    /// The answer's body, read as the client takes it.
+    let body: Producer
+    /// Completes with the answer's status and headers (informational answers skipped).
+    var head: EventLoopFuture<HTTPResponse> { headPromise.futureResult }
+    let channel: any Channel
+
+    // Touched on the stream's event loop only (`@unchecked Sendable` above).
+    private let headPromise: EventLoopPromise<HTTPResponse>
+    private var source: Producer.Source?
+    private var context: ChannelHandlerContext?
+    private var producing = true
+    private var pendingRead = false
+    /// The answer arrived in full: closing the stream now would reset it needlessly.
+    private var complete = false
+
+    init(channel: any Channel) {
+        self.channel = channel
+        self.headPromise = channel.eventLoop.makePromise()
+        let delegate = Delegate(channel: channel)
+        let sequence = Producer.makeSequence(
+            elementType: ByteBuffer.self, failureType: (any Error).self,
+            backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false,
+            delegate: delegate)
+        self.body = sequence.sequence
+        self.source = sequence.source
+        delegate.exchange = NIOLoopBound(self, eventLoop: channel.eventLoop)
+    }
+
+    // MARK: Writing the request
+
+    /// Writes the request's head, and its end too when it has no body, flushed in the same
+    /// event-loop turn.
+    ///
+    /// HTTP/2 gives a stream its id at its first write, and a stream whose HEADERS leave after
+    /// a higher-numbered stream's is closed by the protocol (RFC 9113 §5.1.1): NIO then resets
+    /// it with `CANCEL`. A write and a later flush from this task could let another request's
+    /// stream slip between them, so both happen in one turn of the loop.
+    func send(head: HTTPRequest, end: Bool) async throws {
+        let channel = channel
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        channel.eventLoop.execute {
+            if end {
+                channel.write(HTTPRequestPart.head(head), promise: nil)
+                channel.writeAndFlush(HTTPRequestPart.end(nil), promise: written)
+            } else {
+                channel.writeAndFlush(HTTPRequestPart.head(head), promise: written)
+            }
+        }
+        try await written.futureResult.get()
+    }
+
+    /// Writes one part of the request; completes once the stream took it (flow control
+    /// included), which paces the request body to what the service reads.
+    func write(_ part: HTTPRequestPart) async throws {
+        try await channel.writeAndFlush(part).get()
+    }
+
+    /// Fails the answer and resets the stream: a timeout, or the request body broke off.
+    func cancel(_ error: any Error) {
+        channel.eventLoop.execute { self.fail(error) }
+    }
+
+    // MARK: Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let response):
+            if response.status.kind == .informational { return }
+            headPromise.succeed(response)
+        case .body(let buffer):
+            if source?.yield(buffer) == .stopProducing { producing = false }
+        case .end:
+            complete = true
+            source?.finish()
+            source = nil
+        // A stream that ended both ways is closed by HTTP/2 itself.
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if producing {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        fail(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail(UpstreamError.streamClosed)
+        context.fireChannelInactive()
+    }
+
+    private func fail(_ error: any Error) {
+        headPromise.fail(error)
+        if let source {
+            source.finish(error)
+            self.source = nil
+        }
+        context?.close(promise: nil)
+    }
+
+    /// The client stopped reading before the answer's end: the stream is reset, which tells
+    /// the service to stop. After the end there is nothing to reset: HTTP/2 has closed the
+    /// stream, or is about to, and a `RST_STREAM` for every finished request would look like
+    /// a rapid-reset attack to the service (NIO answers that with `GOAWAY`, ending every
+    /// request on the connection).
+    fileprivate func abandon() {
+        if !complete { context?.close(promise: nil) }
+    }
+
+    fileprivate func resume() {
+        producing = true
+        if pendingRead, let context {
+            pendingRead = false
+            context.read()
+        }
+    }
+
+    /// Hears from the body's consumer: more wanted, or gone.
+    final class Delegate: NIOAsyncSequenceProducerDelegate, @unchecked Sendable {
+        let channel: any Channel
+        // Set once, right after init, before any reader exists.
+        var exchange: NIOLoopBound<UpstreamExchange>?
+
+        init(channel: any Channel) {
+            self.channel = channel
+        }
+
+        func produceMore() {
+            guard let exchange else { return }
+            channel.eventLoop.execute { exchange.value.resume() }
+        }
+
+        /// The body's reader is done: it read to the end, went away, or dropped the answer.
+        func didTerminate() {
+            guard let exchange else { return }
+            channel.eventLoop.execute { exchange.value.abandon() }
+        }
+    }
+}
+
+/// How an upstream stream can fail besides NIO's own errors.
+enum UpstreamError: Error {
+    /// The stream closed before the answer was complete.
+    case streamClosed
+    /// No answer within the route's timeout.
+    case timedOut
+    /// No connection to the service could be made.
+    case unreachable
+}

@@ -1,0 +1,112 @@
+import NIOCore
+import NIOTLS
+import Synchronization
+
+/// The first handler of every public connection, from accept to close, whatever protocol it
+/// ends up speaking. It makes sure a connection cannot outlive its purpose:
+/// - more than `perAddress` connections from one client address are closed on arrival;
+/// - a connection that has not finished TLS and protocol selection within `handshake` is
+///   closed (a client that connects and sends nothing, or half a preface);
+/// - a peer that goes away (its side closed) before a protocol was chosen, or on HTTP/2, is
+///   closed at once: the server allows half-closed connections for HTTP/1.1, so without this
+///   such connections would sit in `CLOSE-WAIT` forever;
+/// - on shutdown, a connection still open `grace` after it was asked to finish is closed,
+///   whatever it is doing, so that the process always exits.
+final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    struct Limits: Sendable {
+        var perAddress: Int
+        var handshake: TimeAmount
+        var grace: TimeAmount
+    }
+
+    enum Phase {
+        case negotiating
+        case http1
+        case http2
+    }
+
+    private let limits: Limits
+    private let counter: ConnectionCounter
+    private var address: String?
+    private var phase = Phase.negotiating
+    private var deadline: Scheduled<Void>?
+
+    init(limits: Limits, counter: ConnectionCounter) {
+        self.limits = limits
+        self.counter = counter
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        guard counter.admit(address, limit: limits.perAddress) else {
+            context.close(promise: nil)
+            return
+        }
+        self.address = address
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: limits.handshake) { channel.close(promise: nil) }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        if let address { counter.release(address) }
+        address = nil
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case ChannelEvent.inputClosed where phase != .http1:
+            context.close(promise: nil)
+            return
+        case is ChannelShouldQuiesceEvent:
+            if phase == .negotiating {
+                context.close(promise: nil)
+                return
+            }
+            let channel = context.channel
+            context.eventLoop.scheduleTask(in: limits.grace) { channel.close(promise: nil) }
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Called by the connection's setup once a protocol was chosen: the handshake deadline no
+    /// longer applies (the protocol's own timeouts do).
+    func negotiated(_ phase: Phase) {
+        self.phase = phase
+        deadline?.cancel()
+        deadline = nil
+    }
+}
+
+/// Open public connections per client address, shared by every connection of the listener.
+final class ConnectionCounter: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    /// Counts a new connection from `address`, unless it already has `limit` open.
+    func admit(_ address: String, limit: Int) -> Bool {
+        counts.withLock { counts in
+            let open = counts[address, default: 0]
+            guard open < limit else { return false }
+            counts[address] = open + 1
+            return true
+        }
+    }
+
+    func release(_ address: String) {
+        counts.withLock { counts in
+            let open = counts[address, default: 1] - 1
+            counts[address] = open > 0 ? open : nil
+        }
+    }
+
+    /// Open connections from `address` (tests).
+    func open(from address: String) -> Int {
+        counts.withLock { $0[address, default: 0] }
+    }
+}
