@@ -38,16 +38,27 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         self.counter = counter
     }
 
+    // The server may add this handler to a connection that is already active.
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context: context) }
+    }
+
     func channelActive(context: ChannelHandlerContext) {
+        start(context: context)
+        context.fireChannelActive()
+    }
+
+    private func start(context: ChannelHandlerContext) {
+        guard address == nil, deadline == nil else { return }
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        let channel = context.channel
         guard counter.admit(address, limit: limits.perAddress) else {
-            context.close(promise: nil)
+            // Closed once the server has finished setting the connection up.
+            context.eventLoop.execute { channel.close(promise: nil) }
             return
         }
         self.address = address
-        let channel = context.channel
         deadline = context.eventLoop.scheduleTask(in: limits.handshake) { channel.close(promise: nil) }
-        context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -63,7 +63,7 @@ final class HTTP1Guard: ChannelDuplexHandler, RemovableChannelHandler {
             if closeAfterAnswer {
                 closed = true
                 context.flush()
-                context.close(promise: nil)
+                lingeringClose(context: context)
             } else {
                 armDeadline(context: context)
             }
@@ -91,7 +91,18 @@ final class HTTP1Guard: ChannelDuplexHandler, RemovableChannelHandler {
         headers[.contentLength] = String(body.readableBytes)
         context.write(wrapOutboundOut(.head(HTTPResponse(status: failure.status, headerFields: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.write(wrapOutboundOut(.end(nil)), promise: nil)
+        context.flush()
+        lingeringClose(context: context)
+    }
+
+    /// Ends the answer with a FIN and reads (discarding) for a moment before closing: a client
+    /// still sending the rest of a refused request would otherwise get a reset that makes its
+    /// system drop the answer before the client reads it.
+    private func lingeringClose(context: ChannelHandlerContext) {
+        context.close(mode: .output, promise: nil)
+        let channel = context.channel
+        context.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
     }
 
     private func armDeadline(context: ChannelHandlerContext) {

@@ -5,6 +5,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
+import NIOHTTP2
 
 /// Turns every thrown error into the JSON envelope
 /// `{"error":{"code","message","requestId"}}`.
@@ -49,6 +51,10 @@ public struct ErrorMiddleware<Context: ServiceRequestContextProtocol>: RouterMid
             return ServiceError(.conflict, "This clashes with something that already exists.")
         case is DecodingError:
             return ServiceError(.malformedRequest, "The request is not in the expected format.")
+        case is NIOHTTP2Errors.StreamClosed, is HTTPParserError:
+            // The caller reset its stream or broke the body's framing: its failure, not ours.
+            logger.info("request body ended early", metadata: ["error": "\(error)"])
+            return ServiceError(.malformedRequest, "The request body ended before it was complete.")
         default:
             logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return ServiceError(.internalError, "Something went wrong on our side; quote the request id.")

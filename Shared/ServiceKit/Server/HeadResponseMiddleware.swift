@@ -1,12 +1,12 @@
 import Hummingbird
 
-/// Answers `HEAD` with the headers `GET` would have, and no body.
+/// Answers `HEAD` as `GET` would be answered, headers only (RFC 9110 §9.3.2).
 ///
 /// A `HEAD` answer must not carry a body. Written anyway (an error envelope for a `HEAD` to a
 /// route that only has `GET`, say), NIO's HTTP/2 ends the whole connection, and with it every
 /// other request multiplexed on it: one anonymous `HEAD` in a loop made a quarter of other
 /// users' requests through the gateway fail. Outermost in every router, so that nothing after
-/// it, errors included, can put a body back.
+/// it, errors included, can put a body back; the routes see a `GET`.
 public struct HeadResponseMiddleware<Context: RequestContext>: RouterMiddleware {
     public init() {}
 
@@ -14,7 +14,9 @@ public struct HeadResponseMiddleware<Context: RequestContext>: RouterMiddleware 
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard request.method == .head else { return try await next(request, context) }
-        var response = try await next(request, context)
+        var head = request.head
+        head.method = .get
+        var response = try await next(Request(head: head, body: request.body), context)
         let length = response.headers[.contentLength]
         response.body = ResponseBody()
         if let length { response.headers[.contentLength] = length }
