@@ -81,6 +81,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP2", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Shared/ServiceKit",
@@ -92,6 +94,8 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // glibc's malloc.h (malloc_trim), which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CMalloc", path: "Shared/CMalloc"),
         .systemLibrary(
             name: "CVips",
             path: "Shared/CVips",
@@ -147,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "Contracts",
+                "ServiceKit", "Contracts", "CMalloc",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -57,22 +57,22 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
         verifier: verifier, limiter: RateLimiter(), forwarder: Forwarder(pool: pool, settings: settings),
         settings: settings, clock: runtime.clock
     ).addRoutes(to: routes)
-    return ServiceParts(router: router, services: [pool])
+    return ServiceParts(router: router, services: [pool, MemoryTrimmer.service()])
 }
 
 /// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;
 /// plaintext HTTP/1.1 plus prior-knowledge HTTP/2 otherwise. HTTP/2 either way with windows
-/// sized for uploads (``PublicHTTP2``).
+/// sized for uploads (``WideWindowHTTP2``, ``PublicListener``).
 func publicListener(_ settings: GatewaySettings) throws -> HTTPServerBuilder {
     let limits = PublicLimits(settings)
     guard let certificate = settings.publicCertificate, let key = settings.publicKey else {
-        return PlaintextHTTPChannel.builder(limits: limits)
+        return try PublicListener.builder(tls: nil, limits: limits)
     }
     var tls = TLSConfiguration.makeServerConfiguration(
         certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
         privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
     tls.minimumTLSVersion = .tlsv12
-    return try PublicTLSChannel.builder(tls: tls, limits: limits)
+    return try PublicListener.builder(tls: tls, limits: limits)
 }
 
 extension SocketAddress {

@@ -3,6 +3,7 @@ import NIOHTTP2
 import NIOHTTPTypesHTTP2
 import NIOPosix
 import NIOSSL
+import ServiceKit
 import Synchronization
 
 /// One HTTP/2 connection over mutual TLS to a service, multiplexing the gateway's requests as
@@ -47,12 +48,12 @@ final class UpstreamConnection: Sendable {
                     var connection = NIOHTTP2Handler.ConnectionConfiguration()
                     connection.initialSettings = [
                         HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-                        HTTP2Setting(parameter: .initialWindowSize, value: PublicHTTP2.streamWindow),
+                        HTTP2Setting(parameter: .initialWindowSize, value: WideWindowHTTP2.streamWindow),
                         HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
                     ]
-                    connection.targetWindowSize = PublicHTTP2.connectionWindow
+                    connection.targetWindowSize = WideWindowHTTP2.connectionWindow
                     var stream = NIOHTTP2Handler.StreamConfiguration()
-                    stream.targetWindowSize = PublicHTTP2.streamWindow
+                    stream.targetWindowSize = WideWindowHTTP2.streamWindow
                     let watcher = UpstreamConnectionWatcher()
                     let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
                         mode: .client, connectionConfiguration: connection, streamConfiguration: stream,

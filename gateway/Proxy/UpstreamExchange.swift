@@ -43,7 +43,7 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
             delegate: delegate)
         self.body = sequence.sequence
         self.source = sequence.source
-        delegate.exchange = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        delegate.exchange = self
     }
 
     // MARK: Writing the request
@@ -84,6 +84,11 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+    }
+
+    // The context holds this handler: keeping it after removal would keep both forever.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -144,25 +149,25 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
         }
     }
 
-    /// Hears from the body's consumer: more wanted, or gone.
+    /// Hears from the body's consumer: more wanted, or gone. It holds the exchange weakly
+    /// (the exchange holds the body, which holds this delegate) and touches it on the stream's
+    /// event loop only.
     final class Delegate: NIOAsyncSequenceProducerDelegate, @unchecked Sendable {
         let channel: any Channel
-        // Set once, right after init, before any reader exists.
-        var exchange: NIOLoopBound<UpstreamExchange>?
+        // Set once, on the event loop, right after init, before any reader exists.
+        weak var exchange: UpstreamExchange?
 
         init(channel: any Channel) {
             self.channel = channel
         }
 
         func produceMore() {
-            guard let exchange else { return }
-            channel.eventLoop.execute { exchange.value.resume() }
+            channel.eventLoop.execute { self.exchange?.resume() }
         }
 
         /// The body's reader is done: it read to the end, went away, or dropped the answer.
         func didTerminate() {
-            guard let exchange else { return }
-            channel.eventLoop.execute { exchange.value.abandon() }
+            channel.eventLoop.execute { self.exchange?.abandon() }
         }
     }
 }

@@ -1,9 +1,8 @@
 import HummingbirdCore
-import HummingbirdHTTP2
 import Logging
 import NIOCore
-import NIOHTTP2
 import NIOTLS
+import ServiceKit
 
 /// HTTP/1.1 and prior-knowledge HTTP/2 (h2c) on one plaintext port, for local use without a
 /// certificate: `curl http://…` and `curl --http2-prior-knowledge http://…` both work.
@@ -12,25 +11,22 @@ import NIOTLS
 /// HTTP/2 pipeline, anything else HTTP/1.1. The decision reuses NIO's typed protocol
 /// negotiation (the same machinery ALPN uses under TLS), fed by a small sniffer.
 struct PlaintextHTTPChannel: ServerChildChannel {
-    typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Channel.Value, PublicHTTP2.Connection>
+    typealias Negotiated = ALPNTLSChannel.Negotiated
 
     struct Value: ServerChildChannelValue {
         let negotiated: EventLoopFuture<Negotiated>
         let channel: any Channel
     }
 
-    let http2: PublicHTTP2
-    var http1: HTTP1Channel { http2.http1 }
-
-    init(responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits) {
-        self.http2 = PublicHTTP2(responder: responder, limits: limits)
-    }
+    let http2: WideWindowHTTP2
+    let limits: PublicLimits
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            let connectionGuard = try http2.addGuard(to: channel)
+            let chosen = try PublicListener.guardConnection(channel, limits: limits)
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
-                http2.negotiated(result, channel: channel, connectionGuard: connectionGuard, logger: logger)
+                chosen(result == .negotiated("h2"))
+                return http2.negotiated(result, channel: channel, logger: logger)
             }
             try channel.pipeline.syncOperations.addHandler(HTTP2PrefaceSniffer())
             try channel.pipeline.syncOperations.addHandler(negotiation)
@@ -39,19 +35,14 @@ struct PlaintextHTTPChannel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        do {
-            switch try await value.negotiated.get() {
-            case .http1_1(let connection): await http1.handle(value: connection, logger: logger)
-            case .http2(let connection): await http2.handle(connection, logger: logger)
-            }
-        } catch {
-            logger.debug("plaintext protocol detection failed: \(error)")
-        }
+        await http2.handle(negotiated: value.negotiated, logger: logger)
     }
 
     /// The server builder for ``Application``.
     static func builder(limits: PublicLimits) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in PlaintextHTTPChannel(responder: responder, limits: limits) }
+        HTTPServerBuilder { responder in
+            PlaintextHTTPChannel(http2: PublicListener.http2(responder: responder, limits: limits), limits: limits)
+        }
     }
 }
 

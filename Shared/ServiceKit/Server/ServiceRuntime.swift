@@ -118,11 +118,12 @@ public struct ServiceRuntime: Sendable {
     }
 
     /// The internal listener: HTTP/2 over TLS 1.3 with ALPN and HTTP/1.1 fallback, client
-    /// certificate from the local authority required.
+    /// certificate from the local authority required, HTTP/2 windows sized for the uploads the
+    /// gateway streams in (``WideWindowHTTP2``).
     public func internalListener() throws -> HTTPServerBuilder {
-        try .http2Upgrade(
-            tlsChannelConfiguration: TLSChannelConfiguration(tlsConfiguration: tls.serverConfiguration()),
-            configuration: .init(idleTimeout: .seconds(120), gracefulCloseTimeout: .seconds(5)))
+        try ALPNTLSChannel.builder(tls: tls.serverConfiguration()) { responder in
+            WideWindowHTTP2(http1: HTTP1Channel(responder: responder), idleTimeout: .seconds(120), grace: .seconds(5))
+        }
     }
 
     /// An outbox for events this service produces.

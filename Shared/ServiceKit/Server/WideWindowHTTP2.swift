@@ -1,0 +1,211 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOHTTPTypesHTTP2
+import NIOSSL
+import NIOTLS
+
+/// HTTP/2 as every Pinhole listener speaks it: Hummingbird's request handling on each stream,
+/// but with flow-control windows sized for uploads and the connection's limits chosen here.
+///
+/// HTTP/2's default stream window is 64 KiB, and Hummingbird 2.28 gives NIO a fixed default
+/// configuration; a 100 MiB upload then spends most of its time waiting for window updates
+/// (`docs/PERFORMANCE.md`: through the gateway, uploads ran at 0.19× `sha256sum` with 64 KiB
+/// service windows). ``HTTP2ConnectionCloser`` closes idle connections and drains them on
+/// graceful shutdown.
+public struct WideWindowHTTP2: Sendable {
+    public typealias Connection = NIOHTTP2Handler.AsyncStreamMultiplexer<HTTP1Channel.Value>
+
+    /// What a stream may have in flight before the sender waits for a window update, and the
+    /// same for the whole connection.
+    public static let streamWindow = 1 << 20
+    public static let connectionWindow = 4 << 20
+
+    public let http1: HTTP1Channel
+    let maxConcurrentStreams: Int
+    let maxHeaderListSize: Int
+    let idleTimeout: TimeAmount
+    let grace: TimeAmount
+
+    /// `http1` serves each stream's request (and HTTP/1.1 connections). A client that opens
+    /// more than `maxConcurrentStreams` streams at once gets `REFUSED_STREAM` for the excess.
+    public init(
+        http1: HTTP1Channel, maxConcurrentStreams: Int = 100, maxHeaderListSize: Int = 1 << 14,
+        idleTimeout: TimeAmount, grace: TimeAmount
+    ) {
+        self.http1 = http1
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.maxHeaderListSize = maxHeaderListSize
+        self.idleTimeout = idleTimeout
+        self.grace = grace
+    }
+
+    var nioConfiguration: NIOHTTP2Handler.Configuration {
+        var configuration = NIOHTTP2Handler.Configuration()
+        let replaced: Set<HTTP2SettingsParameter> = [.initialWindowSize, .maxConcurrentStreams, .maxHeaderListSize]
+        configuration.connection.initialSettings =
+            nioDefaultSettings.filter { !replaced.contains($0.parameter) } + [
+                HTTP2Setting(parameter: .initialWindowSize, value: Self.streamWindow),
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
+                HTTP2Setting(parameter: .maxHeaderListSize, value: maxHeaderListSize),
+            ]
+        configuration.connection.targetWindowSize = Self.connectionWindow
+        configuration.stream.targetWindowSize = Self.streamWindow
+        return configuration
+    }
+
+    /// Configures `channel` (where HTTP/2 was chosen) and returns its stream multiplexer.
+    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: idleTimeout))
+            let connection = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
+                mode: .server, configuration: nioConfiguration
+            ) { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
+                    return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
+                }
+            }
+            try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionCloser(grace: grace))
+            return connection
+        }
+    }
+
+    /// Serves every stream of the connection, each as one request.
+    public func handle(_ connection: Connection, logger: Logger) async {
+        do {
+            try await withThrowingDiscardingTaskGroup { group in
+                for try await stream in connection.inbound {
+                    group.addTask { await http1.handle(value: stream, logger: logger) }
+                }
+            }
+        } catch {
+            logger.debug("HTTP/2 connection ended: \(error)")
+        }
+    }
+
+    /// Sets up the protocol `result` chose: HTTP/2 for `h2`, HTTP/1.1 otherwise.
+    public func negotiated(
+        _ result: ALPNResult, channel: any Channel, logger: Logger
+    )
+        -> EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, Connection>>
+    {
+        switch result {
+        case .negotiated("h2"): setup(channel: channel, logger: logger).map { .http2($0) }
+        default: http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
+        }
+    }
+
+    /// Serves a connection once its protocol is known.
+    public func handle(
+        negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, Connection>>, logger: Logger
+    ) async {
+        do {
+            switch try await negotiated.get() {
+            case .http1_1(let connection): await http1.handle(value: connection, logger: logger)
+            case .http2(let connection): await handle(connection, logger: logger)
+            }
+        } catch {
+            logger.debug("protocol negotiation failed: \(error)")
+        }
+    }
+}
+
+/// Ends an HTTP/2 connection when the server shuts down (a GOAWAY naming the last stream
+/// begun, then close once the open streams are done, or after `grace`) and when it has been
+/// idle (no open stream when the idle timer fires).
+final class HTTP2ConnectionCloser: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private let grace: TimeAmount
+    private var open: Set<HTTP2StreamID> = []
+    private var lastStream: HTTP2StreamID = .rootStream
+    private var closing = false
+
+    init(grace: TimeAmount) {
+        self.grace = grace
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let created as NIOHTTP2StreamCreatedEvent:
+            open.insert(created.streamID)
+            lastStream = max(lastStream, created.streamID)
+        case let closed as StreamClosedEvent:
+            open.remove(closed.streamID)
+            if closing, open.isEmpty { context.close(promise: nil) }
+        case is ChannelShouldQuiesceEvent:
+            guard !closing else { break }
+            closing = true
+            let goAway = HTTP2Frame(
+                streamID: .rootStream, payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil))
+            context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
+            if open.isEmpty {
+                context.close(promise: nil)
+            } else {
+                let channel = context.channel
+                context.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
+            }
+        case let idle as IdleStateHandler.IdleStateEvent where idle == .all:
+            if open.isEmpty { context.close(promise: nil) }
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// TLS with ALPN: `h2` gets ``WideWindowHTTP2``, anything else HTTP/1.1. `prepare` runs first
+/// on every accepted connection (the gateway puts its connection guard there) and returns what
+/// to call, on the connection's event loop, once a protocol was chosen (true: HTTP/2).
+public struct ALPNTLSChannel: ServerChildChannel {
+    public typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Channel.Value, WideWindowHTTP2.Connection>
+    public typealias Prepare = @Sendable (any Channel) throws -> @Sendable (_ http2: Bool) -> Void
+
+    public struct Value: ServerChildChannelValue {
+        let negotiated: EventLoopFuture<Negotiated>
+        public let channel: any Channel
+    }
+
+    let context: NIOSSLContext
+    let http2: WideWindowHTTP2
+    let prepare: Prepare
+
+    public init(context: NIOSSLContext, http2: WideWindowHTTP2, prepare: @escaping Prepare = { _ in { _ in } }) {
+        self.context = context
+        self.http2 = http2
+        self.prepare = prepare
+    }
+
+    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let chosen = try prepare(channel)
+            let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
+                chosen(result == .negotiated("h2"))
+                return http2.negotiated(result, channel: channel, logger: logger)
+            }
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+            try channel.pipeline.syncOperations.addHandler(negotiation)
+            return Value(negotiated: negotiation.protocolNegotiationResult, channel: channel)
+        }
+    }
+
+    public func handle(value: Value, logger: Logger) async {
+        await http2.handle(negotiated: value.negotiated, logger: logger)
+    }
+
+    /// The server builder for ``Application``: `tls` gets ALPN `h2` and `http/1.1`.
+    public static func builder(
+        tls: TLSConfiguration, http2: @escaping @Sendable (@escaping HTTPChannelHandler.Responder) -> WideWindowHTTP2,
+        prepare: @escaping Prepare = { _ in { _ in } }
+    ) throws -> HTTPServerBuilder {
+        var tls = tls
+        tls.applicationProtocols = ["h2", "http/1.1"]
+        let context = try NIOSSLContext(configuration: tls)
+        return HTTPServerBuilder { responder in
+            ALPNTLSChannel(context: context, http2: http2(responder), prepare: prepare)
+        }
+    }
+}

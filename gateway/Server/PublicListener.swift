@@ -1,0 +1,40 @@
+import HummingbirdCore
+import NIOCore
+import NIOSSL
+import ServiceKit
+
+/// The gateway's public listener: the kit's ``WideWindowHTTP2`` (HTTP/2 with upload-sized
+/// windows, HTTP/1.1 beside it) with the public limits, a ``ConnectionGuard`` first on every
+/// connection and an ``HTTP1Guard`` behind the HTTP/1.1 parser. With a certificate, TLS with
+/// ALPN; without, ``PlaintextHTTPChannel``.
+enum PublicListener {
+    static func builder(tls: TLSConfiguration?, limits: PublicLimits) throws -> HTTPServerBuilder {
+        guard let tls else { return PlaintextHTTPChannel.builder(limits: limits) }
+        return try ALPNTLSChannel.builder(
+            tls: tls, http2: { http2(responder: $0, limits: limits) },
+            prepare: { try guardConnection($0, limits: limits) })
+    }
+
+    /// HTTP/2 and HTTP/1.1 with the public limits. The parsers' header cap is a hard limit
+    /// well above `limits.headerBytes`, which the router enforces with a proper 431 for both
+    /// protocols.
+    static func http2(responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits) -> WideWindowHTTP2 {
+        let headTimeout = limits.idleTimeout
+        let configuration = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [HTTP1Guard(headTimeout: headTimeout)], idleTimeout: nil,
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: limits.headerCap, maxHeaderListSize: limits.headerCap, maxHeaderFieldCount: 500))
+        return WideWindowHTTP2(
+            http1: HTTP1Channel(responder: responder, configuration: configuration), maxConcurrentStreams: 100,
+            maxHeaderListSize: limits.headerCap, idleTimeout: limits.idleTimeout, grace: limits.grace)
+    }
+
+    /// Puts a ``ConnectionGuard`` first in a new connection's pipeline; returns what tells it
+    /// the protocol chosen (true: HTTP/2).
+    static func guardConnection(_ channel: any Channel, limits: PublicLimits) throws -> @Sendable (Bool) -> Void {
+        let connectionGuard = ConnectionGuard(limits: limits.connection, counter: limits.counter)
+        try channel.pipeline.syncOperations.addHandler(connectionGuard, position: .first)
+        let bound = NIOLoopBound(connectionGuard, eventLoop: channel.eventLoop)
+        return { http2 in bound.value.negotiated(http2 ? .http2 : .http1) }
+    }
+}
