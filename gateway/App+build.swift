@@ -53,11 +53,14 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
     HealthRollupController(client: runtime.client).addRoutes(to: routes)
     try OpenAPIController().addRoutes(to: routes)
     let pool = try UpstreamPool(settings: runtime.settings, tls: runtime.tls)
+    let uploadClient = InternalClient(tls: runtime.tls, settings: runtime.settings, http1Only: true)
+    let forwarder = Forwarder(
+        pool: pool, uploads: UploadForwarder(client: uploadClient, settings: settings), settings: settings)
     ProxyController(
-        verifier: verifier, limiter: RateLimiter(), forwarder: Forwarder(pool: pool, settings: settings),
-        settings: settings, clock: runtime.clock
+        verifier: verifier, limiter: RateLimiter(), forwarder: forwarder, settings: settings, clock: runtime.clock
     ).addRoutes(to: routes)
-    return ServiceParts(router: router, services: [pool, MemoryTrimmer.service()])
+    return ServiceParts(
+        router: router, services: [pool, uploadClient.lifecycleService, MemoryTrimmer.service()])
 }
 
 /// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;

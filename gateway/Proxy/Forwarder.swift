@@ -2,22 +2,30 @@ import Contracts
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import NIOHTTP1
 import NIOHTTPTypes
 import ServiceKit
 
 /// The end of the pipeline: sends the request to its route's service on a stream of the
-/// gateway's own HTTP/2 connections (``UpstreamPool``) with the client's headers minus anything
-/// internal, and streams the answer back. Bodies stream both ways, paced by HTTP/2 flow
+/// gateway's own HTTP/2 connections (``UpstreamPool``; upload bodies go through
+/// ``UploadForwarder``) with the client's headers minus anything internal, and streams the
+/// answer back. Bodies stream both ways, paced by HTTP/2 flow
 /// control; a service that cannot be reached gives a fast 503 `UPSTREAM_UNAVAILABLE`, one that
 /// does not answer in time a 504 `UPSTREAM_TIMEOUT`. Either ends this request only.
 struct Forwarder: Sendable {
     let pool: UpstreamPool
+    let uploads: UploadForwarder
     let settings: GatewaySettings
 
     @Sendable func forward(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         let route = try context.requireRoute()
-        let timeout = route.body == .upload ? settings.uploadTimeout : settings.upstreamTimeout
+        if route.body == .upload {
+            do {
+                return try await uploads.forward(request, to: route.service, clientAddress: context.clientAddress)
+            } catch {
+                throw failure(InternalClient.upstreamError(error), service: route.service, context: context)
+            }
+        }
+        let timeout = settings.upstreamTimeout
         var head = request.head
         head.scheme = "https"
         head.authority = pool.authority(of: route.service)
@@ -79,16 +87,19 @@ struct Forwarder: Sendable {
             exchange.cancel(error)
             // An answer that already began wins over the body's own failure.
             if let answered = try? await exchange.head.get(), answered.status.code < 500 { return }
-            if error is HTTPParserError {
-                throw ServiceError(.malformedRequest, "The request body could not be read: its framing is malformed.")
-            }
             throw error
         }
     }
 
     /// Maps a failed exchange to the stable upstream codes, logging what the client cannot see.
     private func failure(_ error: any Error, service: ServiceName, context: GatewayRequestContext) -> ServiceError {
-        if let error = error as? ServiceError { return error }
+        if let error = error as? ServiceError {
+            if error.code == .upstreamUnavailable || error.code == .upstreamTimeout {
+                context.logger.warning(
+                    "upstream failed", metadata: ["service": "\(service.rawValue)", "error": "\(error)"])
+            }
+            return error
+        }
         let failure: ServiceError
         if case UpstreamError.timedOut = error {
             failure = ServiceError(

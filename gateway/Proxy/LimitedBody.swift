@@ -1,9 +1,12 @@
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import ServiceKit
 
 /// A request body passed through while counting: past `limit` bytes it stops with
-/// `PAYLOAD_TOO_LARGE`, which ``Forwarder`` answers instead of the upstream failure it causes.
+/// `PAYLOAD_TOO_LARGE`, and a body whose HTTP/1.1 framing breaks (a bad chunk size) with
+/// `MALFORMED_REQUEST`; ``Forwarder`` and ``BodyPump`` answer those instead of the upstream
+/// failure they cause.
 /// Nothing is buffered beyond the chunk in flight.
 struct LimitedBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
@@ -17,7 +20,13 @@ struct LimitedBody: AsyncSequence, Sendable {
         var seen = 0
 
         mutating func next() async throws -> ByteBuffer? {
-            guard let chunk = try await base.next() else { return nil }
+            let next: ByteBuffer?
+            do {
+                next = try await base.next()
+            } catch is HTTPParserError {
+                throw ServiceError(.malformedRequest, "The request body could not be read: its framing is malformed.")
+            }
+            guard let chunk = next else { return nil }
             seen += chunk.readableBytes
             if seen > limit { throw LimitedBody.tooLarge(limit) }
             return chunk
