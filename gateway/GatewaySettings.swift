@@ -24,6 +24,9 @@ import ServiceKit
 ///   (TLS handshake and ALPN, or the first bytes in plaintext).
 /// - `limits.connectionsPerAddress` (default 256): open connections per client address; more
 ///   are closed on arrival.
+/// - `limits.floodPenaltySeconds` (default 10): after one of its connections floods HTTP/2
+///   (rapid reset, CONTINUATION or control frames), an address's new connections are closed
+///   on arrival for this long.
 /// - `upstream.timeoutSeconds` (default 30), `upstream.uploadTimeoutSeconds` (default 600):
 ///   how long a service may take to begin its answer.
 /// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
@@ -44,6 +47,7 @@ struct GatewaySettings: Sendable {
     let idleTimeout: Int64
     let handshakeTimeout: Int64
     let connectionsPerAddress: Int
+    let floodPenalty: Int64
 
     /// How much of a body an early answer (401, 413, 429, an upstream that answered first)
     /// waits for, so a client still sending gets the answer instead of a reset.
@@ -79,5 +83,6 @@ struct GatewaySettings: Sendable {
         self.handshakeTimeout = Int64(try reader.integer("limits.handshakeTimeoutSeconds", default: 10, in: 1...300))
         self.connectionsPerAddress = try reader.integer(
             "limits.connectionsPerAddress", default: 256, in: 1...1_000_000)
+        self.floodPenalty = Int64(try reader.integer("limits.floodPenaltySeconds", default: 10, in: 0...3600))
     }
 }

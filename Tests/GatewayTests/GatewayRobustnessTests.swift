@@ -5,6 +5,8 @@ import ServiceKit
 import TestSupport
 import Testing
 
+@testable import Gateway
+
 /// What a careless or hostile client can do to the public listener: every bad request gets a
 /// prompt answer in the JSON envelope, and no connection outlives its purpose.
 /// (`scripts/robustness` runs the same attacks at scale, with others' latency measured.)
@@ -100,6 +102,59 @@ import Testing
         #expect(closed >= 2 && closed <= 3)
         withExtendedLifetime(opened) {}
         await harness.stop()
+    }
+
+    /// One HTTP/2 frame: the 9-byte header (length, type, flags, stream) and its payload.
+    private func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8] = []) -> [UInt8] {
+        let length = UInt32(payload.count)
+        return [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags]
+            + [UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)]
+            + payload
+    }
+
+    @Test func aPeerThatBreaksHTTP2IsDisconnected() async throws {
+        let harness = try await GatewayHarness.start()
+        // Cleartext HTTP/2: a header block that never ends, CONTINUATION after CONTINUATION.
+        // NIOHTTP2 answers the sixth with GOAWAY(ENHANCE_YOUR_CALM); the connection must then
+        // close (left open, the gateway kept every further byte the peer sent).
+        let connection = try RawConnection(port: port(harness))
+        connection.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        connection.send(frame(type: 0x4, stream: 0))  // SETTINGS
+        connection.send(frame(type: 0x1, stream: 1, [0x82, 0x86, 0x84]))  // HEADERS GET / http, no END_HEADERS
+        let field: [UInt8] = [0x00, 7] + Array("x-flood".utf8) + [100] + [UInt8](repeating: 0x61, count: 100)
+        for _ in 0..<10 {
+            connection.send(frame(type: 0x9, stream: 1, field))  // CONTINUATION, no END_HEADERS
+        }
+        let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(10))
+        #expect(closed, "the connection stays open after a connection error")
+        // The frames the server wrote: its SETTINGS (and ACK), then the GOAWAY.
+        var offset = 0
+        var goAwayCode: UInt32?
+        while offset + 9 <= bytes.count {
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            if bytes[offset + 3] == 0x7, offset + 17 <= bytes.count {
+                goAwayCode = bytes[(offset + 13)..<(offset + 17)].reduce(0) { $0 << 8 | UInt32($1) }
+            }
+            offset += 9 + length
+        }
+        #expect(goAwayCode == 0xb)
+        // A flood: the address's next connections are closed on arrival for a while.
+        let next = try RawConnection(port: port(harness))
+        let refused = next.readUntilClosed(timeout: .seconds(5))
+        #expect(refused.closed && refused.bytes.isEmpty)
+        await harness.stop()
+    }
+
+    @Test func aRefusedAddressIsAdmittedAgainOnceItsTimeIsUp() async throws {
+        let counter = ConnectionCounter()
+        #expect(counter.admit("192.0.2.1", limit: 2))
+        counter.refuse("192.0.2.1", for: .milliseconds(200))
+        #expect(!counter.admit("192.0.2.1", limit: 2))
+        #expect(counter.admit("192.0.2.2", limit: 2))
+        #expect(counter.open(from: "192.0.2.1") == 1)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(counter.admit("192.0.2.1", limit: 2))
+        #expect(!counter.admit("192.0.2.1", limit: 2))
     }
 
     @Test func headRequestsDoNotDisturbOtherRequests() async throws {

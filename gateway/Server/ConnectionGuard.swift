@@ -4,7 +4,8 @@ import Synchronization
 
 /// The first handler of every public connection, from accept to close, whatever protocol it
 /// ends up speaking. It makes sure a connection cannot outlive its purpose:
-/// - more than `perAddress` connections from one client address are closed on arrival;
+/// - more than `perAddress` connections from one client address are closed on arrival, and
+///   so is every connection from an address refused for flooding HTTP/2 (``ConnectionCounter``);
 /// - a connection that has not finished TLS and protocol selection within `handshake` is
 ///   closed (a client that connects and sends nothing, or half a preface);
 /// - a peer that goes away (its side closed) before a protocol was chosen, or on HTTP/2, is
@@ -95,29 +96,49 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Open public connections per client address, shared by every connection of the listener.
+/// Open public connections per client address, shared by every connection of the listener,
+/// and the addresses refused for a while because one of their connections flooded the gateway.
 final class ConnectionCounter: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    private struct State {
+        var open: [String: Int] = [:]
+        var refusedUntil: [String: ContinuousClock.Instant] = [:]
+    }
 
-    /// Counts a new connection from `address`, unless it already has `limit` open.
+    private let state = Mutex(State())
+
+    /// Counts a new connection from `address`, unless it already has `limit` open or is refused.
     func admit(_ address: String, limit: Int) -> Bool {
-        counts.withLock { counts in
-            let open = counts[address, default: 0]
+        state.withLock { state in
+            if let until = state.refusedUntil[address] {
+                guard until <= .now else { return false }
+                state.refusedUntil[address] = nil
+            }
+            let open = state.open[address, default: 0]
             guard open < limit else { return false }
-            counts[address] = open + 1
+            state.open[address] = open + 1
             return true
         }
     }
 
     func release(_ address: String) {
-        counts.withLock { counts in
-            let open = counts[address, default: 1] - 1
-            counts[address] = open > 0 ? open : nil
+        state.withLock { state in
+            let open = state.open[address, default: 1] - 1
+            state.open[address] = open > 0 ? open : nil
+        }
+    }
+
+    /// Refuses new connections from `address` for `duration` (its open ones are not touched).
+    /// Expired entries are swept here, so the table holds only recent offenders.
+    func refuse(_ address: String, for duration: Duration) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.refusedUntil = state.refusedUntil.filter { $0.value > now }
+            state.refusedUntil[address] = now + duration
         }
     }
 
     /// Open connections from `address` (tests).
     func open(from address: String) -> Int {
-        counts.withLock { $0[address, default: 0] }
+        state.withLock { $0.open[address, default: 0] }
     }
 }

@@ -12,6 +12,9 @@ struct PublicLimits: Sendable {
     /// the parser (HTTP/1.1: 431 from ``HTTP1Guard``; HTTP/2: the stream or connection ends).
     let headerCap: Int
     let counter: ConnectionCounter
+    /// How long an address whose connection flooded HTTP/2 (rapid reset, CONTINUATION or
+    /// control frames) has its new connections refused.
+    let floodPenalty: Duration
     var grace: TimeAmount { connection.grace }
 
     init(_ settings: GatewaySettings) {
@@ -21,5 +24,6 @@ struct PublicLimits: Sendable {
         idleTimeout = .seconds(settings.idleTimeout)
         headerCap = max(4 * settings.headerLimit, 1 << 16)
         counter = ConnectionCounter()
+        floodPenalty = .seconds(settings.floodPenalty)
     }
 }

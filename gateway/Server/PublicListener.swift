@@ -26,7 +26,11 @@ enum PublicListener {
                 maxHeaderFieldSize: limits.headerCap, maxHeaderListSize: limits.headerCap, maxHeaderFieldCount: 500))
         return WideWindowHTTP2(
             http1: HTTP1Channel(responder: responder, configuration: configuration), maxConcurrentStreams: 100,
-            maxHeaderListSize: limits.headerCap, idleTimeout: limits.idleTimeout, grace: limits.grace)
+            maxHeaderListSize: limits.headerCap, idleTimeout: limits.idleTimeout, grace: limits.grace,
+            misbehaviour: { [counter = limits.counter, penalty = limits.floodPenalty] channel in
+                guard let address = channel.remoteAddress?.ipAddress else { return }
+                counter.refuse(address, for: penalty)
+            })
     }
 
     /// Puts a ``ConnectionGuard`` first in a new connection's pipeline; returns what tells it

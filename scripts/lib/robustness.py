@@ -7,11 +7,13 @@ gateway. Driven by scripts/robustness (which starts the stack); exits 1 when a g
 
 Goals (issue 22): no 5xx for others, their p99 at most 2x idle (checked only in the full run:
 debug builds and a busy CI machine make short-run latencies meaningless), prompt 4xx for bad
-requests, file descriptors back to baseline within the idle timeout, memory back within 20 %
-of its baseline, and legitimate concurrent streams up to the advertised limit answered.
+requests, file descriptors back to baseline within the idle timeout, memory at most 256 MiB over
+its baseline during any pattern and back within 20 % of it afterwards, and legitimate concurrent
+streams up to the advertised limit answered.
 """
 
 import json
+import multiprocessing
 import os
 import socket
 import ssl
@@ -31,8 +33,14 @@ SHORT = "--short" in sys.argv
 PARSED = urllib.parse.urlparse(URL)
 HOST, PORT = PARSED.hostname, PARSED.port
 TLS = PARSED.scheme == "https"
+# Attackers and other users connect from addresses of their own (all of 127/8 is loopback):
+# the gateway's per-address defences must not be what keeps the observers' requests apart.
+ADDRESS = socket.gethostbyname(HOST)
+SOURCE = "127.0.0.3"  # shutdown_while_held; the observers use 127.0.0.2, attacks 127.0.0.10 on
 IDLE_TIMEOUT = float(os.environ.get("ROBUSTNESS_IDLE_TIMEOUT", "20"))
 ATTACK_SECONDS = 3 if SHORT else 12
+# What one attacker may make the gateway hold while the attack lasts.
+PEAK_GROWTH_MIB = 256
 FAILURES = []
 
 
@@ -51,6 +59,13 @@ def rss_mib():
     return 0.0
 
 
+def cpu_seconds():
+    """The gateway's user + system CPU time so far."""
+    with open(f"/proc/{GATEWAY_PID}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # MARK: - Connections
 
 
@@ -63,7 +78,7 @@ def tls_context(alpn):
 
 
 def connect(alpn=("http/1.1",), timeout=10):
-    sock = socket.create_connection((HOST, PORT), timeout=timeout)
+    sock = socket.create_connection((ADDRESS, PORT), timeout=timeout, source_address=(SOURCE, 0))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     if TLS:
         sock = tls_context(list(alpn)).wrap_socket(sock, server_hostname=HOST)
@@ -109,20 +124,20 @@ def read_http1_response(sock, deadline):
 
 class Observers:
     """Threads that call GET /v1/me over HTTP/1.1 keep-alive connections, as other users do, and
-    record each answer's status (0 = connection failed) and latency."""
+    record each answer's status (0 = connection failed) and latency. They run in a process of
+    their own: threads beside the attacker's would wait for Python's interpreter lock and
+    measure the attacker, not the gateway."""
 
     def __init__(self, count=4):
         self.count = count
         self.results = []
-        self.lock = threading.Lock()
-        self.running = False
 
-    def worker(self):
+    def worker(self, stop, results, lock):
         sock = None
         request = (
             f"GET /v1/me HTTP/1.1\r\nhost: {HOST}\r\nauthorization: Bearer {TOKEN}\r\n\r\n"
         ).encode()
-        while self.running:
+        while not stop.is_set():
             start = time.monotonic()
             status = 0
             try:
@@ -136,25 +151,46 @@ class Observers:
                 status = status or 0
             except (OSError, ssl.SSLError):
                 sock = None
-            with self.lock:
-                self.results.append((status, time.monotonic() - start))
+            with lock:
+                results.append((status, time.monotonic() - start))
             if status == 0:
                 time.sleep(0.05)
         if sock:
             sock.close()
 
-    def __enter__(self):
-        self.results = []
-        self.running = True
-        self.threads = [threading.Thread(target=self.worker, daemon=True) for _ in range(self.count)]
-        for thread in self.threads:
+    def observe(self, stop, queue):
+        """The observer process: runs the workers until `stop`, then sends their results."""
+        global SOURCE
+        SOURCE = "127.0.0.2"
+        results, lock = [], threading.Lock()
+        threads = [threading.Thread(target=self.worker, args=(stop, results, lock)) for _ in range(self.count)]
+        for thread in threads:
             thread.start()
+        for thread in threads:
+            thread.join()
+        queue.put(results)
+
+    def sampler(self):
+        """The gateway's highest resident memory while the observers run."""
+        while not self.stop.is_set():
+            self.peak_mib = max(self.peak_mib, rss_mib())
+            time.sleep(0.1)
+
+    def __enter__(self):
+        context = multiprocessing.get_context("fork")
+        self.stop, self.queue = context.Event(), context.Queue()
+        self.process = context.Process(target=self.observe, args=(self.stop, self.queue), daemon=True)
+        self.process.start()
+        self.peak_mib = 0.0
+        self.memory = threading.Thread(target=self.sampler, daemon=True)
+        self.memory.start()
         return self
 
     def __exit__(self, *exc):
-        self.running = False
-        for thread in self.threads:
-            thread.join()
+        self.stop.set()
+        self.results = self.queue.get()
+        self.process.join()
+        self.memory.join()
 
     def failures(self):
         """The failed answers by status (0: the connection failed)."""
@@ -169,6 +205,30 @@ class Observers:
         failed = sum(self.failures().values())
         p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000 if latencies else float("nan")
         return len(self.results), failed, p99
+
+
+def run_attack(attack, seconds, number):
+    """Runs `attack` in a child process at the lowest CPU priority, as a client on a machine of
+    its own would: on these two cores its CPU would otherwise be taken from the gateway and the
+    observers. Each pattern comes from an address of its own (`number`), so that one pattern's
+    penalty does not stop the next. Returns what the attacker saw and the cores it kept busy."""
+    queue = multiprocessing.get_context("fork").SimpleQueue()
+
+    def child():
+        global SOURCE
+        SOURCE = f"127.0.0.{10 + number}"
+        os.nice(19)
+        already = len(FAILURES)
+        note = attack(seconds)
+        queue.put((note, FAILURES[already:], time.process_time()))
+
+    start = time.monotonic()
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    note, failures, cpu = queue.get()
+    process.join()
+    FAILURES.extend(failures)
+    return note, cpu / max(seconds, time.monotonic() - start)
 
 
 # MARK: - HTTP/2 by hand, for frames no well-behaved library sends
@@ -309,7 +369,7 @@ def silent_connections(count, send=b""):
     def attack(_seconds):
         for _ in range(count):
             try:
-                sock = socket.create_connection((HOST, PORT), timeout=5)
+                sock = socket.create_connection((ADDRESS, PORT), timeout=5, source_address=(SOURCE, 0))
                 if send:
                     if TLS:
                         sock = tls_context(["h2"]).wrap_socket(sock, server_hostname=HOST)
@@ -536,7 +596,7 @@ def shutdown_while_held(within=15.0):
         for _ in range(10):
             try:
                 if send is None:
-                    held.append(socket.create_connection((HOST, PORT), timeout=5))
+                    held.append(socket.create_connection((ADDRESS, PORT), timeout=5, source_address=(SOURCE, 0)))
                 elif send == "keep-alive":
                     sock = connect()
                     sock.sendall(f"GET /health/live HTTP/1.1\r\nhost: {HOST}\r\n\r\n".encode())
@@ -572,11 +632,15 @@ def shutdown_while_held(within=15.0):
 
 def main():
     print(f"robustness against {URL} (gateway pid {GATEWAY_PID}){' — short form' if SHORT else ''}")
+    window = 2 if SHORT else 5
     with Observers() as idle:
-        time.sleep(2 if SHORT else 5)
+        gateway_cpu = cpu_seconds()
+        time.sleep(window)
+        gateway_cpu = (cpu_seconds() - gateway_cpu) / window
     _, idle_failed, idle_p99 = idle.summary()
     base_fds, base_rss = fds(), rss_mib()
-    print(f"idle: others' p99 {idle_p99:.1f} ms, {idle_failed} failed; gateway {base_fds} fds, {base_rss:.0f} MiB")
+    print(f"idle: others' p99 {idle_p99:.1f} ms, {idle_failed} failed; gateway {base_fds} fds, {base_rss:.0f} MiB,"
+          f" {gateway_cpu:.2f} cores")
 
     attacks = [
         ("HEAD loop (anonymous)", head_loop),
@@ -604,18 +668,26 @@ def main():
     ]
     if SHORT:
         keep = {"HEAD loop (anonymous)", "30 KB header", "malformed chunk size", "HTTP/1.1 framing error",
-                "500 silent connections", "500 half HTTP/2 prefaces", "rapid reset", "10 connections x 100 streams"}
+                "500 silent connections", "500 half HTTP/2 prefaces", "rapid reset", "CONTINUATION flood",
+                "10 connections x 100 streams"}
         attacks = [attack for attack in attacks if attack[0] in keep]
 
-    print(f"\n{'pattern':34} {'others':>7} {'5xx':>5} {'p99 ms':>8} {'MiB':>5}  attacker saw")
-    for name, attack in attacks:
+    # CPU columns: cores the gateway and the attacker (niced; the observers run in a process of
+    # their own) kept busy during the pattern; the machine has os.cpu_count() of them.
+    print(f"\n{'pattern':34} {'others':>7} {'5xx':>5} {'p99 ms':>8} {'peak MiB':>8} {'gw cpu':>6} {'attacker':>8}"
+          f"  attacker saw ({os.cpu_count()} cores)")
+    for number, (name, attack) in enumerate(attacks):
         with Observers() as observers:
-            start = time.monotonic()
-            note = attack(ATTACK_SECONDS)
+            start, gateway_cpu = time.monotonic(), cpu_seconds()
+            note, attacker_cpu = run_attack(attack, ATTACK_SECONDS, number)
             # One-shot patterns still get a full observation window.
             time.sleep(max(0, ATTACK_SECONDS - (time.monotonic() - start)))
+            gateway_cpu = (cpu_seconds() - gateway_cpu) / (time.monotonic() - start)
         total, failed, p99 = observers.summary()
-        print(f"{name:34} {total:7} {failed:5} {p99:8.1f} {rss_mib():5.0f}  {note}")
+        peak = observers.peak_mib
+        print(f"{name:34} {total:7} {failed:5} {p99:8.1f} {peak:8.0f} {gateway_cpu:6.2f} {attacker_cpu:8.2f}  {note}")
+        if peak > base_rss + PEAK_GROWTH_MIB:
+            FAILURES.append(f"{name}: gateway memory peaked at {peak:.0f} MiB ({base_rss:.0f} MiB idle)")
         if failed:
             FAILURES.append(f"{name}: {failed} of {total} other requests failed {observers.failures()}")
         if not SHORT and p99 > 2 * idle_p99 and p99 > 5:

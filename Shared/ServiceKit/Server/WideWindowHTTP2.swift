@@ -22,23 +22,29 @@ public struct WideWindowHTTP2: Sendable {
     public static let streamWindow = 1 << 20
     public static let connectionWindow = 4 << 20
 
+    /// Told of a connection whose peer flooded it (resets, CONTINUATION or control frames,
+    /// stream errors), just before it is closed.
+    public typealias Misbehaviour = @Sendable (any Channel) -> Void
+
     public let http1: HTTP1Channel
     let maxConcurrentStreams: Int
     let maxHeaderListSize: Int
     let idleTimeout: TimeAmount
     let grace: TimeAmount
+    let misbehaviour: Misbehaviour
 
     /// `http1` serves each stream's request (and HTTP/1.1 connections). A client that opens
     /// more than `maxConcurrentStreams` streams at once gets `REFUSED_STREAM` for the excess.
     public init(
         http1: HTTP1Channel, maxConcurrentStreams: Int = 100, maxHeaderListSize: Int = 1 << 14,
-        idleTimeout: TimeAmount, grace: TimeAmount
+        idleTimeout: TimeAmount, grace: TimeAmount, misbehaviour: @escaping Misbehaviour = { _ in }
     ) {
         self.http1 = http1
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxHeaderListSize = maxHeaderListSize
         self.idleTimeout = idleTimeout
         self.grace = grace
+        self.misbehaviour = misbehaviour
     }
 
     var nioConfiguration: NIOHTTP2Handler.Configuration {
@@ -67,7 +73,8 @@ public struct WideWindowHTTP2: Sendable {
                     return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
                 }
             }
-            try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionCloser(grace: grace))
+            try channel.pipeline.syncOperations.addHandler(
+                HTTP2ConnectionCloser(grace: grace, misbehaviour: misbehaviour))
             return connection
         }
     }
@@ -113,19 +120,25 @@ public struct WideWindowHTTP2: Sendable {
 }
 
 /// Ends an HTTP/2 connection when the server shuts down (a GOAWAY naming the last stream
-/// begun, then close once the open streams are done, or after `grace`) and when it has been
-/// idle (no open stream when the idle timer fires).
+/// begun, then close once the open streams are done, or after `grace`), when it has been
+/// idle (no open stream when the idle timer fires), and when the peer broke the protocol.
+///
+/// On a connection error NIOHTTP2 writes its GOAWAY and reports the error, but leaves the
+/// connection open: its frame decoder then keeps every further byte the peer sends, so a
+/// client writing endless CONTINUATION frames grew the gateway past 1 GiB in seconds.
 final class HTTP2ConnectionCloser: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
     private let grace: TimeAmount
+    private let misbehaviour: WideWindowHTTP2.Misbehaviour
     private var open: Set<HTTP2StreamID> = []
     private var lastStream: HTTP2StreamID = .rootStream
     private var closing = false
 
-    init(grace: TimeAmount) {
+    init(grace: TimeAmount, misbehaviour: @escaping WideWindowHTTP2.Misbehaviour) {
         self.grace = grace
+        self.misbehaviour = misbehaviour
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -154,6 +167,40 @@ final class HTTP2ConnectionCloser: ChannelInboundHandler {
             break
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let flood = Self.isFlood(error)
+        if flood || Self.isProtocolError(error) {
+            if flood { misbehaviour(context.channel) }
+            context.flush()  // the GOAWAY NIOHTTP2 queued for the peer
+            context.close(promise: nil)
+        }
+        context.fireErrorCaught(error)
+    }
+
+    /// Errors NIOHTTP2 answers with a GOAWAY because the peer sent more than any client needs.
+    static func isFlood(_ error: any Error) -> Bool {
+        switch error {
+        case is NIOHTTP2Errors.ExcessivelyLargeHeaderBlock, is NIOHTTP2Errors.ExcessiveContinuationFrames,
+            is NIOHTTP2Errors.ExcessiveRSTFrames, is NIOHTTP2Errors.ExcessiveEmptyDataFrames,
+            is NIOHTTP2Errors.ExcessiveNumberOfGlitches, is NIOHTTP2Errors.ExcessiveControlFrames,
+            is NIOHTTP2Errors.ExcessiveStreamErrors:
+            true
+        default:
+            false
+        }
+    }
+
+    /// Other errors NIOHTTP2 answers with a GOAWAY: the connection is of no further use.
+    static func isProtocolError(_ error: any Error) -> Bool {
+        switch error {
+        case is NIOHTTP2Errors.UnableToParseFrame, is NIOHTTP2Errors.BadClientMagic,
+            is NIOHTTP2Errors.MissingPreface, is NIOHTTP2Errors.ExcessiveOutboundFrameBuffering:
+            true
+        default:
+            false
+        }
     }
 }
 
