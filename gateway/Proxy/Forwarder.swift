@@ -54,10 +54,26 @@ struct Forwarder: Sendable {
         } catch {
             throw failure(error, service: route.service, context: context)
         }
-        return Response(
-            status: response.status, headers: HeaderPolicy.downstreamFields(from: response.headerFields),
-            body: ResponseBody(asyncSequence: exchange.body))
+        let headers = HeaderPolicy.downstreamFields(from: response.headerFields)
+        guard let length = response.headerFields[.contentLength].flatMap({ Int($0) }), length <= Self.wholeBodyLimit
+        else {
+            return Response(status: response.status, headers: headers, body: ResponseBody(asyncSequence: exchange.body))
+        }
+        // A small answer is read whole and written with its head in one go: the client gets
+        // END_STREAM on the last DATA frame (``StreamEndCoalescer``), not in a frame of its own
+        // that some clients (curl) answer with RST_STREAM, which NIOHTTP2 counts as a flood.
+        var whole = ByteBuffer()
+        do {
+            for try await chunk in exchange.body { whole.writeImmutableBuffer(chunk) }
+        } catch {
+            throw failure(error, service: route.service, context: context)
+        }
+        return Response(status: response.status, headers: headers, body: ResponseBody(byteBuffer: whole))
     }
+
+    /// Answers up to this size (by their `content-length`) are read whole before the client gets
+    /// them; larger or unsized ones stream.
+    static let wholeBodyLimit = 64 << 10
 
     /// Writes the head and the body, each chunk once the stream took the one before. A service
     /// that stopped taking the body (it answered early, or reset the stream) gets no more: the

@@ -1,4 +1,5 @@
 import HummingbirdCore
+import Logging
 import NIOCore
 import NIOSSL
 import ServiceKit
@@ -27,9 +28,12 @@ enum PublicListener {
         return WideWindowHTTP2(
             http1: HTTP1Channel(responder: responder, configuration: configuration), maxConcurrentStreams: 100,
             maxHeaderListSize: limits.headerCap, idleTimeout: limits.idleTimeout, grace: limits.grace,
-            misbehaviour: { [counter = limits.counter, penalty = limits.floodPenalty] channel in
+            misbehaviour: { [counter = limits.counter, penalty = limits.floodPenalty] channel, error in
                 guard let address = channel.remoteAddress?.ipAddress else { return }
                 counter.refuse(address, for: penalty)
+                Logger(label: "gateway").notice(
+                    "HTTP/2 flood: connections from \(address) refused for \(penalty)",
+                    metadata: ["error": "\(error)"])
             })
     }
 

@@ -23,8 +23,8 @@ public struct WideWindowHTTP2: Sendable {
     public static let connectionWindow = 4 << 20
 
     /// Told of a connection whose peer flooded it (resets, CONTINUATION or control frames,
-    /// stream errors), just before it is closed.
-    public typealias Misbehaviour = @Sendable (any Channel) -> Void
+    /// stream errors), with NIOHTTP2's error, just before it is closed.
+    public typealias Misbehaviour = @Sendable (any Channel, any Error) -> Void
 
     public let http1: HTTP1Channel
     let maxConcurrentStreams: Int
@@ -37,7 +37,7 @@ public struct WideWindowHTTP2: Sendable {
     /// more than `maxConcurrentStreams` streams at once gets `REFUSED_STREAM` for the excess.
     public init(
         http1: HTTP1Channel, maxConcurrentStreams: Int = 100, maxHeaderListSize: Int = 1 << 14,
-        idleTimeout: TimeAmount, grace: TimeAmount, misbehaviour: @escaping Misbehaviour = { _ in }
+        idleTimeout: TimeAmount, grace: TimeAmount, misbehaviour: @escaping Misbehaviour = { _, _ in }
     ) {
         self.http1 = http1
         self.maxConcurrentStreams = maxConcurrentStreams
@@ -69,6 +69,7 @@ public struct WideWindowHTTP2: Sendable {
                 mode: .server, configuration: nioConfiguration
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(StreamEndCoalescer())
                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
                     return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
                 }
@@ -172,7 +173,7 @@ final class HTTP2ConnectionCloser: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let flood = Self.isFlood(error)
         if flood || Self.isProtocolError(error) {
-            if flood { misbehaviour(context.channel) }
+            if flood { misbehaviour(context.channel, error) }
             context.flush()  // the GOAWAY NIOHTTP2 queued for the peer
             context.close(promise: nil)
         }
