@@ -22,14 +22,13 @@ public final class RawConnection: @unchecked Sendable {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else {
-            close(descriptor)
-            throw POSIXError(.ECONNREFUSED)
-        }
+        // On failure `deinit` closes the socket (it runs for an object whose init throws once
+        // every property is set); closing it here too could close another test's descriptor.
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
     }
 
     deinit {
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
     }
 
     /// Sends all of `bytes`; false when the server has already closed.
