@@ -8,7 +8,8 @@ import Synchronization
 
 /// One HTTP/2 connection over mutual TLS to a service, multiplexing the gateway's requests as
 /// streams. It counts its open streams (so the pool can spread load), and it stops taking new
-/// ones once the service said GOAWAY or the connection closed.
+/// ones once the service said GOAWAY, the connection closed, or the service stopped answering
+/// PINGs (``UpstreamConnectionWatcher``).
 final class UpstreamConnection: Sendable {
     let channel: any Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
@@ -55,6 +56,8 @@ final class UpstreamConnection: Sendable {
                     var stream = NIOHTTP2Handler.StreamConfiguration()
                     stream.targetWindowSize = WideWindowHTTP2.streamWindow
                     let watcher = UpstreamConnectionWatcher()
+                    try channel.pipeline.syncOperations.addHandler(
+                        IdleStateHandler(readTimeout: UpstreamConnectionWatcher.interval))
                     let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
                         mode: .client, connectionConfiguration: connection, streamConfiguration: stream,
                         inboundStreamInitializer: { channel in channel.close() })
@@ -111,18 +114,43 @@ final class UpstreamConnection: Sendable {
     }
 }
 
-/// Watches the connection for what the pool needs to know: GOAWAY (no new streams here) and
-/// the connection closing.
-final class UpstreamConnectionWatcher: ChannelInboundHandler, @unchecked Sendable {
+/// Watches the connection for what the pool needs to know: GOAWAY (no new streams here), the
+/// connection closing, and a service that no longer answers: after `interval` with nothing
+/// read it sends a PING, and if nothing arrives within another `interval` it closes the
+/// connection (a host that vanished without a TCP reset would otherwise keep requests waiting
+/// for their timeout).
+final class UpstreamConnectionWatcher: ChannelDuplexHandler, @unchecked Sendable {
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// How long the connection may be silent before a PING, and then before it is given up.
+    static let interval = TimeAmount.seconds(10)
 
     // Set once on the event loop right after the pipeline is built, before any stream opens.
     var connection: NIOLoopBound<UpstreamConnection>?
+    private var awaitingAnswer = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        awaitingAnswer = false
         if case .goAway = unwrapInboundIn(data).payload { connection?.value.goingAway() }
         context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        if awaitingAnswer {
+            connection?.value.goingAway()
+            context.close(promise: nil)
+            return
+        }
+        awaitingAnswer = true
+        let ping = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 0), ack: false))
+        context.writeAndFlush(wrapOutboundOut(ping), promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -131,7 +159,6 @@ final class UpstreamConnectionWatcher: ChannelInboundHandler, @unchecked Sendabl
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A connection-level protocol error: NIO sends GOAWAY; no new streams go here.
         // A connection-level protocol error: NIO sends GOAWAY; no new streams go here.
         connection?.value.goingAway()
         context.fireErrorCaught(error)
