@@ -62,6 +62,7 @@ struct Forwarder: Sendable {
         // A small answer is read whole and written with its head in one go: the client gets
         // END_STREAM on the last DATA frame (``StreamEndCoalescer``), not in a frame of its own
         // that some clients (curl) answer with RST_STREAM, which NIOHTTP2 counts as a flood.
+        // NIOHTTP2 resets a stream whose body exceeds its content-length, so this is bounded.
         var whole = ByteBuffer()
         do {
             for try await chunk in exchange.body { whole.writeImmutableBuffer(chunk) }
