@@ -76,7 +76,9 @@ import Testing
         #expect(response.status == 503)
         #expect(response.errorCode == .upstreamUnavailable)
         #expect(response.header("retry-after") != nil)
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        // Refused at once, not after `upstream.timeoutSeconds` (30 s). The bound leaves room for
+        // a loaded CI machine (3.6 s was seen with the stack tests running beside it).
+        #expect(elapsed < .seconds(10), "took \(elapsed)")
         let health = try await harness.client.call(.GET, harness.url("/health"))
         #expect(health.status == 503)
         let report = try health.decode(StackHealthReport.self)

@@ -100,11 +100,21 @@ final class UpstreamConnection: Sendable {
     }
 
     private func streamClosed() {
-        state.withLock { $0.openStreams -= 1 }
+        let drained = state.withLock { state in
+            state.openStreams -= 1
+            return !state.usable && state.openStreams == 0
+        }
+        if drained { channel.close(promise: nil) }
     }
 
+    /// No new streams go here; the connection closes once its open streams are done (the pool
+    /// has forgotten it, and nothing else would close it).
     func goingAway() {
-        state.withLock { $0.usable = false }
+        let drained = state.withLock { state in
+            state.usable = false
+            return state.openStreams == 0
+        }
+        if drained { channel.close(promise: nil) }
     }
 
     /// Closes the connection; open streams fail.
