@@ -5,7 +5,7 @@ import GRDB
 /// `synchronous=FULL` (a commit is on disk before it is acknowledged), foreign keys on, and
 /// every migration applied before the caller goes on to open its port.
 ///
-/// The kit's own tables (outbox, inbox, idempotency keys) are migrated first, under names
+/// The kit's own tables (outbox, inbox, idempotency keys, jobs) are migrated first, under names
 /// starting with `kit.`; the service's migrations follow. Migrations are append-only and
 /// named: never edit one that has shipped.
 public enum ServiceDatabase {
@@ -85,6 +85,21 @@ public enum ServiceDatabase {
                 table.primaryKey(["scope", "key"])
             }
             try db.create(index: "kit_idempotency_key_expiry", on: "kit_idempotency_key", columns: ["expires_at"])
+        }
+        migrator.registerMigration("kit.jobs.v1") { db in
+            try db.create(table: "kit_job") { table in
+                table.autoIncrementedPrimaryKey("seq")
+                table.column("kind", .text).notNull()
+                table.column("key", .text).notNull()
+                table.column("payload", .blob).notNull()
+                table.column("due_at", .datetime).notNull()
+                table.column("attempts", .integer).notNull().defaults(to: 0)
+                table.column("last_error", .text)
+                table.column("failed_at", .datetime)
+                table.column("created_at", .datetime).notNull()
+                table.uniqueKey(["kind", "key"])
+            }
+            try db.create(index: "kit_job_due", on: "kit_job", columns: ["failed_at", "due_at"])
         }
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+
+/// The name of a kind of durable job, such as `push.deliver`; a ``JobRunner`` has one handler
+/// per kind.
+public struct JobKind: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+}
+
+/// Schedules durable jobs in the service's own database, inside the caller's transaction.
+///
+/// A job is stored with a kind, a key and a due time. If the transaction rolls back the job
+/// never existed; once it commits, the service's ``JobRunner`` runs it at least once after it is
+/// due, across restarts and SIGKILL (the row goes only after its handler succeeded). The key
+/// makes scheduling idempotent: a streak's "at risk" reminder for one day is scheduled under
+/// one key however many times the day's snaps are posted.
+public struct JobQueue: Sendable {
+    let clock: any WallClock
+    let doorbell: Doorbell
+
+    public init(clock: any WallClock) {
+        self.clock = clock
+        self.doorbell = Doorbell()
+    }
+
+    /// What scheduling a key that is already scheduled does.
+    public enum Conflict: Sendable {
+        /// The job already scheduled stays as it is (its due time and payload).
+        case keep
+        /// The job already scheduled is replaced: new payload, new due time, attempts from zero.
+        case replace
+    }
+
+    /// Schedules `payload` to run as `kind` at `due` (now when nil). Returns false when `.keep`
+    /// left a job already scheduled under the key in place.
+    @discardableResult
+    public func schedule<Payload: Encodable>(
+        _ kind: JobKind, key: String, payload: Payload, at due: Date? = nil, onConflict: Conflict = .keep,
+        in db: Database
+    ) throws -> Bool {
+        let now = clock.now()
+        if let existing = try JobRecord.all().identified(kind, key: key).fetchOne(db) {
+            // A failed job is history, not a schedule: scheduling its key again starts afresh.
+            guard onConflict == .replace || existing.failedAt != nil else { return false }
+            try existing.delete(db)
+        }
+        var record = JobRecord(
+            kind: kind.rawValue, key: key, payload: try JSONCoding.sharedEncoder.encode(payload), dueAt: due ?? now,
+            createdAt: now)
+        try record.insert(db)
+        if record.dueAt <= now {
+            let doorbell = self.doorbell
+            db.afterNextTransaction { _ in doorbell.ring() }
+        }
+        return true
+    }
+
+    /// Removes the job of `kind` with `key` if it has not run yet (a reminder that is no longer
+    /// needed). A run already under way still finishes. Returns whether there was one.
+    @discardableResult
+    public func cancel(_ kind: JobKind, key: String, in db: Database) throws -> Bool {
+        try JobRecord.all().identified(kind, key: key).pending().deleteAll(db) > 0
+    }
+
+    /// When the job of `kind` with `key` is due, or nil when none is waiting.
+    public func due(_ kind: JobKind, key: String, in db: Database) throws -> Date? {
+        try JobRecord.all().identified(kind, key: key).pending().fetchOne(db)?.dueAt
+    }
+}

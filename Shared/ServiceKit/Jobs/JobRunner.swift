@@ -1,0 +1,267 @@
+import Foundation
+import GRDB
+import Logging
+import Metrics
+import ServiceLifecycle
+
+/// One run of a job, as its handler sees it.
+public struct JobAttempt: Sendable {
+    /// The key it was scheduled under.
+    public let key: String
+    /// 1 on the first run, 2 on the first retry, and so on (a run cut short by a crash counts).
+    public let number: Int
+    /// When it was due.
+    public let dueAt: Date
+}
+
+/// What a handler throws to say how its job failed. Any other error is retried with backoff.
+public enum JobFailure: Error, Sendable {
+    /// Retrying cannot help (the object is gone, the payload is wrong): the job is parked as
+    /// failed, logged and counted.
+    case permanent(String)
+    /// Try again after `seconds` (a provider's `Retry-After`) instead of the usual backoff.
+    case retry(after: TimeInterval, String)
+}
+
+/// Runs a service's durable jobs (``JobQueue``) when they are due.
+///
+/// Every `pollInterval`, and as soon as a transaction schedules a job due now, the runner
+/// claims up to `batchSize` due jobs in one write (counting the attempt and setting the time of
+/// the next one), runs their handlers, at most `concurrency` at a time, and records all outcomes
+/// in one more write: done jobs are deleted, failed ones wait for their retry time (0.5 s
+/// doubling per attempt, capped at `maxBackoff`, ±25 % jitter) or, after `maxAttempts` or a
+/// ``JobFailure/permanent(_:)``, are parked. A process killed mid-run loses no job: what was
+/// claimed runs again at its retry time, so a handler must tolerate running twice (keys make
+/// that easy). A job that kills the process every time runs out of attempts like any other.
+///
+/// `/metrics` shows, per kind: `pinhole_jobs_due` (due, not run yet), `pinhole_jobs_late`
+/// (due longer than `lateAfter` ago), `pinhole_jobs_failed` (parked), and the counters
+/// `pinhole_jobs_runs_total{outcome=done|retry|failed}`.
+public struct JobRunner: Service {
+    public typealias Handler = @Sendable (_ payload: Data, _ attempt: JobAttempt) async throws -> Void
+
+    let database: DatabasePool
+    let queue: JobQueue
+    let entropy: any Entropy
+    let pollInterval: Duration
+    let maxAttempts: Int
+    let maxBackoff: TimeInterval
+    let concurrency: Int
+    let batchSize: Int
+    let lateAfter: TimeInterval
+    let logger: Logger
+    private var handlers: [JobKind: Handler] = [:]
+
+    public init(
+        database: DatabasePool, queue: JobQueue, entropy: any Entropy, pollInterval: Duration = .seconds(1),
+        maxAttempts: Int = 12, maxBackoff: TimeInterval = 3600, concurrency: Int = 16, batchSize: Int = 200,
+        lateAfter: TimeInterval = 60, logger: Logger
+    ) {
+        self.database = database
+        self.queue = queue
+        self.entropy = entropy
+        self.pollInterval = pollInterval
+        self.maxAttempts = maxAttempts
+        self.maxBackoff = maxBackoff
+        self.concurrency = max(1, concurrency)
+        self.batchSize = max(1, batchSize)
+        self.lateAfter = lateAfter
+        self.logger = logger
+    }
+
+    /// Registers the handler of `kind`. A payload that no longer decodes fails the job for good.
+    public mutating func on<Payload: Decodable & Sendable>(
+        _ kind: JobKind, run: @escaping @Sendable (Payload, JobAttempt) async throws -> Void
+    ) {
+        handlers[kind] = { data, attempt in
+            let payload: Payload
+            do {
+                payload = try JSONCoding.sharedDecoder.decode(Payload.self, from: data)
+            } catch {
+                throw JobFailure.permanent("the payload does not decode as \(Payload.self)")
+            }
+            try await run(payload, attempt)
+        }
+    }
+
+    /// The kinds this runner has handlers for.
+    public var kinds: Set<JobKind> { Set(handlers.keys) }
+
+    public func run() async {
+        let doorbell = queue.doorbell
+        await PeriodicService(interval: pollInterval, doorbell: doorbell) {
+            if await runDue() { doorbell.ring() }
+            await recordGauges()
+        }.run()
+    }
+
+    /// A claimed job and how its run ended.
+    struct Outcome: Sendable {
+        enum Result: Sendable {
+            case done
+            case retry(after: TimeInterval, String)
+            case failed(String)
+        }
+        var job: JobRecord
+        var result: Result
+    }
+
+    /// Runs one batch of due jobs; returns true when the batch was full (more may be due).
+    @discardableResult
+    func runDue() async -> Bool {
+        let now = queue.clock.now()
+        let claimed: [JobRecord]
+        do {
+            claimed = try await claim(now: now)
+        } catch {
+            logger.failure("jobs could not be claimed", error: error)
+            return false
+        }
+        guard !claimed.isEmpty else { return false }
+        let outcomes = await withTaskGroup(of: Outcome.self, returning: [Outcome].self) { group in
+            var outcomes: [Outcome] = []
+            var next = claimed.makeIterator()
+            for _ in 0..<concurrency {
+                guard let job = next.next() else { break }
+                group.addTask { await execute(job) }
+            }
+            while let outcome = await group.next() {
+                outcomes.append(outcome)
+                if let job = next.next() { group.addTask { await execute(job) } }
+            }
+            return outcomes
+        }
+        do {
+            try await record(outcomes)
+        } catch {
+            // The claims stand: each job runs again at its retry time.
+            logger.failure("job outcomes could not be recorded", error: error)
+        }
+        return claimed.count == batchSize
+    }
+
+    /// Counts an attempt on each due job and moves its due time to when it would be retried, in
+    /// one transaction: if the process dies now, that is when the job runs again.
+    func claim(now: Date) async throws -> [JobRecord] {
+        let kinds = handlers.keys.map(\.rawValue)
+        let (batchSize, maxBackoff, entropy) = (self.batchSize, self.maxBackoff, self.entropy)
+        return try await database.write { db in
+            var jobs = try JobRecord.all().pending()
+                .filter(kinds.contains(JobRecord.Columns.kind) && JobRecord.Columns.dueAt <= now)
+                .order(JobRecord.Columns.dueAt, JobRecord.Columns.seq)
+                .limit(batchSize).fetchAll(db)
+            for index in jobs.indices {
+                jobs[index].attempts += 1
+                let retry = OutboxDispatcher.backoff(
+                    afterAttempts: jobs[index].attempts, maxBackoff: maxBackoff, jitter: entropy.unitInterval())
+                let due = jobs[index].dueAt
+                jobs[index].dueAt = now.addingTimeInterval(retry)
+                try jobs[index].update(db)
+                // The handler sees when the job was due, not the retry time just stored.
+                jobs[index].dueAt = due
+            }
+            return jobs
+        }
+    }
+
+    private func execute(_ job: JobRecord) async -> Outcome {
+        let kind = JobKind(rawValue: job.kind)
+        guard let handler = handlers[kind] else { return Outcome(job: job, result: .failed("no handler")) }
+        do {
+            try await handler(job.payload, JobAttempt(key: job.key, number: job.attempts, dueAt: job.dueAt))
+            return Outcome(job: job, result: .done)
+        } catch JobFailure.permanent(let reason) {
+            return Outcome(job: job, result: .failed(reason))
+        } catch JobFailure.retry(let seconds, let reason) {
+            return Outcome(job: job, result: .retry(after: seconds, reason))
+        } catch {
+            let delay = OutboxDispatcher.backoff(
+                afterAttempts: job.attempts, maxBackoff: maxBackoff, jitter: entropy.unitInterval())
+            return Outcome(job: job, result: .retry(after: delay, "\(error)"))
+        }
+    }
+
+    /// Writes every outcome of a batch in one transaction (one disk sync for the batch).
+    private func record(_ outcomes: [Outcome]) async throws {
+        let now = queue.clock.now()
+        let maxAttempts = self.maxAttempts
+        let parked = try await database.write { db in
+            var parked: [(JobRecord, String)] = []
+            for outcome in outcomes {
+                guard let seq = outcome.job.seq else { continue }
+                let row = JobRecord.filter(JobRecord.Columns.seq == seq)
+                switch outcome.result {
+                case .done:
+                    try row.deleteAll(db)
+                case .retry(let seconds, let reason) where outcome.job.attempts < maxAttempts:
+                    try row.updateAll(
+                        db, JobRecord.Columns.dueAt.set(to: now.addingTimeInterval(max(0, seconds))),
+                        Column("last_error").set(to: reason))
+                case .retry(_, let reason), .failed(let reason):
+                    try row.updateAll(
+                        db, JobRecord.Columns.failedAt.set(to: now), Column("last_error").set(to: reason))
+                    parked.append((outcome.job, reason))
+                }
+            }
+            return parked
+        }
+        for outcome in outcomes {
+            let label: String =
+                switch outcome.result {
+                case .done: "done"
+                case .retry where outcome.job.attempts < maxAttempts: "retry"
+                case .retry, .failed: "failed"
+                }
+            Counter(label: "pinhole_jobs_runs_total", dimensions: [("kind", outcome.job.kind), ("outcome", label)])
+                .increment()
+        }
+        for (job, reason) in parked {
+            logger.error(
+                "job failed for good; parked",
+                metadata: [
+                    "kind": "\(job.kind)", "key": "\(job.key)", "attempts": "\(job.attempts)", "reason": "\(reason)",
+                ])
+        }
+    }
+
+    /// How many jobs of a kind are due, late and parked.
+    public struct Stats: Sendable, Equatable {
+        public var due = 0
+        public var late = 0
+        public var failed = 0
+    }
+
+    /// Due, late and failed jobs per kind, every kind with a handler included.
+    public func stats() async throws -> [JobKind: Stats] {
+        let now = queue.clock.now()
+        let lateBefore = now.addingTimeInterval(-lateAfter)
+        var stats = Dictionary(uniqueKeysWithValues: handlers.keys.map { ($0, Stats()) })
+        let rows = try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT kind,
+                           SUM(failed_at IS NULL AND due_at <= ?) AS due,
+                           SUM(failed_at IS NULL AND due_at <= ?) AS late,
+                           SUM(failed_at IS NOT NULL) AS failed
+                    FROM kit_job GROUP BY kind
+                    """, arguments: [now, lateBefore])
+        }
+        for row in rows {
+            stats[JobKind(rawValue: row["kind"])] = Stats(due: row["due"], late: row["late"], failed: row["failed"])
+        }
+        return stats
+    }
+
+    private func recordGauges() async {
+        do {
+            for (kind, stats) in try await stats() {
+                Gauge(label: "pinhole_jobs_due", dimensions: [("kind", kind.rawValue)]).record(stats.due)
+                Gauge(label: "pinhole_jobs_late", dimensions: [("kind", kind.rawValue)]).record(stats.late)
+                Gauge(label: "pinhole_jobs_failed", dimensions: [("kind", kind.rawValue)]).record(stats.failed)
+            }
+        } catch {
+            logger.failure("job gauges could not be read", error: error)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+
+/// A row of `kit_job`: one durable job, waiting for its due time, retrying, or parked as failed.
+struct JobRecord: ServiceRecord {
+    static let databaseTableName = "kit_job"
+
+    /// Set by SQLite; a replaced job gets a new one, so a run finishing late never deletes or
+    /// delays its replacement.
+    var seq: Int64?
+    var kind: String
+    /// Unique per kind: scheduling the same key again keeps one job.
+    var key: String
+    var payload: Data
+    var dueAt: Date
+    var attempts: Int = 0
+    var lastError: String? = nil
+    /// Set when the job failed for good (a permanent error, or out of attempts): never run again.
+    var failedAt: Date? = nil
+    var createdAt: Date
+
+    /// The columns queries name.
+    enum Columns: String, ColumnExpression {
+        case seq, kind, key
+        case dueAt = "due_at"
+        case failedAt = "failed_at"
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        seq = inserted.rowID
+    }
+}
+
+extension DerivableRequest<JobRecord> {
+    /// Jobs still to run (not parked as failed).
+    func pending() -> Self { filter(JobRecord.Columns.failedAt == nil) }
+
+    /// The job of `kind` with `key`.
+    func identified(_ kind: JobKind, key: String) -> Self {
+        filter(JobRecord.Columns.kind == kind.rawValue && JobRecord.Columns.key == key)
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import GRDB
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import ServiceKit
+
+@Suite struct JobRunnerTests {
+    struct Reminder: Codable, Sendable, Equatable {
+        var text: String
+    }
+
+    /// Records each run's payload and attempt number, and fails the first `failures` runs.
+    final class Handler: Sendable {
+        let runs = Mutex<[(text: String, attempt: Int)]>([])
+        let failures: Int
+        let error: @Sendable (Int) -> any Error
+
+        init(failures: Int = 0, error: @escaping @Sendable (Int) -> any Error = { _ in CancellationError() }) {
+            self.failures = failures
+            self.error = error
+        }
+
+        func run(_ reminder: Reminder, _ attempt: JobAttempt) throws {
+            let count = runs.withLock { runs in
+                runs.append((reminder.text, attempt.number))
+                return runs.count
+            }
+            if count <= failures { throw error(count) }
+        }
+
+        var texts: [String] { runs.withLock { $0.map(\.text) } }
+        var attempts: [Int] { runs.withLock { $0.map(\.attempt) } }
+    }
+
+    struct Fixture {
+        let file: URL
+        let clock = ManualClock()
+        let queue: JobQueue
+        var database: DatabasePool
+
+        init() throws {
+            file = FileManager.default.temporaryDirectory.appendingPathComponent("jobs-\(UUID().uuidString)/a.sqlite")
+            queue = JobQueue(clock: clock)
+            database = try ServiceDatabase.open(at: file) { _ in }
+        }
+
+        func runner(_ handler: Handler, maxAttempts: Int = 5) -> JobRunner {
+            var runner = JobRunner(
+                database: database, queue: queue, entropy: SeededEntropy(seed: "jobs"),
+                pollInterval: .milliseconds(20), maxAttempts: maxAttempts, maxBackoff: 10,
+                logger: Logger(label: "test"))
+            runner.on("remind") { (reminder: Reminder, attempt) in try handler.run(reminder, attempt) }
+            return runner
+        }
+
+        func schedule(
+            _ text: String, key: String, in seconds: TimeInterval = 0, onConflict: JobQueue.Conflict = .keep
+        ) async throws -> Bool {
+            let due = clock.now().addingTimeInterval(seconds)
+            return try await database.write { db in
+                try queue.schedule(
+                    "remind", key: key, payload: Reminder(text: text), at: due, onConflict: onConflict, in: db)
+            }
+        }
+
+        func rows() async throws -> Int {
+            try await database.read { db in try JobRecord.fetchCount(db) }
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
+        }
+    }
+
+    @Test func aJobRunsOnceAfterItIsDueAndAKeySchedulesItOnce() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let handler = Handler()
+        let runner = fixture.runner(handler)
+
+        #expect(try await fixture.schedule("first", key: "day-1", in: 60))
+        #expect(try await !fixture.schedule("second", key: "day-1", in: 5))
+        // A transaction that rolls back takes its job with it.
+        struct Abort: Error {}
+        _ = try? await fixture.database.write { db in
+            try fixture.queue.schedule("remind", key: "day-2", payload: Reminder(text: "never"), in: db)
+            throw Abort()
+        }
+        #expect(try await fixture.rows() == 1)
+
+        await runner.runDue()
+        #expect(handler.texts.isEmpty)
+        fixture.clock.advance(by: 59)
+        await runner.runDue()
+        #expect(handler.texts.isEmpty)
+        fixture.clock.advance(by: 1)
+        await runner.runDue()
+        #expect(handler.texts == ["first"])
+        #expect(handler.attempts == [1])
+        await runner.runDue()
+        #expect(handler.texts == ["first"])
+        #expect(try await fixture.rows() == 0)
+
+        // Once run, the key can be scheduled again.
+        #expect(try await fixture.schedule("again", key: "day-1"))
+        await runner.runDue()
+        #expect(handler.texts == ["first", "again"])
+    }
+
+    @Test func replacingMovesTheDueTimeAndCancellingRemovesIt() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let handler = Handler()
+        let runner = fixture.runner(handler)
+
+        #expect(try await fixture.schedule("early", key: "k", in: 10))
+        #expect(try await fixture.schedule("late", key: "k", in: 100, onConflict: .replace))
+        let due = try await fixture.database.read { db in try fixture.queue.due("remind", key: "k", in: db) }
+        #expect(due == fixture.clock.now().addingTimeInterval(100))
+        fixture.clock.advance(by: 50)
+        await runner.runDue()
+        #expect(handler.texts.isEmpty)
+        fixture.clock.advance(by: 50)
+        await runner.runDue()
+        #expect(handler.texts == ["late"])
+
+        #expect(try await fixture.schedule("cancelled", key: "c", in: 1))
+        #expect(try await fixture.database.write { db in try fixture.queue.cancel("remind", key: "c", in: db) })
+        #expect(try await !fixture.database.write { db in try fixture.queue.cancel("remind", key: "c", in: db) })
+        fixture.clock.advance(by: 2)
+        await runner.runDue()
+        #expect(handler.texts == ["late"])
+    }
+
+    @Test func aFailedRunIsRetriedWithBackoffAndParkedAfterItsLastAttempt() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        struct Flaky: Error {}
+        let handler = Handler(failures: 2, error: { _ in Flaky() })
+        let runner = fixture.runner(handler)
+        #expect(try await fixture.schedule("flaky", key: "f"))
+        await runner.runDue()
+        #expect(handler.attempts == [1])
+        // Not again at once: the retry waits its backoff (0.5 s × 0.75…1.25 for the first).
+        await runner.runDue()
+        #expect(handler.attempts == [1])
+        var stats = try await runner.stats()["remind"]
+        #expect(stats == JobRunner.Stats(due: 0, late: 0, failed: 0))
+        fixture.clock.advance(by: 0.7)
+        await runner.runDue()
+        #expect(handler.attempts == [1, 2])
+        fixture.clock.advance(by: 1.3)
+        await runner.runDue()
+        #expect(handler.attempts == [1, 2, 3])
+        #expect(try await fixture.rows() == 0)
+
+        // Always failing: parked after maxAttempts, then never run again, and counted.
+        let hopeless = Handler(failures: .max, error: { _ in Flaky() })
+        let strict = fixture.runner(hopeless, maxAttempts: 3)
+        #expect(try await fixture.schedule("hopeless", key: "h"))
+        for _ in 0..<6 {
+            await strict.runDue()
+            fixture.clock.advance(by: 11)
+        }
+        #expect(hopeless.attempts == [1, 2, 3])
+        stats = try await strict.stats()["remind"]
+        #expect(stats == JobRunner.Stats(due: 0, late: 0, failed: 1))
+        // Scheduling a failed job's key again starts it afresh.
+        #expect(try await fixture.schedule("hopeless", key: "h"))
+        await strict.runDue()
+        #expect(hopeless.attempts == [1, 2, 3, 1])
+    }
+
+    @Test func aPermanentFailureParksAtOnceAndARetryAfterIsHonoured() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let gone = Handler(failures: 1, error: { _ in JobFailure.permanent("the streak is gone") })
+        let runner = fixture.runner(gone)
+        #expect(try await fixture.schedule("gone", key: "g"))
+        await runner.runDue()
+        fixture.clock.advance(by: 100)
+        await runner.runDue()
+        #expect(gone.attempts == [1])
+        let reason = try await fixture.database.read { db in
+            try String.fetchOne(db, sql: "SELECT last_error FROM kit_job")
+        }
+        #expect(reason == "the streak is gone")
+
+        let limited = Handler(failures: 1, error: { _ in JobFailure.retry(after: 30, "429") })
+        let politer = fixture.runner(limited)
+        #expect(try await fixture.schedule("limited", key: "l"))
+        await politer.runDue()
+        fixture.clock.advance(by: 29)
+        await politer.runDue()
+        #expect(limited.attempts == [1])
+        fixture.clock.advance(by: 1)
+        await politer.runDue()
+        #expect(limited.attempts == [1, 2])
+
+        // A payload the handler cannot decode is parked, not retried for ever.
+        _ = try await fixture.database.write { db in
+            try fixture.queue.schedule("remind", key: "bad", payload: ["wrong": 1], in: db)
+        }
+        await politer.runDue()
+        #expect(try await politer.stats()["remind"]?.failed == 2)
+    }
+
+    @Test func claimedAndWaitingJobsSurviveAProcessThatDies() async throws {
+        var fixture = try Fixture()
+        defer { fixture.remove() }
+        let handler = Handler()
+        let first = fixture.runner(handler)
+        #expect(try await fixture.schedule("claimed", key: "a"))
+        #expect(try await fixture.schedule("waiting", key: "b", in: 3600))
+        // The process dies after claiming, before the handler's outcome is written: the claim
+        // committed and nothing else did.
+        _ = try await first.claim(now: fixture.clock.now())
+        #expect(handler.texts.isEmpty)
+        try fixture.database.close()
+
+        fixture.database = try ServiceDatabase.open(at: fixture.file) { _ in }
+        let second = fixture.runner(handler)
+        #expect(try await second.stats()["remind"] == JobRunner.Stats(due: 0, late: 0, failed: 0))
+        fixture.clock.advance(by: 2)
+        await second.runDue()
+        #expect(handler.texts == ["claimed"])
+        #expect(handler.attempts == [2])
+        fixture.clock.advance(by: 3600 + 61)
+        #expect(try await second.stats()["remind"] == JobRunner.Stats(due: 1, late: 1, failed: 0))
+        await second.runDue()
+        #expect(handler.texts == ["claimed", "waiting"])
+        #expect(try await fixture.rows() == 0)
+    }
+
+    @Test func runningAsAServiceAJobDueNowRunsWithoutWaitingForThePoll() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let handler = Handler()
+        var runner = JobRunner(
+            database: fixture.database, queue: fixture.queue, entropy: SystemEntropy(), pollInterval: .seconds(3600),
+            logger: Logger(label: "test"))
+        runner.on("remind") { (reminder: Reminder, attempt) in try handler.run(reminder, attempt) }
+        let group = ServiceGroup(services: [runner], logger: Logger(label: "test"))
+        let task = Task { try await group.run() }
+        #expect(try await fixture.schedule("now", key: "n"))
+        #expect(await eventually(timeout: .seconds(5)) { handler.texts == ["now"] })
+        await group.triggerGracefulShutdown()
+        #expect((try? await task.value) != nil)
+    }
+}
