@@ -22,10 +22,12 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     inbox.on(FriendRequestSent.self, apply: AlertsStore.friendRequestSent)
     inbox.on(FriendRequestAccepted.self, apply: AlertsStore.friendRequestAccepted)
     inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
+    inbox.on(SessionEnded.self, apply: AlertsStore.sessionEnded)
     inbox.onUserDeleted(erase: AlertsStore.erase)
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     NotificationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
+    DevicesController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
     return ServiceParts(router: router)
 }

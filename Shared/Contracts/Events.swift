@@ -101,6 +101,7 @@ public enum EventCatalog {
         RecoveryTokensPurchased.eventType: [.streak],
         MediaReady.eventType: [.feed],
         MediaRejected.eventType: [.feed],
+        SessionEnded.eventType: [.alerts],
     ]
 
     /// Who produces each event type (the subscriber checks the sender's certificate against
@@ -117,6 +118,7 @@ public enum EventCatalog {
         RecoveryTokensPurchased.eventType: .auth,
         MediaReady.eventType: .media,
         MediaRejected.eventType: .media,
+        SessionEnded.eventType: .auth,
     ]
 
     /// The services that receive `type`, or none.

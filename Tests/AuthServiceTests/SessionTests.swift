@@ -75,7 +75,9 @@ import Testing
 
     @Test func refreshRotatesAndReuseOfASpentTokenAfterTheGraceWindowEndsTheSession() async throws {
         let clock = ManualClock(Date())
-        try await withAuth(clock: clock) { client in
+        let directory = try TestDataDirectory.make()
+        defer { directory.remove() }
+        try await withAuth(clock: clock, directory: directory) { client in
             let first = try await client.signUp("rotate@example.com")
             let second = try await client.post("/v1/auth/refresh", RefreshRequest(refreshToken: first.refreshToken))
             #expect(second.status == .ok)
@@ -99,6 +101,8 @@ import Testing
                 "/v1/auth/refresh", RefreshRequest(refreshToken: rotated.refreshToken))
             #expect(afterReuse.error?.code == .reauthRequired)
             #expect(try await client.get("/v1/me", token: rotated.accessToken).status == .unauthorized)
+            #expect(try Self.endedSessions(in: directory).map(\.reason) == [.refreshTokenReused])
+            #expect(try Self.endedSessions(in: directory).first?.sessionIds == [first.sessionId])
         }
     }
 
@@ -158,8 +162,19 @@ import Testing
         }
     }
 
+    /// The `session.ended` events auth's outbox holds, oldest first.
+    static func endedSessions(in directory: TestDataDirectory) throws -> [SessionEnded] {
+        try directory.authDatabase().read { db in
+            try Data.fetchAll(
+                db, sql: "SELECT body FROM kit_outbox_event WHERE type = 'session.ended' ORDER BY seq"
+            ).map { try JSONCoding.decoder().decode(EventEnvelope<SessionEnded>.self, from: $0).payload }
+        }
+    }
+
     @Test func logoutEndsTheSessionAtOnce() async throws {
-        try await withAuth { client in
+        let directory = try TestDataDirectory.make()
+        defer { directory.remove() }
+        try await withAuth(directory: directory) { client in
             let tokens = try await client.signUp("bye@example.com")
             let other = try await client.post(
                 "/v1/auth/login", LoginRequest(email: "bye@example.com", password: "correct horse battery")
@@ -174,11 +189,19 @@ import Testing
                     == .reauthRequired)
             // Other devices stay signed in.
             #expect(try await client.get("/v1/me", token: other.accessToken).status == .ok)
+            // Alerts hears of it (the session's push devices go), once.
+            let me = try await client.get("/v1/me", token: other.accessToken).json(UserProfile.self)
+            #expect(
+                try Self.endedSessions(in: directory) == [
+                    SessionEnded(userId: me.id, sessionIds: [tokens.sessionId], reason: .logout)
+                ])
         }
     }
 
     @Test func oneSessionCanBeEndedFromAnotherAndLogoutAllEndsEveryOne() async throws {
-        try await withAuth { client in
+        let directory = try TestDataDirectory.make()
+        defer { directory.remove() }
+        try await withAuth(directory: directory) { client in
             let phone = try await client.signUp("many@example.com")
             let tablet = try await client.post(
                 "/v1/auth/login", LoginRequest(email: "many@example.com", password: "correct horse battery")
@@ -213,6 +236,10 @@ import Testing
                         .error?.code == .reauthRequired)
             }
             #expect(try await client.get("/v1/me", token: stranger.accessToken).status == .ok)
+            let ended = try Self.endedSessions(in: directory)
+            #expect(ended.map(\.reason) == [.revoked, .logoutAll])
+            #expect(ended.first?.sessionIds == [phone.sessionId])
+            #expect(Set(ended.last?.sessionIds ?? []) == [tablet.sessionId, laptop.sessionId])
         }
     }
 

@@ -204,6 +204,7 @@ import Testing
         case RecoveryTokensPurchased.eventType: return try roundTrip(RecoveryTokensPurchased.self)
         case MediaReady.eventType: return try roundTrip(MediaReady.self)
         case MediaRejected.eventType: return try roundTrip(MediaRejected.self)
+        case SessionEnded.eventType: return try roundTrip(SessionEnded.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -317,6 +318,30 @@ import Testing
                 db, sql: "SELECT sum(delta) FROM recovery_token WHERE user_id = ? AND id = 'rc-event-0001'",
                 arguments: [bob]) == 3
         }),
+        "session.ended → alerts": Effect(
+            given: { db in
+                for (id, session, token) in [
+                    (
+                        "de000000-0000-4000-8000-000000000001", "5e550000-0000-4000-8000-000000000001",
+                        "ExpoPushToken[a]"
+                    ),
+                    (
+                        "de000000-0000-4000-8000-000000000002", "5e550000-0000-4000-8000-000000000002",
+                        "ExpoPushToken[b]"
+                    ),
+                ] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO device (id, user_id, session_id, provider, token, created_at, last_refreshed_at)
+                            VALUES (?, ?, ?, 'expo', ?, '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
+                            """, arguments: [id, alice, session, token])
+                }
+            },
+            then: { db in
+                // The ended session's device goes; the other session's stays.
+                try String.fetchAll(db, sql: "SELECT session_id FROM device")
+                    == ["5e550000-0000-4000-8000-000000000002"]
+            }),
         "duress.raised → alerts": Effect(then: { db in
             try Int.fetchOne(
                 db,

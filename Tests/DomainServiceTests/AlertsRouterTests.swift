@@ -74,4 +74,177 @@ import Testing
             #expect(try await client.get("/v1/notifications").status == .unauthorized)
         }
     }
+
+    static let apnsToken = String(repeating: "ab12", count: 16)
+    static let fcmToken = "cXz1:APA91b" + String(repeating: "Fq3_-k", count: 20)
+
+    @Test func devicesAreRegisteredPerSessionMovedBetweenUsersAndRemoved() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let alice = try await harness.token(for: Self.alice, session: "5e550000-0000-4000-8000-00000000000a")
+            let alicePad = try await harness.token(for: Self.alice, session: "5e550000-0000-4000-8000-0000000000aa")
+            let bob = try await harness.token(for: Self.bob, session: "5e550000-0000-4000-8000-00000000000b")
+
+            let apns = DeviceRegistration(
+                provider: .apns, token: Self.apnsToken.uppercased(), bundleId: "com.example.streaksnap",
+                environment: .sandbox)
+            let created = try await client.post("/v1/devices", apns, token: alice)
+            #expect(created.status == .created)
+            let device = try created.json(Device.self)
+            #expect(device.token == Self.apnsToken)  // stored lowercased
+            #expect(device.currentSession && device.environment == .sandbox)
+
+            // The same token again: refreshed in place, same id.
+            harness.clock.advance(by: 60)
+            let again = try await client.post("/v1/devices", apns, token: alice)
+            #expect(again.status == .ok)
+            #expect(try again.json(Device.self).id == device.id)
+            #expect(try again.json(Device.self).lastRefreshedAt > device.lastRefreshedAt)
+
+            // FCM with SkateHubba's fields, from Alice's other session, and StreakSnap's Expo route.
+            let fcm = DeviceRegistration(provider: .fcm, token: Self.fcmToken, platform: "android", deviceId: "pixel-1")
+            #expect(try await client.post("/v1/devices", fcm, token: alicePad).status == .created)
+            let expo = try await client.send(
+                .put, "/v1/me/push-token", PushTokenUpdate(pushToken: "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]"),
+                token: alice)
+            #expect(expo.status == .created)
+            #expect(try expo.json(Device.self).provider == .expo)
+            var listed = try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items
+            #expect(listed.map(\.provider) == [.expo, .fcm, .apns])
+            #expect(listed.map(\.currentSession) == [true, false, true])
+            #expect(try await client.get("/v1/devices", token: bob).json(Page<Device>.self).items.isEmpty)
+
+            // A new FCM token for the same installation replaces the old one.
+            harness.clock.advance(by: 60)
+            var rotated = fcm
+            rotated.token = String(Self.fcmToken.reversed()).replacingOccurrences(of: ":", with: "_")
+            #expect(try await client.post("/v1/devices", rotated, token: alicePad).status == .created)
+            listed = try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items
+            #expect(listed.filter { $0.provider == .fcm }.map(\.token) == [rotated.token])
+
+            // Bob signs in on Alice's phone: the APNs token moves to him, under a new id.
+            let moved = try await client.post("/v1/devices", apns, token: bob)
+            #expect(moved.status == .created)
+            #expect(try moved.json(Device.self).id != device.id)
+            listed = try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items
+            #expect(!listed.contains { $0.provider == .apns })
+            #expect(try await client.request(.delete, "/v1/devices/\(device.id)", token: alice).status == .notFound)
+
+            // Another user's device is a 404; one's own goes.
+            let bobsDevice = try moved.json(Device.self).id
+            #expect(try await client.request(.delete, "/v1/devices/\(bobsDevice)", token: alice).status == .notFound)
+            #expect(try await client.request(.delete, "/v1/devices/\(bobsDevice)", token: bob).status == .noContent)
+            #expect(try await client.get("/v1/devices", token: bob).json(Page<Device>.self).items.isEmpty)
+
+            // StreakSnap's DELETE removes this session's Expo token only.
+            #expect(try await client.request(.delete, "/v1/me/push-token", token: alice).status == .noContent)
+            listed = try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items
+            #expect(listed.map(\.provider) == [.fcm])
+            #expect(try await client.get("/v1/devices").status == .unauthorized)
+        }
+    }
+
+    @Test(
+        arguments: [
+            // provider, token, bundleId, environment, platform
+            ("apns", "abc", "com.example.app", "sandbox", nil),
+            ("apns", String(repeating: "zz", count: 32), "com.example.app", "sandbox", nil),
+            ("apns", String(repeating: "a", count: 65), "com.example.app", "sandbox", nil),
+            ("apns", String(repeating: "ab", count: 32), nil, "sandbox", nil),
+            ("apns", String(repeating: "ab", count: 32), "not a bundle", "sandbox", nil),
+            ("apns", String(repeating: "ab", count: 32), "com.example.app", nil, nil),
+            ("fcm", "short", nil, nil, nil),
+            ("fcm", String(repeating: "a b", count: 40), nil, nil, nil),
+            ("fcm", AlertsRouterTests.fcmToken, "com.example.app", nil, nil),
+            ("fcm", AlertsRouterTests.fcmToken, nil, nil, "windows"),
+            ("expo", "ExponentPushToken[]", nil, nil, nil),
+            ("expo", "PushToken[abc]", nil, nil, nil),
+            ("expo", "ExponentPushToken[a b]", nil, nil, nil),
+        ] as [(String, String, String?, String?, String?)])
+    func aTokenOfTheWrongShapeIsA400AndStoresNothing(
+        provider: String, token: String, bundleId: String?, environment: String?, platform: String?
+    ) async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let alice = try await harness.token(for: Self.alice)
+            var body = ["provider": provider, "token": token]
+            body["bundleId"] = bundleId
+            body["environment"] = environment
+            body["platform"] = platform
+            let response = try await client.post("/v1/devices", body, token: alice)
+            #expect(response.status == .badRequest)
+            #expect(response.error?.code == .validationFailed)
+            #expect(try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items.isEmpty)
+        }
+    }
+
+    @Test func anUnknownProviderOrMissingTokenIsA400() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let alice = try await harness.token(for: Self.alice)
+            let unknown = try await client.post("/v1/devices", ["provider": "wns", "token": "x"], token: alice)
+            #expect(unknown.status == .badRequest)
+            #expect(unknown.error?.message.contains("provider") == true)
+            #expect(try await client.post("/v1/devices", ["provider": "expo"], token: alice).status == .badRequest)
+            #expect(
+                try await client.send(.put, "/v1/me/push-token", ["token": "x"], token: alice).status == .badRequest)
+        }
+    }
+
+    @Test func aUserKeepsTheirNewestTwentyDevices() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let alice = try await harness.token(for: Self.alice)
+            for index in 0..<25 {
+                harness.clock.advance(by: 1)
+                let token = "ExponentPushToken[device-\(index)]"
+                #expect(
+                    try await client.post(
+                        "/v1/devices", DeviceRegistration(provider: .expo, token: token), token: alice
+                    ).status == .created)
+            }
+            let listed = try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items
+            #expect(listed.count == PushTokenRules.maxDevicesPerUser)
+            #expect(listed.first?.token == "ExponentPushToken[device-24]")
+            #expect(listed.last?.token == "ExponentPushToken[device-5]")
+        }
+    }
+
+    @Test func anEndedSessionTakesItsDevicesAndADeletedUserAllOfThem() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let phone = "5e550000-0000-4000-8000-000000000001"
+            let pad = "5e550000-0000-4000-8000-000000000002"
+            for (session, token) in [(phone, "ExponentPushToken[phone]"), (pad, "ExponentPushToken[pad]")] {
+                let alice = try await harness.token(for: Self.alice, session: session)
+                #expect(
+                    try await client.post(
+                        "/v1/devices", DeviceRegistration(provider: .expo, token: token), token: alice
+                    ).status == .created)
+            }
+            let ended = EventEnvelope(
+                id: UUID(), type: SessionEnded.eventType, source: .auth, occurredAt: Date(),
+                payload: SessionEnded(userId: Self.alice, sessionIds: [phone], reason: .logout))
+            try await harness.database().write { db in try AlertsStore.sessionEnded(ended, in: db) }
+            let alice = try await harness.token(for: Self.alice, session: pad)
+            var listed = try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items
+            #expect(listed.map(\.token) == ["ExponentPushToken[pad]"])
+
+            // Someone else's session id never touches Alice's devices.
+            let impostor = EventEnvelope(
+                id: UUID(), type: SessionEnded.eventType, source: .auth, occurredAt: Date(),
+                payload: SessionEnded(userId: Self.bob, sessionIds: [pad], reason: .revoked))
+            try await harness.database().write { db in try AlertsStore.sessionEnded(impostor, in: db) }
+            #expect(try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items.count == 1)
+
+            try await harness.database().write { db in try AlertsStore.erase(userID: Self.alice, in: db) }
+            listed = try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items
+            #expect(listed.isEmpty)
+        }
+    }
 }

@@ -9,7 +9,8 @@ import Testing
 
 /// Auth in depth across the real processes: the first admin named by the CLI, a duress
 /// sign-in delivered to alerts that was down at the time and never logged, guests stopped at
-/// the gateway, a signing key rotated under running services, and logout honoured everywhere.
+/// the gateway, a signing key rotated under running services, and logout honoured everywhere
+/// (push devices included).
 @Suite(.serialized) struct AuthStackTests {
     @Test func duressRotationGuestsAndLogoutAcrossTheStack() async throws {
         let stack = try await Stack.start(publicTLS: false)
@@ -121,6 +122,15 @@ import Testing
             #expect(try await call(.GET, "/v1/notifications", token: token).status == 200)
         }
 
+        // Both sessions register a push device (StreakSnap's Expo route and an APNs token).
+        let expo = PushTokenUpdate(pushToken: "ExponentPushToken[kim-phone]")
+        #expect(try await call(.PUT, "/v1/me/push-token", token: user.accessToken, json: expo).status == 201)
+        let apns = DeviceRegistration(
+            provider: .apns, token: String(repeating: "0f", count: 32), bundleId: "com.example.app",
+            environment: .production)
+        #expect(try await call(.POST, "/v1/devices", token: newToken, json: apns).status == 201)
+        #expect(try await call(.GET, "/v1/devices", token: newToken).decode(Page<Device>.self).items.count == 2)
+
         // 6. Logout everywhere: within a second, other services refuse the old token too.
         #expect(try await call(.POST, "/v1/auth/logout-all", token: newToken).status == 204)
         // Polled gently: the gateway's read limit counts these calls too.
@@ -131,6 +141,16 @@ import Testing
             return status == 401
         }
         #expect(refused, "alerts stops accepting a token whose session ended: \(seen.withLock { $0 })")
+
+        // 7. The ended sessions' push devices went with them (session.ended, auth → alerts).
+        let again = try await call(
+            .POST, "/v1/auth/login", json: LoginRequest(email: "kim@example.com", password: "correct horse battery")
+        ).decode(TokenResponse.self)
+        let cleared = await eventually(timeout: .seconds(10), every: .milliseconds(250)) {
+            (try? await call(.GET, "/v1/devices", token: again.accessToken).decode(Page<Device>.self).items.isEmpty)
+                == true
+        }
+        #expect(cleared, "logout-all removes the devices of every session")
     }
 
     func header(of token: String) throws -> String {

@@ -37,5 +37,23 @@ extension AlertsStore {
             }
             try db.create(index: "duress_alert_by_tenant", on: "duress_alert", columns: ["tenant_id", "raised_at"])
         }
+
+        migrator.registerMigration("alerts.v3.devices") { db in
+            try db.create(table: "device") { table in
+                table.column("id", .text).primaryKey()
+                table.column("user_id", .text).notNull()
+                table.column("session_id", .text).notNull()
+                table.column("provider", .text).notNull()
+                table.column("token", .text).notNull()
+                table.column("bundle_id", .text)
+                table.column("environment", .text)
+                table.column("platform", .text)
+                table.column("device_id", .text)
+                table.column("created_at", .datetime).notNull()
+                table.column("last_refreshed_at", .datetime).notNull()
+                table.uniqueKey(["provider", "token"])
+            }
+            try db.create(index: "device_by_user", on: "device", columns: ["user_id", "session_id"])
+        }
     }
 }

@@ -119,7 +119,7 @@ struct AuthController: Sendable {
     /// `POST /v1/auth/logout` → 204; the session and all its refresh tokens end now.
     @Sendable func logout(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
-        try await sessions.revokeSession(id: user.sessionID, userID: user.userID, at: clock.now())
+        try await sessions.revokeSession(id: user.sessionID, userID: user.userID, reason: .logout, at: clock.now())
         return Response(status: .noContent)
     }
 

@@ -37,7 +37,7 @@ struct MeController: Sendable {
     @Sendable func endSession(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let id = try ObjectID.path(context.parameters.require("id"), "Session")
-        guard try await sessions.revokeSession(id: id, userID: user.userID, at: clock.now()) else {
+        guard try await sessions.revokeSession(id: id, userID: user.userID, reason: .revoked, at: clock.now()) else {
             throw ServiceError.notFound("Session")
         }
         return Response(status: .noContent)

@@ -15,7 +15,7 @@ struct AuthStore: Sendable {
 
     init(database: DatabasePool, outbox: Outbox) {
         self.users = UserStore(database: database)
-        self.sessions = SessionStore(database: database)
+        self.sessions = SessionStore(database: database, outbox: outbox)
         self.tenants = TenantStore(database: database)
         self.pinSignIns = PinSignInStore(database: database, outbox: outbox)
         self.entitlements = EntitlementStore(database: database, outbox: outbox)

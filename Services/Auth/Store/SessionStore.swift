@@ -4,9 +4,10 @@ import GRDB
 import ServiceKit
 
 /// Sessions and their refresh tokens, and what every service's token verifier learns about a
-/// session.
+/// session. Ending a session tells alerts (`session.ended`), in the same transaction.
 struct SessionStore: Sendable {
     let database: DatabasePool
+    let outbox: Outbox
 
     /// Creates a session with its first refresh token, in one transaction.
     func createSession(_ session: SessionRecord, refreshToken: RefreshTokenRecord) async throws {
@@ -18,10 +19,16 @@ struct SessionStore: Sendable {
 
     /// Ends one of the user's sessions. Returns false when the user has no such live session.
     @discardableResult
-    func revokeSession(id: String, userID: String, at now: Date) async throws -> Bool {
+    func revokeSession(
+        id: String, userID: String, reason: SessionEndReason, at now: Date
+    ) async throws -> Bool {
         try await database.write { db in
-            try SessionRecord.filter(key: id).of(userID).live()
-                .updateAll(db, SessionRecord.Columns.revokedAt.set(to: now)) > 0
+            guard
+                try SessionRecord.filter(key: id).of(userID).live()
+                    .updateAll(db, SessionRecord.Columns.revokedAt.set(to: now)) > 0
+            else { return false }
+            try outbox.enqueue(SessionEnded(userId: userID, sessionIds: [id], reason: reason), in: db)
+            return true
         }
     }
 
@@ -29,7 +36,11 @@ struct SessionStore: Sendable {
     @discardableResult
     func revokeAllSessions(userID: String, at now: Date) async throws -> Int {
         try await database.write { db in
+            let live = try SessionRecord.all().of(userID).live().select(Column("id"), as: String.self).fetchAll(db)
+            guard !live.isEmpty else { return 0 }
             try SessionRecord.all().of(userID).live().updateAll(db, SessionRecord.Columns.revokedAt.set(to: now))
+            try outbox.enqueue(SessionEnded(userId: userID, sessionIds: live, reason: .logoutAll), in: db)
+            return live.count
         }
     }
 
@@ -92,6 +103,8 @@ struct SessionStore: Sendable {
                 }
                 session.revokedAt = now
                 try session.update(db)
+                try outbox.enqueue(
+                    SessionEnded(userId: session.userId, sessionIds: [session.id], reason: .refreshTokenReused), in: db)
                 return .rejected(reuse: true)
             }
             guard current.expiresAt > now else { return .rejected(reuse: false) }

@@ -110,3 +110,34 @@ public struct GuestTokenResponse: Codable, Sendable, Equatable {
         self.expiresIn = expiresIn
     }
 }
+
+/// Why sessions ended (``SessionEnded``).
+public enum SessionEndReason: String, Codable, Sendable {
+    /// `POST /v1/auth/logout`.
+    case logout
+    /// `POST /v1/auth/logout-all`.
+    case logoutAll = "logout_all"
+    /// `DELETE /v1/auth/sessions/{id}`: ended from another device.
+    case revoked
+    /// A rotated refresh token was presented again: the token family is treated as stolen.
+    case refreshTokenReused = "refresh_token_reused"
+}
+
+/// `session.ended` (auth → alerts): sessions of one user ended while the account stays; what
+/// hangs on a session (its push devices, its live streams) goes with it. Account deletion
+/// sends `user.deleted` instead.
+public struct SessionEnded: DomainEvent, Equatable {
+    public static let eventType: EventType = "session.ended"
+
+    public var userId: String
+    public var sessionIds: [String]
+    public var reason: SessionEndReason
+
+    enum CodingKeys: String, CodingKey { case userId, sessionIds, reason }
+
+    public init(userId: String, sessionIds: [String], reason: SessionEndReason) {
+        self.userId = userId
+        self.sessionIds = sessionIds
+        self.reason = reason
+    }
+}

@@ -1,0 +1,46 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `device`: one push token, owned by one session of one user. `(provider, token)` is
+/// unique: a token registered again, by anyone, moves to the new session.
+struct DeviceRecord: ServiceRecord {
+    static let databaseTableName = "device"
+
+    var id: String
+    var userId: String
+    var sessionId: String
+    var provider: PushProvider
+    var token: String
+    var bundleId: String?
+    var environment: APNsEnvironment?
+    var platform: String?
+    var deviceId: String?
+    var createdAt: Date
+    var lastRefreshedAt: Date
+
+    /// The columns queries name.
+    enum Columns: String, ColumnExpression {
+        case id, provider, token
+        case userId = "user_id"
+        case sessionId = "session_id"
+        case deviceId = "device_id"
+        case lastRefreshedAt = "last_refreshed_at"
+    }
+
+    func contract(currentSession: String) -> Device {
+        Device(
+            id: id, provider: provider, token: token, bundleId: bundleId, environment: environment,
+            platform: platform, deviceId: deviceId, currentSession: sessionId == currentSession, createdAt: createdAt,
+            lastRefreshedAt: lastRefreshedAt)
+    }
+}
+
+extension DerivableRequest<DeviceRecord> {
+    /// `user`'s devices.
+    func of(_ user: String) -> Self { filter(DeviceRecord.Columns.userId == user) }
+}
+
+extension PushProvider: DatabaseValueConvertible {}
+extension APNsEnvironment: DatabaseValueConvertible {}

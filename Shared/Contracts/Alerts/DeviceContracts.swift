@@ -1,0 +1,94 @@
+import Foundation
+
+/// Who carries a device's pushes.
+public enum PushProvider: String, Codable, Sendable, CaseIterable {
+    /// Apple Push Notification service (iOS apps built with APNs directly).
+    case apns
+    /// Firebase Cloud Messaging HTTP v1 (Android, and iOS apps using Firebase).
+    case fcm
+    /// Expo's push service (React Native apps on Expo: StreakSnap).
+    case expo
+}
+
+/// Which APNs environment issued a token: a development build's token only works on sandbox.
+public enum APNsEnvironment: String, Codable, Sendable {
+    case sandbox
+    case production
+}
+
+/// `POST /v1/devices`: a push token for the signed-in session.
+public struct DeviceRegistration: Codable, Sendable, Equatable {
+    public var provider: PushProvider
+    public var token: String
+    /// The app's bundle id, the `apns-topic` of its pushes (APNs only, required there).
+    public var bundleId: String?
+    /// APNs only, required there.
+    public var environment: APNsEnvironment?
+    /// `ios` or `android` (SkateHubba's FCM tokens carry it); optional.
+    public var platform: String?
+    /// The app's own id for the installation (SkateHubba's `deviceId`); a new token for the same
+    /// installation replaces the old one.
+    public var deviceId: String?
+
+    enum CodingKeys: String, CodingKey { case provider, token, bundleId, environment, platform, deviceId }
+
+    public init(
+        provider: PushProvider, token: String, bundleId: String? = nil, environment: APNsEnvironment? = nil,
+        platform: String? = nil, deviceId: String? = nil
+    ) {
+        self.provider = provider
+        self.token = token
+        self.bundleId = bundleId
+        self.environment = environment
+        self.platform = platform
+        self.deviceId = deviceId
+    }
+}
+
+/// `PUT /v1/me/push-token` (StreakSnap's `PUT /api/users/me/push-token`): an Expo push token.
+public struct PushTokenUpdate: Codable, Sendable, Equatable {
+    public var pushToken: String
+
+    enum CodingKeys: String, CodingKey { case pushToken }
+
+    public init(pushToken: String) {
+        self.pushToken = pushToken
+    }
+}
+
+/// A registered push device of the signed-in user.
+public struct Device: Codable, Sendable, Equatable {
+    public var id: String
+    public var provider: PushProvider
+    public var token: String
+    public var bundleId: String?
+    public var environment: APNsEnvironment?
+    public var platform: String?
+    public var deviceId: String?
+    /// Whether it belongs to the session making the request.
+    public var currentSession: Bool
+    public var createdAt: Date
+    /// The last time the app registered this token (SkateHubba's `lastRefreshed`).
+    public var lastRefreshedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, token, bundleId, environment, platform, deviceId, currentSession, createdAt,
+            lastRefreshedAt
+    }
+
+    public init(
+        id: String, provider: PushProvider, token: String, bundleId: String?, environment: APNsEnvironment?,
+        platform: String?, deviceId: String?, currentSession: Bool, createdAt: Date, lastRefreshedAt: Date
+    ) {
+        self.id = id
+        self.provider = provider
+        self.token = token
+        self.bundleId = bundleId
+        self.environment = environment
+        self.platform = platform
+        self.deviceId = deviceId
+        self.currentSession = currentSession
+        self.createdAt = createdAt
+        self.lastRefreshedAt = lastRefreshedAt
+    }
+}
