@@ -1,5 +1,5 @@
-import Foundation
 import Contracts
+import Foundation
 import ServiceKit
 
 /// What a registration must look like for each provider, checked before anything is stored so
