@@ -29,5 +29,6 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     NotificationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     DevicesController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
+    PreferencesController(store: store, clock: runtime.clock).addRoutes(to: routes)
     return ServiceParts(router: router)
 }

@@ -247,4 +247,117 @@ import Testing
             #expect(listed.isEmpty)
         }
     }
+
+    @Test func theCatalogDescribesEveryTypeOnceWithTheSeedsLinks() {
+        let types = NotificationCatalog.kinds.map(\.type)
+        #expect(types.count == Set(types).count)
+        #expect(Set(types) == Set(NotificationType.allCases))
+        #expect(NotificationCatalog.kinds.filter(\.critical).map(\.type) == [.duressAlert])
+        // SkateHubba's table of deep links.
+        let links = Dictionary(uniqueKeysWithValues: NotificationCatalog.kinds.map { ($0.type, $0.link) })
+        #expect(links[.opponentUploaded] == "/challenge/{challengeId}/playback")
+        #expect(links[.votingRequested] == "/challenge/{challengeId}/vote")
+        #expect(
+            NotificationKind.render(
+                NotificationCatalog.kind(of: .streakAtRisk).body, ["count": "47", "partner": "Sarah", "hours": "3"])
+                == "Your 47-day streak with Sarah expires in 3 hours!")
+    }
+
+    @Test func notificationsCarryTheirLinkAndActorAndCanBeReadByIdsAndDeleted() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let alice = try await harness.token(for: Self.alice)
+            let bob = try await harness.token(for: Self.bob)
+            let accepted = EventEnvelope(
+                id: UUID(), type: FriendRequestAccepted.eventType, source: .streak, occurredAt: Date(),
+                payload: FriendRequestAccepted(
+                    requestId: "r1", fromUserId: Self.alice, toUserId: Self.bob, toDisplayName: "Bob",
+                    streakId: "57ea0000-0000-4000-8000-000000000001"))
+            try await harness.database().write { db in try AlertsStore.friendRequestAccepted(accepted, in: db) }
+            for offset in 0..<3 {
+                try await deliver(
+                    harness, id: UUID(), from: Self.bob, to: Self.alice, at: Date().addingTimeInterval(Double(offset)))
+            }
+            let listed = try await client.get("/v1/notifications", token: alice).json(Page<AppNotification>.self).items
+            #expect(listed.count == 4)
+            let acceptance = try #require(listed.first { $0.type == .friendAccepted })
+            #expect(acceptance.link == "/streaks/57ea0000-0000-4000-8000-000000000001")
+            #expect(acceptance.actorId == Self.bob)
+            #expect(acceptance.body == "Bob accepted: your streak starts today")
+            #expect(listed.filter { $0.type == .friendRequest }.allSatisfy { $0.link == "/friends/requests" })
+
+            // Read by ids: Bob's ids change nothing of Alice's; Alice's two do.
+            let requests = listed.filter { $0.type == .friendRequest }.map(\.id)
+            #expect(
+                try await client.post("/v1/notifications/read", MarkRead(ids: requests), token: bob).json(
+                    MarkedRead.self
+                ).updated == 0)
+            #expect(
+                try await client.post(
+                    "/v1/notifications/read", MarkRead(ids: Array(requests.prefix(2)) + ["nope"]), token: alice
+                ).json(MarkedRead.self).updated == 2)
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 2)
+            let tooMany = MarkRead(ids: Array(repeating: requests[0], count: 501))
+            #expect(try await client.post("/v1/notifications/read", tooMany, token: alice).status == .badRequest)
+
+            // Delete one: someone else's is a 404.
+            #expect(
+                try await client.request(.delete, "/v1/notifications/\(requests[2])", token: bob).status == .notFound)
+            #expect(
+                try await client.request(.delete, "/v1/notifications/\(requests[2])", token: alice).status == .noContent
+            )
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 1)
+            #expect(
+                try await client.request(.delete, "/v1/notifications/\(requests[2])", token: alice).status == .notFound)
+        }
+    }
+
+    @Test func pushPreferencesDefaultFromTheCatalogAndChangeOnlyWhatIsNamed() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let alice = try await harness.token(for: Self.alice)
+            let bob = try await harness.token(for: Self.bob)
+            let defaults = try await client.get("/v1/me/notification-preferences", token: alice)
+                .json(NotificationPreferences.self)
+            #expect(Set(defaults.push.keys) == Set(NotificationType.allCases.map(\.rawValue)))
+            #expect(defaults.push.values.allSatisfy { $0 })
+
+            let changed = try await client.send(
+                .put, "/v1/me/notification-preferences",
+                NotificationPreferences(push: ["spot_nearby": false, "new_follower": false]), token: alice
+            ).json(NotificationPreferences.self)
+            #expect(changed.push["spot_nearby"] == false && changed.push["new_follower"] == false)
+            #expect(changed.push["challenge_received"] == true)
+            #expect(changed.push.count == NotificationType.allCases.count)
+
+            // Turned back on, one at a time; Bob's are his own.
+            let again = try await client.send(
+                .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["spot_nearby": true]),
+                token: alice
+            ).json(NotificationPreferences.self)
+            #expect(again.push["spot_nearby"] == true && again.push["new_follower"] == false)
+            #expect(
+                try await client.get("/v1/me/notification-preferences", token: bob).json(NotificationPreferences.self)
+                    .push.values.allSatisfy { $0 })
+
+            // An unknown type changes nothing, not even the valid ones beside it.
+            let unknown = try await client.send(
+                .put, "/v1/me/notification-preferences",
+                NotificationPreferences(push: ["new_follower": true, "horoscope": false]), token: alice)
+            #expect(unknown.status == .badRequest)
+            #expect(unknown.error?.message.contains("horoscope") == true)
+            #expect(
+                try await client.get("/v1/me/notification-preferences", token: alice).json(NotificationPreferences.self)
+                    .push["new_follower"] == false)
+
+            try await harness.database().write { db in try AlertsStore.erase(userID: Self.alice, in: db) }
+            #expect(
+                try await client.get("/v1/me/notification-preferences", token: alice).json(NotificationPreferences.self)
+                    .push.values.allSatisfy { $0 })
+        }
+    }
 }

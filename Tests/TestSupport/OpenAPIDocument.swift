@@ -36,8 +36,7 @@ public struct OpenAPIDocument: @unchecked Sendable {
     /// The documented schema of the JSON body answered by `method path` with `status`, or nil
     /// when the document has no JSON response for it.
     public func responseSchema(method: String, path: String, status: Int) -> [String: Any]? {
-        guard let (_, item) = paths.first(where: { Self.template($0.key, matches: path) }),
-            let operation = item[method.lowercased()] as? [String: Any],
+        guard let operation = operation(method: method, path: path),
             let responses = operation["responses"] as? [String: Any],
             var response = responses[String(status)] as? [String: Any]
         else { return nil }
@@ -51,8 +50,7 @@ public struct OpenAPIDocument: @unchecked Sendable {
 
     /// Whether the document has an entry for this operation and status at all.
     public func documents(method: String, path: String, status: Int) -> Bool {
-        guard let (_, item) = paths.first(where: { Self.template($0.key, matches: path) }),
-            let operation = item[method.lowercased()] as? [String: Any],
+        guard let operation = operation(method: method, path: path),
             let responses = operation["responses"] as? [String: Any]
         else { return false }
         return responses[String(status)] != nil
@@ -146,6 +144,14 @@ public struct OpenAPIDocument: @unchecked Sendable {
         case "null": return value is NSNull
         default: return true
         }
+    }
+
+    /// The operation documented for `method path`. As OpenAPI says, a concrete path wins over
+    /// a templated one (`/v1/notifications/unread-count` over `/v1/notifications/{id}`).
+    func operation(method: String, path: String) -> [String: Any]? {
+        paths.filter { Self.template($0.key, matches: path) }
+            .sorted { $0.key.filter { $0 == "{" }.count < $1.key.filter { $0 == "{" }.count }
+            .lazy.compactMap { $0.value[method.lowercased()] as? [String: Any] }.first
     }
 
     /// Whether a documented path (with `{name}` segments) matches a concrete path.

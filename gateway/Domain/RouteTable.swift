@@ -96,8 +96,10 @@ enum RouteTable {
     /// Ownership of the authenticated API, by path prefix.
     static let ownedPrefixes: [GatewayRoute] = [
         authenticated("/v1/auth", .auth),
-        // StreakSnap's spelling of a push device; the rest of /v1/me is auth's.
+        // What alerts keeps per user (StreakSnap's spelling of a push device, notification
+        // preferences); the rest of /v1/me is auth's.
         authenticated("/v1/me/push-token", .alerts),
+        authenticated("/v1/me/notification-preferences", .alerts),
         authenticated("/v1/me", .auth),
         authenticated("/v1/admin", .auth),
         authenticated("/v1/tenants", .auth),

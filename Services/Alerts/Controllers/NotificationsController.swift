@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// The notification centre: list, unread count, mark one or all read.
+/// The notification centre: list, unread count, mark one, some or all read, delete one.
 struct NotificationsController: Sendable {
     let store: AlertsStore
     let clock: any WallClock
@@ -13,6 +13,8 @@ struct NotificationsController: Sendable {
         routes.authenticated.get("/v1/notifications/unread-count", use: unreadCount)
         routes.authenticated.post("/v1/notifications/read-all", use: readAll)
         routes.authenticated.post("/v1/notifications/:id/read", use: read)
+        routes.authenticated.post("/v1/notifications/read", use: readMany)
+        routes.authenticated.delete("/v1/notifications/:id", use: remove)
     }
 
     /// Newest first, paged.
@@ -36,6 +38,27 @@ struct NotificationsController: Sendable {
             throw ServiceError.notFound("Notification")
         }
         return try Response.json(record.contract)
+    }
+
+    /// `{"ids": [...]}`: marks those of the user's notifications read (others' ids and unknown
+    /// ids are ignored); answers how many changed.
+    @Sendable func readMany(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let body = try await request.decodeJSON(as: MarkRead.self, context: context, limit: 64 << 10)
+        guard body.ids.count <= 500 else { throw ServiceError.validation("At most 500 `ids` at a time.") }
+        let ids = body.ids.compactMap(ObjectID.canonical)
+        return try Response.json(
+            MarkedRead(updated: try await store.markRead(ids: ids, of: user.userID, at: clock.now())))
+    }
+
+    /// 204; another user's notification is a 404.
+    @Sendable func remove(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Notification")
+        guard try await store.deleteNotification(id: id, of: user.userID) else {
+            throw ServiceError.notFound("Notification")
+        }
+        return Response(status: .noContent)
     }
 
     @Sendable func readAll(_ request: Request, context: ServiceRequestContext) async throws -> Response {

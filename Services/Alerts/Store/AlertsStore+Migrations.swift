@@ -55,5 +55,20 @@ extension AlertsStore {
             }
             try db.create(index: "device_by_user", on: "device", columns: ["user_id", "session_id"])
         }
+
+        migrator.registerMigration("alerts.v4.links-and-preferences") { db in
+            try db.alter(table: "notification") { table in
+                table.add(column: "link", .text)
+                table.add(column: "actor_id", .text)
+            }
+            // Only the choices a user made; the catalog's defaults fill the rest.
+            try db.create(table: "notification_preference") { table in
+                table.column("user_id", .text).notNull()
+                table.column("type", .text).notNull()
+                table.column("push", .boolean).notNull()
+                table.column("updated_at", .datetime).notNull()
+                table.primaryKey(["user_id", "type"])
+            }
+        }
     }
 }

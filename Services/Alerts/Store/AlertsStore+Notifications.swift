@@ -30,6 +30,19 @@ extension AlertsStore {
         }
     }
 
+    /// Marks those of `ids` that are `user`'s and unread; returns how many changed.
+    func markRead(ids: [String], of user: String, at now: Date) async throws -> Int {
+        try await database.write { db in
+            try NotificationRecord.filter(keys: ids).of(user).unread()
+                .updateAll(db, NotificationRecord.Columns.readAt.set(to: now))
+        }
+    }
+
+    /// Deletes one of `user`'s notifications; false when they have no such notification.
+    func deleteNotification(id: String, of user: String) async throws -> Bool {
+        try await database.write { db in try NotificationRecord.filter(key: id).of(user).deleteAll(db) > 0 }
+    }
+
     func markAllRead(of user: String, at now: Date) async throws -> Int {
         try await database.write { db in
             try NotificationRecord.all().of(user).unread().updateAll(db, NotificationRecord.Columns.readAt.set(to: now))
@@ -38,15 +51,21 @@ extension AlertsStore {
 
     // MARK: - Events
 
-    /// Stores the notification an event makes for `user`, once per event.
+    /// Stores the notification of `type` an event makes for `user`, once per event: title, body
+    /// and link rendered from the catalog with `values` (and `actor`, the actor's display name).
     static func insert(
-        for user: String, type: NotificationType, title: String, body: String, data: [String: String],
-        event: EventHeader, in db: Database
+        _ type: NotificationType, for user: String, values: [String: String], data: [String: String],
+        actor: (id: String, name: String)?, event: EventHeader, in db: Database
     ) throws {
+        let kind = NotificationCatalog.kind(of: type)
+        var values = values.merging(data) { own, _ in own }
+        if let actor { values["actor"] = actor.name }
         let json = String(decoding: try JSONCoding.encoder().encode(data), as: UTF8.self)
         let id = event.id.uuidString.lowercased()
         try NotificationRecord(
-            id: id, userId: user, type: type, title: title, body: body, data: json, sourceEventId: id,
+            id: id, userId: user, type: type, title: NotificationKind.render(kind.title, values),
+            body: NotificationKind.render(kind.body, values), data: json,
+            link: kind.link.map { NotificationKind.render($0, values) }, actorId: actor?.id, sourceEventId: id,
             createdAt: event.occurredAt, readAt: nil
         ).insert(db, onConflict: .ignore)
     }
@@ -55,18 +74,17 @@ extension AlertsStore {
     static func friendRequestSent(_ envelope: EventEnvelope<FriendRequestSent>, in db: Database) throws {
         let event = envelope.payload
         try insert(
-            for: event.toUserId, type: .friendRequest, title: "New friend request",
-            body: "\(event.fromDisplayName) wants to be friends",
-            data: ["requestId": event.requestId, "fromUserId": event.fromUserId], event: envelope.header, in: db)
+            .friendRequest, for: event.toUserId, values: [:],
+            data: ["requestId": event.requestId, "fromUserId": event.fromUserId],
+            actor: (event.fromUserId, event.fromDisplayName), event: envelope.header, in: db)
     }
 
     /// `friend_request.accepted` → "X accepted" for the sender.
     static func friendRequestAccepted(_ envelope: EventEnvelope<FriendRequestAccepted>, in db: Database) throws {
         let event = envelope.payload
         try insert(
-            for: event.fromUserId, type: .friendAccepted, title: "Friend request accepted",
-            body: "\(event.toDisplayName) accepted: your streak starts today",
+            .friendAccepted, for: event.fromUserId, values: [:],
             data: ["requestId": event.requestId, "streakId": event.streakId, "userId": event.toUserId],
-            event: envelope.header, in: db)
+            actor: (event.toUserId, event.toDisplayName), event: envelope.header, in: db)
     }
 }

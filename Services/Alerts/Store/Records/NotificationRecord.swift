@@ -15,6 +15,9 @@ struct NotificationRecord: ServiceRecord {
     var body: String
     /// JSON object of strings.
     var data: String
+    /// The deep link, rendered from the catalog; nil on rows made before links existed.
+    var link: String?
+    var actorId: String?
     var sourceEventId: String
     var createdAt: Date
     var readAt: Date?
@@ -28,7 +31,8 @@ struct NotificationRecord: ServiceRecord {
     var contract: AppNotification {
         let fields = (try? JSONDecoder().decode([String: String].self, from: Data(data.utf8))) ?? [:]
         return AppNotification(
-            id: id, type: type, title: title, body: body, data: fields, createdAt: createdAt, readAt: readAt)
+            id: id, type: type, title: title, body: body, data: fields, link: link, actorId: actorId,
+            createdAt: createdAt, readAt: readAt)
     }
 }
 

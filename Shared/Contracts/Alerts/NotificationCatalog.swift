@@ -1,0 +1,88 @@
+import Foundation
+
+/// How one notification type behaves: declared once here, read by alerts (to make, render and
+/// deliver it) and by the documentation.
+public struct NotificationKind: Sendable {
+    public let type: NotificationType
+    /// The event that makes it; nil while its producer does not exist yet (the app issues
+    /// after notifications add them).
+    public let event: EventType?
+    /// Never held back (quiet hours); a duress alert.
+    public let critical: Bool
+    /// Whether it is pushed for a user who has not chosen.
+    public let pushByDefault: Bool
+    /// Title and body templates: `{name}` is replaced by the value of `name` (the actor's
+    /// display name is `actor`).
+    public let title: String
+    public let body: String
+    /// The deep link template the app opens, from the seed that names it.
+    public let link: String?
+
+    /// `template` with each `{key}` replaced by `values[key]` (unknown keys are left as they are).
+    public static func render(_ template: String, _ values: [String: String]) -> String {
+        var text = template
+        for (key, value) in values { text = text.replacingOccurrences(of: "{\(key)}", with: value) }
+        return text
+    }
+}
+
+/// Every notification type Pinhole makes.
+public enum NotificationCatalog {
+    public static let kinds: [NotificationKind] = [
+        NotificationKind(
+            type: .friendRequest, event: FriendRequestSent.eventType, critical: false, pushByDefault: true,
+            title: "New friend request", body: "{actor} wants to be friends", link: "/friends/requests"),
+        NotificationKind(
+            type: .friendAccepted, event: FriendRequestAccepted.eventType, critical: false, pushByDefault: true,
+            title: "Friend request accepted", body: "{actor} accepted: your streak starts today",
+            link: "/streaks/{streakId}"),
+        // StreakSnap's NotificationService, with its copy.
+        NotificationKind(
+            type: .dailyWindow, event: nil, critical: false, pushByDefault: true, title: "📸 Time to snap!",
+            body: "{prompt} — {partner} is waiting!", link: "/camera"),
+        NotificationKind(
+            type: .streakAtRisk, event: nil, critical: false, pushByDefault: true, title: "⚠️ Streak at risk!",
+            body: "Your {count}-day streak with {partner} expires in {hours} hours!", link: "/streaks/{streakId}"),
+        NotificationKind(
+            type: .streakBroken, event: nil, critical: false, pushByDefault: true, title: "💔 Streak broken",
+            body: "Your {count}-day streak with {partner} ended. Use a recovery token to save it!",
+            link: "/streaks/{streakId}"),
+        NotificationKind(
+            type: .milestone, event: nil, critical: false, pushByDefault: true, title: "🔥 {count}-day streak!",
+            body: "You and {partner} hit {count} days! Share your achievement!", link: "/streaks/{streakId}"),
+        NotificationKind(
+            type: .nudge, event: nil, critical: false, pushByDefault: true, title: "👉 {actor} nudged you",
+            body: "Your streak with {actor} is waiting for today's snap", link: "/streaks/{streakId}"),
+        // SkateHubba's six, with its deep links.
+        NotificationKind(
+            type: .challengeReceived, event: nil, critical: false, pushByDefault: true, title: "New challenge",
+            body: "{actor} challenged you", link: "/challenge/{challengeId}"),
+        NotificationKind(
+            type: .opponentUploaded, event: nil, critical: false, pushByDefault: true, title: "Your opponent uploaded",
+            body: "{actor} posted their clip", link: "/challenge/{challengeId}/playback"),
+        NotificationKind(
+            type: .votingRequested, event: nil, critical: false, pushByDefault: true, title: "Vote on a challenge",
+            body: "Both clips are in: who landed it?", link: "/challenge/{challengeId}/vote"),
+        NotificationKind(
+            type: .resultPosted, event: nil, critical: false, pushByDefault: true, title: "The result is in",
+            body: "See who won your challenge", link: "/challenge/{challengeId}/result"),
+        NotificationKind(
+            type: .newFollower, event: nil, critical: false, pushByDefault: true, title: "New follower",
+            body: "{actor} followed you", link: "/profile/{userId}"),
+        NotificationKind(
+            type: .spotNearby, event: nil, critical: false, pushByDefault: true, title: "A spot nearby",
+            body: "{spot} is close to you", link: "/spots/{spotId}"),
+        // Transrify: a colleague in duress is never held back.
+        NotificationKind(
+            type: .duressAlert, event: nil, critical: true, pushByDefault: true, title: "Nearby Duress Alert",
+            body: "Customer {customerRef} needs help", link: "/alerts/{alertId}"),
+    ]
+
+    /// The kind of `type` (every type has one: a test checks it).
+    public static func kind(of type: NotificationType) -> NotificationKind {
+        guard let kind = kinds.first(where: { $0.type == type }) else {
+            preconditionFailure("\(type) is not in the notification catalog")
+        }
+        return kind
+    }
+}
