@@ -14,6 +14,26 @@ public struct JobAttempt: Sendable {
     public let dueAt: Date
 }
 
+/// How a run ended, with what it wrote: `record` runs in the transaction that completes the
+/// job (or schedules its retry), so a job's effects and its completion commit together, and
+/// a batch of jobs costs one disk sync however many rows each writes.
+public struct JobCompletion: Sendable {
+    let record: (@Sendable (Database) throws -> Void)?
+    let retry: (after: TimeInterval, reason: String)?
+
+    /// Done; `record` (if any) commits with the job's removal.
+    public static func done(recording record: (@Sendable (Database) throws -> Void)? = nil) -> JobCompletion {
+        JobCompletion(record: record, retry: nil)
+    }
+
+    /// Part of the work is left: run again after `seconds`; `record` keeps what was done.
+    public static func retry(
+        after seconds: TimeInterval, _ reason: String, recording record: (@Sendable (Database) throws -> Void)? = nil
+    ) -> JobCompletion {
+        JobCompletion(record: record, retry: (seconds, reason))
+    }
+}
+
 /// What a handler throws to say how its job failed. Any other error is retried with backoff.
 public enum JobFailure: Error, Sendable {
     /// Retrying cannot help (the object is gone, the payload is wrong): the job is parked as
@@ -38,7 +58,7 @@ public enum JobFailure: Error, Sendable {
 /// (due longer than `lateAfter` ago), `pinhole_jobs_failed` (parked), and the counters
 /// `pinhole_jobs_runs_total{outcome=done|retry|failed}`.
 public struct JobRunner: Service {
-    public typealias Handler = @Sendable (_ payload: Data, _ attempt: JobAttempt) async throws -> Void
+    public typealias Handler = @Sendable (_ payload: Data, _ attempt: JobAttempt) async throws -> JobCompletion
 
     let database: DatabasePool
     let queue: JobQueue
@@ -73,6 +93,16 @@ public struct JobRunner: Service {
     public mutating func on<Payload: Decodable & Sendable>(
         _ kind: JobKind, run: @escaping @Sendable (Payload, JobAttempt) async throws -> Void
     ) {
+        complete(kind) { (payload: Payload, attempt) in
+            try await run(payload, attempt)
+            return .done()
+        }
+    }
+
+    /// Registers the handler of `kind` that says how it ended and what to record with it.
+    public mutating func complete<Payload: Decodable & Sendable>(
+        _ kind: JobKind, run: @escaping @Sendable (Payload, JobAttempt) async throws -> JobCompletion
+    ) {
         handlers[kind] = { data, attempt in
             let payload: Payload
             do {
@@ -80,7 +110,7 @@ public struct JobRunner: Service {
             } catch {
                 throw JobFailure.permanent("the payload does not decode as \(Payload.self)")
             }
-            try await run(payload, attempt)
+            return try await run(payload, attempt)
         }
     }
 
@@ -104,6 +134,7 @@ public struct JobRunner: Service {
         }
         var job: JobRecord
         var result: Result
+        var record: (@Sendable (Database) throws -> Void)? = nil
     }
 
     /// Runs one batch of due jobs; returns true when the batch was full (more may be due).
@@ -168,8 +199,12 @@ public struct JobRunner: Service {
         let kind = JobKind(rawValue: job.kind)
         guard let handler = handlers[kind] else { return Outcome(job: job, result: .failed("no handler")) }
         do {
-            try await handler(job.payload, JobAttempt(key: job.key, number: job.attempts, dueAt: job.dueAt))
-            return Outcome(job: job, result: .done)
+            let completion = try await handler(
+                job.payload, JobAttempt(key: job.key, number: job.attempts, dueAt: job.dueAt))
+            guard let retry = completion.retry else {
+                return Outcome(job: job, result: .done, record: completion.record)
+            }
+            return Outcome(job: job, result: .retry(after: retry.after, retry.reason), record: completion.record)
         } catch JobFailure.permanent(let reason) {
             return Outcome(job: job, result: .failed(reason))
         } catch JobFailure.retry(let seconds, let reason) {
@@ -181,38 +216,50 @@ public struct JobRunner: Service {
         }
     }
 
-    /// Writes every outcome of a batch in one transaction (one disk sync for the batch).
+    /// Writes every outcome of a batch, with what each job recorded, in one transaction (one
+    /// disk sync for the batch). A job whose own writes fail is retried; the others commit.
     private func record(_ outcomes: [Outcome]) async throws {
         let now = queue.clock.now()
-        let maxAttempts = self.maxAttempts
-        let parked = try await database.write { db in
+        let (maxAttempts, maxBackoff, entropy, logger) = (self.maxAttempts, self.maxBackoff, self.entropy, self.logger)
+        let (parked, labels) = try await database.write { db in
             var parked: [(JobRecord, String)] = []
-            for outcome in outcomes {
+            var labels: [(kind: String, outcome: String)] = []
+            for var outcome in outcomes {
                 guard let seq = outcome.job.seq else { continue }
+                if let record = outcome.record {
+                    do {
+                        try db.inSavepoint {
+                            try record(db)
+                            return .commit
+                        }
+                    } catch {
+                        logger.failure("a job's writes failed", error: error, metadata: ["kind": "\(outcome.job.kind)"])
+                        let delay = OutboxDispatcher.backoff(
+                            afterAttempts: outcome.job.attempts, maxBackoff: maxBackoff, jitter: entropy.unitInterval())
+                        outcome.result = .retry(after: delay, "\(error)")
+                    }
+                }
                 let row = JobRecord.filter(JobRecord.Columns.seq == seq)
                 switch outcome.result {
                 case .done:
                     try row.deleteAll(db)
+                    labels.append((outcome.job.kind, "done"))
                 case .retry(let seconds, let reason) where outcome.job.attempts < maxAttempts:
                     try row.updateAll(
                         db, JobRecord.Columns.dueAt.set(to: now.addingTimeInterval(max(0, seconds))),
                         Column("last_error").set(to: reason))
+                    labels.append((outcome.job.kind, "retry"))
                 case .retry(_, let reason), .failed(let reason):
                     try row.updateAll(
                         db, JobRecord.Columns.failedAt.set(to: now), Column("last_error").set(to: reason))
                     parked.append((outcome.job, reason))
+                    labels.append((outcome.job.kind, "failed"))
                 }
             }
-            return parked
+            return (parked, labels)
         }
-        for outcome in outcomes {
-            let label: String =
-                switch outcome.result {
-                case .done: "done"
-                case .retry where outcome.job.attempts < maxAttempts: "retry"
-                case .retry, .failed: "failed"
-                }
-            Counter(label: "pinhole_jobs_runs_total", dimensions: [("kind", outcome.job.kind), ("outcome", label)])
+        for label in labels {
+            Counter(label: "pinhole_jobs_runs_total", dimensions: [("kind", label.kind), ("outcome", label.outcome)])
                 .increment()
         }
         for (job, reason) in parked {
