@@ -1,8 +1,10 @@
+import AsyncHTTPClient
 import Configuration
 import Contracts
 import Hummingbird
 import Prometheus
 import ServiceKit
+import ServiceLifecycle
 
 /// Builds the alerts application; `App.swift` runs it, tests drive it in process.
 func buildApplication(
@@ -15,14 +17,17 @@ func buildApplication(
 
 /// The alerts router and its long-running jobs.
 func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts<ServiceRequestContext> {
+    let settings = try AlertsSettings(reader: reader)
     let database = try runtime.openDatabase(registerMigrations: AlertsStore.registerMigrations)
     let store = AlertsStore(database: database)
+    let jobs = runtime.makeJobQueue()
 
     var inbox = EventInbox(clock: runtime.clock)
-    inbox.on(FriendRequestSent.self, apply: AlertsStore.friendRequestSent)
-    inbox.on(FriendRequestAccepted.self, apply: AlertsStore.friendRequestAccepted)
+    inbox.on(FriendRequestSent.self) { try AlertsStore.friendRequestSent($0, jobs: jobs, in: $1) }
+    inbox.on(FriendRequestAccepted.self) { try AlertsStore.friendRequestAccepted($0, jobs: jobs, in: $1) }
     inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
     inbox.on(SessionEnded.self, apply: AlertsStore.sessionEnded)
+    inbox.mirrorBlocks()
     inbox.onUserDeleted(erase: AlertsStore.erase)
 
     let (router, routes) = runtime.makeRoutes(database: database)
@@ -30,5 +35,13 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     NotificationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     DevicesController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
     PreferencesController(store: store, clock: runtime.clock).addRoutes(to: routes)
-    return ServiceParts(router: router)
+
+    let push = try PushClients(settings: settings, clock: runtime.clock)
+    push.logProviders(runtime.logger)
+    var runner = runtime.makeJobRunner(database: database, queue: jobs, concurrency: settings.pushConcurrency)
+    PushDelivery(
+        store: store, senders: push.senders, expo: push.expo, receiptDelay: settings.expo?.receiptDelay ?? 900,
+        jobs: jobs, clock: runtime.clock, logger: runtime.logger
+    ).register(on: &runner)
+    return ServiceParts(router: router, services: [runner, push])
 }

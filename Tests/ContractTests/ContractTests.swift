@@ -270,6 +270,15 @@ import Testing
                         """, arguments: [alice, bob])
             },
             then: { db in try String.fetchOne(db, sql: "SELECT status FROM streak") == "broken" }),
+        "user.blocked → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM kit_block WHERE blocker_id = ? AND blocked_id = ?",
+                arguments: [bob, alice])
+                == 1
+        }),
+        "user.unblocked → alerts": Effect(then: { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_block") == 0
+        }),
         "user.unblocked → feed": Effect(then: { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_block") == 0
         }),

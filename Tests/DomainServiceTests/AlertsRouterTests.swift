@@ -18,7 +18,8 @@ import Testing
             id: id, type: FriendRequestSent.eventType, source: .streak, occurredAt: date,
             payload: FriendRequestSent(
                 requestId: UUID().uuidString.lowercased(), fromUserId: from, fromDisplayName: "Bob", toUserId: to))
-        try await harness.database().write { db in try AlertsStore.friendRequestSent(envelope, in: db) }
+        let jobs = JobQueue(clock: harness.clock)
+        try await harness.database().write { db in try AlertsStore.friendRequestSent(envelope, jobs: jobs, in: db) }
     }
 
     @Test func theNotificationCentreListsCountsAndMarksRead() async throws {
@@ -103,8 +104,10 @@ import Testing
             #expect(try again.json(Device.self).lastRefreshedAt > device.lastRefreshedAt)
 
             // FCM with SkateHubba's fields, from Alice's other session, and StreakSnap's Expo route.
+            harness.clock.advance(by: 1)
             let fcm = DeviceRegistration(provider: .fcm, token: Self.fcmToken, platform: "android", deviceId: "pixel-1")
             #expect(try await client.post("/v1/devices", fcm, token: alicePad).status == .created)
+            harness.clock.advance(by: 1)
             let expo = try await client.send(
                 .put, "/v1/me/push-token", PushTokenUpdate(pushToken: "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]"),
                 token: alice)
@@ -274,7 +277,10 @@ import Testing
                 payload: FriendRequestAccepted(
                     requestId: "r1", fromUserId: Self.alice, toUserId: Self.bob, toDisplayName: "Bob",
                     streakId: "57ea0000-0000-4000-8000-000000000001"))
-            try await harness.database().write { db in try AlertsStore.friendRequestAccepted(accepted, in: db) }
+            let jobs = JobQueue(clock: harness.clock)
+            try await harness.database().write { db in
+                try AlertsStore.friendRequestAccepted(accepted, jobs: jobs, in: db)
+            }
             for offset in 0..<3 {
                 try await deliver(
                     harness, id: UUID(), from: Self.bob, to: Self.alice, at: Date().addingTimeInterval(Double(offset)))

@@ -42,6 +42,8 @@ public final class Stack: Sendable {
         // Notice a rotated key, and a logout at the other services, within a second.
         environment[ConfigKeys.environmentName("auth.keysReloadSeconds")] = "1"
         environment[ConfigKeys.environmentName("token.sessionCheckSeconds")] = "1"
+        // Nothing leaves this machine: Expo (on by default, it needs no key) is off.
+        environment[ConfigKeys.environmentName("alerts.expo.enabled")] = "false"
         if publicTLS {
             environment["PUBLIC_TLS_CERTIFICATE"] = directory.url.appendingPathComponent("pki/public.crt").path
             environment["PUBLIC_TLS_KEY"] = directory.url.appendingPathComponent("pki/public.key").path

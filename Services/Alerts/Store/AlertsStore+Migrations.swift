@@ -1,4 +1,5 @@
 import GRDB
+import ServiceKit
 
 extension AlertsStore {
     /// Append-only; never edit a migration that has shipped.
@@ -70,5 +71,21 @@ extension AlertsStore {
                 table.primaryKey(["user_id", "type"])
             }
         }
+
+        migrator.registerMigration("alerts.v5.push-deliveries") { db in
+            try db.create(table: "push_delivery") { table in
+                table.column("notification_id", .text).notNull()
+                    .references("notification", column: "id", onDelete: .cascade)
+                table.column("device_id", .text).notNull().references("device", column: "id", onDelete: .cascade)
+                table.column("provider", .text).notNull()
+                table.column("status", .text).notNull()
+                table.column("provider_id", .text)
+                table.column("detail", .text)
+                table.column("at", .datetime).notNull()
+                table.primaryKey(["notification_id", "device_id"])
+            }
+            try db.create(index: "push_delivery_by_device", on: "push_delivery", columns: ["device_id"])
+        }
+        BlockMirror.registerMigration(&migrator)
     }
 }

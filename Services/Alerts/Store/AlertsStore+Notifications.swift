@@ -53,9 +53,11 @@ extension AlertsStore {
 
     /// Stores the notification of `type` an event makes for `user`, once per event: title, body
     /// and link rendered from the catalog with `values` (and `actor`, the actor's display name).
+    /// Its push is scheduled in the same transaction, so a committed notification is pushed
+    /// even if alerts dies right after.
     static func insert(
         _ type: NotificationType, for user: String, values: [String: String], data: [String: String],
-        actor: (id: String, name: String)?, event: EventHeader, in db: Database
+        actor: (id: String, name: String)?, event: EventHeader, jobs: JobQueue, in db: Database
     ) throws {
         let kind = NotificationCatalog.kind(of: type)
         var values = values.merging(data) { own, _ in own }
@@ -68,23 +70,30 @@ extension AlertsStore {
             link: kind.link.map { NotificationKind.render($0, values) }, actorId: actor?.id, sourceEventId: id,
             createdAt: event.occurredAt, readAt: nil
         ).insert(db, onConflict: .ignore)
+        if db.changesCount > 0 {
+            try jobs.schedule(PushDelivery.kind, key: id, payload: PushDelivery.Job(notificationId: id), in: db)
+        }
     }
 
     /// `friend_request.sent` → "X wants to be friends" for the recipient.
-    static func friendRequestSent(_ envelope: EventEnvelope<FriendRequestSent>, in db: Database) throws {
+    static func friendRequestSent(
+        _ envelope: EventEnvelope<FriendRequestSent>, jobs: JobQueue, in db: Database
+    ) throws {
         let event = envelope.payload
         try insert(
             .friendRequest, for: event.toUserId, values: [:],
             data: ["requestId": event.requestId, "fromUserId": event.fromUserId],
-            actor: (event.fromUserId, event.fromDisplayName), event: envelope.header, in: db)
+            actor: (event.fromUserId, event.fromDisplayName), event: envelope.header, jobs: jobs, in: db)
     }
 
     /// `friend_request.accepted` → "X accepted" for the sender.
-    static func friendRequestAccepted(_ envelope: EventEnvelope<FriendRequestAccepted>, in db: Database) throws {
+    static func friendRequestAccepted(
+        _ envelope: EventEnvelope<FriendRequestAccepted>, jobs: JobQueue, in db: Database
+    ) throws {
         let event = envelope.payload
         try insert(
             .friendAccepted, for: event.fromUserId, values: [:],
             data: ["requestId": event.requestId, "streakId": event.streakId, "userId": event.toUserId],
-            actor: (event.toUserId, event.toDisplayName), event: envelope.header, in: db)
+            actor: (event.toUserId, event.toDisplayName), event: envelope.header, jobs: jobs, in: db)
     }
 }

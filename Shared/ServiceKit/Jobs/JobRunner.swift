@@ -19,16 +19,17 @@ public struct JobAttempt: Sendable {
 /// a batch of jobs costs one disk sync however many rows each writes.
 public struct JobCompletion: Sendable {
     let record: (@Sendable (Database) throws -> Void)?
-    let retry: (after: TimeInterval, reason: String)?
+    let retry: (after: TimeInterval?, reason: String)?
 
     /// Done; `record` (if any) commits with the job's removal.
     public static func done(recording record: (@Sendable (Database) throws -> Void)? = nil) -> JobCompletion {
         JobCompletion(record: record, retry: nil)
     }
 
-    /// Part of the work is left: run again after `seconds`; `record` keeps what was done.
+    /// Part of the work is left: run again after `seconds` (nil: the runner's backoff for this
+    /// attempt); `record` keeps what was done.
     public static func retry(
-        after seconds: TimeInterval, _ reason: String, recording record: (@Sendable (Database) throws -> Void)? = nil
+        after seconds: TimeInterval?, _ reason: String, recording record: (@Sendable (Database) throws -> Void)? = nil
     ) -> JobCompletion {
         JobCompletion(record: record, retry: (seconds, reason))
     }
@@ -138,8 +139,9 @@ public struct JobRunner: Service {
     }
 
     /// Runs one batch of due jobs; returns true when the batch was full (more may be due).
+    /// The service does this on its own; tests and tools call it to run what is due now.
     @discardableResult
-    func runDue() async -> Bool {
+    public func runDue() async -> Bool {
         let now = queue.clock.now()
         let claimed: [JobRecord]
         do {
@@ -204,7 +206,11 @@ public struct JobRunner: Service {
             guard let retry = completion.retry else {
                 return Outcome(job: job, result: .done, record: completion.record)
             }
-            return Outcome(job: job, result: .retry(after: retry.after, retry.reason), record: completion.record)
+            let delay =
+                retry.after
+                ?? OutboxDispatcher.backoff(
+                    afterAttempts: job.attempts, maxBackoff: maxBackoff, jitter: entropy.unitInterval())
+            return Outcome(job: job, result: .retry(after: delay, retry.reason), record: completion.record)
         } catch JobFailure.permanent(let reason) {
             return Outcome(job: job, result: .failed(reason))
         } catch JobFailure.retry(let seconds, let reason) {

@@ -137,6 +137,16 @@ public struct ServiceRuntime: Sendable {
             database: database, client: client, outbox: outbox, maxBackoff: settings.outboxMaxBackoff, logger: logger)
     }
 
+    /// The durable job queue of this service (schedule in transactions on its database).
+    public func makeJobQueue() -> JobQueue {
+        JobQueue(clock: clock)
+    }
+
+    /// The lifecycle service that runs the jobs of `queue`; register handlers on it first.
+    public func makeJobRunner(database: DatabasePool, queue: JobQueue, concurrency: Int = 16) -> JobRunner {
+        JobRunner(database: database, queue: queue, entropy: entropy, concurrency: concurrency, logger: logger)
+    }
+
     /// A readiness check that the database answers.
     public static func databaseCheck(_ database: DatabasePool) -> HealthController.Check {
         {

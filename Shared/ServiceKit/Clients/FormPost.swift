@@ -3,12 +3,12 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-import ServiceKit
 
-/// A form POST to an outside provider (Apple, Twilio): 10 s timeout, at most 1 MiB read back,
-/// and any transport failure a 503 naming the provider (never the library's error text).
-enum FormPost {
-    static func send(
+/// A form POST to an outside provider (Apple, Twilio, Google's OAuth token endpoint): 10 s
+/// timeout, at most 1 MiB read back, and any transport failure a 503 naming the provider (never
+/// the library's error text).
+public enum FormPost {
+    public static func send(
         _ fields: [String: String], to url: String, authorization: String? = nil, provider: String,
         http: HTTPClient
     ) async throws -> InternalResponse {
@@ -28,7 +28,7 @@ enum FormPost {
 
     /// `application/x-www-form-urlencoded`, keys sorted, everything but unreserved characters
     /// percent-encoded.
-    static func encode(_ fields: [String: String]) -> String {
+    public static func encode(_ fields: [String: String]) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return fields.sorted { $0.key < $1.key }.map { key, value in

@@ -1,0 +1,91 @@
+import Configuration
+import Foundation
+import ServiceKit
+
+/// Alerts' own settings: the push providers. A provider without its credentials is off, and
+/// its devices are kept but not pushed to (logged once at start).
+///
+/// Keys:
+/// - `alerts.apns.keyFile` (a `.p8` file, secret), `alerts.apns.keyId`, `alerts.apns.teamId`:
+///   APNs token-based authentication; all three turn APNs on.
+/// - `alerts.apns.productionUrl` (default `https://api.push.apple.com`),
+///   `alerts.apns.sandboxUrl` (default `https://api.sandbox.push.apple.com`): where a device's
+///   pushes go, by the environment it registered with.
+/// - `alerts.fcm.serviceAccountFile` (secret): the Firebase service account's JSON key
+///   (`project_id`, `client_email`, `private_key`, `token_uri`); turns FCM on.
+/// - `alerts.fcm.baseUrl` (default `https://fcm.googleapis.com`), `alerts.fcm.tokenUrl`
+///   (default: the key's `token_uri`).
+/// - `alerts.expo.enabled` (default true), `alerts.expo.baseUrl` (default `https://exp.host`),
+///   `alerts.expo.accessToken` (secret, optional: Expo's enhanced push security),
+///   `alerts.expo.receiptDelaySeconds` (default 900): when push receipts are fetched.
+/// - `alerts.push.trustRootsFile` (optional): extra PEM certificate authorities trusted for the
+///   providers (a TLS-inspecting proxy, or local fakes).
+/// - `alerts.push.concurrency` (default 32): notifications delivered at the same time.
+struct AlertsSettings: Sendable {
+    struct APNs: Sendable {
+        var keyFile: URL
+        var keyID: String
+        var teamID: String
+        var productionURL: String
+        var sandboxURL: String
+    }
+
+    struct FCM: Sendable {
+        var serviceAccountFile: URL
+        var baseURL: String
+        var tokenURL: String?
+    }
+
+    struct Expo: Sendable {
+        var baseURL: String
+        var accessToken: String?
+        var receiptDelay: TimeInterval
+    }
+
+    let apns: APNs?
+    let fcm: FCM?
+    let expo: Expo?
+    let trustRootsFile: URL?
+    let pushConcurrency: Int
+
+    init(reader: ConfigReader) throws {
+        let keyFile = reader.string(forKey: "alerts.apns.keyFile", isSecret: true)
+        let keyID = reader.string(forKey: "alerts.apns.keyId")
+        let teamID = reader.string(forKey: "alerts.apns.teamId")
+        if let keyFile, let keyID, let teamID {
+            self.apns = APNs(
+                keyFile: URL(fileURLWithPath: keyFile), keyID: keyID, teamID: teamID,
+                productionURL: Self.base(
+                    reader.string(forKey: "alerts.apns.productionUrl", default: "https://api.push.apple.com")),
+                sandboxURL: Self.base(
+                    reader.string(forKey: "alerts.apns.sandboxUrl", default: "https://api.sandbox.push.apple.com")))
+        } else if keyFile != nil || keyID != nil || teamID != nil {
+            throw ConfigurationError("APNs needs all of alerts.apns.keyFile, alerts.apns.keyId and alerts.apns.teamId")
+        } else {
+            self.apns = nil
+        }
+        if let file = reader.string(forKey: "alerts.fcm.serviceAccountFile", isSecret: true) {
+            self.fcm = FCM(
+                serviceAccountFile: URL(fileURLWithPath: file),
+                baseURL: Self.base(reader.string(forKey: "alerts.fcm.baseUrl", default: "https://fcm.googleapis.com")),
+                tokenURL: reader.string(forKey: "alerts.fcm.tokenUrl"))
+        } else {
+            self.fcm = nil
+        }
+        if try reader.boolean("alerts.expo.enabled", default: true) {
+            self.expo = Expo(
+                baseURL: Self.base(reader.string(forKey: "alerts.expo.baseUrl", default: "https://exp.host")),
+                accessToken: reader.string(forKey: "alerts.expo.accessToken", isSecret: true),
+                receiptDelay: TimeInterval(
+                    try reader.integer("alerts.expo.receiptDelaySeconds", default: 900, in: 1...86_400)))
+        } else {
+            self.expo = nil
+        }
+        self.trustRootsFile = reader.string(forKey: "alerts.push.trustRootsFile").map { URL(fileURLWithPath: $0) }
+        self.pushConcurrency = try reader.integer("alerts.push.concurrency", default: 32, in: 1...1024)
+    }
+
+    private static func base(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+}

@@ -1,0 +1,61 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// What push delivery reads and writes: the message for a notification and the devices still
+/// waiting for it.
+extension AlertsStore {
+    /// A notification ready to push, and the devices that have not had it.
+    struct PushPlan: Sendable {
+        var message: PushMessage
+        var userId: String
+        var devices: [DeviceRecord]
+    }
+
+    /// How long a notification is worth pushing after it was made.
+    static let pushLifetime: TimeInterval = 86_400
+
+    /// The plan for notification `id`, or nil when nothing is to be pushed: it is gone (deleted,
+    /// the user erased) or already read, the user turned its type off, a block stands between
+    /// the user and its actor, or it is older than a day.
+    func pushPlan(for id: String, now: Date) async throws -> PushPlan? {
+        try await database.read { db in
+            guard let notification = try NotificationRecord.fetchOne(db, key: id), notification.readAt == nil,
+                now.timeIntervalSince(notification.createdAt) < Self.pushLifetime
+            else { return nil }
+            let user = notification.userId
+            let kind = NotificationCatalog.kind(of: notification.type)
+            guard try Self.pushPreferences(of: user, in: db)[notification.type] ?? kind.pushByDefault else {
+                return nil
+            }
+            if let actor = notification.actorId, try BlockMirror.isBlocked(actor, user, in: db) { return nil }
+            let devices = try DeviceRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM device WHERE user_id = ?
+                    AND id NOT IN (SELECT device_id FROM push_delivery WHERE notification_id = ?)
+                    ORDER BY id
+                    """, arguments: [user, id])
+            let contract = notification.contract
+            let message = PushMessage(
+                notificationId: id, type: notification.type, title: notification.title, body: notification.body,
+                link: notification.link, data: contract.data,
+                badge: try NotificationRecord.all().of(user).unread().fetchCount(db), critical: kind.critical,
+                threadId: contract.data["streakId"] ?? contract.data["challengeId"],
+                expiresAt: notification.createdAt.addingTimeInterval(Self.pushLifetime))
+            return PushPlan(message: message, userId: user, devices: devices)
+        }
+    }
+
+    /// Removes a device whose token the provider called dead, unless it was registered again
+    /// since (same id, another token: never; a moved token has a new id).
+    static func removeDeadDevice(id: String, token: String, in db: Database) throws {
+        try DeviceRecord.filter(key: id).filter(DeviceRecord.Columns.token == token).deleteAll(db)
+    }
+
+    /// Removes the devices with these ids (Expo receipts name devices by ticket).
+    static func removeDevices(ids: [String], in db: Database) throws {
+        try DeviceRecord.filter(keys: ids).deleteAll(db)
+    }
+}

@@ -1,0 +1,33 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `push_delivery`: what a provider answered for one notification on one device.
+/// Written in the transaction that completes the delivery job, so a device that has a row is
+/// never pushed that notification again.
+struct PushDeliveryRecord: ServiceRecord {
+    static let databaseTableName = "push_delivery"
+
+    enum Status: String, Codable, DatabaseValueConvertible {
+        /// The provider accepted it.
+        case delivered
+        /// The provider refused this message for this device for good.
+        case failed
+    }
+
+    var notificationId: String
+    var deviceId: String
+    var provider: PushProvider
+    var status: Status
+    /// The provider's id (`apns-id`, FCM's message name, Expo's ticket id).
+    var providerId: String?
+    var detail: String?
+    var at: Date
+
+    /// The columns queries name.
+    enum Columns: String, ColumnExpression {
+        case notificationId = "notification_id"
+        case deviceId = "device_id"
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import AlertsService
+
+/// Push delivery against local fakes of APNs, FCM and Expo speaking their real protocols (APNs
+/// and FCM over HTTP/2 with TLS), driven by running the alerts job runner by hand.
+@Suite(.serialized) struct PushDeliveryTests {
+    static let alice = "00000000-0000-4000-8000-00000000000a"
+    static let bob = "00000000-0000-4000-8000-00000000000b"
+    static let apnsToken = String(repeating: "a1", count: 32)
+    static let fcmToken = "fcm:APA91b" + String(repeating: "Zq9_-x", count: 20)
+    static let expoToken = "ExponentPushToken[alice-phone-0001]"
+
+    /// Alerts with every provider pointed at `fake`, and its job runner.
+    struct Setup: Sendable {
+        let harness: ServiceHarness
+        let runner: JobRunner
+        let push: PushClients
+        let fake: FakePushProviders
+
+        /// Starts the fakes and alerts' router, runs `body` with a client of the router, then stops
+        /// the fakes and the providers' HTTP client.
+        static func run(_ body: @escaping @Sendable (Setup, any TestClientProtocol) async throws -> Void) async throws {
+            let fakeDirectory = try TestDataDirectory.make()
+            defer { fakeDirectory.remove() }
+            let fake = try await FakePushProviders.start(directory: fakeDirectory)
+            let harness = try ServiceHarness(
+                .alerts,
+                config: [
+                    "alerts.apns.keyFile": fake.apnsKeyFile.path, "alerts.apns.keyId": fake.keyID,
+                    "alerts.apns.teamId": fake.teamID, "alerts.apns.sandboxUrl": fake.url,
+                    "alerts.apns.productionUrl": fake.url,
+                    "alerts.fcm.serviceAccountFile": fake.serviceAccountFile.path,
+                    "alerts.fcm.baseUrl": fake.url, "alerts.expo.baseUrl": fake.url,
+                    "alerts.expo.receiptDelaySeconds": "60", "alerts.push.trustRootsFile": fake.caFile.path,
+                ])
+            let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+            let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
+            let push = try #require(parts.services.compactMap { $0 as? PushClients }.first)
+            let setup = Setup(harness: harness, runner: runner, push: push, fake: fake)
+            do {
+                try await harness.test(parts) { client in try await body(setup, client) }
+            } catch {
+                try? await push.http.shutdown()
+                await fake.stop()
+                throw error
+            }
+            try? await push.http.shutdown()
+            await fake.stop()
+        }
+
+        /// Registers Alice's three devices (one per provider).
+        func registerAlicesDevices(_ client: any TestClientProtocol) async throws -> String {
+            let alice = try await harness.token(for: PushDeliveryTests.alice)
+            let registrations = [
+                DeviceRegistration(
+                    provider: .apns, token: PushDeliveryTests.apnsToken, bundleId: "com.example.skatehubba",
+                    environment: .sandbox),
+                DeviceRegistration(provider: .fcm, token: PushDeliveryTests.fcmToken, platform: "android"),
+                DeviceRegistration(provider: .expo, token: PushDeliveryTests.expoToken),
+            ]
+            for registration in registrations {
+                #expect(try await client.post("/v1/devices", registration, token: alice).status == .created)
+            }
+            return alice
+        }
+
+        /// Bob's friend request to Alice, applied as alerts' inbox does; returns the notification id.
+        @discardableResult
+        func friendRequest(id: UUID = UUID(), from: String = PushDeliveryTests.bob) async throws -> String {
+            let envelope = EventEnvelope(
+                id: id, type: FriendRequestSent.eventType, source: .streak, occurredAt: harness.clock.now(),
+                payload: FriendRequestSent(
+                    requestId: UUID().uuidString.lowercased(), fromUserId: from, fromDisplayName: "Bob",
+                    toUserId: PushDeliveryTests.alice))
+            let jobs = JobQueue(clock: harness.clock)
+            try await harness.database().write { db in try AlertsStore.friendRequestSent(envelope, jobs: jobs, in: db) }
+            return id.uuidString.lowercased()
+        }
+
+        func devices() throws -> [String] {
+            try harness.database().read { db in
+                try String.fetchAll(db, sql: "SELECT provider FROM device ORDER BY provider")
+            }
+        }
+    }
+
+    @Test func aNotificationReachesAPNsFCMAndExpoOnceEachWithItsLinkAndBadge() async throws {
+        try await Setup.run { setup, client in
+            _ = try await setup.registerAlicesDevices(client)
+            let id = try await setup.friendRequest()
+            await setup.runner.runDue()
+            let pushes = setup.fake.pushes
+            #expect(pushes.map(\.provider).sorted() == ["apns", "expo", "fcm"])
+
+            let apns = try #require(pushes.first { $0.provider == "apns" })
+            #expect(apns.token == Self.apnsToken)
+            #expect(apns.http2)
+            #expect(apns.headers["apns-topic"] == "com.example.skatehubba")
+            #expect(apns.headers["apns-priority"] == "10")
+            #expect(apns.headers["apns-collapse-id"] == id)
+            #expect(apns.headers["apns-expiration"].flatMap(Int.init) ?? 0 > Int(Date().timeIntervalSince1970))
+            let aps = try #require(apns.body["aps"] as? [String: any Sendable])
+            let alert = try #require(aps["alert"] as? [String: any Sendable])
+            #expect(alert["title"] as? String == "New friend request")
+            #expect(alert["body"] as? String == "Bob wants to be friends")
+            #expect(aps["badge"] as? Double == 1)
+            #expect(apns.body["link"] as? String == "/friends/requests")
+            #expect(apns.body["type"] as? String == "friend_request")
+
+            let fcm = try #require(pushes.first { $0.provider == "fcm" })
+            #expect(fcm.http2)
+            let data = try #require(fcm.body["data"] as? [String: any Sendable])
+            #expect(data["link"] as? String == "/friends/requests")
+            #expect(data["notificationId"] as? String == id)
+            let android = try #require(fcm.body["android"] as? [String: any Sendable])
+            #expect((android["notification"] as? [String: any Sendable])?["channel_id"] as? String == "friend_request")
+
+            let expo = try #require(pushes.first { $0.provider == "expo" })
+            #expect(expo.token == Self.expoToken)
+            #expect(expo.body["title"] as? String == "New friend request")
+
+            // Each device had it once: running again sends nothing more.
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.count == 3)
+            let rows = try await setup.harness.database().read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM push_delivery WHERE status = 'delivered'")
+            }
+            #expect(rows == 3)
+        }
+    }
+
+    @Test func deadTokensRemoveTheirDevicesAtEveryProvider() async throws {
+        try await Setup.run { setup, client in
+            _ = try await setup.registerAlicesDevices(client)
+            setup.fake.refuse(Self.apnsToken, status: 410, body: #"{"reason":"Unregistered"}"#)
+            setup.fake.refuse(
+                Self.fcmToken, status: 404,
+                body:
+                    #"{"error":{"code":404,"status":"NOT_FOUND","message":"Requested entity was not found.","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
+            )
+            setup.fake.refuse(Self.expoToken, status: 200, body: "")
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            #expect(try await setup.devices().isEmpty)
+            #expect(setup.fake.pushes.isEmpty)
+        }
+    }
+
+    @Test(arguments: [
+        ("apns", 400, #"{"reason":"BadDeviceToken"}"#, true),
+        ("apns", 400, #"{"reason":"DeviceTokenNotForTopic"}"#, true),
+        ("apns", 413, #"{"reason":"PayloadTooLarge"}"#, false),
+        (
+            "fcm", 400,
+            #"{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"The registration token is not a valid FCM registration token"}}"#,
+            true
+        ),
+        (
+            "fcm", 400,
+            #"{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"Invalid JSON payload received."}}"#, false
+        ),
+        (
+            "fcm", 403,
+            #"{"error":{"code":403,"status":"PERMISSION_DENIED","details":[{"errorCode":"SENDER_ID_MISMATCH"}]}}"#, true
+        ),
+    ])
+    func aRefusalRemovesTheDeviceOnlyWhenItIsAboutTheToken(
+        provider: String, status: Int, body: String, removes: Bool
+    ) async throws {
+        try await Setup.run { setup, client in
+            _ = try await setup.registerAlicesDevices(client)
+            setup.fake.refuse(provider == "apns" ? Self.apnsToken : Self.fcmToken, status: status, body: body)
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            #expect(try await setup.devices().contains(provider) == !removes)
+            // A final refusal is recorded, never retried.
+            setup.harness.clock.advance(by: 3600)
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.count == 2)
+            let failed = try await setup.harness.database().read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM push_delivery WHERE status = 'failed'")
+            }
+            #expect(failed == (removes ? 0 : 1))
+        }
+    }
+
+    @Test func rateLimitsRetryOnlyTheDevicesStillWaitingAfterRetryAfter() async throws {
+        try await Setup.run { setup, client in
+            _ = try await setup.registerAlicesDevices(client)
+            setup.fake.throttle(next: 2)
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.count == 1)
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.count == 1)  // Retry-After: 1 has not passed
+            setup.harness.clock.advance(by: 1)
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.map(\.provider).sorted() == ["apns", "expo", "fcm"])
+            setup.harness.clock.advance(by: 60)
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.count == 3)
+        }
+    }
+
+    @Test func manyNotificationsShareOneConnectionAndOneCredentialPerProvider() async throws {
+        try await Setup.run { setup, client in
+            _ = try await setup.registerAlicesDevices(client)
+            for _ in 0..<40 { try await setup.friendRequest() }
+            await setup.runner.runDue()
+            let pushes = setup.fake.pushes
+            #expect(pushes.count == 120)
+            #expect(Set(pushes.filter { $0.provider == "apns" }.map(\.connection)).count == 1)
+            #expect(pushes.allSatisfy { $0.http2 })
+            #expect(setup.fake.providerTokensSeen == 1)
+            #expect(setup.fake.accessTokensGranted == 1)
+            // Badges count up with the unread notifications.
+            let badges = pushes.filter { $0.provider == "apns" }.compactMap {
+                ($0.body["aps"] as? [String: any Sendable])?["badge"] as? Double
+            }
+            #expect(badges.max() == 40)
+
+            // Past 50 minutes the APNs provider token is renewed; the FCM access token lives
+            // until a minute before Google's `expires_in` (3,599 s here).
+            setup.harness.clock.advance(by: 51 * 60)
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            #expect(setup.fake.providerTokensSeen == 2)
+            #expect(setup.fake.accessTokensGranted == 1)
+            setup.harness.clock.advance(by: 8 * 60)
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            #expect(setup.fake.providerTokensSeen == 2)
+            #expect(setup.fake.accessTokensGranted == 2)
+            #expect(setup.fake.refusedAuthorizations == 0)
+        }
+    }
+
+    @Test func nothingIsPushedForATypeTurnedOffAReadNotificationOrABlockedSender() async throws {
+        try await Setup.run { setup, client in
+            let alice = try await setup.registerAlicesDevices(client)
+            _ = try await client.send(
+                .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["friend_request": false]),
+                token: alice)
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.isEmpty)
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: alice).json(UnreadCount.self).count == 1)
+
+            _ = try await client.send(
+                .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["friend_request": true]),
+                token: alice)
+            try await setup.harness.database().write { db in
+                try BlockMirror.apply(UserBlocked(blockerId: Self.alice, blockedId: Self.bob), in: db)
+            }
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.isEmpty)
+
+            // Read in the app before the push went (a provider was down): not pushed later.
+            setup.fake.throttle(next: 3)
+            let carol = "00000000-0000-4000-8000-00000000000c"
+            let id = try await setup.friendRequest(from: carol)
+            await setup.runner.runDue()
+            #expect(try await client.request(.post, "/v1/notifications/\(id)/read", token: alice).status == .ok)
+            setup.harness.clock.advance(by: 60)
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.isEmpty)
+        }
+    }
+
+    @Test func expoReceiptsRemoveDevicesTheyCallUnregistered() async throws {
+        try await Setup.run { setup, client in
+            _ = try await setup.registerAlicesDevices(client)
+            setup.fake.failAtReceipt(Self.expoToken)
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            #expect(try await setup.devices() == ["apns", "expo", "fcm"])
+            setup.harness.clock.advance(by: 61)
+            await setup.runner.runDue()
+            #expect(try await setup.devices() == ["apns", "fcm"])
+        }
+    }
+}
