@@ -308,4 +308,34 @@ import Testing
         }
         #expect(left == ["c"])
     }
+
+    @Test func aPostponedJobRunsAtItsNewTimeWithoutSpendingAnAttempt() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let runs = Mutex<[Int]>([])
+        var runner = JobRunner(
+            database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "jobs"), maxAttempts: 2,
+            logger: Logger(label: "test"))
+        let wake = fixture.clock.now().addingTimeInterval(8 * 3600)
+        runner.complete("remind") { (_: Reminder, attempt) in
+            let count = runs.withLock { runs in
+                runs.append(attempt.number)
+                return runs.count
+            }
+            // Postponed three times, more than `maxAttempts`: none of them is a failure.
+            return count <= 3 ? .postpone(until: wake) : .done()
+        }
+        #expect(try await fixture.schedule("at night", key: "q"))
+        await runner.runDue()
+        fixture.clock.advance(by: 8 * 3600 - 1)
+        await runner.runDue()
+        #expect(runs.withLock { $0 } == [1])
+        for _ in 0..<3 {
+            fixture.clock.advance(by: 1)
+            await runner.runDue()
+        }
+        #expect(runs.withLock { $0 } == [1, 1, 1, 1])
+        #expect(try await fixture.rows() == 0)
+        #expect(try await runner.stats()["remind"]?.failed == 0)
+    }
 }

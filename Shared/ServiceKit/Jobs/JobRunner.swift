@@ -20,10 +20,26 @@ public struct JobAttempt: Sendable {
 public struct JobCompletion: Sendable {
     let record: (@Sendable (Database) throws -> Void)?
     let retry: (after: TimeInterval?, reason: String)?
+    let postponedUntil: Date?
+
+    init(
+        record: (@Sendable (Database) throws -> Void)?, retry: (after: TimeInterval?, reason: String)?,
+        postponedUntil: Date? = nil
+    ) {
+        self.record = record
+        self.retry = retry
+        self.postponedUntil = postponedUntil
+    }
 
     /// Done; `record` (if any) commits with the job's removal.
     public static func done(recording record: (@Sendable (Database) throws -> Void)? = nil) -> JobCompletion {
         JobCompletion(record: record, retry: nil)
+    }
+
+    /// Not yet (the user's quiet hours, say): due again at `date`. Nothing failed, so the run
+    /// does not count against the job's attempts.
+    public static func postpone(until date: Date) -> JobCompletion {
+        JobCompletion(record: nil, retry: nil, postponedUntil: date)
     }
 
     /// Part of the work is left: run again after `seconds` (nil: the runner's backoff for this
@@ -57,7 +73,7 @@ public enum JobFailure: Error, Sendable {
 ///
 /// `/metrics` shows, per kind: `pinhole_jobs_due` (due, not run yet), `pinhole_jobs_late`
 /// (due longer than `lateAfter` ago), `pinhole_jobs_failed` (parked), and the counters
-/// `pinhole_jobs_runs_total{outcome=done|retry|failed}`.
+/// `pinhole_jobs_runs_total{outcome=done|retry|postponed|failed}`.
 public struct JobRunner: Service {
     public typealias Handler = @Sendable (_ payload: Data, _ attempt: JobAttempt) async throws -> JobCompletion
 
@@ -131,6 +147,7 @@ public struct JobRunner: Service {
         enum Result: Sendable {
             case done
             case retry(after: TimeInterval, String)
+            case postponed(until: Date)
             case failed(String)
         }
         var job: JobRecord
@@ -203,6 +220,7 @@ public struct JobRunner: Service {
         do {
             let completion = try await handler(
                 job.payload, JobAttempt(key: job.key, number: job.attempts, dueAt: job.dueAt))
+            if let date = completion.postponedUntil { return Outcome(job: job, result: .postponed(until: date)) }
             guard let retry = completion.retry else {
                 return Outcome(job: job, result: .done, record: completion.record)
             }
@@ -255,6 +273,11 @@ public struct JobRunner: Service {
                         db, JobRecord.Columns.dueAt.set(to: now.addingTimeInterval(max(0, seconds))),
                         Column("last_error").set(to: reason))
                     labels.append((outcome.job.kind, "retry"))
+                case .postponed(let date):
+                    try row.updateAll(
+                        db, JobRecord.Columns.dueAt.set(to: date),
+                        Column("attempts").set(to: max(0, outcome.job.attempts - 1)))
+                    labels.append((outcome.job.kind, "postponed"))
                 case .retry(_, let reason), .failed(let reason):
                     try row.updateAll(
                         db, JobRecord.Columns.failedAt.set(to: now), Column("last_error").set(to: reason))

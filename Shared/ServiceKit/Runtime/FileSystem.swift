@@ -47,6 +47,25 @@ public enum FileSystem {
         return bytes
     }
 
+    /// Reads a secret an operator put in place (a provider's private key), refusing one that
+    /// group or others can read, as ssh does: such a key may already have leaked.
+    public static func readSecret(_ file: URL, what: String) throws -> Data {
+        let mode: Int
+        do {
+            mode = try permissions(of: file)
+        } catch {
+            throw ConfigurationError("\(what) \(file.path) cannot be read")
+        }
+        guard mode & 0o077 == 0 else {
+            throw ConfigurationError(
+                "\(what) \(file.path) is readable by others (mode \(String(mode & 0o777, radix: 8))); chmod 600 it")
+        }
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw ConfigurationError("\(what) \(file.path) cannot be read")
+        }
+        return data
+    }
+
     /// The permission bits of a file, for checks and tests.
     public static func permissions(of file: URL) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
