@@ -366,4 +366,46 @@ import Testing
                     .push.values.allSatisfy { $0 })
         }
     }
+
+    @Test func quietHoursAreSetKeptBesidePushChangesAndCleared() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let alice = try await harness.token(for: Self.alice)
+            let path = "/v1/me/notification-preferences"
+            #expect(try await client.get(path, token: alice).json(NotificationPreferences.self).quietHours == nil)
+
+            let night = QuietHoursSettings(start: "22:00", end: "07:00", timeZone: "Europe/Paris")
+            let set = try await client.send(
+                .put, path, NotificationPreferences(push: [:], quietHours: night), token: alice)
+            #expect(set.status == .ok)
+            let answered = try set.json(NotificationPreferences.self).quietHours
+            #expect(answered == QuietHoursSettings(start: "22:00", end: "07:00", timeZone: "Europe/Paris", mode: .hold))
+
+            // A PUT that does not name quiet hours leaves them alone.
+            _ = try await client.send(.put, path, NotificationPreferences(push: ["new_follower": false]), token: alice)
+            let kept = try await client.get(path, token: alice).json(NotificationPreferences.self)
+            #expect(kept.quietHours?.start == "22:00" && kept.push["new_follower"] == false)
+
+            // Invalid quiet hours are a 400 and change nothing, not even the push choice beside them.
+            for bad in [
+                QuietHoursSettings(start: "22:00", end: "25:00", timeZone: "Europe/Paris"),
+                QuietHoursSettings(start: "08:00", end: "09:00", timeZone: "Moon/Tranquility"),
+            ] {
+                let refused = try await client.send(
+                    .put, path, NotificationPreferences(push: ["new_follower": true], quietHours: bad), token: alice)
+                #expect(refused.status == .badRequest)
+                #expect(refused.error?.code == .validationFailed)
+            }
+            let unchanged = try await client.get(path, token: alice).json(NotificationPreferences.self)
+            #expect(unchanged.quietHours?.timeZone == "Europe/Paris" && unchanged.push["new_follower"] == false)
+
+            // `null` clears them; another user never had them.
+            let cleared = try await client.send(
+                .put, path, NotificationPreferences(push: [:], quietHours: nil, namesQuietHours: true), token: alice)
+            #expect(try cleared.json(NotificationPreferences.self).quietHours == nil)
+            let bob = try await harness.token(for: Self.bob)
+            #expect(try await client.get(path, token: bob).json(NotificationPreferences.self).quietHours == nil)
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import Hummingbird
@@ -287,5 +288,102 @@ import Testing
             await setup.runner.runDue()
             #expect(try await setup.devices() == ["apns", "fcm"])
         }
+    }
+
+    /// Quiet hours from `minutesAgo` before the clock's minute to `minutesAhead` after it, on
+    /// the wall clock of Kolkata (UTC+05:30): the window is the user's own time, not UTC.
+    static func quietHours(
+        around now: Date, minutesAgo: Int = 10, minutesAhead: Int, mode: QuietHoursMode
+    ) -> NotificationPreferences {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Asia/Kolkata")!
+        let parts = calendar.dateComponents([.hour, .minute], from: now)
+        let local = parts.hour! * 60 + parts.minute!
+        let text = { (minutes: Int) in
+            let wrapped = (minutes + 1440) % 1440
+            return String(format: "%02d:%02d", wrapped / 60, wrapped % 60)
+        }
+        return NotificationPreferences(
+            push: [:],
+            quietHours: QuietHoursSettings(
+                start: text(local - minutesAgo), end: text(local + minutesAhead), timeZone: "Asia/Kolkata", mode: mode))
+    }
+
+    @Test func quietHoursHoldAPushUntilTheyEndButNeverADuressAlert() async throws {
+        try await Setup.run { setup, client in
+            let clock = setup.harness.clock
+            clock.set(Date(timeIntervalSince1970: (clock.now().timeIntervalSince1970 / 60).rounded(.down) * 60))
+            let start = clock.now()
+            let alice = try await setup.registerAlicesDevices(client)
+            let set = try await client.send(
+                .put, "/v1/me/notification-preferences",
+                Self.quietHours(around: start, minutesAhead: 30, mode: .hold), token: alice)
+            #expect(set.status == .ok)
+
+            // A duress alert is critical: it goes at once, time-sensitive, quiet hours or not.
+            let header = EventHeader(id: UUID(), type: FriendRequestSent.eventType, source: .streak, occurredAt: start)
+            let jobs = JobQueue(clock: clock)
+            try await setup.harness.database().write { db in
+                try AlertsStore.insert(
+                    .duressAlert, for: Self.alice, values: ["customerRef": "C-12"], data: ["alertId": "a-1"],
+                    actor: nil, event: header, jobs: jobs, in: db)
+            }
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.count == 3)
+            let duress = try #require(setup.fake.pushes.first { $0.provider == "apns" })
+            let aps = try #require(duress.body["aps"] as? [String: any Sendable])
+            #expect(aps["interruption-level"] as? String == "time-sensitive")
+            #expect(duress.body["link"] as? String == "/alerts/a-1")
+
+            // A friend request waits, without spending the job's attempts, until the window ends.
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            clock.advance(by: 29 * 60)
+            await setup.runner.runDue()
+            #expect(setup.fake.pushes.count == 3)
+            let attempts = try await setup.harness.database().read { db in
+                try Int.fetchOne(db, sql: "SELECT attempts FROM kit_job WHERE kind = 'push.notification'")
+            }
+            #expect(attempts == 0)
+            clock.advance(by: 60)
+            await setup.runner.runDue()
+            let held = setup.fake.pushes.dropFirst(3)
+            #expect(held.map(\.provider).sorted() == ["apns", "expo", "fcm"])
+            #expect(held.first { $0.provider == "apns" }?.headers["apns-priority"] == "10")
+
+            // In silent mode it goes at once, without sound or interruption.
+            let silent = try await client.send(
+                .put, "/v1/me/notification-preferences",
+                Self.quietHours(around: clock.now(), minutesAhead: 60, mode: .silent),
+                token: try await setup.harness.token(for: Self.alice))
+            #expect(silent.status == .ok)
+            try await setup.friendRequest()
+            await setup.runner.runDue()
+            let quiet = setup.fake.pushes.dropFirst(6)
+            #expect(quiet.map(\.provider).sorted() == ["apns", "expo", "fcm"])
+            let apns = try #require(quiet.first { $0.provider == "apns" })
+            #expect(apns.headers["apns-priority"] == "5")
+            let quietAps = try #require(apns.body["aps"] as? [String: any Sendable])
+            #expect(quietAps["sound"] == nil && quietAps["interruption-level"] as? String == "passive")
+            #expect(quiet.first { $0.provider == "expo" }?.body["sound"] == nil)
+            let android = quiet.first { $0.provider == "fcm" }?.body["android"] as? [String: any Sendable]
+            let notification = android?["notification"] as? [String: any Sendable]
+            #expect(notification?["notification_priority"] as? String == "PRIORITY_MIN")
+        }
+    }
+
+    @Test func aProviderKeyOthersCanReadStopsAlertsAtBoot() async throws {
+        let directory = try TestDataDirectory.make()
+        defer { directory.remove() }
+        let key = directory.url.appendingPathComponent("AuthKey_OPEN.p8")
+        try FileSystem.writeOwnerOnly(Data(P256.Signing.PrivateKey().pemRepresentation.utf8), to: key)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key.path)
+        let harness = try ServiceHarness(
+            .alerts, config: ["alerts.apns.keyFile": key.path, "alerts.apns.keyId": "K", "alerts.apns.teamId": "T"])
+        defer { harness.directory.remove() }
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        }
+        #expect(error?.description.contains("chmod 600") == true)
     }
 }

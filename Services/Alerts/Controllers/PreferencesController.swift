@@ -3,7 +3,8 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// `GET/PUT /v1/me/notification-preferences`: which notification types are pushed.
+/// `GET/PUT /v1/me/notification-preferences`: which notification types are pushed, and quiet
+/// hours.
 struct PreferencesController: Sendable {
     let store: AlertsStore
     let clock: any WallClock
@@ -15,10 +16,11 @@ struct PreferencesController: Sendable {
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        return try Response.json(Self.contract(try await store.pushPreferences(of: user.userID)))
+        return try Response.json(Self.contract(try await store.preferences(of: user.userID)))
     }
 
-    /// Changes the types named; an unknown type is a 400 and changes nothing.
+    /// Changes the types named, and quiet hours when named; anything invalid is a 400 and
+    /// changes nothing.
     @Sendable func update(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(as: NotificationPreferences.self, context: context, limit: 16 << 10)
@@ -29,11 +31,15 @@ struct PreferencesController: Sendable {
             }
             changes[type] = push
         }
-        let preferences = try await store.setPushPreferences(changes, of: user.userID, at: clock.now())
+        let quietHours: QuietHours?? = body.namesQuietHours ? .some(try body.quietHours.map(QuietHours.init)) : .none
+        let preferences = try await store.setPreferences(
+            push: changes, quietHours: quietHours, of: user.userID, at: clock.now())
         return try Response.json(Self.contract(preferences))
     }
 
-    static func contract(_ preferences: [NotificationType: Bool]) -> NotificationPreferences {
-        NotificationPreferences(push: Dictionary(uniqueKeysWithValues: preferences.map { ($0.key.rawValue, $0.value) }))
+    static func contract(_ preferences: AlertsStore.Preferences) -> NotificationPreferences {
+        NotificationPreferences(
+            push: Dictionary(uniqueKeysWithValues: preferences.push.map { ($0.key.rawValue, $0.value) }),
+            quietHours: preferences.quietHours?.settings, namesQuietHours: true)
     }
 }

@@ -26,7 +26,13 @@ struct APNsSender: PushSender {
         self.settings = settings
         self.http = http
         self.clock = clock
-        let key = try ES256PrivateKey(pem: String(contentsOf: settings.keyFile, encoding: .utf8))
+        let pem = try FileSystem.readSecret(settings.keyFile, what: "the APNs key (alerts.apns.keyFile)")
+        let key: ES256PrivateKey
+        do {
+            key = try ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+        } catch {
+            throw ConfigurationError("\(settings.keyFile.path) is not a PEM P-256 private key (an AuthKey_….p8 file)")
+        }
         let (keyID, teamID) = (settings.keyID, settings.teamID)
         self.credential = CachedCredential(clock: clock) { now in
             struct ProviderToken: JWTPayload {
@@ -68,7 +74,8 @@ struct APNsSender: PushSender {
         let base = environment == .production ? settings.productionURL : settings.sandboxURL
         var headers = [
             ("authorization", "bearer \(token)"), ("apns-topic", topic), ("apns-push-type", "alert"),
-            ("apns-priority", "10"), ("apns-expiration", "\(Int(message.expiresAt.timeIntervalSince1970))"),
+            ("apns-priority", message.silent ? "5" : "10"),
+            ("apns-expiration", "\(Int(message.expiresAt.timeIntervalSince1970))"),
         ]
         // A notification pushed twice (a retry after a crash) replaces itself on the device.
         headers.append(("apns-collapse-id", message.notificationId))
@@ -98,9 +105,10 @@ struct APNsSender: PushSender {
     /// level) and Pinhole's own fields beside it.
     static func payload(_ message: PushMessage) -> Data {
         var aps: [String: Any] = [
-            "alert": ["title": message.title, "body": message.body], "badge": message.badge, "sound": "default",
-            "interruption-level": message.critical ? "time-sensitive" : "active",
+            "alert": ["title": message.title, "body": message.body], "badge": message.badge,
+            "interruption-level": message.critical ? "time-sensitive" : message.silent ? "passive" : "active",
         ]
+        if !message.silent { aps["sound"] = "default" }
         if let thread = message.threadId { aps["thread-id"] = thread }
         var root: [String: Any] = ["aps": aps, "type": message.type.rawValue, "notificationId": message.notificationId]
         root["link"] = message.link

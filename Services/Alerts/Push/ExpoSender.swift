@@ -29,11 +29,13 @@ struct ExpoSender: PushSender {
 
     private func send(_ message: PushMessage, batch: [DeviceRecord]) async -> [String: PushOutcome] {
         let messages: [[String: Any]] = batch.map { device in
-            [
+            var fields: [String: Any] = [
                 "to": device.token, "title": message.title, "body": message.body, "data": message.appData,
-                "sound": "default", "badge": message.badge, "priority": message.critical ? "high" : "default",
+                "badge": message.badge, "priority": message.critical ? "high" : "default",
                 "channelId": message.type.rawValue,
             ]
+            if !message.silent { fields["sound"] = "default" }
+            return fields
         }
         let body = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data()
         guard

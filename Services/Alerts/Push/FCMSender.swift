@@ -38,8 +38,16 @@ struct FCMSender: PushSender {
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
 
     init(settings: AlertsSettings.FCM, http: HTTPClient, clock: any WallClock) throws {
-        let account = try JSONDecoder().decode(ServiceAccount.self, from: Data(contentsOf: settings.serviceAccountFile))
-        let key = try Insecure.RSA.PrivateKey(pem: account.privateKey)
+        let file = try FileSystem.readSecret(
+            settings.serviceAccountFile, what: "the FCM service account (alerts.fcm.serviceAccountFile)")
+        guard let account = try? JSONDecoder().decode(ServiceAccount.self, from: file) else {
+            throw ConfigurationError(
+                "\(settings.serviceAccountFile.path) is not a service account key (project_id, client_email, private_key)"
+            )
+        }
+        guard let key = try? Insecure.RSA.PrivateKey(pem: account.privateKey) else {
+            throw ConfigurationError("\(settings.serviceAccountFile.path): `private_key` is not a PEM RSA key")
+        }
         let tokenURL = settings.tokenURL ?? account.tokenUri ?? "https://oauth2.googleapis.com/token"
         self.projectID = account.projectId
         self.baseURL = settings.baseURL
@@ -147,9 +155,16 @@ struct FCMSender: PushSender {
                 "data": message.appData,
                 "android": [
                     "priority": message.critical ? "high" : "normal", "ttl": "\(ttl)s",
-                    "notification": ["channel_id": message.type.rawValue, "tag": message.notificationId],
+                    "notification": [
+                        "channel_id": message.type.rawValue, "tag": message.notificationId,
+                        "notification_priority": message.silent ? "PRIORITY_MIN" : "PRIORITY_DEFAULT",
+                    ],
                 ] as [String: Any],
-                "apns": ["payload": ["aps": ["badge": message.badge, "sound": "default"]]],
+                "apns": [
+                    "payload": [
+                        "aps": message.silent ? ["badge": message.badge] : ["badge": message.badge, "sound": "default"]
+                    ]
+                ],
             ] as [String: Any]
         ]
         return (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()

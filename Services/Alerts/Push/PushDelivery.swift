@@ -16,7 +16,9 @@ import ServiceKit
 /// notification again, and a SIGKILL before that commit sends it again (APNs collapses the
 /// repeat by its collapse id). Dead tokens remove their device; rate limits and outages retry
 /// the devices still waiting, after the provider's `Retry-After` or the runner's backoff.
-/// Expo's tickets are checked for receipts `receiptDelay` later, in a job of their own.
+/// Expo's tickets are checked for receipts `receiptDelay` later, in a job of their own. During
+/// the user's quiet hours a push that is not critical waits for their end (the job is due
+/// again then) or, in `silent` mode, goes at once without sound.
 struct PushDelivery: Sendable {
     static let kind: JobKind = "push.notification"
     static let receiptsKind: JobKind = "push.expo-receipts"
@@ -44,14 +46,22 @@ struct PushDelivery: Sendable {
     }
 
     func deliver(_ job: Job, _ attempt: JobAttempt) async throws -> JobCompletion {
-        guard let plan = try await store.pushPlan(for: job.notificationId, now: clock.now()) else { return .done() }
+        let start = clock.now()
+        guard var plan = try await store.pushPlan(for: job.notificationId, now: start) else { return .done() }
         let waiting = plan.devices.filter { senders[$0.provider] != nil }
         guard !waiting.isEmpty else { return .done() }
+        if let quiet = plan.quietHours, !plan.message.critical, let ends = quiet.end(ifQuietAt: start) {
+            switch quiet.mode {
+            case .hold: return .postpone(until: ends)
+            case .silent: plan.message.silent = true
+            }
+        }
         let byProvider = Dictionary(grouping: waiting, by: \.provider)
+        let message = plan.message
         let outcomes = await withTaskGroup(of: [String: PushOutcome].self) { group in
             for (provider, devices) in byProvider {
                 guard let sender = senders[provider] else { continue }
-                group.addTask { await sender.send(plan.message, to: devices) }
+                group.addTask { await sender.send(message, to: devices) }
             }
             var all: [String: PushOutcome] = [:]
             for await answers in group { all.merge(answers) { first, _ in first } }

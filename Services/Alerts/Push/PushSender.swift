@@ -22,6 +22,8 @@ struct PushMessage: Sendable, Equatable {
     var threadId: String?
     /// Until when the provider should keep trying to reach an offline device.
     var expiresAt: Date
+    /// Delivered without sound or interruption (quiet hours in `silent` mode).
+    var silent = false
 
     /// The fields every provider carries beside title and body, for the app's tap handler.
     var appData: [String: String] {

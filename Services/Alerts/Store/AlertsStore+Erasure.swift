@@ -11,5 +11,6 @@ extension AlertsStore {
         try DuressAlertRecord.filter(DuressAlertRecord.Columns.userId == userID).deleteAll(db)
         try DeviceRecord.all().of(userID).deleteAll(db)
         try NotificationPreferenceRecord.all().of(userID).deleteAll(db)
+        try QuietHoursRecord.deleteOne(db, key: userID)
     }
 }

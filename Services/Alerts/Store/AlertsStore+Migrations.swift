@@ -87,5 +87,16 @@ extension AlertsStore {
             try db.create(index: "push_delivery_by_device", on: "push_delivery", columns: ["device_id"])
         }
         BlockMirror.registerMigration(&migrator)
+
+        migrator.registerMigration("alerts.v6.quiet-hours") { db in
+            try db.create(table: "quiet_hours") { table in
+                table.column("user_id", .text).primaryKey()
+                table.column("start_minute", .integer).notNull()
+                table.column("end_minute", .integer).notNull()
+                table.column("time_zone", .text).notNull()
+                table.column("mode", .text).notNull()
+                table.column("updated_at", .datetime).notNull()
+            }
+        }
     }
 }

@@ -3,31 +3,46 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// What each user wants pushed: their choices over the catalog's defaults.
+/// What each user wants pushed, and when not: their choices over the catalog's defaults, and
+/// their quiet hours.
 extension AlertsStore {
-    /// Whether each type is pushed for `user`, every type of the catalog included.
-    func pushPreferences(of user: String) async throws -> [NotificationType: Bool] {
-        try await database.read { db in try Self.pushPreferences(of: user, in: db) }
+    /// Push per type (every type of the catalog) and quiet hours.
+    struct Preferences: Sendable, Equatable {
+        var push: [NotificationType: Bool]
+        var quietHours: QuietHours?
     }
 
-    /// Stores `changes` (only the types named) and returns the whole set.
-    func setPushPreferences(
-        _ changes: [NotificationType: Bool], of user: String, at now: Date
-    ) async throws -> [NotificationType: Bool] {
+    func preferences(of user: String) async throws -> Preferences {
+        try await database.read { db in try Self.preferences(of: user, in: db) }
+    }
+
+    /// Stores `push` changes (only the types named) and, when `quietHours` is given, sets or
+    /// (with nil) clears quiet hours, in one transaction; returns the whole set.
+    func setPreferences(
+        push changes: [NotificationType: Bool], quietHours: QuietHours??, of user: String, at now: Date
+    ) async throws -> Preferences {
         try await database.write { db in
             for (type, push) in changes {
                 try NotificationPreferenceRecord(userId: user, type: type, push: push, updatedAt: now).upsert(db)
             }
-            return try Self.pushPreferences(of: user, in: db)
+            switch quietHours {
+            case .none: break
+            case .some(.none): try QuietHoursRecord.deleteOne(db, key: user)
+            case .some(.some(let rule)):
+                try QuietHoursRecord(
+                    userId: user, startMinute: rule.start, endMinute: rule.end, timeZone: rule.zone.identifier,
+                    mode: rule.mode, updatedAt: now
+                ).upsert(db)
+            }
+            return try Self.preferences(of: user, in: db)
         }
     }
 
-    static func pushPreferences(of user: String, in db: Database) throws -> [NotificationType: Bool] {
-        var preferences = Dictionary(
-            uniqueKeysWithValues: NotificationCatalog.kinds.map { ($0.type, $0.pushByDefault) })
+    static func preferences(of user: String, in db: Database) throws -> Preferences {
+        var push = Dictionary(uniqueKeysWithValues: NotificationCatalog.kinds.map { ($0.type, $0.pushByDefault) })
         for choice in try NotificationPreferenceRecord.all().of(user).fetchAll(db) {
-            preferences[choice.type] = choice.push
+            push[choice.type] = choice.push
         }
-        return preferences
+        return Preferences(push: push, quietHours: try QuietHoursRecord.fetchOne(db, key: user)?.rule)
     }
 }

@@ -6,11 +6,13 @@ import ServiceKit
 /// What push delivery reads and writes: the message for a notification and the devices still
 /// waiting for it.
 extension AlertsStore {
-    /// A notification ready to push, and the devices that have not had it.
+    /// A notification ready to push, the devices that have not had it, and the user's quiet
+    /// hours.
     struct PushPlan: Sendable {
         var message: PushMessage
         var userId: String
         var devices: [DeviceRecord]
+        var quietHours: QuietHours?
     }
 
     /// How long a notification is worth pushing after it was made.
@@ -26,9 +28,8 @@ extension AlertsStore {
             else { return nil }
             let user = notification.userId
             let kind = NotificationCatalog.kind(of: notification.type)
-            guard try Self.pushPreferences(of: user, in: db)[notification.type] ?? kind.pushByDefault else {
-                return nil
-            }
+            let preferences = try Self.preferences(of: user, in: db)
+            guard preferences.push[notification.type] ?? kind.pushByDefault else { return nil }
             if let actor = notification.actorId, try BlockMirror.isBlocked(actor, user, in: db) { return nil }
             let devices = try DeviceRecord.fetchAll(
                 db,
@@ -44,7 +45,7 @@ extension AlertsStore {
                 badge: try NotificationRecord.all().of(user).unread().fetchCount(db), critical: kind.critical,
                 threadId: contract.data["streakId"] ?? contract.data["challengeId"],
                 expiresAt: notification.createdAt.addingTimeInterval(Self.pushLifetime))
-            return PushPlan(message: message, userId: user, devices: devices)
+            return PushPlan(message: message, userId: user, devices: devices, quietHours: preferences.quietHours)
         }
     }
 

@@ -88,15 +88,65 @@ public struct MarkedRead: Codable, Sendable, Equatable {
     }
 }
 
-/// `GET/PUT /v1/me/notification-preferences`: per type, whether it is pushed. A type turned
-/// off still reaches the notification centre. `GET` lists every type of the catalog; `PUT`
-/// changes the types it names and answers the whole set.
+/// What quiet hours do to a push that is not critical.
+public enum QuietHoursMode: String, Codable, Sendable {
+    /// It waits until the quiet hours end.
+    case hold
+    /// It is delivered at once, without sound or banner interruption.
+    case silent
+}
+
+/// Quiet hours in the user's own time zone (`22:00` to `07:00`, `Europe/Paris`).
+public struct QuietHoursSettings: Codable, Sendable, Equatable {
+    public var start: String
+    public var end: String
+    public var timeZone: String
+    /// `hold` when absent.
+    public var mode: QuietHoursMode?
+
+    enum CodingKeys: String, CodingKey { case start, end, timeZone, mode }
+
+    public init(start: String, end: String, timeZone: String, mode: QuietHoursMode? = nil) {
+        self.start = start
+        self.end = end
+        self.timeZone = timeZone
+        self.mode = mode
+    }
+}
+
+/// `GET/PUT /v1/me/notification-preferences`: per type, whether it is pushed (a type turned
+/// off still reaches the notification centre), and quiet hours. `GET` lists every type of the
+/// catalog; `PUT` changes the types it names, and sets (or, with `null`, clears) quiet hours
+/// only when it names them; it answers the whole set.
 public struct NotificationPreferences: Codable, Sendable, Equatable {
     public var push: [String: Bool]
+    public var quietHours: QuietHoursSettings?
+    /// Whether a decoded body named `quietHours` at all (`null` clears them).
+    public var namesQuietHours: Bool
 
-    enum CodingKeys: String, CodingKey { case push }
+    enum CodingKeys: String, CodingKey { case push, quietHours }
 
-    public init(push: [String: Bool]) {
+    public init(push: [String: Bool], quietHours: QuietHoursSettings? = nil, namesQuietHours: Bool = false) {
         self.push = push
+        self.quietHours = quietHours
+        self.namesQuietHours = namesQuietHours || quietHours != nil
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.push = try container.decodeIfPresent([String: Bool].self, forKey: .push) ?? [:]
+        self.quietHours = try container.decodeIfPresent(QuietHoursSettings.self, forKey: .quietHours)
+        self.namesQuietHours = container.contains(.quietHours)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(push, forKey: .push)
+        // Named (an answer, or a PUT that sets or clears them): written, `null` included.
+        if namesQuietHours { try container.encode(quietHours, forKey: .quietHours) }
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.push == rhs.push && lhs.quietHours == rhs.quietHours
     }
 }
