@@ -21,6 +21,9 @@ import ServiceKit
 /// - `alerts.push.trustRootsFile` (optional): extra PEM certificate authorities trusted for the
 ///   providers (a TLS-inspecting proxy, or local fakes).
 /// - `alerts.push.concurrency` (default 32): notifications delivered at the same time.
+/// - `alerts.stream.heartbeatSeconds` (default 25): how often a quiet live stream sends a
+///   comment line (proxies close silent connections; a client gone over HTTP/1.1 is noticed then).
+/// - `alerts.stream.perUser` (default 16): live streams one user may hold open.
 struct AlertsSettings: Sendable {
     struct APNs: Sendable {
         var keyFile: URL
@@ -47,6 +50,8 @@ struct AlertsSettings: Sendable {
     let expo: Expo?
     let trustRootsFile: URL?
     let pushConcurrency: Int
+    let streamHeartbeat: Duration
+    let streamsPerUser: Int
 
     init(reader: ConfigReader) throws {
         let keyFile = reader.string(forKey: "alerts.apns.keyFile", isSecret: true)
@@ -83,6 +88,8 @@ struct AlertsSettings: Sendable {
         }
         self.trustRootsFile = reader.string(forKey: "alerts.push.trustRootsFile").map { URL(fileURLWithPath: $0) }
         self.pushConcurrency = try reader.integer("alerts.push.concurrency", default: 32, in: 1...1024)
+        self.streamHeartbeat = .seconds(try reader.integer("alerts.stream.heartbeatSeconds", default: 25, in: 1...300))
+        self.streamsPerUser = try reader.integer("alerts.stream.perUser", default: 16, in: 1...1000)
     }
 
     private static func base(_ url: String) -> String {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Configuration
 import Contracts
+import GRDB
 import Hummingbird
 import Prometheus
 import ServiceKit
@@ -21,20 +22,18 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     let database = try runtime.openDatabase(registerMigrations: AlertsStore.registerMigrations)
     let store = AlertsStore(database: database)
     let jobs = runtime.makeJobQueue()
+    let streams = LiveStreams(perUserLimit: settings.streamsPerUser)
+    database.add(transactionObserver: NotificationTap(streams: streams), extent: .databaseLifetime)
 
-    var inbox = EventInbox(clock: runtime.clock)
-    inbox.on(FriendRequestSent.self) { try AlertsStore.friendRequestSent($0, jobs: jobs, in: $1) }
-    inbox.on(FriendRequestAccepted.self) { try AlertsStore.friendRequestAccepted($0, jobs: jobs, in: $1) }
-    inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
-    inbox.on(SessionEnded.self, apply: AlertsStore.sessionEnded)
-    inbox.mirrorBlocks()
-    inbox.onUserDeleted(erase: AlertsStore.erase)
+    let inbox = AlertsInbox.make(jobs: jobs, streams: streams, clock: runtime.clock)
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     NotificationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     DevicesController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
     PreferencesController(store: store, clock: runtime.clock).addRoutes(to: routes)
+    StreamController(store: store, streams: streams, clock: runtime.clock, heartbeat: settings.streamHeartbeat)
+        .addRoutes(to: routes)
 
     let push = try PushClients(settings: settings, clock: runtime.clock)
     push.logProviders(runtime.logger)
@@ -43,5 +42,5 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         store: store, senders: push.senders, expo: push.expo, receiptDelay: settings.expo?.receiptDelay ?? 900,
         jobs: jobs, clock: runtime.clock, logger: runtime.logger
     ).register(on: &runner)
-    return ServiceParts(router: router, services: [runner, push])
+    return ServiceParts(router: router, services: [runner, push, streams])
 }

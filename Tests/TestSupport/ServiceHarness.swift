@@ -52,12 +52,15 @@ public struct ServiceHarness: Sendable {
     }
 
     /// Drives the router of `parts` in process, then removes the data directory.
+    /// `live`: over a real loopback socket (plain HTTP/1.1; `client.port` names it), for
+    /// responses that stream.
     public func test<Context: ServiceRequestContextProtocol>(
-        _ parts: ServiceParts<Context>, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+        _ parts: ServiceParts<Context>, live: Bool = false,
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         defer { directory.remove() }
         let app = Application(router: parts.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.router, body)
+        try await app.test(live ? .live : .router, body)
     }
 }
 

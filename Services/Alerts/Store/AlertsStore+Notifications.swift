@@ -49,6 +49,25 @@ extension AlertsStore {
         }
     }
 
+    /// What `user` missed after notification `id` (oldest first, at most `limit`; `more` when
+    /// there was more than that), and their unread count. An id that is not theirs, or no
+    /// longer exists, replays nothing.
+    func missed(
+        after id: String?, of user: String, limit: Int
+    ) async throws -> (records: [NotificationRecord], more: Bool, unread: Int) {
+        try await database.read { db in
+            let unread = try NotificationRecord.all().of(user).unread().fetchCount(db)
+            guard let id,
+                let seen = try Int64.fetchOne(
+                    db, sql: "SELECT rowid FROM notification WHERE id = ? AND user_id = ?", arguments: [id, user])
+            else { return ([], false, unread) }
+            let records = try NotificationRecord.fetchAll(
+                db, sql: "SELECT * FROM notification WHERE user_id = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+                arguments: [user, seen, limit + 1])
+            return (Array(records.prefix(limit)), records.count > limit, unread)
+        }
+    }
+
     // MARK: - Events
 
     /// Stores the notification of `type` an event makes for `user`, once per event: title, body

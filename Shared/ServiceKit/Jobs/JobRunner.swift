@@ -77,7 +77,7 @@ public enum JobFailure: Error, Sendable {
 public struct JobRunner: Service {
     public typealias Handler = @Sendable (_ payload: Data, _ attempt: JobAttempt) async throws -> JobCompletion
 
-    let database: DatabasePool
+    public let database: DatabasePool
     let queue: JobQueue
     let entropy: any Entropy
     let pollInterval: Duration

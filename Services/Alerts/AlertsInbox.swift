@@ -1,0 +1,26 @@
+import Contracts
+import GRDB
+import ServiceKit
+
+/// The events alerts applies, and what each does; `buildRouter` serves it at
+/// `/internal/events`, tests feed it directly.
+enum AlertsInbox {
+    static func make(jobs: JobQueue, streams: LiveStreams, clock: any WallClock) -> EventInbox {
+        var inbox = EventInbox(clock: clock)
+        inbox.on(FriendRequestSent.self) { try AlertsStore.friendRequestSent($0, jobs: jobs, in: $1) }
+        inbox.on(FriendRequestAccepted.self) { try AlertsStore.friendRequestAccepted($0, jobs: jobs, in: $1) }
+        inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
+        // An ended session loses its devices, and its live streams once that commits.
+        inbox.on(SessionEnded.self) { envelope, db in
+            try AlertsStore.sessionEnded(envelope, in: db)
+            let sessions = Set(envelope.payload.sessionIds)
+            db.afterNextTransaction(onCommit: { _ in streams.end(sessions: sessions) })
+        }
+        inbox.mirrorBlocks()
+        inbox.onUserDeleted { user, db in
+            try AlertsStore.erase(userID: user, in: db)
+            db.afterNextTransaction(onCommit: { _ in streams.end(user: user) })
+        }
+        return inbox
+    }
+}

@@ -1,0 +1,107 @@
+import Contracts
+import Foundation
+import ServiceLifecycle
+import Synchronization
+
+/// The open live streams of every user, and what reaches them.
+///
+/// ``NotificationTap`` publishes after each commit that made or read notifications; a stream
+/// controller subscribes for one connection. Each subscriber has a bounded buffer: a client
+/// too slow to take `bufferLimit` messages is disconnected rather than held in memory, and
+/// catches up on reconnecting with the last id it saw. A session's streams end with the
+/// session (`session.ended`, account deletion), and all of them when alerts shuts down (so
+/// the server can drain).
+final class LiveStreams: Service, Sendable {
+    struct Subscriber: Sendable {
+        let user: String
+        let session: String
+        let continuation: AsyncStream<NotificationStreamMessage>.Continuation
+    }
+
+    /// Most streams one user may hold open; the next is refused.
+    let perUserLimit: Int
+    let bufferLimit: Int
+    private let subscribers = Mutex<[String: [UUID: Subscriber]]>([:])
+
+    init(perUserLimit: Int = 16, bufferLimit: Int = 256) {
+        self.perUserLimit = perUserLimit
+        self.bufferLimit = bufferLimit
+    }
+
+    /// One connection's stream; `close()` it when done (it is also ended by the session's end).
+    struct Subscription: Sendable {
+        let messages: AsyncStream<NotificationStreamMessage>
+        let continuation: AsyncStream<NotificationStreamMessage>.Continuation
+
+        func close() { continuation.finish() }
+    }
+
+    /// A new stream for one connection of `user` in `session`, or nil when they have
+    /// `perUserLimit` open.
+    func subscribe(user: String, session: String) -> Subscription? {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: NotificationStreamMessage.self, bufferingPolicy: .bufferingOldest(bufferLimit))
+        let id = UUID()
+        let admitted = subscribers.withLock { all in
+            guard all[user, default: [:]].count < perUserLimit else { return false }
+            all[user, default: [:]][id] = Subscriber(user: user, session: session, continuation: continuation)
+            return true
+        }
+        guard admitted else { return nil }
+        continuation.onTermination = { [weak self] _ in self?.remove(id, of: user) }
+        return Subscription(messages: stream, continuation: continuation)
+    }
+
+    /// Whether anyone is listening at all (the tap reads nothing otherwise).
+    var isEmpty: Bool { subscribers.withLock { $0.isEmpty } }
+
+    /// The users among `users` with a stream open.
+    func listening(_ users: Set<String>) -> Set<String> {
+        subscribers.withLock { all in users.filter { all[$0] != nil } }
+    }
+
+    /// Sends `messages` to every stream of `user`; a stream whose buffer is full is ended.
+    func publish(_ messages: [NotificationStreamMessage], to user: String) {
+        let targets = subscribers.withLock { $0[user].map { Array($0.values) } ?? [] }
+        for subscriber in targets {
+            for message in messages {
+                if case .dropped = subscriber.continuation.yield(message) {
+                    subscriber.continuation.finish()
+                    break
+                }
+            }
+        }
+    }
+
+    /// Ends the streams of `sessions`.
+    func end(sessions: Set<String>) {
+        let ended = subscribers.withLock { all in all.values.flatMap(\.values).filter { sessions.contains($0.session) }
+        }
+        for subscriber in ended { subscriber.continuation.finish() }
+    }
+
+    /// Ends every stream of `user`.
+    func end(user: String) {
+        let ended = subscribers.withLock { $0[user].map { Array($0.values) } ?? [] }
+        for subscriber in ended { subscriber.continuation.finish() }
+    }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        endAll()
+    }
+
+    func endAll() {
+        let all = subscribers.withLock { $0.values.flatMap(\.values) }
+        for subscriber in all { subscriber.continuation.finish() }
+    }
+
+    var count: Int { subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    private func remove(_ id: UUID, of user: String) {
+        subscribers.withLock { all in
+            all[user]?[id] = nil
+            if all[user]?.isEmpty == true { all[user] = nil }
+        }
+    }
+}

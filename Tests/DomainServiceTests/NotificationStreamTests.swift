@@ -1,0 +1,256 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceKit
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import AlertsService
+
+/// `GET /v1/notifications/stream` over a real socket, fed through alerts' own inbox and
+/// database pool as events arrive in production.
+@Suite struct NotificationStreamTests {
+    static let alice = "00000000-0000-4000-8000-00000000000a"
+    static let bob = "00000000-0000-4000-8000-00000000000b"
+
+    /// One server-sent event.
+    struct Event: Sendable {
+        var id: String?
+        var name: String
+        var message: NotificationStreamMessage
+    }
+
+    /// Reads one stream's events as they arrive, until it ends or is cancelled.
+    final class Reader: Sendable {
+        let status: Int
+        let contentType: String?
+        final class State: Sendable {
+            let value = Mutex<(events: [Event], ended: Bool)>(([], false))
+        }
+        private let state = State()
+        private let task: Task<Void, Never>
+        /// Its own client, so stopping closes the connection as an app going away does.
+        private let http: HTTPClient
+
+        var events: [Event] { state.value.withLock { $0.events } }
+        var ended: Bool { state.value.withLock { $0.ended } }
+
+        init(port: Int, token: String, query: String = "") async throws {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/notifications/stream\(query)")
+            request.headers.add(name: "authorization", value: "Bearer \(token)")
+            http = HTTPClient(eventLoopGroupProvider: .singleton)
+            let response: HTTPClientResponse
+            do {
+                response = try await http.execute(request, timeout: .seconds(30))
+            } catch {
+                try? await http.shutdown()
+                throw error
+            }
+            status = Int(response.status.code)
+            contentType = response.headers.first(name: "content-type")
+            let state = self.state
+            task = Task {
+                var text = ""
+                do {
+                    for try await buffer in response.body {
+                        text += String(buffer: buffer)
+                        while let end = text.range(of: "\n\n") {
+                            let block = text[..<end.lowerBound]
+                            text = String(text[end.upperBound...])
+                            if let event = Self.parse(block) { state.value.withLock { $0.events.append(event) } }
+                        }
+                    }
+                } catch {}
+                state.value.withLock { $0.ended = true }
+            }
+        }
+
+        static func parse(_ block: Substring) -> Event? {
+            var id: String?
+            var name = "message"
+            var data = ""
+            for line in block.split(separator: "\n") {
+                if line.hasPrefix(":") { continue }
+                if line.hasPrefix("id: ") { id = String(line.dropFirst(4)) }
+                if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
+                if line.hasPrefix("data: ") { data += line.dropFirst(6) }
+            }
+            guard let message = try? JSONCoding.decoder().decode(NotificationStreamMessage.self, from: Data(data.utf8))
+            else { return nil }
+            return Event(id: id, name: name, message: message)
+        }
+
+        func waitFor(_ count: Int) async -> Bool {
+            await eventually(timeout: .seconds(10)) { events.count >= count }
+        }
+
+        func stop() async {
+            task.cancel()
+            try? await http.shutdown()
+        }
+    }
+
+    /// Alerts live, its inbox and its streams, with the clients' tokens.
+    struct Setup: Sendable {
+        let harness: ServiceHarness
+        let inbox: EventInbox
+        let pool: DatabasePool
+        let streams: LiveStreams
+        let port: Int
+        let client: any TestClientProtocol
+
+        static func run(_ body: @escaping @Sendable (Setup) async throws -> Void) async throws {
+            let harness = try ServiceHarness(
+                .alerts, config: ["alerts.expo.enabled": "false", "alerts.stream.heartbeatSeconds": "1"])
+            let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+            let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
+            let streams = try #require(parts.services.compactMap { $0 as? LiveStreams }.first)
+            let inbox = AlertsInbox.make(jobs: JobQueue(clock: harness.clock), streams: streams, clock: harness.clock)
+            try await harness.test(parts, live: true) { client in
+                let port = try #require(client.port)
+                // Ended as alerts ends them at shutdown, whatever the test left open.
+                defer { streams.endAll() }
+                try await body(
+                    Setup(
+                        harness: harness, inbox: inbox, pool: runner.database, streams: streams, port: port,
+                        client: client))
+            }
+        }
+
+        /// Applies an event through the inbox, as `/internal/events` does.
+        func deliver(_ payload: some DomainEvent, from source: ServiceName) async throws -> String {
+            let envelope = EventEnvelope(
+                id: UUID(), type: type(of: payload).eventType, source: source, occurredAt: harness.clock.now(),
+                payload: payload)
+            _ = try await inbox.receive(try JSONCoding.encoder().encode(envelope), from: source, database: pool)
+            return envelope.id.uuidString.lowercased()
+        }
+
+        func friendRequest(to user: String) async throws -> String {
+            try await deliver(
+                FriendRequestSent(
+                    requestId: UUID().uuidString.lowercased(), fromUserId: NotificationStreamTests.bob,
+                    fromDisplayName: "Bob", toUserId: user),
+                from: .streak)
+        }
+    }
+
+    @Test func newAndReadNotificationsReachEveryOpenStreamOfTheirUserOnly() async throws {
+        try await Setup.run { setup in
+            let alice = try await setup.harness.token(for: Self.alice)
+            let bob = try await setup.harness.token(for: Self.bob, session: "bob-phone")
+            let phone = try await Reader(port: setup.port, token: alice)
+            let laptop = try await Reader(port: setup.port, token: alice)
+            let bobs = try await Reader(port: setup.port, token: bob)
+            #expect(phone.status == 200 && phone.contentType == "text/event-stream")
+            for reader in [phone, laptop, bobs] { #expect(await reader.waitFor(1)) }
+            #expect(phone.events.first?.message == NotificationStreamMessage(type: .unread, unreadCount: 0))
+
+            let first = try await setup.friendRequest(to: Self.alice)
+            let second = try await setup.friendRequest(to: Self.alice)
+            for reader in [phone, laptop] { #expect(await reader.waitFor(3)) }
+            for reader in [phone, laptop] {
+                let made = reader.events.dropFirst().prefix(2)
+                #expect(made.map(\.name) == ["notification", "notification"])
+                #expect(made.map(\.id) == [first, second])
+                #expect(made.map { $0.message.notification?.id } == [first, second])
+                #expect(made.map(\.message.unreadCount) == [1, 2])
+                #expect(made.first?.message.notification?.link == "/friends/requests")
+                #expect(made.first?.message.notification?.title == "New friend request")
+            }
+
+            // Read on one device: every stream of hers hears it, with the new count.
+            let read = try await setup.client.request(.post, "/v1/notifications/\(first)/read", token: alice)
+            #expect(read.status == .ok)
+            for reader in [phone, laptop] { #expect(await reader.waitFor(4)) }
+            #expect(phone.events[3].message == NotificationStreamMessage(type: .read, ids: [first], unreadCount: 1))
+            let all = try await setup.client.request(.post, "/v1/notifications/read-all", token: alice)
+            #expect(all.status == .ok)
+            #expect(await laptop.waitFor(5))
+            #expect(laptop.events[4].message == NotificationStreamMessage(type: .read, ids: [second], unreadCount: 0))
+
+            // Bob heard none of it; his own arrives.
+            let his = try await setup.friendRequest(to: Self.bob)
+            #expect(await bobs.waitFor(2))
+            #expect(bobs.events.map(\.id) == [nil, his])
+
+            // A client that goes is forgotten: at once over HTTP/2 (its stream closes), by the next
+            // heartbeat over HTTP/1.1 (as here, beating every second).
+            for reader in [phone, laptop, bobs] { await reader.stop() }
+            #expect(await eventually(timeout: .seconds(5)) { setup.streams.count == 0 })
+            #expect(bobs.events.count == 2, "heartbeats are comments, not events")
+        }
+    }
+
+    @Test func aReconnectGetsWhatItMissedAndAnEndedSessionClosesItsStreams() async throws {
+        try await Setup.run { setup in
+            let alice = try await setup.harness.token(for: Self.alice)
+            let seen = try await setup.friendRequest(to: Self.alice)
+            let missed = [try await setup.friendRequest(to: Self.alice), try await setup.friendRequest(to: Self.alice)]
+
+            let again = try await Reader(port: setup.port, token: alice, query: "?after=\(seen)")
+            #expect(await again.waitFor(3))
+            #expect(again.events.map(\.id) == missed + [nil])
+            #expect(again.events.last?.message == NotificationStreamMessage(type: .unread, unreadCount: 3))
+            // Committed while it was open: sent once, not again by the replay.
+            let live = try await setup.friendRequest(to: Self.alice)
+            #expect(await again.waitFor(4))
+            #expect(again.events.compactMap(\.id) == missed + [live])
+
+            // Someone else's notification id, or a malformed one, replays nothing / is refused.
+            let stranger = try await Reader(
+                port: setup.port, token: alice, query: "?after=\(UUID().uuidString.lowercased())")
+            #expect(await stranger.waitFor(1))
+            #expect(stranger.events.map(\.name) == ["unread"])
+            let malformed = try await Reader(port: setup.port, token: alice, query: "?after=%27%20OR%201")
+            #expect(malformed.status == 400)
+            await malformed.stop()
+
+            // The session ends (logout elsewhere): its streams close; another session's stay.
+            let other = try await Reader(
+                port: setup.port, token: try await setup.harness.token(for: Self.alice, session: "tablet"))
+            #expect(await other.waitFor(1))
+            _ = try await setup.deliver(
+                SessionEnded(userId: Self.alice, sessionIds: ["session-1"], reason: .logout), from: .auth)
+            #expect(await eventually(timeout: .seconds(10)) { again.ended && stranger.ended })
+            #expect(!other.ended)
+            #expect(setup.streams.count == 1)
+            for reader in [again, stranger, other] { await reader.stop() }
+        }
+    }
+
+    @Test func aStreamEndsWhenItsAccessTokenExpires() async throws {
+        try await Setup.run { setup in
+            let alice = try await setup.harness.token(for: Self.alice)
+            // Opened a second before the (15-minute) token expires.
+            setup.harness.clock.advance(by: 15 * 60 - 1)
+            let reader = try await Reader(port: setup.port, token: alice)
+            #expect(reader.status == 200)
+            #expect(await eventually(timeout: .seconds(10)) { reader.ended })
+            #expect(reader.events.map(\.name) == ["unread"])
+            await reader.stop()
+        }
+    }
+
+    @Test func aUserMayHoldSixteenStreamsAndAFullBufferEndsOne() async throws {
+        let streams = LiveStreams(perUserLimit: 16, bufferLimit: 2)
+        let open = (0..<16).compactMap { _ in streams.subscribe(user: "u", session: "s") }
+        #expect(open.count == 16)
+        #expect(streams.subscribe(user: "u", session: "s") == nil)
+        let other = try #require(streams.subscribe(user: "v", session: "t"))
+        open[0].close()
+        #expect(await eventually(timeout: .seconds(5)) { streams.count == 16 }, "\(streams.count) open")
+        other.close()
+        let next = try #require(streams.subscribe(user: "u", session: "s"))
+        // Nobody reads `next`: the third message overflows its buffer and ends it.
+        let message = NotificationStreamMessage(type: .unread, unreadCount: 1)
+        streams.publish([message, message, message], to: "u")
+        var received = 0
+        for await _ in next.messages { received += 1 }
+        #expect(received == 2)
+    }
+}
