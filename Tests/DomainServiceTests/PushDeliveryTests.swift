@@ -386,4 +386,32 @@ import Testing
         }
         #expect(error?.description.contains("chmod 600") == true)
     }
+
+    @Test func aFastProviderIsRecordedWithoutWaitingForASlowOne() async throws {
+        try await Setup.run { setup, client in
+            _ = try await setup.registerAlicesDevices(client)
+            setup.fake.stall("apns", for: .seconds(2))
+            let id = try await setup.friendRequest()
+            let run = Task { await setup.runner.runDue() }
+            // While APNs is still answering, FCM's and Expo's deliveries are already on disk: a
+            // crash now would resend only to the APNs device, which never acknowledged.
+            let early = await eventually(timeout: .seconds(1.5), every: .milliseconds(20)) {
+                let providers = try? await setup.harness.database().read { db in
+                    try String.fetchAll(
+                        db, sql: "SELECT provider FROM push_delivery WHERE notification_id = ? ORDER BY provider",
+                        arguments: [id])
+                }
+                return providers == ["expo", "fcm"]
+            }
+            #expect(early)
+            await run.value
+            let all = try await setup.harness.database().read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT provider FROM push_delivery WHERE notification_id = ? ORDER BY provider",
+                    arguments: [id])
+            }
+            #expect(all == ["apns", "expo", "fcm"])
+            #expect(setup.fake.pushes.count == 3)
+        }
+    }
 }

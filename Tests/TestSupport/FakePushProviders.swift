@@ -55,6 +55,7 @@ public final class FakePushProviders: Sendable {
         var deadAtReceipt: Set<String> = []
         var tickets: [String: String] = [:]
         var badAuth = 0
+        var stalls: [String: Duration] = [:]
     }
 
     private init(
@@ -126,6 +127,15 @@ public final class FakePushProviders: Sendable {
     }
 
     /// The next `count` pushes (any provider) get a 429 with `Retry-After: 1`.
+    /// Makes `provider` (`apns`, `fcm`, `expo`) wait `delay` before answering each push.
+    public func stall(_ provider: String, for delay: Duration) {
+        state.withLock { $0.stalls[provider] = delay }
+    }
+
+    private func stallIfAsked(_ provider: String) async {
+        if let delay = state.withLock({ $0.stalls[provider] }) { try? await Task.sleep(for: delay) }
+    }
+
     public func throttle(next count: Int) {
         state.withLock { $0.throttled = count }
     }
@@ -187,6 +197,7 @@ public final class FakePushProviders: Sendable {
     }
 
     private func apns(_ request: Request, _ context: Context) async throws -> Response {
+        await stallIfAsked("apns")
         let token = try context.parameters.require("token")
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("bearer "),
             await validProviderToken(String(authorization.dropFirst(7)))
@@ -269,7 +280,7 @@ public final class FakePushProviders: Sendable {
         var tickets: [[String: Any]] = []
         for message in messages {
             let token = message["to"] as? String ?? ""
-            let sendable = message.mapValues { "\($0)" as any Sendable }
+            let sendable = message.mapValues { Self.sendable($0) }
             if let refused = record("expo", token: token, request: request, body: sendable, context: context) {
                 if refused.status == .tooManyRequests { return refused }
                 tickets.append([

@@ -58,22 +58,59 @@ struct PushDelivery: Sendable {
         }
         let byProvider = Dictionary(grouping: waiting, by: \.provider)
         let message = plan.message
-        let outcomes = await withTaskGroup(of: [String: PushOutcome].self) { group in
+        let notificationID = job.notificationId
+        // Each provider's answers are settled as they come. While another provider is still
+        // answering, they are committed at once: a fast provider's acknowledgement must not
+        // wait on a slow one, or a crash in between would push to its devices twice. The last
+        // provider's commit with the job's completion (one write for a single-provider user).
+        var last = Settled()
+        await withTaskGroup(of: (PushProvider, [String: PushOutcome]).self) { group in
             for (provider, devices) in byProvider {
                 guard let sender = senders[provider] else { continue }
-                group.addTask { await sender.send(message, to: devices) }
+                group.addTask { (provider, await sender.send(message, to: devices)) }
             }
-            var all: [String: PushOutcome] = [:]
-            for await answers in group { all.merge(answers) { first, _ in first } }
-            return all
+            var pending = byProvider.count
+            for await (provider, answers) in group {
+                pending -= 1
+                let settled = settle(answers, devices: byProvider[provider] ?? [], notification: notificationID)
+                guard pending > 0 else {
+                    last.merge(settled)
+                    continue
+                }
+                do {
+                    try await store.database.write(writer(settled, notification: notificationID))
+                    last.retries += settled.retries
+                } catch {
+                    last.merge(settled)
+                }
+            }
         }
+        let record = writer(last, notification: notificationID)
+        guard !last.retries.isEmpty else { return .done(recording: record) }
+        let after = last.retries.compactMap(\.after).max()
+        return .retry(
+            after: after, "\(last.retries.count) device(s) to retry: \(last.retries[0].reason)", recording: record)
+    }
 
-        let now = clock.now()
+    /// What one provider's answers mean for its devices.
+    struct Settled: Sendable {
         var rows: [PushDeliveryRecord] = []
         var dead: [DeviceRecord] = []
         var tickets: [String: String] = [:]
         var retries: [(after: TimeInterval?, reason: String)] = []
-        for device in waiting {
+
+        mutating func merge(_ other: Settled) {
+            rows += other.rows
+            dead += other.dead
+            tickets.merge(other.tickets) { first, _ in first }
+            retries += other.retries
+        }
+    }
+
+    func settle(_ outcomes: [String: PushOutcome], devices: [DeviceRecord], notification: String) -> Settled {
+        let now = clock.now()
+        var settled = Settled()
+        for device in devices {
             let outcome = outcomes[device.id] ?? .retry(after: nil, "no answer")
             Counter(
                 label: "pinhole_push_total",
@@ -81,41 +118,44 @@ struct PushDelivery: Sendable {
             ).increment()
             switch outcome {
             case .delivered(let providerID):
-                rows.append(
+                settled.rows.append(
                     PushDeliveryRecord(
-                        notificationId: job.notificationId, deviceId: device.id, provider: device.provider,
+                        notificationId: notification, deviceId: device.id, provider: device.provider,
                         status: .delivered, providerId: providerID, detail: nil, at: now))
-                if device.provider == .expo, let providerID { tickets[providerID] = device.id }
+                if device.provider == .expo, let providerID { settled.tickets[providerID] = device.id }
             case .failed(let reason):
-                rows.append(
+                settled.rows.append(
                     PushDeliveryRecord(
-                        notificationId: job.notificationId, deviceId: device.id, provider: device.provider,
+                        notificationId: notification, deviceId: device.id, provider: device.provider,
                         status: .failed, providerId: nil, detail: reason, at: now))
                 logger.warning(
                     "push refused", metadata: ["provider": "\(device.provider.rawValue)", "reason": "\(reason)"])
             case .unregistered(let reason):
-                dead.append(device)
+                settled.dead.append(device)
                 logger.info(
                     "push token is dead; device removed",
                     metadata: ["provider": "\(device.provider.rawValue)", "reason": "\(reason)"])
             case .retry(let after, let reason):
-                retries.append((after, reason))
+                settled.retries.append((after, reason))
             }
         }
-        let (jobs, receiptDelay, notificationID) = (self.jobs, self.receiptDelay, job.notificationId)
-        let record: @Sendable (Database) throws -> Void = { [rows, dead, tickets] db in
-            for row in rows { try row.insert(db, onConflict: .ignore) }
-            for device in dead { try AlertsStore.removeDeadDevice(id: device.id, token: device.token, in: db) }
-            if !tickets.isEmpty {
+        return settled
+    }
+
+    /// Records what was delivered (a retry skips those devices), removes dead devices and
+    /// schedules the check of Expo's receipts.
+    func writer(_ settled: Settled, notification: String) -> @Sendable (Database) throws -> Void {
+        let (jobs, due) = (self.jobs, clock.now().addingTimeInterval(receiptDelay))
+        return { db in
+            for row in settled.rows { try row.insert(db, onConflict: .ignore) }
+            for device in settled.dead { try AlertsStore.removeDeadDevice(id: device.id, token: device.token, in: db) }
+            if !settled.tickets.isEmpty {
+                // One provider's answer holds all of Expo's tickets: one check per notification.
                 try jobs.schedule(
-                    Self.receiptsKind, key: notificationID, payload: ReceiptsJob(tickets: tickets),
-                    at: now.addingTimeInterval(receiptDelay), onConflict: .replace, in: db)
+                    Self.receiptsKind, key: notification, payload: ReceiptsJob(tickets: settled.tickets),
+                    at: due, onConflict: .replace, in: db)
             }
         }
-        guard !retries.isEmpty else { return .done(recording: record) }
-        let after = retries.compactMap(\.after).max()
-        return .retry(
-            after: after, "\(retries.count) device(s) to retry: \(retries[0].reason)", recording: record)
     }
 
     /// Expo's receipts: a `DeviceNotRegistered` removes the device. Receipts not ready yet are
