@@ -17,81 +17,36 @@ import Testing
     static let alice = "00000000-0000-4000-8000-00000000000a"
     static let bob = "00000000-0000-4000-8000-00000000000b"
 
-    /// One server-sent event.
-    struct Event: Sendable {
-        var id: String?
-        var name: String
-        var message: NotificationStreamMessage
-    }
-
-    /// Reads one stream's events as they arrive, until it ends or is cancelled.
-    final class Reader: Sendable {
-        let status: Int
-        let contentType: String?
-        final class State: Sendable {
-            let value = Mutex<(events: [Event], ended: Bool)>(([], false))
+    /// A stream of alerts' notifications, decoded.
+    struct Reader: Sendable {
+        struct Event: Sendable {
+            var id: String?
+            var name: String
+            var message: NotificationStreamMessage
         }
-        private let state = State()
-        private let task: Task<Void, Never>
-        /// Its own client, so stopping closes the connection as an app going away does.
-        private let http: HTTPClient
 
-        var events: [Event] { state.value.withLock { $0.events } }
-        var ended: Bool { state.value.withLock { $0.ended } }
+        let stream: EventStreamReader
 
         init(port: Int, token: String, query: String = "") async throws {
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/notifications/stream\(query)")
-            request.headers.add(name: "authorization", value: "Bearer \(token)")
-            http = HTTPClient(eventLoopGroupProvider: .singleton)
-            let response: HTTPClientResponse
-            do {
-                response = try await http.execute(request, timeout: .seconds(30))
-            } catch {
-                try? await http.shutdown()
-                throw error
-            }
-            status = Int(response.status.code)
-            contentType = response.headers.first(name: "content-type")
-            let state = self.state
-            task = Task {
-                var text = ""
-                do {
-                    for try await buffer in response.body {
-                        text += String(buffer: buffer)
-                        while let end = text.range(of: "\n\n") {
-                            let block = text[..<end.lowerBound]
-                            text = String(text[end.upperBound...])
-                            if let event = Self.parse(block) { state.value.withLock { $0.events.append(event) } }
-                        }
-                    }
-                } catch {}
-                state.value.withLock { $0.ended = true }
+            stream = try await EventStreamReader(
+                url: "http://127.0.0.1:\(port)/v1/notifications/stream\(query)", token: token)
+        }
+
+        var status: Int { stream.status }
+        var contentType: String? { stream.contentType }
+        var ended: Bool { stream.ended }
+        var events: [Event] {
+            stream.events.map { event in
+                Event(
+                    id: event.id, name: event.name,
+                    message: (try? JSONCoding.decoder().decode(
+                        NotificationStreamMessage.self, from: Data(event.data.utf8)))
+                        ?? NotificationStreamMessage(type: .resync, unreadCount: -1))
             }
         }
 
-        static func parse(_ block: Substring) -> Event? {
-            var id: String?
-            var name = "message"
-            var data = ""
-            for line in block.split(separator: "\n") {
-                if line.hasPrefix(":") { continue }
-                if line.hasPrefix("id: ") { id = String(line.dropFirst(4)) }
-                if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
-                if line.hasPrefix("data: ") { data += line.dropFirst(6) }
-            }
-            guard let message = try? JSONCoding.decoder().decode(NotificationStreamMessage.self, from: Data(data.utf8))
-            else { return nil }
-            return Event(id: id, name: name, message: message)
-        }
-
-        func waitFor(_ count: Int) async -> Bool {
-            await eventually(timeout: .seconds(10)) { events.count >= count }
-        }
-
-        func stop() async {
-            task.cancel()
-            try? await http.shutdown()
-        }
+        func waitFor(_ count: Int) async -> Bool { await stream.waitFor(count) }
+        func stop() async { await stream.stop() }
     }
 
     /// Alerts live, its inbox and its streams, with the clients' tokens.

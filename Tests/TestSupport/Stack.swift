@@ -26,7 +26,9 @@ public final class Stack: Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
-    private init(directory: TestDataDirectory, ports: [ServiceName: Int], publicTLS: Bool) throws {
+    private init(
+        directory: TestDataDirectory, ports: [ServiceName: Int], publicTLS: Bool, environment extra: [String: String]
+    ) throws {
         self.directory = directory
         self.ports = ports
         self.binaries = Self.binaryDirectory()
@@ -48,14 +50,15 @@ public final class Stack: Sendable {
             environment["PUBLIC_TLS_CERTIFICATE"] = directory.url.appendingPathComponent("pki/public.crt").path
             environment["PUBLIC_TLS_KEY"] = directory.url.appendingPathComponent("pki/public.key").path
         }
-        self.environment = environment
+        self.environment = environment.merging(extra) { $1 }
         self.gatewayURL = "\(publicTLS ? "https" : "http")://127.0.0.1:\(ports[.gateway]!)"
         self.client = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
         self.internalClient = try TestHTTP.client(dataDirectory: directory.url, identity: .pinhole)
     }
 
-    /// Starts all seven and waits until each is ready.
-    public static func start(publicTLS: Bool = true) async throws -> Stack {
+    /// Starts all seven and waits until each is ready; `environment` adds to (or overrides)
+    /// what every executable is given.
+    public static func start(publicTLS: Bool = true, environment: [String: String] = [:]) async throws -> Stack {
         let directory = try TestDataDirectory.make()
         if publicTLS {
             try LocalAuthority(dataDirectory: directory.url).issueServerCertificate(
@@ -64,7 +67,7 @@ public final class Stack: Sendable {
         }
         var ports: [ServiceName: Int] = [:]
         for name in ServiceName.executables { ports[name] = try FreePort.next() }
-        let stack = try Stack(directory: directory, ports: ports, publicTLS: publicTLS)
+        let stack = try Stack(directory: directory, ports: ports, publicTLS: publicTLS, environment: environment)
         for name in ServiceName.executables { try stack.launch(name) }
         for name in ServiceName.executables {
             guard await stack.waitUntilReady(name) else {

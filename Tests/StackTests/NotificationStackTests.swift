@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+import ServiceKit
+import TestSupport
+import Testing
+
+/// Notifications across the real executables: one user with an APNs, an FCM and an Expo
+/// device and a live stream through the gateway; friend requests from streak; alerts killed
+/// with SIGKILL between two of them. Every push reaches each fake once, and the stream,
+/// reopened with the last id it saw, misses nothing and repeats nothing.
+extension StackTests {
+    @Test func pushesAndTheLiveStreamSurviveAKilledAlertsWithNothingLostOrDoubled() async throws {
+        let fakeDirectory = try TestDataDirectory.make()
+        defer { fakeDirectory.remove() }
+        let fake = try await FakePushProviders.start(directory: fakeDirectory)
+        let settings: [String: String] = [
+            "alerts.apns.keyFile": fake.apnsKeyFile.path, "alerts.apns.keyId": fake.keyID,
+            "alerts.apns.teamId": fake.teamID, "alerts.apns.sandboxUrl": fake.url,
+            "alerts.apns.productionUrl": fake.url, "alerts.fcm.serviceAccountFile": fake.serviceAccountFile.path,
+            "alerts.fcm.baseUrl": fake.url, "alerts.expo.enabled": "true", "alerts.expo.baseUrl": fake.url,
+            "alerts.expo.receiptDelaySeconds": "1", "alerts.push.trustRootsFile": fake.caFile.path,
+        ]
+        let stack = try await Stack.start(
+            publicTLS: true,
+            environment: Dictionary(
+                uniqueKeysWithValues: settings.map { (ConfigKeys.environmentName($0.key), $0.value) }))
+        do {
+            try await NotificationFlow(
+                flow: SliceFlow(stack: stack, document: try OpenAPIDocument.load()), fake: fake
+            ).run()
+        } catch {
+            for name in [ServiceName.alerts, .streak, .gateway] {
+                print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))
+            }
+            await stack.stop()
+            await fake.stop()
+            throw error
+        }
+        await stack.stop()
+        await fake.stop()
+    }
+}
+
+struct NotificationFlow {
+    let flow: SliceFlow
+    let fake: FakePushProviders
+    var stack: Stack { flow.stack }
+
+    /// The notification a push was for, whichever provider carried it.
+    static func notificationID(of push: FakePushProviders.Push) -> String? {
+        switch push.provider {
+        case "apns": push.headers["apns-collapse-id"]
+        case "fcm": (push.body["data"] as? [String: any Sendable])?["notificationId"] as? String
+        default: (push.body["data"] as? [String: any Sendable])?["notificationId"] as? String
+        }
+    }
+
+    func stream(_ person: Person, after id: String? = nil) async throws -> EventStreamReader {
+        let reader = try await EventStreamReader(
+            url: stack.url("/v1/notifications/stream" + (id.map { "?after=\($0)" } ?? "")), token: person.token,
+            dataDirectory: stack.directory.url)
+        #expect(reader.status == 200 && reader.contentType == "text/event-stream")
+        return reader
+    }
+
+    func message(_ event: EventStreamReader.Event) throws -> NotificationStreamMessage {
+        try JSONCoding.decoder().decode(NotificationStreamMessage.self, from: Data(event.data.utf8))
+    }
+
+    func befriend(_ from: Person, _ to: Person) async throws {
+        let sent = try await flow.acknowledged(
+            .POST, "/v1/friends/requests", as: from, json: FriendRequestCreate(userId: to.id),
+            headers: [("idempotency-key", "friend-\(from.id)-\(to.id)")])
+        #expect(sent.status == 201, "\(sent.text)")
+    }
+
+    func run() async throws {
+        let alice = try await flow.signUp("Alice")
+        let bob = try await flow.signUp("Bob")
+        let carol = try await flow.signUp("Carol")
+        let dave = try await flow.signUp("Dave")
+        let tokens = (
+            apns: String(repeating: "c0ffee", count: 12) + "0123",
+            fcm: "fcm:APA91b" + String(repeating: "Zk8_-q", count: 20),
+            expo: "ExponentPushToken[alice-stack-0001]"
+        )
+        for registration in [
+            DeviceRegistration(
+                provider: .apns, token: tokens.apns, bundleId: "com.example.streaksnap", environment: .production),
+            DeviceRegistration(provider: .fcm, token: tokens.fcm, platform: "android"),
+            DeviceRegistration(provider: .expo, token: tokens.expo),
+        ] {
+            let registered = try await flow.call(.POST, "/v1/devices", as: alice, json: registration)
+            #expect(registered.status == 201, "\(registered.text)")
+        }
+
+        // Alice's phone holds the stream open through the gateway (HTTP/2, TLS).
+        let first = try await stream(alice)
+        #expect(await first.waitFor(1))
+        #expect(try message(first.events[0]) == NotificationStreamMessage(type: .unread, unreadCount: 0))
+
+        // Bob asks: the stream hears it, and each provider gets one push.
+        try await befriend(bob, alice)
+        #expect(await first.waitFor(2, timeout: .seconds(30)))
+        let fromBob = try message(first.events[1])
+        let bobsID = try #require(fromBob.notification?.id)
+        #expect(first.events[1].id == bobsID && fromBob.unreadCount == 1)
+        #expect(fromBob.notification?.link == "/friends/requests")
+        #expect(await flow.eventually { fake.pushes.count >= 3 })
+        #expect(fake.pushes.map(\.provider).sorted() == ["apns", "expo", "fcm"])
+        #expect(fake.pushes.allSatisfy { Self.notificationID(of: $0) == bobsID })
+        #expect(fake.pushes.first { $0.provider == "apns" }?.token == tokens.apns)
+
+        // alerts dies: the stream breaks; Carol's request waits in streak's outbox meanwhile.
+        await stack.kill(.alerts)
+        #expect(await flow.eventually { first.ended })
+        try await befriend(carol, alice)
+        try stack.launch(.alerts)
+        #expect(await stack.waitUntilReady(.alerts))
+
+        // Reopened with the last id it saw: Carol's arrives (replayed or live), Bob's does not
+        // come again, and the count is right.
+        let second = try await stream(alice, after: bobsID)
+        #expect(await flow.eventually { second.events.contains { $0.name == "notification" } })
+        let carols = try #require(second.events.first { $0.name == "notification" })
+        let carolsID = try #require(carols.id)
+        #expect(carolsID != bobsID)
+        #expect(try message(carols).notification?.body == "Carol wants to be friends")
+        #expect(second.events.allSatisfy { $0.id != bobsID })
+
+        // Each provider has each notification exactly once, and no more come.
+        #expect(await flow.eventually { fake.pushes.count >= 6 })
+        try await Task.sleep(for: .seconds(3))
+        let pushes = fake.pushes
+        #expect(pushes.count == 6, "\(pushes.map { "\($0.provider) \(Self.notificationID(of: $0) ?? "?")" })")
+        for provider in ["apns", "fcm", "expo"] {
+            let ids = pushes.filter { $0.provider == provider }.compactMap(Self.notificationID)
+            #expect(ids.sorted() == [bobsID, carolsID].sorted(), "\(provider)")
+        }
+
+        // alerts dies in the middle of a delivery: FCM and Expo have acknowledged (and that is
+        // on disk), APNs is still answering. After the restart only APNs is pushed again,
+        // under the same collapse id, so the phone shows it once.
+        fake.stall("apns", for: .seconds(3))
+        try await befriend(dave, alice)
+        let alerts = try DatabaseQueue(path: stack.directory.url.appendingPathComponent("alerts/alerts.sqlite").path)
+        var davesID: String?
+        #expect(
+            await flow.eventually {
+                davesID = try? await alerts.read { db in
+                    try String.fetchOne(
+                        db,
+                        sql: """
+                            SELECT notification_id FROM push_delivery WHERE notification_id NOT IN (?, ?)
+                            GROUP BY notification_id HAVING group_concat(provider) IN ('expo,fcm', 'fcm,expo')
+                            """, arguments: [bobsID, carolsID])
+                }
+                return davesID != nil
+            })
+        await stack.kill(.alerts)
+        fake.stall("apns", for: .zero)
+        try stack.launch(.alerts)
+        #expect(await stack.waitUntilReady(.alerts))
+        let daves = try #require(davesID)
+        #expect(
+            await flow.eventually {
+                fake.pushes.contains { $0.provider == "apns" && Self.notificationID(of: $0) == daves }
+            })
+        try await Task.sleep(for: .seconds(2))
+        let forDave = fake.pushes.filter { Self.notificationID(of: $0) == daves }
+        #expect(forDave.filter { $0.provider == "fcm" }.count == 1)
+        #expect(forDave.filter { $0.provider == "expo" }.count == 1)
+        #expect((1...2).contains(forDave.filter { $0.provider == "apns" }.count))
+        await first.stop()
+        await second.stop()
+    }
+}
