@@ -16,8 +16,11 @@ func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let runtime = try ServiceRuntime(name: .gateway, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
     let settings = try GatewaySettings(reader: reader)
+    let gate = LiveStreamGate(
+        verifier: runtime.makeTokenVerifier(checkSessions: false), client: runtime.client,
+        perUser: settings.liveStreamsPerUser, logger: runtime.logger)
     return try runtime.makeApplication(
-        try buildRouter(runtime: runtime, settings: settings), server: try publicListener(settings),
+        try buildRouter(runtime: runtime, settings: settings), server: try publicListener(settings, gate: gate),
         onServerRunning: onServerRunning)
 }
 
@@ -66,16 +69,16 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
 /// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;
 /// plaintext HTTP/1.1 plus prior-knowledge HTTP/2 otherwise. HTTP/2 either way with windows
 /// sized for uploads (``WideWindowHTTP2``, ``PublicListener``).
-func publicListener(_ settings: GatewaySettings) throws -> HTTPServerBuilder {
+func publicListener(_ settings: GatewaySettings, gate: LiveStreamGate) throws -> HTTPServerBuilder {
     let limits = PublicLimits(settings)
     guard let certificate = settings.publicCertificate, let key = settings.publicKey else {
-        return try PublicListener.builder(tls: nil, limits: limits)
+        return try PublicListener.builder(tls: nil, limits: limits, gate: gate)
     }
     var tls = TLSConfiguration.makeServerConfiguration(
         certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
         privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
     tls.minimumTLSVersion = .tlsv12
-    return try PublicListener.builder(tls: tls, limits: limits)
+    return try PublicListener.builder(tls: tls, limits: limits, gate: gate)
 }
 
 extension SocketAddress {

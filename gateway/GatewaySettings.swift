@@ -27,6 +27,10 @@ import ServiceKit
 /// - `limits.floodPenaltySeconds` (default 10): after one of its connections floods HTTP/2
 ///   (rapid reset, CONTINUATION or control frames), an address's new connections are closed
 ///   on arrival for this long.
+/// - `limits.liveStreamsPerUser` (default 8): WebSockets of `/v1/notifications/stream` one
+///   user may hold open through this gateway; the next is closed with 4429.
+/// - `limits.webSocketPingSeconds` (default 30): how often a WebSocket is pinged; one whose
+///   client has not answered the previous ping by then is closed (its idle timeout).
 /// - `upstream.timeoutSeconds` (default 30), `upstream.uploadTimeoutSeconds` (default 600):
 ///   how long a service may take to begin its answer.
 /// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
@@ -48,6 +52,8 @@ struct GatewaySettings: Sendable {
     let handshakeTimeout: Int64
     let connectionsPerAddress: Int
     let floodPenalty: Int64
+    let liveStreamsPerUser: Int
+    let webSocketPing: Int64
 
     /// How much of a body an early answer (401, 413, 429, an upstream that answered first)
     /// waits for, so a client still sending gets the answer instead of a reset.
@@ -84,5 +90,7 @@ struct GatewaySettings: Sendable {
         self.connectionsPerAddress = try reader.integer(
             "limits.connectionsPerAddress", default: 256, in: 1...1_000_000)
         self.floodPenalty = Int64(try reader.integer("limits.floodPenaltySeconds", default: 10, in: 0...3600))
+        self.liveStreamsPerUser = try reader.integer("limits.liveStreamsPerUser", default: 8, in: 1...1000)
+        self.webSocketPing = Int64(try reader.integer("limits.webSocketPingSeconds", default: 30, in: 1...3600))
     }
 }

@@ -7,20 +7,25 @@ import ServiceKit
 import Synchronization
 import TestSupport
 
+@testable import AlertsService
 @testable import AuthService
 @testable import Gateway
 
 /// A gateway in front of a real auth service and an "upstream" that records what reaches it,
-/// all in this process on real ports over mutual TLS. Services that are not started (feed,
-/// streak, alerts) point at ports nobody listens on.
+/// all in this process on real ports over mutual TLS, and (with `alerts`) the real alerts
+/// service. Services that are not started point at ports nobody listens on.
 struct GatewayHarness {
     let directory: TestDataDirectory
     let gatewayURL: String
     let client: HTTPClient
     let recorder: UpstreamRecorder
+    /// Where alerts listens (started with `alerts: true`).
+    let alertsURL: String
     private let running: [RunningApplication]
 
-    static func start(gateway config: [String: String] = [:], publicTLS: Bool = false) async throws -> GatewayHarness {
+    static func start(
+        gateway config: [String: String] = [:], publicTLS: Bool = false, alerts: Bool = false
+    ) async throws -> GatewayHarness {
         let directory = try TestDataDirectory.make()
         let (authPort, upstreamPort, gatewayPort) = (try FreePort.next(), try FreePort.next(), try FreePort.next())
         var urls: [String: String] = ["services.auth.url": "https://127.0.0.1:\(authPort)"]
@@ -53,14 +58,22 @@ struct GatewayHarness {
         gatewayConfig.merge(config) { $1 }
         let gateway = try await Gateway.buildApplication(reader: directory.reader(gatewayConfig))
 
-        let running = [
+        var running = [
             try await RunningApplication.start(auth), try await RunningApplication.start(upstream),
-            try await RunningApplication.start(gateway),
         ]
+        if alerts {
+            let alertsPort = URL(string: urls["services.alerts.url"]!)!.port!
+            running.append(
+                try await RunningApplication.start(
+                    AlertsService.buildApplication(
+                        reader: directory.reader(
+                            urls.merging(["http.port": "\(alertsPort)", "alerts.expo.enabled": "false"]) { $1 }))))
+        }
+        running.append(try await RunningApplication.start(gateway))
         let client = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
         let harness = GatewayHarness(
             directory: directory, gatewayURL: "\(scheme)://127.0.0.1:\(gatewayPort)", client: client,
-            recorder: recorder, running: running)
+            recorder: recorder, alertsURL: urls["services.alerts.url"]!, running: running)
         let up = await eventually { (try? await client.call(.GET, harness.gatewayURL + "/health/live"))?.status == 200 }
         guard up else {
             await harness.stop()

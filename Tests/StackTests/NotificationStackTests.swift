@@ -94,10 +94,15 @@ struct NotificationFlow {
             #expect(registered.status == 201, "\(registered.text)")
         }
 
-        // Alice's phone holds the stream open through the gateway (HTTP/2, TLS).
+        // Alice's phone holds the stream open through the gateway as server-sent events (HTTP/2,
+        // TLS), her tablet as a WebSocket (HTTP/1.1 upgrade, TLS).
         let first = try await stream(alice)
         #expect(await first.waitFor(1))
         #expect(try message(first.events[0]) == NotificationStreamMessage(type: .unread, unreadCount: 0))
+        let tls = try TestHTTP.tlsConfiguration(dataDirectory: stack.directory.url)
+        let socketURL = stack.url("/v1/notifications/stream").replacingOccurrences(of: "https://", with: "wss://")
+        let tablet = LiveSocket(url: socketURL, token: alice.token, tls: tls, serverName: "localhost")
+        #expect(await tablet.waitFor(1), "\(tablet.failure ?? "") \(String(describing: tablet.closeCode))")
 
         // Bob asks: the stream hears it, and each provider gets one push.
         try await befriend(bob, alice)
@@ -106,6 +111,12 @@ struct NotificationFlow {
         let bobsID = try #require(fromBob.notification?.id)
         #expect(first.events[1].id == bobsID && fromBob.unreadCount == 1)
         #expect(fromBob.notification?.link == "/friends/requests")
+        #expect(await tablet.waitFor(2))
+        #expect(
+            try tablet.messages.map {
+                try JSONCoding.decoder().decode(NotificationStreamMessage.self, from: Data($0.utf8))
+            }
+            .map(\.notification?.id) == [nil, bobsID])
         #expect(await flow.eventually { fake.pushes.count >= 3 })
         #expect(fake.pushes.map(\.provider).sorted() == ["apns", "expo", "fcm"])
         #expect(fake.pushes.allSatisfy { Self.notificationID(of: $0) == bobsID })
@@ -114,6 +125,9 @@ struct NotificationFlow {
         // alerts dies: the stream breaks; Carol's request waits in streak's outbox meanwhile.
         await stack.kill(.alerts)
         #expect(await flow.eventually { first.ended })
+        // The WebSocket closes with 1013 (try again later).
+        #expect(await tablet.waitForEnd(timeout: .seconds(30)))
+        #expect(tablet.closeCode == 1013)
         try await befriend(carol, alice)
         try stack.launch(.alerts)
         #expect(await stack.waitUntilReady(.alerts))
@@ -127,6 +141,14 @@ struct NotificationFlow {
         #expect(carolsID != bobsID)
         #expect(try message(carols).notification?.body == "Carol wants to be friends")
         #expect(second.events.allSatisfy { $0.id != bobsID })
+        let tabletAgain = LiveSocket(
+            url: socketURL + "?after=\(bobsID)", token: alice.token, tls: tls, serverName: "localhost")
+        #expect(await tabletAgain.waitFor(2))
+        let replayed = try tabletAgain.messages.map {
+            try JSONCoding.decoder().decode(NotificationStreamMessage.self, from: Data($0.utf8))
+        }
+        #expect(replayed.first?.notification?.id == carolsID)
+        #expect(replayed.allSatisfy { $0.notification?.id != bobsID })
 
         // Each provider has each notification exactly once, and no more come.
         #expect(await flow.eventually { fake.pushes.count >= 6 })
@@ -173,5 +195,6 @@ struct NotificationFlow {
         #expect((1...2).contains(forDave.filter { $0.provider == "apns" }.count))
         await first.stop()
         await second.stop()
+        await tabletAgain.stop()
     }
 }

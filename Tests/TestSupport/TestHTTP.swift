@@ -10,9 +10,7 @@ public enum TestHTTP {
     /// A client that trusts the test authority and presents the certificate of `identity`
     /// (or none), speaking HTTP/2 where the server offers it.
     public static func client(dataDirectory: URL, identity: ServiceName?) throws -> HTTPClient {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(
-            try NIOSSLCertificate.fromPEMFile(dataDirectory.appendingPathComponent("pki/ca.crt").path))
+        var tls = try tlsConfiguration(dataDirectory: dataDirectory)
         if let identity {
             let paths = PKIPaths(dataDirectory: dataDirectory, name: identity)
             tls.certificateChain = try NIOSSLCertificate.fromPEMFile(paths.certificate.path).map { .certificate($0) }
@@ -24,6 +22,14 @@ public enum TestHTTP {
         configuration.httpVersion = .automatic
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// A client TLS configuration that trusts the test authority.
+    public static func tlsConfiguration(dataDirectory: URL) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(
+            try NIOSSLCertificate.fromPEMFile(dataDirectory.appendingPathComponent("pki/ca.crt").path))
+        return tls
     }
 }
 

@@ -49,12 +49,12 @@ final class UpstreamConnection: Sendable {
                     var connection = NIOHTTP2Handler.ConnectionConfiguration()
                     connection.initialSettings = [
                         HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-                        HTTP2Setting(parameter: .initialWindowSize, value: WideWindowHTTP2.streamWindow),
+                        HTTP2Setting(parameter: .initialWindowSize, value: HTTP2Windows.stream),
                         HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
                     ]
-                    connection.targetWindowSize = WideWindowHTTP2.connectionWindow
+                    connection.targetWindowSize = HTTP2Windows.connection
                     var stream = NIOHTTP2Handler.StreamConfiguration()
-                    stream.targetWindowSize = WideWindowHTTP2.streamWindow
+                    stream.targetWindowSize = HTTP2Windows.stream
                     let watcher = UpstreamConnectionWatcher()
                     try channel.pipeline.syncOperations.addHandler(
                         IdleStateHandler(readTimeout: UpstreamConnectionWatcher.interval))

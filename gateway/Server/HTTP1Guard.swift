@@ -63,7 +63,7 @@ final class HTTP1Guard: ChannelDuplexHandler, RemovableChannelHandler {
             if closeAfterAnswer {
                 closed = true
                 context.flush()
-                lingeringClose(context: context)
+                Self.lingeringClose(context: context)
             } else {
                 armDeadline(context: context)
             }
@@ -81,10 +81,7 @@ final class HTTP1Guard: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
-        let failure =
-            parseError == .headerOverflow
-            ? ServiceError(.headersTooLarge, "The request's headers are larger than this server accepts.")
-            : ServiceError(.malformedRequest, "The request could not be parsed as HTTP/1.1.")
+        let failure = Self.refusal(parseError)
         closed = true
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .connection: "close"]
         let body = failure.envelope(requestID: nil)
@@ -93,13 +90,20 @@ final class HTTP1Guard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         context.flush()
-        lingeringClose(context: context)
+        Self.lingeringClose(context: context)
+    }
+
+    /// The answer to a request the parser could not read.
+    static func refusal(_ parseError: HTTPParserError) -> ServiceError {
+        parseError == .headerOverflow
+            ? ServiceError(.headersTooLarge, "The request's headers are larger than this server accepts.")
+            : ServiceError(.malformedRequest, "The request could not be parsed as HTTP/1.1.")
     }
 
     /// Ends the answer with a FIN and reads (discarding) for a moment before closing: a client
     /// still sending the rest of a refused request would otherwise get a reset that makes its
     /// system drop the answer before the client reads it.
-    private func lingeringClose(context: ChannelHandlerContext) {
+    static func lingeringClose(context: ChannelHandlerContext) {
         context.close(mode: .output, promise: nil)
         let channel = context.channel
         context.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }

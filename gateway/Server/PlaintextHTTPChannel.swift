@@ -11,14 +11,14 @@ import ServiceKit
 /// HTTP/2 pipeline, anything else HTTP/1.1. The decision reuses NIO's typed protocol
 /// negotiation (the same machinery ALPN uses under TLS), fed by a small sniffer.
 struct PlaintextHTTPChannel: ServerChildChannel {
-    typealias Negotiated = ALPNTLSChannel.Negotiated
+    typealias Negotiated = PublicListener.HTTP2.Negotiated
 
     struct Value: ServerChildChannelValue {
         let negotiated: EventLoopFuture<Negotiated>
         let channel: any Channel
     }
 
-    let http2: WideWindowHTTP2
+    let http2: PublicListener.HTTP2
     let limits: PublicLimits
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -39,9 +39,10 @@ struct PlaintextHTTPChannel: ServerChildChannel {
     }
 
     /// The server builder for ``Application``.
-    static func builder(limits: PublicLimits) -> HTTPServerBuilder {
+    static func builder(limits: PublicLimits, gate: LiveStreamGate) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            PlaintextHTTPChannel(http2: PublicListener.http2(responder: responder, limits: limits), limits: limits)
+            PlaintextHTTPChannel(
+                http2: PublicListener.http2(responder: responder, limits: limits, gate: gate), limits: limits)
         }
     }
 }

@@ -15,6 +15,8 @@ struct PublicLimits: Sendable {
     /// How long an address whose connection flooded HTTP/2 (rapid reset, CONTINUATION or
     /// control frames) has its new connections refused.
     let floodPenalty: Duration
+    /// How often a WebSocket is pinged (a client that stops answering is closed).
+    let webSocketPing: Duration
     var grace: TimeAmount { connection.grace }
 
     init(_ settings: GatewaySettings) {
@@ -25,5 +27,6 @@ struct PublicLimits: Sendable {
         headerCap = max(4 * settings.headerLimit, 1 << 16)
         counter = ConnectionCounter()
         floodPenalty = .seconds(settings.floodPenalty)
+        webSocketPing = .seconds(settings.webSocketPing)
     }
 }

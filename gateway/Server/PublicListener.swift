@@ -1,32 +1,46 @@
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
 import ServiceKit
 
 /// The gateway's public listener: the kit's ``WideWindowHTTP2`` (HTTP/2 with upload-sized
-/// windows, HTTP/1.1 beside it) with the public limits, a ``ConnectionGuard`` first on every
-/// connection and an ``HTTP1Guard`` behind the HTTP/1.1 parser. With a certificate, TLS with
-/// ALPN; without, ``PlaintextHTTPChannel``.
+/// windows, HTTP/1.1 beside it, with WebSocket upgrades for ``LiveStreamGate``) with the
+/// public limits, a ``ConnectionGuard`` first on every connection and an ``HTTP1Guard`` behind
+/// the HTTP/1.1 parser. With a certificate, TLS with ALPN; without, ``PlaintextHTTPChannel``.
 enum PublicListener {
-    static func builder(tls: TLSConfiguration?, limits: PublicLimits) throws -> HTTPServerBuilder {
-        guard let tls else { return PlaintextHTTPChannel.builder(limits: limits) }
+    typealias HTTP2 = WideWindowHTTP2<PublicHTTP1Channel>
+
+    static func builder(tls: TLSConfiguration?, limits: PublicLimits, gate: LiveStreamGate) throws -> HTTPServerBuilder
+    {
+        guard let tls else { return PlaintextHTTPChannel.builder(limits: limits, gate: gate) }
         return try ALPNTLSChannel.builder(
-            tls: tls, http2: { http2(responder: $0, limits: limits) },
+            tls: tls, http2: { http2(responder: $0, limits: limits, gate: gate) },
             prepare: { try guardConnection($0, limits: limits) })
     }
 
     /// HTTP/2 and HTTP/1.1 with the public limits. The parsers' header cap is a hard limit
     /// well above `limits.headerBytes`, which the router enforces with a proper 431 for both
     /// protocols.
-    static func http2(responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits) -> WideWindowHTTP2 {
+    static func http2(
+        responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits, gate: LiveStreamGate
+    ) -> HTTP2 {
         let headTimeout = limits.idleTimeout
         let configuration = HTTP1Channel.Configuration(
             additionalChannelHandlers: [HTTP1Guard(headTimeout: headTimeout)], idleTimeout: nil,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.headerCap, maxHeaderListSize: limits.headerCap, maxHeaderFieldCount: 500))
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: limits.webSocketPing))
+        let connections = PublicHTTP1Channel(
+            upgrade: HTTP1WebSocketUpgradeChannel(
+                responder: responder, configuration: .init(http1: configuration, ws: webSocket),
+                shouldUpgrade: gate.shouldUpgrade),
+            headTimeout: headTimeout)
         return WideWindowHTTP2(
-            http1: HTTP1Channel(responder: responder, configuration: configuration), maxConcurrentStreams: 100,
+            http1: HTTP1Channel(responder: responder, configuration: configuration), connections: connections,
+            maxConcurrentStreams: 100,
             maxHeaderListSize: limits.headerCap, idleTimeout: limits.idleTimeout, grace: limits.grace,
             misbehaviour: { [counter = limits.counter, penalty = limits.floodPenalty] channel, error in
                 guard let address = channel.remoteAddress?.ipAddress else { return }

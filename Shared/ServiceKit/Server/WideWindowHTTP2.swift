@@ -14,32 +14,38 @@ import NIOTLS
 /// (`docs/PERFORMANCE.md`: through the gateway, uploads ran at 0.19× `sha256sum` with 64 KiB
 /// service windows). ``HTTP2ConnectionCloser`` closes idle connections and drains them on
 /// graceful shutdown.
-public struct WideWindowHTTP2: Sendable {
+///
+/// HTTP/1.1 connections get `HTTP1Connections` (Hummingbird's ``HTTP1Channel`` for the services;
+/// the gateway's also takes WebSocket upgrades); HTTP/2 streams always get ``HTTP1Channel``.
+public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
     public typealias Connection = NIOHTTP2Handler.AsyncStreamMultiplexer<HTTP1Channel.Value>
+    public typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Connections.Value, Connection>
 
-    /// What a stream may have in flight before the sender waits for a window update, and the
-    /// same for the whole connection.
-    public static let streamWindow = 1 << 20
-    public static let connectionWindow = 4 << 20
+    public static var streamWindow: Int { HTTP2Windows.stream }
+    public static var connectionWindow: Int { HTTP2Windows.connection }
 
     /// Told of a connection whose peer flooded it (resets, CONTINUATION or control frames,
     /// stream errors), with NIOHTTP2's error, just before it is closed.
     public typealias Misbehaviour = @Sendable (any Channel, any Error) -> Void
 
     public let http1: HTTP1Channel
+    public let connections: HTTP1Connections
     let maxConcurrentStreams: Int
     let maxHeaderListSize: Int
     let idleTimeout: TimeAmount
     let grace: TimeAmount
     let misbehaviour: Misbehaviour
 
-    /// `http1` serves each stream's request (and HTTP/1.1 connections). A client that opens
-    /// more than `maxConcurrentStreams` streams at once gets `REFUSED_STREAM` for the excess.
+    /// `http1` serves each stream's request, `connections` HTTP/1.1 connections. A client that
+    /// opens more than `maxConcurrentStreams` streams at once gets `REFUSED_STREAM` for the
+    /// excess.
     public init(
-        http1: HTTP1Channel, maxConcurrentStreams: Int = 100, maxHeaderListSize: Int = 1 << 14,
-        idleTimeout: TimeAmount, grace: TimeAmount, misbehaviour: @escaping Misbehaviour = { _, _ in }
+        http1: HTTP1Channel, connections: HTTP1Connections, maxConcurrentStreams: Int = 100,
+        maxHeaderListSize: Int = 1 << 14, idleTimeout: TimeAmount, grace: TimeAmount,
+        misbehaviour: @escaping Misbehaviour = { _, _ in }
     ) {
         self.http1 = http1
+        self.connections = connections
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxHeaderListSize = maxHeaderListSize
         self.idleTimeout = idleTimeout
@@ -52,12 +58,12 @@ public struct WideWindowHTTP2: Sendable {
         let replaced: Set<HTTP2SettingsParameter> = [.initialWindowSize, .maxConcurrentStreams, .maxHeaderListSize]
         configuration.connection.initialSettings =
             nioDefaultSettings.filter { !replaced.contains($0.parameter) } + [
-                HTTP2Setting(parameter: .initialWindowSize, value: Self.streamWindow),
+                HTTP2Setting(parameter: .initialWindowSize, value: HTTP2Windows.stream),
                 HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
                 HTTP2Setting(parameter: .maxHeaderListSize, value: maxHeaderListSize),
             ]
-        configuration.connection.targetWindowSize = Self.connectionWindow
-        configuration.stream.targetWindowSize = Self.streamWindow
+        configuration.connection.targetWindowSize = HTTP2Windows.connection
+        configuration.stream.targetWindowSize = HTTP2Windows.stream
         return configuration
     }
 
@@ -96,28 +102,44 @@ public struct WideWindowHTTP2: Sendable {
     /// Sets up the protocol `result` chose: HTTP/2 for `h2`, HTTP/1.1 otherwise.
     public func negotiated(
         _ result: ALPNResult, channel: any Channel, logger: Logger
-    )
-        -> EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, Connection>>
-    {
+    ) -> EventLoopFuture<Negotiated> {
         switch result {
         case .negotiated("h2"): setup(channel: channel, logger: logger).map { .http2($0) }
-        default: http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
+        default: connections.setup(channel: channel, logger: logger).map { .http1_1($0) }
         }
     }
 
     /// Serves a connection once its protocol is known.
-    public func handle(
-        negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, Connection>>, logger: Logger
-    ) async {
+    public func handle(negotiated: EventLoopFuture<Negotiated>, logger: Logger) async {
         do {
             switch try await negotiated.get() {
-            case .http1_1(let connection): await http1.handle(value: connection, logger: logger)
+            case .http1_1(let connection): await connections.handle(value: connection, logger: logger)
             case .http2(let connection): await handle(connection, logger: logger)
             }
         } catch {
             logger.debug("protocol negotiation failed: \(error)")
         }
     }
+}
+
+extension WideWindowHTTP2 where HTTP1Connections == HTTP1Channel {
+    /// `http1` serves each stream's request and HTTP/1.1 connections alike.
+    public init(
+        http1: HTTP1Channel, maxConcurrentStreams: Int = 100, maxHeaderListSize: Int = 1 << 14,
+        idleTimeout: TimeAmount, grace: TimeAmount, misbehaviour: @escaping Misbehaviour = { _, _ in }
+    ) {
+        self.init(
+            http1: http1, connections: http1, maxConcurrentStreams: maxConcurrentStreams,
+            maxHeaderListSize: maxHeaderListSize, idleTimeout: idleTimeout, grace: grace, misbehaviour: misbehaviour)
+    }
+}
+
+/// HTTP/2 flow-control windows of every Pinhole listener and of the gateway's upstream hop:
+/// what a stream may have in flight before the sender waits for a window update, and the same
+/// for the whole connection.
+public enum HTTP2Windows {
+    public static let stream = 1 << 20
+    public static let connection = 4 << 20
 }
 
 /// Ends an HTTP/2 connection when the server shuts down (a GOAWAY naming the last stream
@@ -208,8 +230,8 @@ final class HTTP2ConnectionCloser: ChannelInboundHandler {
 /// TLS with ALPN: `h2` gets ``WideWindowHTTP2``, anything else HTTP/1.1. `prepare` runs first
 /// on every accepted connection (the gateway puts its connection guard there) and returns what
 /// to call, on the connection's event loop, once a protocol was chosen (true: HTTP/2).
-public struct ALPNTLSChannel: ServerChildChannel {
-    public typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Channel.Value, WideWindowHTTP2.Connection>
+public struct ALPNTLSChannel<HTTP1Connections: ServerChildChannel>: ServerChildChannel {
+    public typealias Negotiated = WideWindowHTTP2<HTTP1Connections>.Negotiated
     public typealias Prepare = @Sendable (any Channel) throws -> @Sendable (_ http2: Bool) -> Void
 
     public struct Value: ServerChildChannelValue {
@@ -218,10 +240,12 @@ public struct ALPNTLSChannel: ServerChildChannel {
     }
 
     let context: NIOSSLContext
-    let http2: WideWindowHTTP2
+    let http2: WideWindowHTTP2<HTTP1Connections>
     let prepare: Prepare
 
-    public init(context: NIOSSLContext, http2: WideWindowHTTP2, prepare: @escaping Prepare = { _ in { _ in } }) {
+    public init(
+        context: NIOSSLContext, http2: WideWindowHTTP2<HTTP1Connections>, prepare: @escaping Prepare = { _ in { _ in } }
+    ) {
         self.context = context
         self.http2 = http2
         self.prepare = prepare
@@ -246,7 +270,8 @@ public struct ALPNTLSChannel: ServerChildChannel {
 
     /// The server builder for ``Application``: `tls` gets ALPN `h2` and `http/1.1`.
     public static func builder(
-        tls: TLSConfiguration, http2: @escaping @Sendable (@escaping HTTPChannelHandler.Responder) -> WideWindowHTTP2,
+        tls: TLSConfiguration,
+        http2: @escaping @Sendable (@escaping HTTPChannelHandler.Responder) -> WideWindowHTTP2<HTTP1Connections>,
         prepare: @escaping Prepare = { _ in { _ in } }
     ) throws -> HTTPServerBuilder {
         var tls = tls

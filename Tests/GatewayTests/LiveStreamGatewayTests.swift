@@ -1,0 +1,116 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// `GET /v1/notifications/stream` as a WebSocket through the gateway, in front of the real
+/// auth and alerts services.
+@Suite struct LiveStreamGatewayTests {
+    func message(_ text: String) throws -> NotificationStreamMessage {
+        try JSONCoding.decoder().decode(NotificationStreamMessage.self, from: Data(text.utf8))
+    }
+
+    @Test func aWebSocketCarriesTheStreamAndIsRefusedWithACodeAClientCanActOn() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["limits.liveStreamsPerUser": "2"], alerts: true)
+        do {
+            let ws = harness.gatewayURL.replacingOccurrences(of: "http://", with: "ws://")
+            let alice = try await harness.signUp("alice@example.com")
+            let aliceID = try await harness.client.call(.GET, harness.url("/v1/me"), token: alice.accessToken)
+                .decode(UserProfile.self).id
+
+            let phone = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
+            #expect(await phone.waitFor(1))
+            #expect(try message(phone.messages[0]) == NotificationStreamMessage(type: .unread, unreadCount: 0))
+
+            // A friend request reaches alerts (as streak's outbox delivers it): the socket hears it.
+            let streak = try TestHTTP.client(dataDirectory: harness.directory.url, identity: .streak)
+            let envelope = EventEnvelope(
+                id: UUID(), type: FriendRequestSent.eventType, source: .streak, occurredAt: Date(),
+                payload: FriendRequestSent(
+                    requestId: UUID().uuidString.lowercased(), fromUserId: UUID().uuidString.lowercased(),
+                    fromDisplayName: "Bob", toUserId: aliceID))
+            let delivered = try await streak.call(
+                .POST, harness.alertsURL + "/internal/events", json: envelope)
+            try await streak.shutdown()
+            #expect(delivered.status == 200, "\(delivered.text)")
+            #expect(await phone.waitFor(2))
+            let notification = try message(phone.messages[1])
+            #expect(notification.type == .notification && notification.unreadCount == 1)
+            #expect(notification.notification?.id == envelope.id.uuidString.lowercased())
+
+            // Reconnecting after it: nothing replayed but the count.
+            let again = LiveSocket(
+                url: ws + "/v1/notifications/stream?after=\(envelope.id.uuidString.lowercased())",
+                token: alice.accessToken)
+            #expect(await again.waitFor(1))
+            #expect(try again.messages.map(message) == [NotificationStreamMessage(type: .unread, unreadCount: 1)])
+
+            // A third at once is one too many (limits.liveStreamsPerUser = 2): 4429.
+            let third = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
+            #expect(await third.waitForEnd())
+            #expect(third.closeCode == 4429)
+
+            // No token, or a forged one: 4401 (refresh and reconnect).
+            let anonymous = LiveSocket(url: ws + "/v1/notifications/stream", token: nil)
+            #expect(await anonymous.waitForEnd())
+            #expect(anonymous.closeCode == 4401)
+            let forged = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken + "x")
+            #expect(await forged.waitForEnd())
+            #expect(forged.closeCode == 4401)
+
+            // Only the stream upgrades: elsewhere the upgrade is refused before it happens.
+            let elsewhere = LiveSocket(url: ws + "/v1/notifications", token: alice.accessToken)
+            #expect(await elsewhere.waitForEnd())
+            #expect(elsewhere.failure != nil && elsewhere.messages.isEmpty)
+
+            // A client that leaves frees its place.
+            await phone.stop()
+            await again.stop()
+            let readmitted = await eventually(timeout: .seconds(10), every: .milliseconds(200)) {
+                let later = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
+                let admitted = await later.waitFor(1, timeout: .seconds(2))
+                await later.stop()
+                return admitted
+            }
+            #expect(readmitted)
+
+            // Signing out ends the session, and with it the socket (1000: reconnect after
+            // signing in again).
+            let last = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
+            #expect(await last.waitFor(1))
+            let out = try await harness.client.call(.POST, harness.url("/v1/auth/logout"), token: alice.accessToken)
+            #expect(out.status == 204)
+            #expect(await last.waitForEnd(timeout: .seconds(20)))
+            #expect(last.closeCode == 1000)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
+    @Test func eventsAreSplitAcrossBuffersAndHeartbeatsSkipped() {
+        var events = ServerSentEvents()
+        let body = Array(": heartbeat\n\nid: 1\ndata: {\"caption\":\"café 🛹\"}\n\ndata: a\ndata: b\n\n".utf8)
+        // Cut everywhere, including inside the two multi-byte characters.
+        for cut in 1..<body.count {
+            var split = ServerSentEvents()
+            let first = split.feed(ByteBuffer(bytes: body[..<cut]))
+            let second = split.feed(ByteBuffer(bytes: body[cut...]))
+            #expect(first + second == ["{\"caption\":\"café 🛹\"}", "a\nb"], "cut at \(cut)")
+        }
+        #expect(events.feed(ByteBuffer(string: "data: x\n")) == [])
+        #expect(events.feed(ByteBuffer(string: "\n")) == ["x"])
+    }
+
+    @Test func theResumePointCannotAddParametersToTheHop() {
+        #expect(LiveStreamGate.after("after=abc-1") == "abc-1")
+        #expect(LiveStreamGate.after("x=1&after=a%26limit%3D9") == "a%26limit%3D9")
+        #expect(LiveStreamGate.after("before=1") == nil)
+        #expect(LiveStreamGate.split("/v1/notifications/stream?after=1") == ("/v1/notifications/stream", "after=1"))
+    }
+}

@@ -1,0 +1,191 @@
+import AsyncHTTPClient
+import Contracts
+import Foundation
+import HTTPTypes
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+import ServiceKit
+import Synchronization
+
+/// The WebSocket form of `GET /v1/notifications/stream`: the gateway takes the upgrade and
+/// carries alerts' server-sent events to the client, one text frame per event (its `data`, a
+/// ``NotificationStreamMessage``), over the same mutual-TLS HTTP/2 hop as every request.
+///
+/// Only that path is upgraded (any other is refused with 400 before upgrading). The token is
+/// checked like any route's, then the user's open connections are counted; a refusal closes
+/// the new WebSocket at once with a code a client can act on: 4401 (token missing, invalid or
+/// expired: refresh it), 4403 (a guest), 4429 (too many open). When alerts ends the stream
+/// (token expiry, the session's end) the socket closes with 1000; when alerts is down, 1013
+/// (try again later). In every case the client reconnects with `?after=<last id>` and gets
+/// what it missed. Pings every `pingInterval` close a connection whose client stopped
+/// answering.
+final class LiveStreamGate: Sendable {
+    static let path = "/v1/notifications/stream"
+
+    let verifier: TokenVerifier
+    let client: InternalClient
+    let perUser: Int
+    let logger: Logger
+    private let open = Mutex<[String: Int]>([:])
+
+    init(verifier: TokenVerifier, client: InternalClient, perUser: Int, logger: Logger) {
+        self.verifier = verifier
+        self.client = client
+        self.perUser = perUser
+        self.logger = logger
+    }
+
+    /// Open live WebSockets, all users.
+    var count: Int { open.withLock { $0.values.reduce(0, +) } }
+
+    /// hummingbird-websocket's question, asked once the upgrade request's head is read.
+    func shouldUpgrade(
+        _ head: HTTPRequest, _ channel: any Channel, _ logger: Logger
+    ) async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let target = head.path ?? ""
+        let (path, query) = Self.split(target)
+        guard head.method == .get, path == Self.path else { return .dontUpgrade }
+        let token = AuthenticationMiddleware<GatewayRequestContext>.bearerToken(in: head.headerFields)
+        let after = query.flatMap(Self.after)
+        return .upgrade([:]) { [self] inbound, outbound, _ in
+            await serve(token: token, after: after, inbound: inbound, outbound: outbound)
+        }
+    }
+
+    func serve(token: String?, after: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async
+    {
+        guard let token, let user = try? await verifier.verify(token) else {
+            try? await outbound.close(.init(codeNumber: 4401), reason: "INVALID_TOKEN")
+            return
+        }
+        guard !user.isGuest else {
+            try? await outbound.close(.init(codeNumber: 4403), reason: "FORBIDDEN")
+            return
+        }
+        guard admit(user.userID) else {
+            try? await outbound.close(.init(codeNumber: 4429), reason: "RATE_LIMIT_EXCEEDED")
+            return
+        }
+        defer { release(user.userID) }
+        let code = await relay(token: token, after: after, inbound: inbound, outbound: outbound)
+        try? await outbound.close(code, reason: nil)
+    }
+
+    /// Carries alerts' events to `outbound` until either side ends; returns the close code.
+    private func relay(
+        token: String, after: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+    ) async -> WebSocketErrorCode {
+        var request = HTTPClientRequest(
+            url: client.url(of: .alerts, path: Self.path + (after.map { "?after=\($0)" } ?? "")))
+        request.headers = InternalClient.propagationHeaders()
+        request.headers.add(name: "authorization", value: "Bearer \(token)")
+        request.headers.add(name: "accept", value: "text/event-stream")
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .seconds(10))
+        } catch {
+            return .init(codeNumber: 1013)
+        }
+        switch response.status.code {
+        case 200: break
+        case 401: return .init(codeNumber: 4401)
+        case 403: return .init(codeNumber: 4403)
+        case 429: return .init(codeNumber: 4429)
+        case 400: return .protocolError
+        default: return .init(codeNumber: 1013)
+        }
+        return await withTaskGroup(of: WebSocketErrorCode?.self) { group in
+            group.addTask {
+                var events = ServerSentEvents()
+                do {
+                    for try await buffer in response.body {
+                        for data in events.feed(buffer) { try await outbound.write(.text(data)) }
+                    }
+                    return .normalClosure
+                } catch {
+                    // alerts went away mid-stream (or the client did): the client reconnects.
+                    return .init(codeNumber: 1013)
+                }
+            }
+            group.addTask {
+                // Nothing is expected from the client; its close (or a broken connection) ends
+                // the relay.
+                var messages = inbound.messages(maxSize: 1 << 12).makeAsyncIterator()
+                while (try? await messages.next()) != nil {}
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .normalClosure
+        }
+    }
+
+    private func admit(_ user: String) -> Bool {
+        open.withLock { open in
+            guard open[user, default: 0] < perUser else { return false }
+            open[user, default: 0] += 1
+            return true
+        }
+    }
+
+    private func release(_ user: String) {
+        open.withLock { open in
+            open[user, default: 1] -= 1
+            if open[user] == 0 { open[user] = nil }
+        }
+    }
+
+    static func split(_ target: String) -> (path: String, query: String?) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, nil) }
+        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
+    }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// The `after` parameter of a query, percent-encoded again for alerts' URL.
+    static func after(_ query: String) -> String? {
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0] == "after" {
+                // Re-encoded for the hop, so nothing in it can add a parameter of its own.
+                return String(parts[1]).removingPercentEncoding?.addingPercentEncoding(
+                    withAllowedCharacters: unreserved)
+            }
+        }
+        return nil
+    }
+}
+
+/// Splits a `text/event-stream` body into its events' `data`, across buffer boundaries (an
+/// event, or one character of it, may arrive in two buffers); comments (alerts' heartbeats)
+/// and events without data are skipped.
+struct ServerSentEvents {
+    private var pending: [UInt8] = []
+
+    mutating func feed(_ buffer: ByteBuffer) -> [String] {
+        pending.append(contentsOf: buffer.readableBytesView)
+        var events: [String] = []
+        var start = 0
+        var index = 0
+        while index + 1 < pending.count {
+            guard pending[index] == UInt8(ascii: "\n"), pending[index + 1] == UInt8(ascii: "\n") else {
+                index += 1
+                continue
+            }
+            let block = String(decoding: pending[start..<index], as: UTF8.self)
+            let data = block.split(separator: "\n").filter { $0.hasPrefix("data:") }.map {
+                $0.dropFirst(5).drop { $0 == " " }
+            }
+            if !data.isEmpty { events.append(data.joined(separator: "\n")) }
+            index += 2
+            start = index
+        }
+        pending.removeFirst(start)
+        return events
+    }
+}
