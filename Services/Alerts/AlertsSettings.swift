@@ -24,6 +24,9 @@ import ServiceKit
 /// - `alerts.stream.heartbeatSeconds` (default 25): how often a quiet live stream sends a
 ///   comment line (proxies close silent connections; a client gone over HTTP/1.1 is noticed then).
 /// - `alerts.stream.perUser` (default 16): live streams one user may hold open.
+/// - `alerts.stream.maxOpen` (default 20,000): live streams this process holds, all users
+///   together; the next is refused with 503. Each one the gateway carries is an HTTP/2 stream
+///   on its connection to alerts, so alerts' internal listener allows that many more streams.
 struct AlertsSettings: Sendable {
     struct APNs: Sendable {
         var keyFile: URL
@@ -52,6 +55,7 @@ struct AlertsSettings: Sendable {
     let pushConcurrency: Int
     let streamHeartbeat: Duration
     let streamsPerUser: Int
+    let streamsOpenLimit: Int
 
     init(reader: ConfigReader) throws {
         let keyFile = reader.string(forKey: "alerts.apns.keyFile", isSecret: true)
@@ -90,6 +94,7 @@ struct AlertsSettings: Sendable {
         self.pushConcurrency = try reader.integer("alerts.push.concurrency", default: 32, in: 1...1024)
         self.streamHeartbeat = .seconds(try reader.integer("alerts.stream.heartbeatSeconds", default: 25, in: 1...300))
         self.streamsPerUser = try reader.integer("alerts.stream.perUser", default: 16, in: 1...1000)
+        self.streamsOpenLimit = try reader.integer("alerts.stream.maxOpen", default: 20_000, in: 1...1_000_000)
     }
 
     private static func base(_ url: String) -> String {

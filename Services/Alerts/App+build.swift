@@ -13,7 +13,10 @@ func buildApplication(
     metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
 ) async throws -> some ApplicationProtocol {
     let runtime = try ServiceRuntime(name: .alerts, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
-    return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader))
+    let settings = try AlertsSettings(reader: reader)
+    // Every live stream the gateway carries is one HTTP/2 stream on its connection here.
+    let listener = try runtime.internalListener(maxConcurrentStreams: settings.streamsOpenLimit + 100)
+    return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader), server: listener)
 }
 
 /// The alerts router and its long-running jobs.
@@ -22,7 +25,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     let database = try runtime.openDatabase(registerMigrations: AlertsStore.registerMigrations)
     let store = AlertsStore(database: database)
     let jobs = runtime.makeJobQueue()
-    let streams = LiveStreams(perUserLimit: settings.streamsPerUser)
+    let streams = LiveStreams(perUserLimit: settings.streamsPerUser, processLimit: settings.streamsOpenLimit)
     database.add(transactionObserver: NotificationTap(streams: streams), extent: .databaseLifetime)
 
     let inbox = AlertsInbox.make(jobs: jobs, streams: streams, clock: runtime.clock)

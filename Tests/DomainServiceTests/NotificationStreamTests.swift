@@ -191,16 +191,20 @@ import Testing
         }
     }
 
-    @Test func aUserMayHoldSixteenStreamsAndAFullBufferEndsOne() async throws {
-        let streams = LiveStreams(perUserLimit: 16, bufferLimit: 2)
-        let open = (0..<16).compactMap { _ in streams.subscribe(user: "u", session: "s") }
+    @Test func aUserMayHoldSixteenStreamsTheProcessItsLimitAndAFullBufferEndsOne() async throws {
+        let streams = LiveStreams(perUserLimit: 16, processLimit: 18, bufferLimit: 2)
+        let open = (0..<16).compactMap { _ in try? streams.subscribe(user: "u", session: "s") }
         #expect(open.count == 16)
-        #expect(streams.subscribe(user: "u", session: "s") == nil)
-        let other = try #require(streams.subscribe(user: "v", session: "t"))
+        #expect(throws: LiveStreams.Refusal.userLimit) { try streams.subscribe(user: "u", session: "s") }
+        let other = try streams.subscribe(user: "v", session: "t")
+        let third = try streams.subscribe(user: "w", session: "x")
+        // 18 open: the process is full for everyone.
+        #expect(throws: LiveStreams.Refusal.processLimit) { try streams.subscribe(user: "y", session: "z") }
         open[0].close()
+        third.close()
         #expect(await eventually(timeout: .seconds(5)) { streams.count == 16 }, "\(streams.count) open")
         other.close()
-        let next = try #require(streams.subscribe(user: "u", session: "s"))
+        let next = try streams.subscribe(user: "u", session: "s")
         // Nobody reads `next`: the third message overflows its buffer and ends it.
         let message = NotificationStreamMessage(type: .unread, unreadCount: 1)
         streams.publish([message, message, message], to: "u")

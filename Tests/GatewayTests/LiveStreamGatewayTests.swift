@@ -8,8 +8,10 @@ import Testing
 @testable import Gateway
 
 /// `GET /v1/notifications/stream` as a WebSocket through the gateway, in front of the real
-/// auth and alerts services.
-@Suite struct LiveStreamGatewayTests {
+/// auth and alerts services. Serialized: with the 130 sockets of one test being opened, a
+/// refused socket of the other was once in four runs not closed within its 10 s (cause not
+/// found yet; see the closing note of issue 13).
+@Suite(.serialized) struct LiveStreamGatewayTests {
     func message(_ text: String) throws -> NotificationStreamMessage {
         try JSONCoding.decoder().decode(NotificationStreamMessage.self, from: Data(text.utf8))
     }
@@ -52,7 +54,7 @@ import Testing
             // A third at once is one too many (limits.liveStreamsPerUser = 2): 4429.
             let third = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
             #expect(await third.waitForEnd())
-            #expect(third.closeCode == 4429)
+            #expect(third.closeCode == 4429, "\(third.failure ?? "-") \(third.messages) \(third.ended)")
 
             // No token, or a forged one: 4401 (refresh and reconnect).
             let anonymous = LiveSocket(url: ws + "/v1/notifications/stream", token: nil)
@@ -86,6 +88,34 @@ import Testing
             #expect(out.status == 204)
             #expect(await last.waitForEnd(timeout: .seconds(20)))
             #expect(last.closeCode == 1000)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
+    /// Each socket is one HTTP/2 stream on the gateway's connection to alerts; past the
+    /// hundred streams a connection allows by default, sockets would wait for a stream and
+    /// close with 1013 after the hop's timeout.
+    @Test func moreSocketsThanAConnectionsDefaultStreamsAllReachAlerts() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: [
+                "limits.liveStreamsPerUser": "150", "limits.connectionsPerAddress": "300",
+                "alerts.stream.perUser": "150",
+            ], alerts: true)
+        do {
+            let ws = harness.gatewayURL.replacingOccurrences(of: "http://", with: "ws://")
+            let alice = try await harness.signUp("alice@example.com")
+            let sockets = (0..<130).map { _ in
+                LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
+            }
+            let allOpened = await eventually(timeout: .seconds(30)) { sockets.allSatisfy { !$0.messages.isEmpty } }
+            let opened = sockets.filter { !$0.messages.isEmpty }.count
+            #expect(
+                allOpened,
+                "\(opened) opened; \(sockets.compactMap(\.closeCode)) \(sockets.compactMap(\.failure).prefix(3))")
+            for socket in sockets { await socket.stop() }
         } catch {
             await harness.stop()
             throw error

@@ -34,9 +34,16 @@ struct StreamController: Sendable {
         if let after, (try? ObjectID.path(after, "Notification")) == nil {
             throw ServiceError.validation("`after` is the id of a notification.")
         }
-        guard let live = streams.subscribe(user: user.userID, session: user.sessionID) else {
+        let live: LiveStreams.Subscription
+        do {
+            live = try streams.subscribe(user: user.userID, session: user.sessionID)
+        } catch .userLimit {
             throw ServiceError(
                 .rateLimitExceeded, "At most \(streams.perUserLimit) notification streams may be open at once.")
+        } catch .processLimit {
+            throw ServiceError(
+                .serviceUnavailable, "This server holds as many live streams as it may; try again shortly.",
+                headers: [.retryAfter: "5"])
         }
         // Subscribed before reading what was missed, so nothing committed in between is lost;
         // what both carry is sent once.

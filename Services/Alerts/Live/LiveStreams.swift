@@ -18,13 +18,26 @@ final class LiveStreams: Service, Sendable {
         let continuation: AsyncStream<NotificationStreamMessage>.Continuation
     }
 
+    /// Why a stream was not opened.
+    enum Refusal: Error, Equatable {
+        /// The user holds `perUserLimit` already.
+        case userLimit
+        /// This process holds `processLimit` already.
+        case processLimit
+    }
+
     /// Most streams one user may hold open; the next is refused.
     let perUserLimit: Int
+    /// Most streams this process holds, all users together (each is one HTTP/2 stream on
+    /// the gateway's connection, which the internal listener must allow).
+    let processLimit: Int
     let bufferLimit: Int
     private let subscribers = Mutex<[String: [UUID: Subscriber]]>([:])
+    private let open = Atomic<Int>(0)
 
-    init(perUserLimit: Int = 16, bufferLimit: Int = 256) {
+    init(perUserLimit: Int = 16, processLimit: Int = 20_000, bufferLimit: Int = 256) {
         self.perUserLimit = perUserLimit
+        self.processLimit = processLimit
         self.bufferLimit = bufferLimit
     }
 
@@ -36,18 +49,20 @@ final class LiveStreams: Service, Sendable {
         func close() { continuation.finish() }
     }
 
-    /// A new stream for one connection of `user` in `session`, or nil when they have
-    /// `perUserLimit` open.
-    func subscribe(user: String, session: String) -> Subscription? {
+    /// A new stream for one connection of `user` in `session`, unless they (or this process)
+    /// hold as many as they may.
+    func subscribe(user: String, session: String) throws(Refusal) -> Subscription {
         let (stream, continuation) = AsyncStream.makeStream(
             of: NotificationStreamMessage.self, bufferingPolicy: .bufferingOldest(bufferLimit))
         let id = UUID()
-        let admitted = subscribers.withLock { all in
-            guard all[user, default: [:]].count < perUserLimit else { return false }
+        let refusal = subscribers.withLock { all -> Refusal? in
+            guard all[user, default: [:]].count < perUserLimit else { return .userLimit }
+            guard open.load(ordering: .relaxed) < processLimit else { return .processLimit }
             all[user, default: [:]][id] = Subscriber(user: user, session: session, continuation: continuation)
-            return true
+            open.add(1, ordering: .relaxed)
+            return nil
         }
-        guard admitted else { return nil }
+        if let refusal { throw refusal }
         continuation.onTermination = { [weak self] _ in self?.remove(id, of: user) }
         return Subscription(messages: stream, continuation: continuation)
     }
@@ -96,11 +111,12 @@ final class LiveStreams: Service, Sendable {
         for subscriber in all { subscriber.continuation.finish() }
     }
 
-    var count: Int { subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+    var count: Int { open.load(ordering: .relaxed) }
 
     private func remove(_ id: UUID, of user: String) {
         subscribers.withLock { all in
-            all[user]?[id] = nil
+            guard all[user]?.removeValue(forKey: id) != nil else { return }
+            open.subtract(1, ordering: .relaxed)
             if all[user]?.isEmpty == true { all[user] = nil }
         }
     }

@@ -119,10 +119,14 @@ public struct ServiceRuntime: Sendable {
 
     /// The internal listener: HTTP/2 over TLS 1.3 with ALPN and HTTP/1.1 fallback, client
     /// certificate from the local authority required, HTTP/2 windows sized for the uploads the
-    /// gateway streams in (``WideWindowHTTP2``).
-    public func internalListener() throws -> HTTPServerBuilder {
+    /// gateway streams in (``WideWindowHTTP2``). `maxConcurrentStreams` bounds the requests one
+    /// caller's connection carries at once (the next wait in the caller's queue); a service
+    /// that holds long-lived streams for the gateway raises it.
+    public func internalListener(maxConcurrentStreams: Int = 100) throws -> HTTPServerBuilder {
         try ALPNTLSChannel.builder(tls: tls.serverConfiguration()) { responder in
-            WideWindowHTTP2(http1: HTTP1Channel(responder: responder), idleTimeout: .seconds(120), grace: .seconds(5))
+            WideWindowHTTP2(
+                http1: HTTP1Channel(responder: responder), maxConcurrentStreams: maxConcurrentStreams,
+                idleTimeout: .seconds(120), grace: .seconds(5))
         }
     }
 
