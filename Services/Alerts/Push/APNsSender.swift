@@ -103,16 +103,43 @@ struct APNsSender: PushSender {
 
     /// The JSON Apple delivers to the app: `aps` (alert, badge, sound, thread, interruption
     /// level) and Pinhole's own fields beside it.
+    struct Payload: Encodable {
+        struct Alert: Encodable {
+            var title: String
+            var body: String
+        }
+        struct APS: Encodable {
+            var alert: Alert
+            var badge: Int
+            var sound: String?
+            var threadId: String?
+            var interruptionLevel: String
+
+            enum CodingKeys: String, CodingKey {
+                case alert, badge, sound
+                case threadId = "thread-id"
+                case interruptionLevel = "interruption-level"
+            }
+        }
+        var aps: APS
+        var type: String
+        var notificationId: String
+        var link: String?
+        var data: [String: String]
+    }
+
+    /// Encoded with `Codable` rather than `JSONSerialization`: a fan-out encodes one per push,
+    /// and the dictionary route cost a tenth of alerts' CPU there.
     static func payload(_ message: PushMessage) -> Data {
-        var aps: [String: Any] = [
-            "alert": ["title": message.title, "body": message.body], "badge": message.badge,
-            "interruption-level": message.critical ? "time-sensitive" : message.silent ? "passive" : "active",
-        ]
-        if !message.silent { aps["sound"] = "default" }
-        if let thread = message.threadId { aps["thread-id"] = thread }
-        var root: [String: Any] = ["aps": aps, "type": message.type.rawValue, "notificationId": message.notificationId]
-        root["link"] = message.link
-        root["data"] = message.data
-        return (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys])) ?? Data()
+        let payload = Payload(
+            aps: Payload.APS(
+                alert: Payload.Alert(title: message.title, body: message.body), badge: message.badge,
+                sound: message.silent ? nil : "default", threadId: message.threadId,
+                interruptionLevel: message.critical ? "time-sensitive" : message.silent ? "passive" : "active"),
+            type: message.type.rawValue, notificationId: message.notificationId, link: message.link,
+            data: message.data)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(payload)) ?? Data()
     }
 }

@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
 /// One run of a job, as its handler sees it.
 public struct JobAttempt: Sendable {
@@ -136,9 +137,10 @@ public struct JobRunner: Service {
 
     public func run() async {
         let doorbell = queue.doorbell
+        let gauges = GaugeSchedule(interval: pollInterval)
         await PeriodicService(interval: pollInterval, doorbell: doorbell) {
             if await runDue() { doorbell.ring() }
-            await recordGauges()
+            if gauges.due() { await recordGauges() }
         }.run()
     }
 
@@ -297,6 +299,24 @@ public struct JobRunner: Service {
                 metadata: [
                     "kind": "\(job.kind)", "key": "\(job.key)", "attempts": "\(job.attempts)", "reason": "\(reason)",
                 ])
+        }
+    }
+
+    /// The gauges scan the job table: read once a poll interval, not after every batch while a
+    /// backlog drains.
+    final class GaugeSchedule: Sendable {
+        let interval: Duration
+        private let last = Mutex<ContinuousClock.Instant?>(nil)
+
+        init(interval: Duration) { self.interval = interval }
+
+        func due() -> Bool {
+            let now = ContinuousClock.now
+            return last.withLock { last in
+                guard last.map({ now - $0 >= interval }) ?? true else { return false }
+                last = now
+                return true
+            }
         }
     }
 
