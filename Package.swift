@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "gateway", targets: ["Gateway"]),
         .executable(name: "pinhole", targets: ["PinholeCLI"]),
         .executable(name: "token-bench", targets: ["TokenBench"]),
+        .executable(name: "notify-bench", targets: ["NotifyBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -205,6 +206,20 @@ let package = Package(
             ],
             path: "Benchmarks/TokenBench",
             swiftSettings: strictSettings
+        ),
+        // Drives a release stack and the fake push providers of TestSupport: not a test, so it
+        // runs only when asked (scripts/bench-notifications).
+        .executableTarget(
+            name: "NotifyBench",
+            dependencies: [
+                "ServiceKit", "Contracts", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/NotifyBench",
+            swiftSettings: testSettings
         ),
 
         // MARK: - Tests

@@ -51,7 +51,12 @@ public final class FakePushProviders: Sendable {
         var throttled = 0
         var accessTokens: Set<String> = []
         var tokenGrants = 0
-        var providerTokens: Set<String> = []
+        /// Provider tokens verified once, with when they were issued (Apple, too, does not
+        /// verify the same token's signature on every push).
+        var providerTokens: [String: Date] = [:]
+        var keepPushes = true
+        var accepted: [String: Int] = [:]
+        var connections: [String: Set<String>] = [:]
         var deadAtReceipt: Set<String> = []
         var tickets: [String: String] = [:]
         var badAuth = 0
@@ -126,7 +131,6 @@ public final class FakePushProviders: Sendable {
         state.withLock { $0.refusals[token] = (status, body) }
     }
 
-    /// The next `count` pushes (any provider) get a 429 with `Retry-After: 1`.
     /// Makes `provider` (`apns`, `fcm`, `expo`) wait `delay` before answering each push.
     public func stall(_ provider: String, for delay: Duration) {
         state.withLock { $0.stalls[provider] = delay }
@@ -136,8 +140,20 @@ public final class FakePushProviders: Sendable {
         if let delay = state.withLock({ $0.stalls[provider] }) { try? await Task.sleep(for: delay) }
     }
 
+    /// The next `count` pushes (any provider) get a 429 with `Retry-After: 1`.
     public func throttle(next count: Int) {
         state.withLock { $0.throttled = count }
+    }
+
+    /// Counts accepted pushes without keeping them (``pushes`` stays empty): for benchmarks
+    /// that push a hundred thousand.
+    public func countPushesOnly() {
+        state.withLock { $0.keepPushes = false }
+    }
+
+    /// Pushes `provider` accepted so far, and over how many connections they came.
+    public func accepted(_ provider: String) -> (pushes: Int, connections: Int) {
+        state.withLock { ($0.accepted[provider, default: 0], $0.connections[provider, default: []].count) }
     }
 
     /// Expo tokens whose receipt says `DeviceNotRegistered`.
@@ -188,6 +204,9 @@ public final class FakePushProviders: Sendable {
             if let refusal = state.refusals[token] {
                 return Self.json(HTTPResponse.Status(code: refusal.status), refusal.body)
             }
+            state.accepted[provider, default: 0] += 1
+            state.connections[provider, default: []].insert(connection)
+            guard state.keepPushes else { return nil }
             state.pushes.append(
                 Push(
                     provider: provider, token: token, headers: headers, body: body,
@@ -219,11 +238,12 @@ public final class FakePushProviders: Sendable {
             var iat: IssuedAtClaim
             func verify(using algorithm: some JWTAlgorithm) throws {}
         }
+        if let issued = state.withLock({ $0.providerTokens[token] }) { return abs(issued.timeIntervalSinceNow) < 3600 }
         let keys = await JWTKeyCollection().add(ecdsa: apnsKey.publicKey, kid: JWKIdentifier(string: keyID))
         guard let claims = try? await keys.verify(token, as: ProviderToken.self), claims.iss.value == teamID,
             abs(claims.iat.value.timeIntervalSinceNow) < 3600
         else { return false }
-        state.withLock { _ = $0.providerTokens.insert(token) }
+        state.withLock { $0.providerTokens[token] = claims.iat.value }
         return true
     }
 

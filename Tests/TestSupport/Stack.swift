@@ -129,6 +129,11 @@ public final class Stack: Sendable {
         await child?.waitForExit()
     }
 
+    /// The process id of a running executable (benchmarks read its memory in `/proc`).
+    public func pid(of name: ServiceName) -> Int32? {
+        processes.withLock { $0[name]?.pid }
+    }
+
     /// Everything an executable printed.
     public func logs(of name: ServiceName) -> [String] {
         output.withLock { $0[name] ?? [] }
