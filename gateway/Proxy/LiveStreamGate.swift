@@ -59,20 +59,21 @@ final class LiveStreamGate: Sendable {
     func serve(token: String?, after: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async
     {
         guard let token, let user = try? await verifier.verify(token) else {
-            try? await outbound.close(.init(codeNumber: 4401), reason: "INVALID_TOKEN")
-            return
+            return await refuse(4401, "INVALID_TOKEN", outbound)
         }
-        guard !user.isGuest else {
-            try? await outbound.close(.init(codeNumber: 4403), reason: "FORBIDDEN")
-            return
-        }
-        guard admit(user.userID) else {
-            try? await outbound.close(.init(codeNumber: 4429), reason: "RATE_LIMIT_EXCEEDED")
-            return
-        }
+        guard !user.isGuest else { return await refuse(4403, "FORBIDDEN", outbound) }
+        guard admit(user.userID) else { return await refuse(4429, "RATE_LIMIT_EXCEEDED", outbound) }
         defer { release(user.userID) }
         let code = await relay(token: token, after: after, inbound: inbound, outbound: outbound)
         try? await outbound.close(code, reason: nil)
+    }
+
+    /// Closes a refused socket, a moment after the upgrade's answer: under load a close sent at
+    /// once was sometimes never seen by the test client (suspected, not proven: it arrived with
+    /// the 101, before the client's WebSocket handler was in place; see issue 13's note).
+    private func refuse(_ code: UInt16, _ reason: String, _ outbound: WebSocketOutboundWriter) async {
+        try? await Task.sleep(for: .milliseconds(100))
+        try? await outbound.close(.init(codeNumber: Int(code)), reason: reason)
     }
 
     /// Carries alerts' events to `outbound` until either side ends; returns the close code.
