@@ -121,6 +121,17 @@ struct NotificationFlow {
         #expect(fake.pushes.map(\.provider).sorted() == ["apns", "expo", "fcm"])
         #expect(fake.pushes.allSatisfy { Self.notificationID(of: $0) == bobsID })
         #expect(fake.pushes.first { $0.provider == "apns" }?.token == tokens.apns)
+        // A provider has the push before alerts has recorded its answer; a kill in between
+        // would (rightly) push again. Kill only once all three answers are on disk.
+        let alerts = try DatabaseQueue(path: stack.directory.url.appendingPathComponent("alerts/alerts.sqlite").path)
+        #expect(
+            await flow.eventually {
+                let recorded = try? await alerts.read { db in
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM push_delivery WHERE notification_id = ?", arguments: [bobsID])
+                }
+                return recorded == 3
+            })
 
         // alerts dies: the stream breaks; Carol's request waits in streak's outbox meanwhile.
         await stack.kill(.alerts)
@@ -165,7 +176,6 @@ struct NotificationFlow {
         // under the same collapse id, so the phone shows it once.
         fake.stall("apns", for: .seconds(3))
         try await befriend(dave, alice)
-        let alerts = try DatabaseQueue(path: stack.directory.url.appendingPathComponent("alerts/alerts.sqlite").path)
         var davesID: String?
         #expect(
             await flow.eventually {
