@@ -56,6 +56,12 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case unsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
     /// The `Idempotency-Key` was already used with a different request.
     case idempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
+    /// StreakSnap: recovering a streak needs a recovery token and the user has none (the app
+    /// shows its paywall).
+    case noRecoveryTokens = "NO_RECOVERY_TOKENS"
+    /// StreakSnap: this streak cannot be recovered (not broken by a missed day, its one
+    /// recovery spent, or the day after the missed one has closed).
+    case recoveryUnavailable = "RECOVERY_UNAVAILABLE"
     /// An event of a type this service does not subscribe to.
     case unknownEventType = "UNKNOWN_EVENT_TYPE"
     /// Too many requests for this route class; see `Retry-After`.
@@ -98,6 +104,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .headersTooLarge: 431
         case .unsupportedMediaType: 415
         case .idempotencyKeyReused, .unknownEventType, .mediaRejected: 422
+        case .noRecoveryTokens: 402
+        case .recoveryUnavailable: 409
         case .rateLimitExceeded: 429
         case .uploadExpired: 410
         case .rangeNotSatisfiable: 416

@@ -196,6 +196,9 @@ import Testing
         case MediaAttached.eventType: return try roundTrip(MediaAttached.self)
         case FriendRequestSent.eventType: return try roundTrip(FriendRequestSent.self)
         case FriendRequestAccepted.eventType: return try roundTrip(FriendRequestAccepted.self)
+        case StreakAtRisk.eventType: return try roundTrip(StreakAtRisk.self)
+        case StreakBroken.eventType: return try roundTrip(StreakBroken.self)
+        case StreakSnapped.eventType: return try roundTrip(StreakSnapped.self)
         case ContentHidden.eventType: return try roundTrip(ContentHidden.self)
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
@@ -251,6 +254,23 @@ import Testing
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? AND type = 'friend_accepted'",
                 arguments: [bob]) == 1
+        }),
+        // Both of the pair hear a streak is at risk or broke, in StreakSnap's words.
+        "streak.at_risk → alerts": Effect(then: { db in
+            try String.fetchAll(
+                db, sql: "SELECT body FROM notification WHERE type = 'streak_at_risk' ORDER BY user_id")
+                == [
+                    "Your 12-day streak with Bob expires in 4 hours!",
+                    "Your 12-day streak with Alice expires in 4 hours!",
+                ]
+        }),
+        "streak.broken → alerts": Effect(then: { db in
+            try Set(String.fetchAll(db, sql: "SELECT user_id FROM notification WHERE type = 'streak_broken'"))
+                == [alice, bob]
+        }),
+        "streak.snapped → alerts": Effect(then: { db in
+            try String.fetchAll(db, sql: "SELECT user_id || ' ' || body FROM notification WHERE type = 'streak_snap'")
+                == ["\(alice) Bob sent a snap in your streak 🔥"]
         }),
         "content.hidden → feed": Effect(
             given: states["post 9057a000-0000-4000-8000-000000000001 by user \(alice) is listed"]!,

@@ -70,19 +70,21 @@ extension AlertsStore {
 
     // MARK: - Events
 
-    /// Stores the notification of `type` an event makes for `user`, once per event: title, body
-    /// and link rendered from the catalog with `values` (and `actor`, the actor's display name).
-    /// Its push is scheduled in the same transaction, so a committed notification is pushed
-    /// even if alerts dies right after.
+    /// Stores the notification of `type` an event makes for `user`, once per event (once per
+    /// event and recipient when it reaches several: `shared`): title, body and link rendered
+    /// from the catalog with `values` (and `actor`, the actor's display name). Its push is
+    /// scheduled in the same transaction, so a committed notification is pushed even if alerts
+    /// dies right after.
     static func insert(
         _ type: NotificationType, for user: String, values: [String: String], data: [String: String],
-        actor: (id: String, name: String)?, event: EventHeader, jobs: JobQueue, in db: Database
+        actor: (id: String, name: String)?, event: EventHeader, shared: Bool = false, jobs: JobQueue,
+        in db: Database
     ) throws {
         let kind = NotificationCatalog.kind(of: type)
         var values = values.merging(data) { own, _ in own }
         if let actor { values["actor"] = actor.name }
         let json = String(decoding: try JSONCoding.encoder().encode(data), as: UTF8.self)
-        let id = event.id.uuidString.lowercased()
+        let id = (shared ? event.id(for: user) : event.id).uuidString.lowercased()
         try NotificationRecord(
             id: id, userId: user, type: type, title: NotificationKind.render(kind.title, values),
             body: NotificationKind.render(kind.body, values), data: json,

@@ -8,6 +8,7 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case dailyWindow = "daily_window"
     case streakAtRisk = "streak_at_risk"
     case streakBroken = "streak_broken"
+    case streakSnap = "streak_snap"
     case milestone
     case nudge
     // SkateHubba

@@ -41,12 +41,17 @@ public enum NotificationCatalog {
             type: .dailyWindow, event: nil, critical: false, pushByDefault: true, title: "📸 Time to snap!",
             body: "{prompt} — {partner} is waiting!", link: "/camera"),
         NotificationKind(
-            type: .streakAtRisk, event: nil, critical: false, pushByDefault: true, title: "⚠️ Streak at risk!",
+            type: .streakAtRisk, event: StreakAtRisk.eventType, critical: false, pushByDefault: true,
+            title: "⚠️ Streak at risk!",
             body: "Your {count}-day streak with {partner} expires in {hours} hours!", link: "/streaks/{streakId}"),
         NotificationKind(
-            type: .streakBroken, event: nil, critical: false, pushByDefault: true, title: "💔 Streak broken",
+            type: .streakBroken, event: StreakBroken.eventType, critical: false, pushByDefault: true,
+            title: "💔 Streak broken",
             body: "Your {count}-day streak with {partner} ended. Use a recovery token to save it!",
             link: "/streaks/{streakId}"),
+        NotificationKind(
+            type: .streakSnap, event: StreakSnapped.eventType, critical: false, pushByDefault: true,
+            title: "{actor} sent a snap", body: "{actor} sent a snap in your streak 🔥", link: "/streaks/{streakId}"),
         NotificationKind(
             type: .milestone, event: nil, critical: false, pushByDefault: true, title: "🔥 {count}-day streak!",
             body: "You and {partner} hit {count} days! Share your achievement!", link: "/streaks/{streakId}"),

@@ -45,27 +45,54 @@ public struct FriendRequest: Codable, Sendable, Equatable {
 public enum StreakStatus: String, Codable, Sendable, CaseIterable {
     /// Both keep snapping; `count` is current.
     case active
-    /// A day was missed (count 0) or one blocked the other; it no longer grows.
+    /// A day was missed (count 0) or one blocked the other; it no longer grows until both
+    /// snap on the same day again (or, after a missed day, someone spends a recovery token).
     case broken
 }
 
-/// A mutual daily streak between the reader and a friend.
+/// A mutual daily streak between the reader and a friend, as it stands now: a day that closed
+/// unsnapped has broken it even if nobody looked since.
 public struct Streak: Codable, Sendable, Equatable {
     public var id: String
     public var friendId: String
-    /// Consecutive days on which both snapped, each in their own time zone.
+    /// Consecutive days on which both snapped, each in their own time zone (0 when broken).
     public var count: Int
     public var longestCount: Int
-    /// The last day (`YYYY-MM-DD`) both snapped.
+    /// The last day (`YYYY-MM-DD`) that kept the streak: both snapped, or a recovery bridged it.
     public var lastCompletedDate: String?
     public var status: StreakStatus
+    /// The day both must snap for next (`YYYY-MM-DD`), while the streak has a count to lose.
+    public var dueDate: String?
+    /// When `dueDate` closes for the pair: the end of that day in the later of the two time
+    /// zones. Unsnapped by then, the streak breaks.
+    public var closesAt: Date?
+    /// Less than two hours are left of `dueDate` for one of the two and it is not complete.
+    public var atRisk: Bool
+    /// Whether the reader and the friend have snapped for the reader's today (or for
+    /// `dueDate` while the reader's day is over but the pair's is still open).
+    public var snappedByMe: Bool
+    public var snappedByFriend: Bool
+    /// The last missed day that broke it, who missed it, and the count it had.
+    public var brokenDate: String?
+    public var missedBy: [String]?
+    public var brokenCount: Int?
+    /// A recovery token can restore it until this instant (the day after the missed one closes).
+    public var recoverableUntil: Date?
+    /// Its one recovery is spent.
+    public var recoveryUsed: Bool
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, friendId, count, longestCount, lastCompletedDate, status, createdAt }
+    enum CodingKeys: String, CodingKey {
+        case id, friendId, count, longestCount, lastCompletedDate, status, dueDate, closesAt, atRisk, snappedByMe,
+            snappedByFriend, brokenDate, missedBy, brokenCount, recoverableUntil, recoveryUsed, createdAt
+    }
 
     public init(
         id: String, friendId: String, count: Int, longestCount: Int, lastCompletedDate: String?,
-        status: StreakStatus, createdAt: Date
+        status: StreakStatus, dueDate: String? = nil, closesAt: Date? = nil, atRisk: Bool = false,
+        snappedByMe: Bool = false, snappedByFriend: Bool = false, brokenDate: String? = nil,
+        missedBy: [String]? = nil, brokenCount: Int? = nil, recoverableUntil: Date? = nil,
+        recoveryUsed: Bool = false, createdAt: Date
     ) {
         self.id = id
         self.friendId = friendId
@@ -73,44 +100,164 @@ public struct Streak: Codable, Sendable, Equatable {
         self.longestCount = longestCount
         self.lastCompletedDate = lastCompletedDate
         self.status = status
+        self.dueDate = dueDate
+        self.closesAt = closesAt
+        self.atRisk = atRisk
+        self.snappedByMe = snappedByMe
+        self.snappedByFriend = snappedByFriend
+        self.brokenDate = brokenDate
+        self.missedBy = missedBy
+        self.brokenCount = brokenCount
+        self.recoverableUntil = recoverableUntil
+        self.recoveryUsed = recoveryUsed
         self.createdAt = createdAt
     }
 }
 
-/// `POST /v1/snaps`: today's photo, which counts for every active streak of the sender.
+/// `POST /v1/snaps`: today's photo, sent to some or all of the sender's streaks.
 public struct SnapCreate: Codable, Sendable {
     /// A ready media object of the sender's.
     public var mediaId: String
-    /// The sender's IANA time zone (`Europe/Paris`); it decides which day the snap is for.
+    /// The sender's IANA time zone (`Europe/Paris`); it decides which day the snap is for, and
+    /// becomes the zone the sender's streak days close in.
     public var timeZone: String
+    /// The streaks to send it to; absent: every streak not yet snapped today ("send to all").
+    public var streakIds: [String]?
+    /// At most 200 characters.
+    public var caption: String?
+    /// The prompt the photo answers (today's, or a custom one), at most 200 characters.
+    public var prompt: String?
 
-    enum CodingKeys: String, CodingKey { case mediaId, timeZone }
+    enum CodingKeys: String, CodingKey { case mediaId, timeZone, streakIds, caption, prompt }
 
-    public init(mediaId: String, timeZone: String) {
+    public init(
+        mediaId: String, timeZone: String, streakIds: [String]? = nil, caption: String? = nil, prompt: String? = nil
+    ) {
         self.mediaId = mediaId
         self.timeZone = timeZone
+        self.streakIds = streakIds
+        self.caption = caption
+        self.prompt = prompt
     }
 }
 
-/// A snap and the streaks as they stand after it.
+/// A snap and the streaks it was sent to, as they stand after it.
 public struct Snap: Codable, Sendable, Equatable {
     public var id: String
     public var mediaId: String
     /// The day it counts for, in the sender's time zone.
     public var localDate: String
     public var timeZone: String
+    public var caption: String?
+    public var prompt: String?
     public var createdAt: Date
     public var streaks: [Streak]
 
-    enum CodingKeys: String, CodingKey { case id, mediaId, localDate, timeZone, createdAt, streaks }
+    enum CodingKeys: String, CodingKey { case id, mediaId, localDate, timeZone, caption, prompt, createdAt, streaks }
 
-    public init(id: String, mediaId: String, localDate: String, timeZone: String, createdAt: Date, streaks: [Streak]) {
+    public init(
+        id: String, mediaId: String, localDate: String, timeZone: String, caption: String? = nil,
+        prompt: String? = nil, createdAt: Date, streaks: [Streak]
+    ) {
         self.id = id
         self.mediaId = mediaId
         self.localDate = localDate
         self.timeZone = timeZone
+        self.caption = caption
+        self.prompt = prompt
         self.createdAt = createdAt
         self.streaks = streaks
+    }
+}
+
+/// One of the two people in a streak, as notifications name them.
+public struct StreakMember: Codable, Sendable, Equatable {
+    public var userId: String
+    public var displayName: String
+
+    enum CodingKeys: String, CodingKey { case userId, displayName }
+
+    public init(userId: String, displayName: String) {
+        self.userId = userId
+        self.displayName = displayName
+    }
+}
+
+/// `streak.at_risk` (streak → alerts): two hours before the due day ends for the earlier of the
+/// pair, it is not complete. Both are told.
+public struct StreakAtRisk: DomainEvent, Equatable {
+    public static let eventType: EventType = "streak.at_risk"
+    public var streakId: String
+    /// The day at risk, `YYYY-MM-DD`.
+    public var date: String
+    public var count: Int
+    /// When the day closes for the pair.
+    public var closesAt: Date
+    public var members: [StreakMember]
+    /// Who has not snapped for the day yet.
+    public var waitingFor: [String]
+
+    enum CodingKeys: String, CodingKey { case streakId, date, count, closesAt, members, waitingFor }
+
+    public init(
+        streakId: String, date: String, count: Int, closesAt: Date, members: [StreakMember], waitingFor: [String]
+    ) {
+        self.streakId = streakId
+        self.date = date
+        self.count = count
+        self.closesAt = closesAt
+        self.members = members
+        self.waitingFor = waitingFor
+    }
+}
+
+/// `streak.broken` (streak → alerts): the due day closed incomplete; the count is lost unless
+/// someone spends a recovery token before `recoverableUntil`.
+public struct StreakBroken: DomainEvent, Equatable {
+    public static let eventType: EventType = "streak.broken"
+    public var streakId: String
+    /// The missed day, `YYYY-MM-DD`.
+    public var date: String
+    /// The count it had.
+    public var count: Int
+    public var longestCount: Int
+    public var members: [StreakMember]
+    public var missedBy: [String]
+    public var recoverableUntil: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case streakId, date, count, longestCount, members, missedBy, recoverableUntil
+    }
+
+    public init(
+        streakId: String, date: String, count: Int, longestCount: Int, members: [StreakMember], missedBy: [String],
+        recoverableUntil: Date?
+    ) {
+        self.streakId = streakId
+        self.date = date
+        self.count = count
+        self.longestCount = longestCount
+        self.members = members
+        self.missedBy = missedBy
+        self.recoverableUntil = recoverableUntil
+    }
+}
+
+/// `streak.snapped` (streak → alerts): a partner sent a snap into the streak.
+public struct StreakSnapped: DomainEvent, Equatable {
+    public static let eventType: EventType = "streak.snapped"
+    public var streakId: String
+    public var snapId: String
+    public var from: StreakMember
+    public var toUserId: String
+
+    enum CodingKeys: String, CodingKey { case streakId, snapId, from, toUserId }
+
+    public init(streakId: String, snapId: String, from: StreakMember, toUserId: String) {
+        self.streakId = streakId
+        self.snapId = snapId
+        self.from = from
+        self.toUserId = toUserId
     }
 }
 

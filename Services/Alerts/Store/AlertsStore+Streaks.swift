@@ -1,0 +1,52 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// StreakSnap's streak events: what each makes, for whom, in StreakSnap's words.
+extension AlertsStore {
+    /// `streak.at_risk` → "Your N-day streak with X expires in H hours!" for both of the pair.
+    static func streakAtRisk(_ envelope: EventEnvelope<StreakAtRisk>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        let hours = max(1, Int((event.closesAt.timeIntervalSince(envelope.occurredAt) / 3600).rounded()))
+        for (member, partner) in pairs(event.members) {
+            try insert(
+                .streakAtRisk, for: member.userId, values: ["partner": partner.displayName, "hours": "\(hours)"],
+                data: [
+                    "streakId": event.streakId, "date": event.date, "count": "\(event.count)",
+                    "waitingFor": event.waitingFor.joined(separator: ","),
+                ],
+                actor: nil, event: envelope.header, shared: true, jobs: jobs, in: db)
+        }
+    }
+
+    /// `streak.broken` → "Your N-day streak with X ended…" for both of the pair.
+    static func streakBroken(_ envelope: EventEnvelope<StreakBroken>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        for (member, partner) in pairs(event.members) {
+            var data = [
+                "streakId": event.streakId, "date": event.date, "count": "\(event.count)",
+                "longestCount": "\(event.longestCount)", "missedBy": event.missedBy.joined(separator: ","),
+            ]
+            if let until = event.recoverableUntil { data["recoverableUntil"] = until.formatted(.iso8601) }
+            try insert(
+                .streakBroken, for: member.userId, values: ["partner": partner.displayName], data: data,
+                actor: nil, event: envelope.header, shared: true, jobs: jobs, in: db)
+        }
+    }
+
+    /// `streak.snapped` → "X sent a snap in your streak 🔥" for the partner.
+    static func streakSnapped(_ envelope: EventEnvelope<StreakSnapped>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            .streakSnap, for: event.toUserId, values: [:],
+            data: ["streakId": event.streakId, "snapId": event.snapId, "userId": event.from.userId],
+            actor: (event.from.userId, event.from.displayName), event: envelope.header, jobs: jobs, in: db)
+    }
+
+    /// Each member with the other one.
+    private static func pairs(_ members: [StreakMember]) -> [(StreakMember, StreakMember)] {
+        guard members.count == 2 else { return [] }
+        return [(members[0], members[1]), (members[1], members[0])]
+    }
+}
