@@ -33,7 +33,8 @@ func buildRouter(
     let (clock, entropy) = (runtime.clock, runtime.entropy)
     let database = try runtime.openDatabase(registerMigrations: StreakStore.registerMigrations)
     let outbox = runtime.makeOutbox()
-    let store = StreakStore(database: database, outbox: outbox)
+    let jobs = runtime.makeJobQueue()
+    let store = StreakStore(database: database, outbox: outbox, jobs: jobs)
 
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks(onBlocked: { event, db in try StreakStore.blocked(event, at: clock.now(), in: db) })
@@ -48,5 +49,12 @@ func buildRouter(
     StreaksController(store: store, clock: clock).addRoutes(to: routes)
     SnapsController(store: store, media: dependencies.media, clock: clock, entropy: entropy).addRoutes(to: routes)
     RecoveryTokensController(store: store).addRoutes(to: routes)
-    return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
+
+    // Each streak with a count to lose has one deadline job: at-risk, then break.
+    var runner = runtime.makeJobRunner(database: database, queue: jobs)
+    runner.complete(StreakDeadline.kind) { (job: StreakDeadline.Job, _) in
+        .done(recording: { db in try store.runDeadline(of: job.streakId, at: clock.now(), in: db) })
+    }
+    return ServiceParts(
+        router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner])
 }

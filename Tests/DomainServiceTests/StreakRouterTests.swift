@@ -20,7 +20,8 @@ import Testing
     }
 
     func withStreak(
-        at start: Date, _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
+        at start: Date,
+        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner) async throws -> Void
     ) async throws {
         let harness = try ServiceHarness(.streak, clock: ManualClock(start))
         var library: [String: MediaSummary] = [:]
@@ -35,7 +36,8 @@ import Testing
             users: .fixed(Self.users.reduce(into: [:]) { $0[$1.key] = UserSummary(id: $1.key, displayName: $1.value) }))
         let parts = try await StreakService.buildRouter(
             runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
-        try await harness.test(parts) { client in try await body(harness, client) }
+        let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
+        try await harness.test(parts) { client in try await body(harness, client, runner) }
     }
 
     static func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
@@ -54,15 +56,22 @@ import Testing
     }
 
     func snap(
-        _ harness: ServiceHarness, _ client: some TestClientProtocol, _ user: String, day: Int, zone: String
+        _ harness: ServiceHarness, _ client: some TestClientProtocol, _ user: String, day: Int, zone: String,
+        to streaks: [String]? = nil
     ) async throws -> TestResponse {
         try await client.post(
-            "/v1/snaps", SnapCreate(mediaId: Self.media(user, day), timeZone: zone),
+            "/v1/snaps", SnapCreate(mediaId: Self.media(user, day), timeZone: zone, streakIds: streaks),
             token: try await harness.token(for: user))
     }
 
+    func streak(
+        _ harness: ServiceHarness, _ client: some TestClientProtocol, _ id: String, as user: String
+    ) async throws -> Streak {
+        try await client.get("/v1/streaks/\(id)", token: try await harness.token(for: user)).json(Streak.self)
+    }
+
     @Test func friendRequestsAreCheckedAndNotifyByEvent() async throws {
-        try await withStreak(at: Date()) { harness, client in
+        try await withStreak(at: Date()) { harness, client, _ in
             let alice = try await harness.token(for: Self.alice)
             let bob = try await harness.token(for: Self.bob)
             let cases: [(String, HTTPResponse.Status, ErrorCode)] = [
@@ -117,7 +126,7 @@ import Testing
 
     @Test func aDayCountsWhenBothSnappedInTheirOwnTimeZones() async throws {
         // 20:00 UTC on 10 March 2026: already the 11th in Tokyo, still the 10th in Los Angeles.
-        try await withStreak(at: Self.instant("2026-03-10T20:00:00Z")) { harness, client in
+        try await withStreak(at: Self.instant("2026-03-10T20:00:00Z")) { harness, client, _ in
             let streak = try await befriend(harness, client, Self.alice, Self.bob)
             let tokyo = try await snap(harness, client, Self.alice, day: 0, zone: "Asia/Tokyo").json(Snap.self)
             #expect(tokyo.localDate == "2026-03-11")
@@ -158,7 +167,7 @@ import Testing
     }
 
     @Test func snapsAreCheckedAndStreaksAreOnlyTheirMembers() async throws {
-        try await withStreak(at: Date()) { harness, client in
+        try await withStreak(at: Date()) { harness, client, _ in
             let streak = try await befriend(harness, client, Self.alice, Self.bob)
             let carol = try await harness.token(for: Self.carol)
             #expect(try await client.get("/v1/streaks/\(streak.id)", token: carol).status == .notFound)
@@ -176,7 +185,7 @@ import Testing
     }
 
     @Test func aBlockBreaksTheStreakAndStopsRequests() async throws {
-        try await withStreak(at: Date()) { harness, client in
+        try await withStreak(at: Date()) { harness, client, _ in
             let streak = try await befriend(harness, client, Self.alice, Self.bob)
             let pending = try await client.post(
                 "/v1/friends/requests", FriendRequestCreate(userId: Self.alice),
@@ -199,6 +208,189 @@ import Testing
             #expect(
                 try await client.request(.post, "/v1/friends/requests/\(pending.id)/accept", token: alice).status
                     == .conflict)
+        }
+    }
+
+    @Test func aMissedDayWarnsThenBreaksAndOneRecoveryRestoresIt() async throws {
+        // 10:00 UTC: the same date in Tokyo (19:00) and Los Angeles (03:00).
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, runner in
+            let id = try await befriend(harness, client, Self.alice, Self.bob).id
+            for day in 0..<5 {
+                _ = try await snap(harness, client, Self.alice, day: day, zone: "Asia/Tokyo")
+                _ = try await snap(harness, client, Self.bob, day: day, zone: "America/Los_Angeles")
+                if day < 4 { harness.clock.advance(by: 86_400) }
+            }
+            #expect(try await streak(harness, client, id, as: Self.alice).count == 5)
+
+            // The 15th: Alice snaps, Bob does not. The day ends first in Tokyo (15:00 UTC): at
+            // 13:00 UTC both hear it is at risk, once; it closes when Los Angeles' day ends.
+            harness.clock.set(Self.instant("2026-03-15T10:00:00Z"))
+            _ = try await snap(harness, client, Self.alice, day: 5, zone: "Asia/Tokyo")
+            harness.clock.set(Self.instant("2026-03-15T12:59:59Z"))
+            await runner.runDue()
+            #expect(try harness.outboxEvents(StreakAtRisk.self).isEmpty)
+            let calm = try await streak(harness, client, id, as: Self.alice)
+            #expect(calm.dueDate == "2026-03-15")
+            #expect(calm.closesAt == Self.instant("2026-03-16T07:00:00Z"))
+            #expect(!calm.atRisk && calm.snappedByMe && !calm.snappedByFriend)
+
+            harness.clock.set(Self.instant("2026-03-15T13:00:00Z"))
+            await runner.runDue()
+            await runner.runDue()
+            let members = [
+                StreakMember(userId: Self.alice, displayName: "Alice"),
+                StreakMember(userId: Self.bob, displayName: "Bob"),
+            ]
+            #expect(
+                try harness.outboxEvents(StreakAtRisk.self) == [
+                    StreakAtRisk(
+                        streakId: id, date: "2026-03-15", count: 5, closesAt: Self.instant("2026-03-16T07:00:00Z"),
+                        members: members, waitingFor: [Self.bob])
+                ])
+            #expect(try await streak(harness, client, id, as: Self.bob).atRisk)
+
+            // A read at the close already sees the break; the job then sends it once, and the
+            // read after the job agrees with the read before it.
+            harness.clock.set(Self.instant("2026-03-16T07:00:00Z"))
+            let before = try await streak(harness, client, id, as: Self.alice)
+            #expect(before.status == .broken && before.count == 0 && before.brokenCount == 5)
+            #expect(before.missedBy == [Self.bob])
+            await runner.runDue()
+            await runner.runDue()
+            #expect(try await streak(harness, client, id, as: Self.alice) == before)
+            #expect(
+                try harness.outboxEvents(StreakBroken.self) == [
+                    StreakBroken(
+                        streakId: id, date: "2026-03-15", count: 5, longestCount: 5, members: members,
+                        missedBy: [Self.bob], recoverableUntil: Self.instant("2026-03-17T07:00:00Z"))
+                ])
+
+            // Recovery costs a token: none is a 402 the app turns into its paywall.
+            let alice = try await harness.token(for: Self.alice)
+            let broke = try await client.request(.post, "/v1/streaks/\(id)/recover", token: alice)
+            #expect(broke.status.code == 402)
+            #expect(broke.error?.code == .noRecoveryTokens)
+            #expect(
+                try await client.request(
+                    .post, "/v1/streaks/\(id)/recover", token: try await harness.token(for: Self.carol)
+                ).status == .notFound)
+            try await harness.database().write { db in
+                try StreakStore.credit(
+                    RecoveryTokensPurchased(userId: Self.alice, tokens: 2, productId: "pack_3", purchaseId: "pack-1"),
+                    at: Date(), in: db)
+            }
+            let recovered = try await client.request(.post, "/v1/streaks/\(id)/recover", token: alice).json(
+                Streak.self)
+            #expect(recovered.status == .active && recovered.count == 5 && recovered.recoveryUsed)
+            #expect(recovered.lastCompletedDate == "2026-03-15")
+            #expect(recovered.dueDate == "2026-03-16")
+            #expect(
+                try await client.get("/v1/recovery-tokens", token: alice).json(RecoveryTokenBalance.self).balance == 1)
+            let twice = try await client.request(.post, "/v1/streaks/\(id)/recover", token: alice)
+            #expect(twice.status == .conflict)
+            #expect(twice.error?.code == .recoveryUnavailable)
+
+            // The streak goes on from the bridged day; a second miss breaks it for good.
+            harness.clock.set(Self.instant("2026-03-16T10:00:00Z"))
+            _ = try await snap(harness, client, Self.alice, day: 6, zone: "Asia/Tokyo")
+            let kept = try await snap(harness, client, Self.bob, day: 6, zone: "America/Los_Angeles").json(Snap.self)
+            #expect(kept.streaks.map(\.count) == [6])
+            harness.clock.set(Self.instant("2026-03-18T07:00:00Z"))
+            await runner.runDue()
+            #expect(try harness.outboxEvents(StreakBroken.self).map(\.date) == ["2026-03-15", "2026-03-17"])
+            #expect(try harness.outboxEvents(StreakBroken.self).last?.missedBy == [Self.alice, Self.bob])
+            let again = try await client.request(
+                .post, "/v1/streaks/\(id)/recover", token: try await harness.token(for: Self.alice))
+            #expect(again.error?.code == .recoveryUnavailable)
+            #expect(try await streak(harness, client, id, as: Self.bob).longestCount == 6)
+        }
+    }
+
+    @Test func aSnapGoesToTheChosenStreaksOncePerStreakAndDay() async throws {
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, _ in
+            let withBob = try await befriend(harness, client, Self.alice, Self.bob).id
+            let withCarol = try await befriend(harness, client, Self.carol, Self.alice).id
+            let alice = try await harness.token(for: Self.alice)
+            let cases: [(SnapCreate, HTTPResponse.Status)] = [
+                (SnapCreate(mediaId: Self.media(Self.alice, 0), timeZone: "UTC", streakIds: []), .badRequest),
+                (SnapCreate(mediaId: Self.media(Self.alice, 0), timeZone: "UTC", streakIds: ["x"]), .badRequest),
+                (
+                    SnapCreate(
+                        mediaId: Self.media(Self.alice, 0), timeZone: "UTC", caption: String(repeating: "a", count: 201)
+                    ),
+                    .badRequest
+                ),
+                (
+                    SnapCreate(
+                        mediaId: Self.media(Self.alice, 0), timeZone: "UTC",
+                        streakIds: ["00000000-0000-4000-8000-0000000000ff"]), .notFound
+                ),
+            ]
+            for (body, status) in cases {
+                #expect(try await client.post("/v1/snaps", body, token: alice).status == status)
+            }
+            #expect(try harness.outboxEvents(StreakSnapped.self).isEmpty)
+
+            let first = try await client.post(
+                "/v1/snaps",
+                SnapCreate(
+                    mediaId: Self.media(Self.alice, 0), timeZone: "Europe/Paris", streakIds: [withBob],
+                    caption: "  lunch ", prompt: "Show your lunch"),
+                token: alice)
+            #expect(first.status == .created)
+            let sent = try first.json(Snap.self)
+            #expect(sent.streaks.map(\.id) == [withBob])
+            #expect(sent.caption == "lunch" && sent.prompt == "Show your lunch")
+            #expect(
+                try harness.outboxEvents(StreakSnapped.self) == [
+                    StreakSnapped(
+                        streakId: withBob, snapId: sent.id,
+                        from: StreakMember(userId: Self.alice, displayName: "Alice"),
+                        toUserId: Self.bob)
+                ])
+            #expect(
+                try await snap(harness, client, Self.alice, day: 1, zone: "Europe/Paris", to: [withBob]).status
+                    == .conflict)
+            // "Send to all" goes where today's snap is still missing; then nowhere is left.
+            let rest = try await snap(harness, client, Self.alice, day: 1, zone: "Europe/Paris").json(Snap.self)
+            #expect(rest.streaks.map(\.id) == [withCarol])
+            #expect(try await snap(harness, client, Self.alice, day: 2, zone: "Europe/Paris").status == .conflict)
+            // Someone else's streak is not found, and refuses the whole snap.
+            #expect(
+                try await snap(harness, client, Self.carol, day: 0, zone: "UTC", to: [withCarol, withBob]).status
+                    == .notFound)
+            #expect(try harness.outboxEvents(StreakSnapped.self).count == 2)
+            let bob = try await snap(harness, client, Self.bob, day: 0, zone: "Europe/Paris").json(Snap.self)
+            #expect(bob.streaks.map(\.count) == [1])
+            #expect(bob.streaks.first?.snappedByFriend == true)
+        }
+    }
+
+    @Test func snapsStoredBeforeSharedSnapsCountInEveryStreakOfTheirSender() throws {
+        var migrator = DatabaseMigrator()
+        StreakStore.registerMigrations(&migrator)
+        let database = try DatabaseQueue()
+        try migrator.migrate(database, upTo: "streak.v3.blocks-to-kit-mirror")
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO streak (id, user_a, user_b, count, longest_count, last_completed_date, status, created_at)
+                    VALUES ('s1', ?, ?, 3, 3, '2026-03-10', 'active', '2026-03-01 10:00:00.000'),
+                           ('s2', ?, ?, 0, 0, NULL, 'active', '2026-03-01 10:00:00.000');
+                    INSERT INTO snap (id, user_id, media_id, local_date, time_zone, created_at)
+                    VALUES ('p1', ?, 'm1', '2026-03-10', 'Asia/Tokyo', '2026-03-10 01:00:00.000');
+                    """, arguments: [Self.alice, Self.bob, Self.alice, Self.carol, Self.alice])
+        }
+        try migrator.migrate(database)
+        try database.read { db in
+            #expect(
+                try String.fetchAll(db, sql: "SELECT streak_id FROM streak_snap WHERE snap_id = 'p1' ORDER BY 1")
+                    == ["s1", "s2"])
+            #expect(
+                try String.fetchOne(db, sql: "SELECT time_zone FROM member WHERE user_id = ?", arguments: [Self.alice])
+                    == "Asia/Tokyo")
+            let streak = try #require(try StreakRecord.fetchOne(db, key: "s1"))
+            #expect(streak.progress.dueDay == LocalDay("2026-03-11") && !streak.recoveryUsed)
         }
     }
 }

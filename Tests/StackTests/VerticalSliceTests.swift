@@ -229,6 +229,9 @@ struct SliceFlow {
             .POST, "/v1/snaps", as: bob, json: SnapCreate(mediaId: bobSnap.id, timeZone: "Europe/Berlin"))
         #expect(try second.decode(Snap.self).streaks.first?.count == 1)
         #expect(try await call(.GET, "/v1/streaks/\(streak.id)", as: alice).decode(Streak.self).count == 1)
+        // Each heard of the other's snap, from streak's event through alerts.
+        #expect(try await eventually { try await notifications(of: alice).contains { $0.type == .streakSnap } })
+        #expect(try await eventually { try await notifications(of: bob).contains { $0.type == .streakSnap } })
         #expect(
             try await call(
                 .POST, "/v1/snaps", as: bob, json: SnapCreate(mediaId: aliceSnap.id, timeZone: "Europe/Berlin")

@@ -56,8 +56,10 @@ struct FriendsController: Sendable {
         let streak = try await store.accept(
             requestID: id, by: user.userID, displayName: me.displayName,
             newStreakID: entropy.uuid().uuidString.lowercased(), at: now)
-        let zone = try await store.zone(of: user.userID)
-        return try Response.json(streak.contract(viewer: user.userID, today: LocalDay(now, in: zone)))
+        guard let standing = try await store.streak(id: streak.id, of: user.userID, at: now) else {
+            throw ServiceError.notFound("Streak")
+        }
+        return try Response.json(standing.contract(viewer: user.userID))
     }
 
     @Sendable func decline(_ request: Request, context: ServiceRequestContext) async throws -> Response {

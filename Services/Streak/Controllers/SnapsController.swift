@@ -3,36 +3,63 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// `POST /v1/snaps`: today's photo, which counts for every streak whose partner snapped too.
+/// `POST /v1/snaps`: today's photo, sent into some or all of the sender's streaks.
 struct SnapsController: Sendable {
     let store: StreakStore
     let media: Lookup<MediaSummary>
     let clock: any WallClock
     let entropy: any Entropy
 
+    /// Longest caption or prompt, in characters.
+    static let maxTextLength = 200
+    /// Most streaks one request names.
+    static let maxTargets = 100
+
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.idempotent(routes.authenticated).post("/v1/snaps", use: snap)
     }
 
-    /// Today's photo, for the sender's own local day; it counts for every active streak.
+    /// The snap counts for the sender's own local day, once per streak: a streak's day is kept
+    /// when both have snapped for it.
     @Sendable func snap(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(as: SnapCreate.self, context: context)
         let mediaID = try ObjectID.field(body.mediaId, "mediaId")
         let zone = try LocalDay.zone(named: body.timeZone)
+        let targets = try body.streakIds.map { ids in
+            guard (1...Self.maxTargets).contains(ids.count) else {
+                throw ServiceError.validation(
+                    "`streakIds` names 1 to \(Self.maxTargets) streaks (leave it out to send to all).")
+            }
+            return try ids.map { try ObjectID.field($0, "streakIds") }
+        }
+        let caption = try Self.text(body.caption, "caption")
+        let prompt = try Self.text(body.prompt, "prompt")
         guard let summary = try await media.find(mediaID), summary.ownerId == user.userID else {
             throw ServiceError.notFound("Media")
         }
         guard summary.status == .ready else { throw ServiceError(.conflict, "The media is not ready.") }
         let now = clock.now()
-        let today = LocalDay(now, in: zone)
         let record = SnapRecord(
             id: entropy.uuid().uuidString.lowercased(), userId: user.userID, mediaId: mediaID,
-            localDate: today.description, timeZone: zone.identifier, createdAt: now)
-        let streaks = try await store.snap(record)
+            localDate: LocalDay(now, in: zone).description, timeZone: zone.identifier, caption: caption, prompt: prompt,
+            createdAt: now)
+        let standings = try await store.snap(record, into: targets, zone: zone, at: now)
         let snap = Snap(
-            id: record.id, mediaId: mediaID, localDate: record.localDate, timeZone: record.timeZone, createdAt: now,
-            streaks: streaks.map { $0.contract(viewer: user.userID, today: today) })
+            id: record.id, mediaId: mediaID, localDate: record.localDate, timeZone: record.timeZone,
+            caption: caption, prompt: prompt, createdAt: now,
+            streaks: standings.map { $0.contract(viewer: user.userID) })
         return try Response.json(snap, status: .created)
+    }
+
+    /// A caption or prompt: trimmed, nil when empty, at most ``maxTextLength`` characters.
+    static func text(_ value: String?, _ field: String) throws -> String? {
+        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
+            return nil
+        }
+        guard trimmed.count <= maxTextLength else {
+            throw ServiceError.validation("`\(field)` is at most \(maxTextLength) characters.")
+        }
+        return trimmed
     }
 }

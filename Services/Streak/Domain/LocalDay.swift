@@ -29,13 +29,36 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.init(year: parts[0], month: parts[1], day: parts[2])
     }
 
-    /// The day before (calendar arithmetic in UTC, where every day has 24 hours).
-    var previous: LocalDay {
+    /// The day before.
+    var previous: LocalDay { adding(days: -1) }
+
+    /// The day after.
+    var next: LocalDay { adding(days: 1) }
+
+    /// The day `days` later (earlier when negative); calendar arithmetic in UTC, where every
+    /// day has 24 hours.
+    func adding(days: Int) -> LocalDay {
+        let date = Self.utc.date(from: DateComponents(year: year, month: month, day: day))!
+        return LocalDay(Self.utc.date(byAdding: .day, value: days, to: date)!, in: Self.utc.timeZone)
+    }
+
+    /// The first instant of this day in `zone`: local midnight, or the first instant after a
+    /// daylight-saving gap that skips midnight (as in Santiago or Beirut).
+    func start(in zone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
+        return calendar.startOfDay(for: noon)
+    }
+
+    /// The instant this day ends in `zone` (the next one starts).
+    func end(in zone: TimeZone) -> Date { next.start(in: zone) }
+
+    private static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let date = calendar.date(from: DateComponents(year: year, month: month, day: day))!
-        return LocalDay(calendar.date(byAdding: .day, value: -1, to: date)!, in: calendar.timeZone)
-    }
+        return calendar
+    }()
 
     var description: String {
         String(format: "%04d-%02d-%02d", year, month, day)

@@ -3,11 +3,15 @@ import ServiceKit
 
 extension StreakStore {
     /// Applies `user.deleted`: the user's friend requests, streaks (their friends' streaks
-    /// with them end with them), snaps and recovery tokens go; the kit forgets their blocks.
+    /// with them end with them, and the snaps in them), snaps, recovery tokens and member row
+    /// go; the kit forgets their blocks. A deadline job left behind finds no streak and ends.
     static func erase(userID: String, in db: Database) throws {
         typealias Requests = FriendRequestRecord.Columns
         try FriendRequestRecord.filter(Requests.fromUserId == userID || Requests.toUserId == userID).deleteAll(db)
-        try StreakRecord.all().of(userID).deleteAll(db)
+        let streaks = try String.fetchAll(db, StreakRecord.all().of(userID).select(StreakRecord.Columns.id))
+        try StreakSnapRecord.filter(streaks.contains(StreakSnapRecord.Columns.streakId)).deleteAll(db)
+        try StreakRecord.filter(keys: streaks).deleteAll(db)
+        try MemberRecord.deleteOne(db, key: userID)
         try SnapRecord.filter(SnapRecord.Columns.userId == userID).deleteAll(db)
         try RecoveryTokenRecord.filter(RecoveryTokenRecord.Columns.userId == userID).deleteAll(db)
     }

@@ -21,6 +21,7 @@ extension StreakStore {
                 throw ServiceError(.conflict, "A friend request between you is already pending.")
             }
             try record.insert(db)
+            try MemberRecord.remember(record.fromUserId, displayName: fromDisplayName, at: record.createdAt, in: db)
             try outbox.enqueue(
                 FriendRequestSent(
                     requestId: record.id, fromUserId: record.fromUserId, fromDisplayName: fromDisplayName,
@@ -40,7 +41,7 @@ extension StreakStore {
         return record
     }
 
-    /// Accepts: the request, the pair's streak (new, or a broken one started again) and the
+    /// Accepts: the request, the pair's streak (new, or a broken one started afresh) and the
     /// `friend_request.accepted` event, in one transaction.
     func accept(
         requestID: String, by user: String, displayName: String, newStreakID: String, at now: Date
@@ -53,15 +54,12 @@ extension StreakStore {
             request.status = .accepted
             request.respondedAt = now
             try request.update(db)
-            let (a, b) = StreakRecord.pair(request.fromUserId, user)
-            var streak =
-                try StreakRecord.all().pair(a, b).fetchOne(db)
-                ?? StreakRecord(
-                    id: newStreakID, userA: a, userB: b, count: 0, longestCount: 0, lastCompletedDate: nil,
-                    status: .active, brokenReason: nil, createdAt: now)
-            streak.status = .active
-            streak.count = 0
-            streak.brokenReason = nil
+            try MemberRecord.remember(user, displayName: displayName, at: now, in: db)
+            // A pair that was friends before starts afresh, keeping only its longest count.
+            let previous = try StreakRecord.all().pair(request.fromUserId, user).fetchOne(db)
+            var streak = StreakRecord(id: previous?.id ?? newStreakID, between: request.fromUserId, and: user, at: now)
+            streak.longestCount = previous?.longestCount ?? 0
+            streak.createdAt = previous?.createdAt ?? now
             try streak.save(db)
             try outbox.enqueue(
                 FriendRequestAccepted(

@@ -59,5 +59,64 @@ extension StreakStore {
         // Blocks move to the kit's one copy (`kit_block`, the same in every service that keeps one).
         BlockMirror.registerMigration(
             &migrator, movingRowsFrom: (table: "block", migration: "streak.v3.blocks-to-kit-mirror"))
+
+        migrator.registerMigration("streak.v4.deadlines-and-shared-snaps") { db in
+            // Who is in a streak: the zone their days close in, the name notifications use.
+            try db.create(table: "member") { table in
+                table.column("user_id", .text).primaryKey()
+                table.column("display_name", .text)
+                table.column("time_zone", .text).notNull()
+                table.column("updated_at", .datetime).notNull()
+            }
+            // The last break, the one recovery, the last at-risk warning.
+            try db.alter(table: "streak") { table in
+                table.add(column: "broken_day", .text)
+                table.add(column: "broken_count", .integer).notNull().defaults(to: 0)
+                table.add(column: "missed_by", .text)
+                table.add(column: "recovery_used", .boolean).notNull().defaults(to: false)
+                table.add(column: "warned_day", .text)
+            }
+            // A snap is no longer one per user per day but one per user per streak per day
+            // (`streak_snap`), with a caption and the prompt it answers. SQLite cannot drop a
+            // unique key: the table is rebuilt.
+            try db.create(table: "snap_v4") { table in
+                table.column("id", .text).primaryKey()
+                table.column("user_id", .text).notNull()
+                table.column("media_id", .text).notNull()
+                table.column("local_date", .text).notNull()
+                table.column("time_zone", .text).notNull()
+                table.column("caption", .text)
+                table.column("prompt", .text)
+                table.column("created_at", .datetime).notNull()
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO snap_v4 (id, user_id, media_id, local_date, time_zone, created_at)
+                    SELECT id, user_id, media_id, local_date, time_zone, created_at FROM snap
+                    """)
+            try db.drop(table: "snap")
+            try db.rename(table: "snap_v4", to: "snap")
+            try db.create(index: "snap_by_user_day", on: "snap", columns: ["user_id", "local_date"])
+            try db.create(table: "streak_snap") { table in
+                table.column("streak_id", .text).notNull()
+                table.column("user_id", .text).notNull()
+                table.column("local_date", .text).notNull()
+                table.column("snap_id", .text).notNull().indexed()
+                table.column("created_at", .datetime).notNull()
+                table.primaryKey(["streak_id", "user_id", "local_date"])
+            }
+            // Earlier snaps counted for every streak of their sender.
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO streak_snap (streak_id, user_id, local_date, snap_id, created_at)
+                    SELECT streak.id, snap.user_id, snap.local_date, snap.id, snap.created_at
+                    FROM snap JOIN streak ON snap.user_id IN (streak.user_a, streak.user_b)
+                    """)
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO member (user_id, time_zone, updated_at)
+                    SELECT user_id, time_zone, max(created_at) FROM snap GROUP BY user_id
+                    """)
+        }
     }
 }

@@ -14,9 +14,11 @@ extension StreakStore {
 
     /// The user's recovery token balance.
     func recoveryTokens(of userID: String) async throws -> Int {
-        try await database.read { db in
-            try RecoveryTokenRecord.filter(RecoveryTokenRecord.Columns.userId == userID)
-                .select(sum(RecoveryTokenRecord.Columns.delta), as: Int?.self).fetchOne(db)?.flatMap { $0 } ?? 0
-        }
+        try await database.read { db in try Self.balance(of: userID, in: db) }
+    }
+
+    static func balance(of userID: String, in db: Database) throws -> Int {
+        try RecoveryTokenRecord.filter(RecoveryTokenRecord.Columns.userId == userID)
+            .select(sum(RecoveryTokenRecord.Columns.delta), as: Int?.self).fetchOne(db)?.flatMap { $0 } ?? 0
     }
 }

@@ -3,53 +3,124 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// Streaks and the snaps that advance them.
+/// Streaks, the snaps sent into them, and their recovery.
 extension StreakStore {
-    func streaks(of user: String, after position: TimePosition?, limit: Int) async throws -> [StreakRecord] {
+    /// `user`'s streaks, newest first, each settled as of `now`.
+    func streaks(
+        of user: String, after position: TimePosition?, limit: Int, at now: Date
+    ) async throws
+        -> [StreakStanding]
+    {
         try await database.read { db in
-            try StreakRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db)
+            try StreakRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db).map {
+                try Self.standing(of: $0, viewer: user, at: now, in: db)
+            }
         }
     }
 
-    func streak(id: String, of user: String) async throws -> StreakRecord? {
-        try await database.read { db in try StreakRecord.filter(key: id).of(user).fetchOne(db) }
-    }
-
-    /// The time zone of `user`'s latest snap (UTC before the first one).
-    func zone(of user: String) async throws -> TimeZone {
-        let name = try await database.read { db in
-            try SnapRecord.filter(SnapRecord.Columns.userId == user).order(SnapRecord.Columns.createdAt.desc)
-                .fetchOne(db)?.timeZone
+    /// One of `user`'s streaks settled as of `now`, or nil (someone else's is not found).
+    func streak(id: String, of user: String, at now: Date) async throws -> StreakStanding? {
+        try await database.read { db in
+            try StreakRecord.filter(key: id).of(user).fetchOne(db).map {
+                try Self.standing(of: $0, viewer: user, at: now, in: db)
+            }
         }
-        return name.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
     }
 
-    /// Records today's snap and, for every active streak of the sender whose partner has
-    /// snapped for the same local day, counts the day (``StreakRules``). Returns the sender's
-    /// streaks after the change.
-    func snap(_ snap: SnapRecord) async throws -> [StreakRecord] {
+    /// Records `snap` into the streaks named by `targets` (nil: every streak with a friend not
+    /// yet snapped for the snap's day). Each streak is settled, its day counted once both have
+    /// snapped for it, and the partner told (`streak.snapped`); the sender's zone becomes the one
+    /// their days close in. A streak named twice for one day, or that is not theirs, refuses the
+    /// whole snap. Returns the streaks it went into, as they now stand.
+    func snap(
+        _ snap: SnapRecord, into targets: [String]?, zone: TimeZone, at now: Date
+    ) async throws
+        -> [StreakStanding]
+    {
         try await database.write { db in
-            guard try SnapRecord.all().by(snap.userId, on: snap.localDate).isEmpty(db) else {
-                throw ServiceError(.conflict, "You already snapped for \(snap.localDate).")
+            let user = snap.userId
+            let day = LocalDay(snap.localDate)!
+            try MemberRecord.remember(user, zone: zone, at: now, in: db)
+            let sent = { (streak: StreakRecord) in
+                try StreakSnapRecord.filter(key: [
+                    "streak_id": streak.id, "user_id": user, "local_date": snap.localDate,
+                ]).isEmpty(db) == false
+            }
+            var streaks: [StreakRecord]
+            if let targets {
+                streaks = try StreakRecord.filter(keys: targets).of(user).ofFriends().fetchAll(db)
+                guard streaks.count == Set(targets).count else { throw ServiceError.notFound("Streak") }
+                if try streaks.contains(where: sent) {
+                    throw ServiceError(.conflict, "You already snapped for \(snap.localDate) in one of these streaks.")
+                }
+            } else {
+                streaks = try StreakRecord.all().of(user).ofFriends().fetchAll(db).filter { try !sent($0) }
+                guard !streaks.isEmpty else {
+                    throw ServiceError(
+                        .conflict, "Every one of your streaks already has your snap for \(snap.localDate).")
+                }
             }
             try snap.insert(db)
-            let day = LocalDay(snap.localDate)!
-            var streaks = try StreakRecord.all().of(snap.userId).active().fetchAll(db)
-            for index in streaks.indices {
-                var streak = streaks[index]
-                let partner = streak.partner(of: snap.userId)
-                guard try SnapRecord.all().by(partner, on: snap.localDate).isEmpty(db) == false,
-                    let count = StreakRules.count(
-                        completing: day, lastCompleted: streak.lastCompletedDate.flatMap(LocalDay.init),
-                        count: streak.count)
-                else { continue }
-                streak.count = count
-                streak.longestCount = max(streak.longestCount, count)
-                streak.lastCompletedDate = day.description
-                try streak.update(db)
-                streaks[index] = streak
+            let sender = try Self.members(of: streaks[0], in: db).first { $0.userId == user }!
+            return try streaks.map { streak in
+                var streak = streak
+                try StreakSnapRecord(
+                    streakId: streak.id, userId: user, localDate: snap.localDate, snapId: snap.id, createdAt: now
+                ).insert(db)
+                let pair = try Self.pair(of: streak, in: db)
+                var progress = streak.progress
+                let senders = { try StreakSnapRecord.senders(in: streak.id, on: $0, in: db) }
+                var effects = try progress.settle(at: now, pair: pair, snapped: senders)
+                if try senders(day).count == 2 { effects += progress.keep(day) }
+                try commit(&streak, progress, effects: effects, pair: pair, at: now, in: db)
+                try outbox.enqueue(
+                    StreakSnapped(
+                        streakId: streak.id, snapId: snap.id, from: sender, toUserId: streak.partner(of: user)),
+                    in: db)
+                return try Self.standing(of: streak, viewer: user, at: now, in: db)
             }
-            return streaks
+        }
+    }
+
+    /// Spends one of `user`'s recovery tokens on one of their streaks
+    /// (``StreakProgress/recover(at:pair:snapped:)``). A streak that cannot be recovered is a
+    /// 409 (`RECOVERY_UNAVAILABLE`) whatever the balance; no token is a 402
+    /// (`NO_RECOVERY_TOKENS`).
+    func recover(streakID: String, by user: String, at now: Date) async throws -> StreakStanding {
+        try await database.write { db in
+            guard var streak = try StreakRecord.filter(key: streakID).of(user).fetchOne(db) else {
+                throw ServiceError.notFound("Streak")
+            }
+            try settle(&streak, at: now, in: db)
+            let pair = try Self.pair(of: streak, in: db)
+            var progress = streak.progress
+            let effects: [StreakProgress.Effect]
+            do {
+                effects = try progress.recover(at: now, pair: pair) {
+                    try StreakSnapRecord.senders(in: streak.id, on: $0, in: db)
+                }
+            } catch let refusal as StreakProgress.RecoveryRefusal {
+                throw ServiceError(.recoveryUnavailable, refusal.message)
+            }
+            guard try Self.balance(of: user, in: db) > 0 else {
+                throw ServiceError(.noRecoveryTokens, "You have no recovery tokens left.")
+            }
+            try RecoveryTokenRecord(
+                id: "used:\(streak.id):\(streak.brokenDay ?? "")", userId: user, delta: -1, reason: "used",
+                createdAt: now
+            ).insert(db)
+            try commit(&streak, progress, effects: effects, pair: pair, at: now, in: db)
+            return try Self.standing(of: streak, viewer: user, at: now, in: db)
+        }
+    }
+}
+
+extension StreakProgress.RecoveryRefusal {
+    var message: String {
+        switch self {
+        case .notBroken: "This streak was not broken by a missed day: there is nothing to recover."
+        case .alreadyUsed: "This streak's one recovery is already spent."
+        case .windowClosed: "Too late: a streak can be recovered only until the day after the missed one ends."
         }
     }
 }

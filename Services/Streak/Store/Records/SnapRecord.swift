@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// A row of `snap`: one per user per local day.
+/// A row of `snap`: a photo a user sent into some of their streaks (`streak_snap`) for one of
+/// their local days.
 struct SnapRecord: ServiceRecord {
     static let databaseTableName = "snap"
 
@@ -13,6 +14,8 @@ struct SnapRecord: ServiceRecord {
     var localDate: String
     /// The IANA zone the day was computed in.
     var timeZone: String
+    var caption: String?
+    var prompt: String?
     var createdAt: Date
 
     /// The columns queries name.
@@ -20,12 +23,5 @@ struct SnapRecord: ServiceRecord {
         case userId = "user_id"
         case localDate = "local_date"
         case createdAt = "created_at"
-    }
-}
-
-extension DerivableRequest<SnapRecord> {
-    /// `user`'s snap of the local day `day` (`YYYY-MM-DD`).
-    func by(_ user: String, on day: String) -> Self {
-        filter(SnapRecord.Columns.userId == user && SnapRecord.Columns.localDate == day)
     }
 }

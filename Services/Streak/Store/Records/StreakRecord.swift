@@ -3,8 +3,9 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// A row of `streak`: one per pair of friends, `userA < userB`.
-struct StreakRecord: ServiceRecord {
+/// A row of `streak`: one per pair of friends, `userA < userB`. Its columns hold a
+/// ``StreakProgress``; the deadline job (`streak.deadline`, keyed by the streak id) moves it.
+struct StreakRecord: ServiceRecord, Equatable {
     static let databaseTableName = "streak"
 
     var id: String
@@ -12,18 +13,38 @@ struct StreakRecord: ServiceRecord {
     var userB: String
     var count: Int
     var longestCount: Int
-    /// The last local day (`YYYY-MM-DD`) both friends snapped.
+    /// The last local day (`YYYY-MM-DD`) that kept the streak (both snapped, or recovered).
     var lastCompletedDate: String?
     var status: StreakStatus
+    /// `missed` (a day closed incomplete) or `blocked`; nil while it was never broken.
     var brokenReason: String?
+    /// The last missed day, the count it had, who missed it.
+    var brokenDay: String?
+    var brokenCount: Int
+    var missedBy: [String]?
+    var recoveryUsed: Bool
+    /// The day the last at-risk warning went out for.
+    var warnedDay: String?
     var createdAt: Date
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case status
+        case id, status
         case userA = "user_a"
         case userB = "user_b"
         case brokenReason = "broken_reason"
+    }
+
+    /// A new streak between two friends, not started yet.
+    init(id: String, between one: String, and other: String, at now: Date) {
+        (userA, userB) = Self.pair(one, other)
+        self.id = id
+        count = 0
+        longestCount = 0
+        status = .active
+        brokenCount = 0
+        recoveryUsed = false
+        createdAt = now
     }
 
     /// The pair in stored order.
@@ -31,16 +52,52 @@ struct StreakRecord: ServiceRecord {
         one < other ? (one, other) : (other, one)
     }
 
+    var members: [String] { [userA, userB] }
+
     func partner(of user: String) -> String { user == userA ? userB : userA }
 
-    /// The streak as `viewer` sees it on `today` (their local day): a lapsed streak reads as
-    /// broken with count 0 (``StreakRules/hasLapsed(lastCompleted:today:)``).
-    func contract(viewer: String, today: LocalDay) -> Streak {
-        let lapsed = StreakRules.hasLapsed(lastCompleted: lastCompletedDate.flatMap(LocalDay.init), today: today)
-        let broken = status == .broken || lapsed
+    /// The rules' view of the row, and back.
+    var progress: StreakProgress {
+        get {
+            StreakProgress(
+                status: status, count: count, longest: longestCount, lastKept: lastCompletedDate.flatMap(LocalDay.init),
+                lastBreak: brokenDay.flatMap(LocalDay.init).map {
+                    StreakProgress.Break(day: $0, count: brokenCount, missedBy: missedBy ?? [])
+                },
+                recoveryUsed: recoveryUsed, warned: warnedDay.flatMap(LocalDay.init), ended: brokenReason == "blocked")
+        }
+        set {
+            status = newValue.status
+            count = newValue.count
+            longestCount = newValue.longest
+            lastCompletedDate = newValue.lastKept?.description
+            if let lastBreak = newValue.lastBreak, !newValue.ended {
+                if newValue.status == .broken { brokenReason = "missed" }
+                brokenDay = lastBreak.day.description
+                brokenCount = lastBreak.count
+                missedBy = lastBreak.missedBy
+            }
+            recoveryUsed = newValue.recoveryUsed
+            warnedDay = newValue.warned?.description
+        }
+    }
+
+    /// The streak as `viewer` sees it: `progress` is the row settled as of `now` (so its due
+    /// day is never complete), `snapped` who has snapped for the viewer's open day.
+    func contract(
+        viewer: String, progress: StreakProgress, pair: StreakPair, snapped: Set<String>, now: Date
+    ) -> Streak {
+        let due = progress.dueDay
+        let broken = progress.status == .broken
         return Streak(
-            id: id, friendId: partner(of: viewer), count: broken ? 0 : count, longestCount: longestCount,
-            lastCompletedDate: lastCompletedDate, status: broken ? .broken : .active, createdAt: createdAt)
+            id: id, friendId: partner(of: viewer), count: broken ? 0 : progress.count,
+            longestCount: progress.longest, lastCompletedDate: progress.lastKept?.description,
+            status: progress.status, dueDate: due?.description, closesAt: due.map(pair.closes),
+            atRisk: due.map { now >= pair.atRisk($0) } ?? false,
+            snappedByMe: snapped.contains(viewer), snappedByFriend: snapped.contains(partner(of: viewer)),
+            brokenDate: progress.lastBreak?.day.description, missedBy: progress.lastBreak?.missedBy,
+            brokenCount: progress.lastBreak?.count, recoverableUntil: progress.recoverableUntil(pair: pair),
+            recoveryUsed: progress.recoveryUsed, createdAt: createdAt)
     }
 }
 
@@ -59,6 +116,11 @@ extension DerivableRequest<StreakRecord> {
     /// Streaks that are not broken.
     func active() -> Self {
         filter(StreakRecord.Columns.status == StreakStatus.active)
+    }
+
+    /// Streaks whose two are still friends (not ended by a block): snaps can go into them.
+    func ofFriends() -> Self {
+        filter(StreakRecord.Columns.brokenReason == nil || StreakRecord.Columns.brokenReason != "blocked")
     }
 }
 

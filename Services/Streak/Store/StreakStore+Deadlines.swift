@@ -1,0 +1,123 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// The deadline job: one per streak with a count to lose, keyed by the streak id, due at the
+/// next moment that matters (its due day's at-risk time, then its close).
+enum StreakDeadline {
+    static let kind: JobKind = "streak.deadline"
+
+    struct Job: Codable, Sendable {
+        var streakId: String
+    }
+}
+
+/// A streak settled as of some instant, with what its reader needs to see it.
+struct StreakStanding: Sendable {
+    var record: StreakRecord
+    var progress: StreakProgress
+    var pair: StreakPair
+    /// Who has snapped for the reader's today, or for the due day while that is earlier (the
+    /// reader's day is over but the pair's is still open).
+    var snapped: Set<String>
+    var now: Date
+
+    func contract(viewer: String) -> Streak {
+        record.contract(viewer: viewer, progress: progress, pair: pair, snapped: snapped, now: now)
+    }
+}
+
+/// Moving streaks through time: the deadline job, and every write that touches a streak,
+/// settle it first (``StreakProgress/settle(at:pair:snapped:)``); reads settle a copy, so a
+/// streak read after a missed day agrees with what the job does.
+extension StreakStore {
+    /// The job's work, in the transaction that completes it.
+    func runDeadline(of streakID: String, at now: Date, in db: Database) throws {
+        guard var streak = try StreakRecord.fetchOne(db, key: streakID) else { return }
+        try settle(&streak, at: now, in: db)
+    }
+
+    /// Settles `streak` as of `now` and saves it (``commit(_:_:effects:pair:at:in:)``).
+    func settle(_ streak: inout StreakRecord, at now: Date, in db: Database) throws {
+        let pair = try Self.pair(of: streak, in: db)
+        var progress = streak.progress
+        let effects = try progress.settle(at: now, pair: pair) {
+            try StreakSnapRecord.senders(in: streak.id, on: $0, in: db)
+        }
+        try commit(&streak, progress, effects: effects, pair: pair, at: now, in: db)
+    }
+
+    /// Saves `progress` into `streak`, sends the events its effects make, and schedules the
+    /// streak's deadline job for its next check (or cancels it when nothing is left to lose).
+    func commit(
+        _ streak: inout StreakRecord, _ progress: StreakProgress, effects: [StreakProgress.Effect],
+        pair: StreakPair, at now: Date, in db: Database
+    ) throws {
+        let before = streak
+        streak.progress = progress
+        if streak != before { try streak.update(db) }
+        if !effects.isEmpty {
+            let members = try Self.members(of: streak, in: db)
+            for effect in effects {
+                switch effect {
+                case .atRisk(let day, let closesAt, let waiting):
+                    try outbox.enqueue(
+                        StreakAtRisk(
+                            streakId: streak.id, date: day.description, count: streak.count, closesAt: closesAt,
+                            members: members, waitingFor: waiting), in: db)
+                case .broken(let missed, let until):
+                    try outbox.enqueue(
+                        StreakBroken(
+                            streakId: streak.id, date: missed.day.description, count: missed.count,
+                            longestCount: streak.longestCount, members: members, missedBy: missed.missedBy,
+                            recoverableUntil: until), in: db)
+                case .kept, .recovered:
+                    break
+                }
+            }
+        }
+        let key = streak.id
+        if let next = progress.nextCheck(pair: pair) {
+            if try jobs.due(StreakDeadline.kind, key: key, in: db) != next {
+                try jobs.schedule(
+                    StreakDeadline.kind, key: key, payload: StreakDeadline.Job(streakId: key), at: next,
+                    onConflict: .replace, in: db)
+            }
+        } else {
+            try jobs.cancel(StreakDeadline.kind, key: key, in: db)
+        }
+    }
+
+    /// The pair's members with the zones their days close in.
+    static func pair(of streak: StreakRecord, in db: Database) throws -> StreakPair {
+        let members = try MemberRecord.fetchAll(db, keys: streak.members)
+        return StreakPair(
+            members: streak.members, zones: Dictionary(uniqueKeysWithValues: members.map { ($0.userId, $0.zone) }))
+    }
+
+    /// Both members as notifications name them.
+    static func members(of streak: StreakRecord, in db: Database) throws -> [StreakMember] {
+        let known = try MemberRecord.fetchAll(db, keys: streak.members)
+        return streak.members.map { user in
+            StreakMember(
+                userId: user, displayName: known.first { $0.userId == user }?.displayName ?? "Your friend")
+        }
+    }
+
+    /// `streak` settled as of `now` without saving (a read), as `viewer` sees it.
+    static func standing(
+        of streak: StreakRecord, viewer: String, at now: Date, in db: Database
+    ) throws
+        -> StreakStanding
+    {
+        let pair = try pair(of: streak, in: db)
+        var progress = streak.progress
+        _ = try progress.settle(at: now, pair: pair) { try StreakSnapRecord.senders(in: streak.id, on: $0, in: db) }
+        let today = LocalDay(now, in: pair.zone(of: viewer))
+        let day = min(progress.dueDay ?? today, today)
+        return StreakStanding(
+            record: streak, progress: progress, pair: pair,
+            snapped: try StreakSnapRecord.senders(in: streak.id, on: day, in: db), now: now)
+    }
+}
