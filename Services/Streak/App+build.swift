@@ -39,14 +39,19 @@ func buildRouter(
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks(onBlocked: { event, db in try StreakStore.blocked(event, at: clock.now(), in: db) })
     inbox.onUserDeleted(erase: StreakStore.erase)
+    inbox.on(MediaReady.self) { envelope, db in try store.mediaReady(envelope.payload, at: clock.now(), in: db) }
+    inbox.on(MediaRejected.self) { envelope, db in try StreakStore.mediaRejected(envelope.payload, in: db) }
     inbox.on(RecoveryTokensPurchased.self) { envelope, db in
         try StreakStore.credit(envelope.payload, at: clock.now(), in: db)
     }
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
-    FriendsController(store: store, users: dependencies.users, clock: clock, entropy: entropy).addRoutes(to: routes)
+    FriendRequestsController(store: store, users: dependencies.users, clock: clock, entropy: entropy)
+        .addRoutes(to: routes)
+    FriendsController(store: store, clock: clock).addRoutes(to: routes)
     StreaksController(store: store, clock: clock).addRoutes(to: routes)
+    StreakDaysController(store: store, clock: clock).addRoutes(to: routes)
     SnapsController(store: store, media: dependencies.media, clock: clock, entropy: entropy).addRoutes(to: routes)
     RecoveryTokensController(store: store).addRoutes(to: routes)
 

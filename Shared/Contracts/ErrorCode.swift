@@ -62,6 +62,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// StreakSnap: this streak cannot be recovered (not broken by a missed day, its one
     /// recovery spent, or the day after the missed one has closed).
     case recoveryUnavailable = "RECOVERY_UNAVAILABLE"
+    /// StreakSnap's free plan holds at most three active streaks; a fourth needs Pro (the app
+    /// shows its paywall).
+    case streakLimitReached = "STREAK_LIMIT_REACHED"
     /// An event of a type this service does not subscribe to.
     case unknownEventType = "UNKNOWN_EVENT_TYPE"
     /// Too many requests for this route class; see `Retry-After`.
@@ -104,7 +107,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .headersTooLarge: 431
         case .unsupportedMediaType: 415
         case .idempotencyKeyReused, .unknownEventType, .mediaRejected: 422
-        case .noRecoveryTokens: 402
+        case .noRecoveryTokens, .streakLimitReached: 402
         case .recoveryUnavailable: 409
         case .rateLimitExceeded: 429
         case .uploadExpired: 410

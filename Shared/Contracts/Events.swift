@@ -96,35 +96,37 @@ public enum EventCatalog {
         StreakAtRisk.eventType: [.alerts],
         StreakBroken.eventType: [.alerts],
         StreakSnapped.eventType: [.alerts],
+        StreakNudged.eventType: [.alerts],
         ContentHidden.eventType: [.feed],
         UserBlocked.eventType: [.feed, .streak, .alerts],
         UserUnblocked.eventType: [.feed, .streak, .alerts],
         DuressRaised.eventType: [.alerts],
         UserDeleted.eventType: [.media, .feed, .streak, .alerts, .moderation],
         RecoveryTokensPurchased.eventType: [.streak],
-        MediaReady.eventType: [.feed],
-        MediaRejected.eventType: [.feed],
+        MediaReady.eventType: [.feed, .streak],
+        MediaRejected.eventType: [.feed, .streak],
         SessionEnded.eventType: [.alerts],
     ]
 
-    /// Who produces each event type (the subscriber checks the sender's certificate against
-    /// the envelope's `source`; this table documents the producer).
-    public static let producers: [EventType: ServiceName] = [
-        MediaAttached.eventType: .feed,
-        FriendRequestSent.eventType: .streak,
-        FriendRequestAccepted.eventType: .streak,
-        StreakAtRisk.eventType: .streak,
-        StreakBroken.eventType: .streak,
-        StreakSnapped.eventType: .streak,
-        ContentHidden.eventType: .moderation,
-        UserBlocked.eventType: .moderation,
-        UserUnblocked.eventType: .moderation,
-        DuressRaised.eventType: .auth,
-        UserDeleted.eventType: .auth,
-        RecoveryTokensPurchased.eventType: .auth,
-        MediaReady.eventType: .media,
-        MediaRejected.eventType: .media,
-        SessionEnded.eventType: .auth,
+    /// Who may produce each event type (the subscriber checks the sender's certificate against
+    /// the envelope's `source`, and the source against this table).
+    public static let producers: [EventType: Set<ServiceName>] = [
+        MediaAttached.eventType: [.feed, .streak],
+        FriendRequestSent.eventType: [.streak],
+        FriendRequestAccepted.eventType: [.streak],
+        StreakAtRisk.eventType: [.streak],
+        StreakBroken.eventType: [.streak],
+        StreakSnapped.eventType: [.streak],
+        StreakNudged.eventType: [.streak],
+        ContentHidden.eventType: [.moderation],
+        UserBlocked.eventType: [.moderation],
+        UserUnblocked.eventType: [.moderation],
+        DuressRaised.eventType: [.auth],
+        UserDeleted.eventType: [.auth],
+        RecoveryTokensPurchased.eventType: [.auth],
+        MediaReady.eventType: [.media],
+        MediaRejected.eventType: [.media],
+        SessionEnded.eventType: [.auth],
     ]
 
     /// The services that receive `type`, or none.

@@ -161,18 +161,22 @@ import Testing
 
     @Test func everyEventInTheCatalogIsRecordedWithItsProducerAndConsumers() throws {
         let events = try Self.load("events", as: [EventContract].self)
-        var recorded: [EventType: EventContract] = [:]
+        var recorded: [EventType: [EventContract]] = [:]
         for event in events {
-            recorded[try EventType(rawValue: event.envelope.string("type"))] = event
+            recorded[try EventType(rawValue: event.envelope.string("type")), default: []].append(event)
         }
         #expect(Set(recorded.keys) == Set(EventCatalog.subscribers.keys))
-        for (type, event) in recorded {
-            #expect(EventCatalog.subscribers(of: type) == event.consumers, "\(type)")
-            #expect(EventCatalog.producers[type] == event.producer, "\(type)")
-            // The producer's contract type encodes exactly the recorded payload.
-            let payload = try event.envelope.member("payload").data()
-            let encoded = try Self.reencode(type, payload)
-            #expect(try JSONValue(data: encoded) == event.envelope.member("payload"), "\(type)")
+        for (type, events) in recorded {
+            // One recording per producer the catalog allows.
+            #expect(EventCatalog.producers[type] == Set(events.map(\.producer)), "\(type)")
+            #expect(events.count == Set(events.map(\.producer)).count, "\(type)")
+            for event in events {
+                #expect(EventCatalog.subscribers(of: type) == event.consumers, "\(type)")
+                // The producer's contract type encodes exactly the recorded payload.
+                let payload = try event.envelope.member("payload").data()
+                let encoded = try Self.reencode(type, payload)
+                #expect(try JSONValue(data: encoded) == event.envelope.member("payload"), "\(type)")
+            }
         }
     }
 
@@ -199,6 +203,7 @@ import Testing
         case StreakAtRisk.eventType: return try roundTrip(StreakAtRisk.self)
         case StreakBroken.eventType: return try roundTrip(StreakBroken.self)
         case StreakSnapped.eventType: return try roundTrip(StreakSnapped.self)
+        case StreakNudged.eventType: return try roundTrip(StreakNudged.self)
         case ContentHidden.eventType: return try roundTrip(ContentHidden.self)
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
@@ -218,6 +223,21 @@ import Testing
         var then: @Sendable (Database) throws -> Bool
     }
 
+    /// Alice sent a snap of media 5a1e0c3d-…-0001 (still processing) into her streak with Bob.
+    static func snapWaitsForMedia(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO streak (id, user_a, user_b, status, created_at)
+                VALUES ('57ea0000-0000-4000-8000-000000000002', ?, ?, 'active', '2026-11-22 10:00:00.000');
+                INSERT OR REPLACE INTO snap (id, user_id, media_id, local_date, time_zone, created_at)
+                VALUES ('54a90000-0000-4000-8000-000000000001', ?, '5a1e0c3d-0000-4000-8000-000000000001', '2026-11-22',
+                        'UTC', '2026-11-22 10:00:00.000');
+                INSERT OR REPLACE INTO streak_snap (streak_id, user_id, local_date, snap_id, ready, created_at)
+                VALUES ('57ea0000-0000-4000-8000-000000000002', ?, '2026-11-22', '54a90000-0000-4000-8000-000000000001',
+                        0, '2026-11-22 10:00:00.000');
+                """, arguments: [alice, bob, alice, alice])
+    }
+
     static let alice = "0a1ce000-0000-4000-8000-000000000001"
     static let bob = "0b0b0000-0000-4000-8000-000000000001"
 
@@ -230,6 +250,37 @@ import Testing
                     && String.fetchOne(db, sql: "SELECT service || ' ' || reference_type FROM media_reference")
                         == "feed post"
                     && String.fetchOne(db, sql: "SELECT type FROM kit_outbox_event") == "media.ready"
+            }),
+        // A snap's media: private, read by the partner it was revealed to.
+        "media.attached from streak → media": Effect(
+            given: { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
+                        VALUES ('5a1e0c3d-0000-4000-8000-000000000002', ?, 'image/jpeg', 10, '\(String(repeating: "cd", count: 32))',
+                                'ready', 'private', '2026-11-22 10:00:00.000')
+                        """, arguments: [alice])
+            },
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT visibility FROM media WHERE id = '5a1e0c3d-0000-4000-8000-000000000002'")
+                    == "private"
+                    && String.fetchAll(db, sql: "SELECT media_id || ' ' || user_id FROM media_reader")
+                        == ["5a1e0c3d-0000-4000-8000-000000000002 \(bob)"]
+                    && Int.fetchOne(
+                        db,
+                        sql: "SELECT COUNT(*) FROM media_reference WHERE service = 'streak' AND reference_type = 'snap'"
+                    )
+                        == 1
+            }),
+        "media.ready → streak": Effect(
+            given: { db in try snapWaitsForMedia(db) },
+            then: { db in try Bool.fetchOne(db, sql: "SELECT ready FROM streak_snap") == true }),
+        "media.rejected → streak": Effect(
+            given: { db in try snapWaitsForMedia(db) },
+            then: { db in
+                try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM streak_snap) + (SELECT COUNT(*) FROM snap)")
+                    == 0
             }),
         "media.ready → feed": Effect(
             given: states["post 9057a000-0000-4000-8000-000000000001 by user \(alice) waits for its media"]!,
@@ -271,6 +322,10 @@ import Testing
         "streak.snapped → alerts": Effect(then: { db in
             try String.fetchAll(db, sql: "SELECT user_id || ' ' || body FROM notification WHERE type = 'streak_snap'")
                 == ["\(alice) Bob sent a snap in your streak 🔥"]
+        }),
+        "streak.nudged → alerts": Effect(then: { db in
+            try String.fetchAll(db, sql: "SELECT user_id || ' ' || title FROM notification WHERE type = 'nudge'")
+                == ["\(bob) 👉 Alice nudged you"]
         }),
         "content.hidden → feed": Effect(
             given: states["post 9057a000-0000-4000-8000-000000000001 by user \(alice) is listed"]!,
@@ -389,10 +444,13 @@ import Testing
         try await withRunningService(consumer) { service in
             for event in events {
                 let type = try event.envelope.string("type")
-                let effect = try #require(Self.effects["\(type) → \(consumer.rawValue)"], "no effect for \(type)")
+                let effect = try #require(
+                    Self.effects["\(type) from \(event.producer.rawValue) → \(consumer.rawValue)"]
+                        ?? Self.effects["\(type) → \(consumer.rawValue)"], "no effect for \(type)")
                 try await service.database().write(effect.given)
                 let body = try event.envelope.data()
-                let impostor = try #require(ServiceName.services.first { $0 != event.producer && $0 != consumer })
+                let producers = EventCatalog.producers[EventType(rawValue: type)] ?? []
+                let impostor = try #require(ServiceName.services.first { !producers.contains($0) && $0 != consumer })
                 let stranger = try await service.call("POST", "/internal/events", as: impostor, body: body)
                 #expect(stranger.status == 403, "\(type) from the wrong producer")
                 let first = try await service.call("POST", "/internal/events", as: event.producer, body: body)

@@ -117,6 +117,16 @@ import Testing
             // What a `media.attached` event does, applied the way the inbox applies it.
             try await TestMedia.attach(media.id, owner: Self.bob, store: processor.store)
             #expect(try await client.get("/v1/media/\(media.id)", token: bobToken).status == .notFound)
+            // A snap's partner, named a reader, may read it (and get a presigned URL); it stays private.
+            try await TestMedia.attach(
+                media.id, owner: Self.alice, source: .streak, visibility: .private, readers: [Self.bob],
+                store: processor.store)
+            let shared = try await client.get("/v1/media/\(media.id)", token: bobToken).json(MediaObject.self)
+            #expect(shared.visibility == .private)
+            #expect(try await client.get("/v1/media/\(media.id)/content", token: bobToken).status == .ok)
+            #expect(try await client.get("/v1/media/\(media.id)/url", token: bobToken).status == .ok)
+            let carol = try await harness.token(for: "00000000-0000-4000-8000-00000000000c")
+            #expect(try await client.get("/v1/media/\(media.id)/url", token: carol).status == .notFound)
             try await TestMedia.attach(media.id, owner: Self.alice, store: processor.store)
             #expect(
                 try await client.get("/v1/media/\(media.id)", token: bobToken).json(MediaObject.self).visibility

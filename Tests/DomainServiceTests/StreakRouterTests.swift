@@ -12,23 +12,30 @@ import Testing
     static let alice = "00000000-0000-4000-8000-00000000000a"
     static let bob = "00000000-0000-4000-8000-00000000000b"
     static let carol = "00000000-0000-4000-8000-00000000000c"
-    static let users = [alice: "Alice", bob: "Bob", carol: "Carol"]
+    static let dave = "00000000-0000-4000-8000-00000000000d"
+    static let erin = "00000000-0000-4000-8000-00000000000e"
+    static let users = [alice: "Alice", bob: "Bob", carol: "Carol", dave: "Dave", erin: "Erin"]
 
     /// One ready photo per user per day index.
     static func media(_ user: String, _ day: Int) -> String {
         String(format: "3%07d-0000-4000-8000-%@", day, String(user.suffix(12)))
     }
 
+    /// Runs `body` against a streak service whose media lookup knows ``media(_:_:)`` for each
+    /// user and day: ready, except those named in `processing`. `sessions` answers as auth would
+    /// (premium, say); without it sessions are not checked.
     func withStreak(
-        at start: Date,
+        at start: Date, processing: Set<String> = [], sessions: Lookup<SessionState>? = nil,
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner) async throws -> Void
     ) async throws {
-        let harness = try ServiceHarness(.streak, clock: ManualClock(start))
+        let harness = try ServiceHarness(.streak, clock: ManualClock(start), sessions: sessions)
         var library: [String: MediaSummary] = [:]
         for user in Self.users.keys {
             for day in 0..<40 {
                 let id = Self.media(user, day)
-                library[id] = MediaSummary(id: id, ownerId: user, contentType: "image/jpeg", status: .ready)
+                library[id] = MediaSummary(
+                    id: id, ownerId: user, contentType: "image/jpeg",
+                    status: processing.contains(id) ? .processing : .ready)
             }
         }
         let dependencies = StreakDependencies(

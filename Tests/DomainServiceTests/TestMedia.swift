@@ -47,13 +47,13 @@ enum TestMedia {
     /// What the inbox does with `media.attached` from `source`.
     static func attach(
         _ mediaID: String, owner: String, source: ServiceName = .feed, visibility: MediaVisibility = .public,
-        store: MediaStore
+        readers: [String]? = nil, store: MediaStore
     ) async throws {
         let envelope = EventEnvelope(
             id: UUID(), type: MediaAttached.eventType, source: source, occurredAt: Date(),
             payload: MediaAttached(
                 mediaId: mediaID, ownerId: owner, visibility: visibility, referenceType: "post",
-                referenceId: UUID().uuidString.lowercased()))
+                referenceId: UUID().uuidString.lowercased(), readers: readers))
         try await store.database.write { db in try store.attach(envelope, in: db) }
     }
 

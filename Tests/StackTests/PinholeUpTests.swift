@@ -98,10 +98,12 @@ import Testing
         for expected in [
             #""accessToken":"#, #""displayName":"Alice""#, #""contentType":"image/jpeg""#, "UNSUPPORTED_MEDIA_TYPE",
             #""myVote":"up","score":1"#, #""title":"New friend request""#, #""count":1"#, #""lastCompletedDate":"#,
-            #""reason":"spam""#, #""userId":"#,
+            #""reason":"spam""#, #""userId":"#, #""friendState":"revealed""#, #""method":"GET""#,
+            #""displayName":"Bob","streak":"#,
         ] {
             #expect(text.contains(expected), "the walk-through printed no \(expected):\n\(text)")
         }
         #expect(output.lines.contains("404"), "the reported post was not hidden:\n\(text)")
+        #expect(output.lines.contains("204"), "Bob was not nudged:\n\(text)")
     }
 }

@@ -44,6 +44,14 @@ extension AlertsStore {
             actor: (event.from.userId, event.from.displayName), event: envelope.header, jobs: jobs, in: db)
     }
 
+    /// `streak.nudged` → "👉 X nudged you" for the friend.
+    static func streakNudged(_ envelope: EventEnvelope<StreakNudged>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            .nudge, for: event.toUserId, values: [:], data: ["streakId": event.streakId, "userId": event.from.userId],
+            actor: (event.from.userId, event.from.displayName), event: envelope.header, jobs: jobs, in: db)
+    }
+
     /// Each member with the other one.
     private static func pairs(_ members: [StreakMember]) -> [(StreakMember, StreakMember)] {
         guard members.count == 2 else { return [] }

@@ -106,5 +106,14 @@ extension MediaStore {
                 table.primaryKey(["media_id", "service", "reference_type", "reference_id"])
             }
         }
+
+        migrator.registerMigration("media.v6.readers") { db in
+            // Who besides the owner may read a private object (`media.attached` readers).
+            try db.create(table: "media_reader") { table in
+                table.column("media_id", .text).notNull().references("media", onDelete: .cascade)
+                table.column("user_id", .text).notNull().indexed()
+                table.primaryKey(["media_id", "user_id"])
+            }
+        }
     }
 }

@@ -16,9 +16,15 @@ struct MediaStore: Sendable {
         try await database.read { db in try MediaRecord.fetchOne(db, key: id) }
     }
 
-    /// The media object, when `viewer` may see it (``MediaRecord/isVisible(to:)``).
+    /// The media object, when `viewer` may see it: its owner, anyone once it is public, and
+    /// the readers a referencing service named.
     func media(id: String, visibleTo viewer: String) async throws -> MediaRecord? {
-        try await media(id: id).flatMap { $0.isVisible(to: viewer) ? $0 : nil }
+        try await database.read { db in
+            guard let record = try MediaRecord.fetchOne(db, key: id) else { return nil }
+            let visible =
+                try record.isVisible(to: viewer) || MediaReaderRecord.exists(media: id, user: viewer, in: db)
+            return visible ? record : nil
+        }
     }
 
     /// Applies `user.deleted`: the user's uploads (rows and growing files) and media rows go;
@@ -28,6 +34,7 @@ struct MediaStore: Sendable {
         let unfinished = UploadRecord.filter(UploadRecord.Columns.ownerId == userID)
         for id in try unfinished.select(UploadRecord.Columns.id, as: String.self).fetchAll(db) { uploads.remove(id) }
         try unfinished.deleteAll(db)
+        try MediaReaderRecord.filter(MediaReaderRecord.Columns.userId == userID).deleteAll(db)
         let media = MediaRecord.filter(MediaRecord.Columns.ownerId == userID)
         let hashes = try media.fetchAll(db).flatMap(\.blobHashes)
         try media.deleteAll(db)
@@ -68,7 +75,7 @@ struct MediaStore: Sendable {
 
     /// Applies `media.attached`: the reference is remembered (so `media.ready` or
     /// `media.rejected` reaches the service that sent it), and the owner's media becomes as
-    /// visible as the reference says (visibility only widens). A media already processed
+    /// visible as the reference says (visibility and readers only widen). A media already processed
     /// answers at once. An id that is not the owner's changes nothing.
     func attach(_ envelope: EventEnvelope<MediaAttached>, in db: Database) throws {
         let event = envelope.payload
@@ -79,6 +86,9 @@ struct MediaStore: Sendable {
             mediaId: media.id, service: envelope.source.rawValue, referenceType: event.referenceType,
             referenceId: event.referenceId
         ).insert(db, onConflict: .ignore)
+        for reader in Set(event.readers ?? []) where reader != media.ownerId {
+            try MediaReaderRecord(mediaId: media.id, userId: reader).insert(db, onConflict: .ignore)
+        }
         if event.visibility == .public, media.visibility != .public {
             media.visibility = .public
             try media.update(db)

@@ -3,69 +3,45 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// Friend requests: send, list, accept (which starts the pair's streak), decline.
+/// `GET /v1/friends` (each friend with the streak as it stands), `DELETE /v1/friends/{userId}`
+/// (unfriend: the streak ends) and `POST /v1/friends/{userId}/nudge` (once a day per friend).
+/// Someone who is not a friend is a 404.
 struct FriendsController: Sendable {
     let store: StreakStore
-    let users: Lookup<UserSummary>
     let clock: any WallClock
-    let entropy: any Entropy
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
-        routes.idempotent(routes.authenticated).post("/v1/friends/requests", use: send)
-        routes.authenticated.get("/v1/friends/requests", use: list)
-        routes.authenticated.post("/v1/friends/requests/:id/accept", use: accept)
-        routes.authenticated.post("/v1/friends/requests/:id/decline", use: decline)
+        routes.authenticated.get("/v1/friends", use: list)
+        routes.authenticated.delete("/v1/friends/:userId", use: unfriend)
+        routes.authenticated.post("/v1/friends/:userId/nudge", use: nudge)
     }
 
-    /// Asks someone to be friends; they are notified through a `friend_request.sent` event.
-    @Sendable func send(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        let body = try await request.decodeJSON(as: FriendRequestCreate.self, context: context)
-        let target = try ObjectID.field(body.userId, "userId")
-        guard target != user.userID else { throw ServiceError.validation("You cannot befriend yourself.") }
-        guard try await users.find(target) != nil, let me = try await users.find(user.userID) else {
-            throw ServiceError.notFound("User")
-        }
-        let record = FriendRequestRecord(
-            id: entropy.uuid().uuidString.lowercased(), fromUserId: user.userID, toUserId: target, status: .pending,
-            createdAt: clock.now(), respondedAt: nil)
-        try await store.send(record, fromDisplayName: me.displayName)
-        return try Response.json(record.contract, status: .created)
-    }
-
-    /// `?direction=incoming` (default) or `outgoing`: pending requests, newest first.
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let direction = request.uri.queryParameters["direction"].map(String.init) ?? "incoming"
-        guard direction == "incoming" || direction == "outgoing" else {
-            throw ServiceError.validation("`direction` must be `incoming` or `outgoing`.")
-        }
         let page = try PageRequest<TimePosition>(request: request)
-        let records = try await store.pendingRequests(
-            of: user.userID, incoming: direction == "incoming", after: page.position, limit: page.limit + 1)
+        let friends = try await store.friends(
+            of: user.userID, after: page.position, limit: page.limit + 1, at: clock.now())
         return try Response.json(
-            Page(records, limit: page.limit, item: \.contract) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
+            Page(friends, limit: page.limit) {
+                Friend(
+                    userId: $0.standing.record.partner(of: user.userID), displayName: $0.displayName,
+                    streak: $0.standing.contract(viewer: user.userID))
+            } position: {
+                TimePosition(createdAt: $0.standing.record.createdAt, id: $0.standing.record.id)
+            })
     }
 
-    /// Only the recipient can accept; answers the streak that starts now.
-    @Sendable func accept(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable func unfriend(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let id = try ObjectID.path(context.parameters.require("id"), "Friend request")
-        guard let me = try await users.find(user.userID) else { throw ServiceError.notFound("User") }
-        let now = clock.now()
-        let streak = try await store.accept(
-            requestID: id, by: user.userID, displayName: me.displayName,
-            newStreakID: entropy.uuid().uuidString.lowercased(), at: now)
-        guard let standing = try await store.streak(id: streak.id, of: user.userID, at: now) else {
-            throw ServiceError.notFound("Streak")
-        }
-        return try Response.json(standing.contract(viewer: user.userID))
+        let friend = try ObjectID.path(context.parameters.require("userId"), "Friend")
+        try await store.unfriend(friend, by: user.userID, at: clock.now())
+        return Response(status: .noContent)
     }
 
-    @Sendable func decline(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable func nudge(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let id = try ObjectID.path(context.parameters.require("id"), "Friend request")
-        let record = try await store.decline(requestID: id, by: user.userID, at: clock.now())
-        return try Response.json(record.contract)
+        let friend = try ObjectID.path(context.parameters.require("userId"), "Friend")
+        try await store.nudge(friend, by: user.userID, at: clock.now())
+        return Response(status: .noContent)
     }
 }

@@ -38,13 +38,17 @@ struct SnapsController: Sendable {
         guard let summary = try await media.find(mediaID), summary.ownerId == user.userID else {
             throw ServiceError.notFound("Media")
         }
-        guard summary.status == .ready else { throw ServiceError(.conflict, "The media is not ready.") }
+        // A video still processing may be sent; it counts once media says it is ready.
+        guard summary.status != .rejected else {
+            throw ServiceError(.mediaRejected, "This media was rejected by processing; snap another one.")
+        }
         let now = clock.now()
         let record = SnapRecord(
             id: entropy.uuid().uuidString.lowercased(), userId: user.userID, mediaId: mediaID,
             localDate: LocalDay(now, in: zone).description, timeZone: zone.identifier, caption: caption, prompt: prompt,
             createdAt: now)
-        let standings = try await store.snap(record, into: targets, zone: zone, at: now)
+        let standings = try await store.snap(
+            record, ready: summary.status == .ready, into: targets, zone: zone, at: now)
         let snap = Snap(
             id: record.id, mediaId: mediaID, localDate: record.localDate, timeZone: record.timeZone,
             caption: caption, prompt: prompt, createdAt: now,

@@ -18,8 +18,10 @@ struct StreakStanding: Sendable {
     var record: StreakRecord
     var progress: StreakProgress
     var pair: StreakPair
-    /// Who has snapped for the reader's today, or for the due day while that is earlier (the
-    /// reader's day is over but the pair's is still open).
+    /// The reader's open day: their today, or the due day while that is earlier (the reader's
+    /// day is over but the pair's is still open).
+    var day: LocalDay
+    /// Who has a snap that counts for `day`.
     var snapped: Set<String>
     var now: Date
 
@@ -117,7 +119,7 @@ extension StreakStore {
         let today = LocalDay(now, in: pair.zone(of: viewer))
         let day = min(progress.dueDay ?? today, today)
         return StreakStanding(
-            record: streak, progress: progress, pair: pair,
+            record: streak, progress: progress, pair: pair, day: day,
             snapped: try StreakSnapRecord.senders(in: streak.id, on: day, in: db), now: now)
     }
 }

@@ -7,15 +7,17 @@ import ServiceKit
 extension StreakStore {
     /// Stores a pending request and its `friend_request.sent` event together. Refused when a
     /// block stands between the two (404, as if the user did not exist), when they are already
-    /// friends, or when a request between them is pending (409).
-    func send(_ record: FriendRequestRecord, fromDisplayName: String) async throws {
+    /// friends, or when a request between them is pending (409), or when a free sender holds
+    /// the free plan's active streaks already (402).
+    func send(_ record: FriendRequestRecord, fromDisplayName: String, premium: Bool) async throws {
         try await database.write { [outbox] db in
             if try BlockMirror.isBlocked(record.fromUserId, record.toUserId, in: db) {
                 throw ServiceError.notFound("User")
             }
-            if try StreakRecord.all().pair(record.fromUserId, record.toUserId).active().isEmpty(db) == false {
+            if try StreakRecord.all().pair(record.fromUserId, record.toUserId).ofFriends().isEmpty(db) == false {
                 throw ServiceError(.conflict, "You are already friends.")
             }
+            try Self.checkStreakLimit(of: record.fromUserId, premium: premium, in: db)
             guard try FriendRequestRecord.all().pending(between: record.fromUserId, and: record.toUserId).isEmpty(db)
             else {
                 throw ServiceError(.conflict, "A friend request between you is already pending.")
@@ -41,16 +43,18 @@ extension StreakStore {
         return record
     }
 
-    /// Accepts: the request, the pair's streak (new, or a broken one started afresh) and the
-    /// `friend_request.accepted` event, in one transaction.
+    /// Accepts: the request, the pair's streak (new, or an ended one started afresh) and the
+    /// `friend_request.accepted` event, in one transaction. A free user holding the free plan's
+    /// active streaks already is refused (402).
     func accept(
-        requestID: String, by user: String, displayName: String, newStreakID: String, at now: Date
+        requestID: String, by user: String, displayName: String, premium: Bool, newStreakID: String, at now: Date
     ) async throws -> StreakRecord {
         try await database.write { [outbox] db in
             var request = try Self.pendingRequest(id: requestID, to: user, in: db)
             if try BlockMirror.isBlocked(request.fromUserId, user, in: db) {
                 throw ServiceError.notFound("Friend request")
             }
+            try Self.checkStreakLimit(of: user, premium: premium, in: db)
             request.status = .accepted
             request.respondedAt = now
             try request.update(db)

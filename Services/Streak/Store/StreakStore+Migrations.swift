@@ -97,11 +97,14 @@ extension StreakStore {
             try db.drop(table: "snap")
             try db.rename(table: "snap_v4", to: "snap")
             try db.create(index: "snap_by_user_day", on: "snap", columns: ["user_id", "local_date"])
+            try db.create(index: "snap_by_media", on: "snap", columns: ["media_id"])
             try db.create(table: "streak_snap") { table in
                 table.column("streak_id", .text).notNull()
                 table.column("user_id", .text).notNull()
                 table.column("local_date", .text).notNull()
                 table.column("snap_id", .text).notNull().indexed()
+                // Counts once its media is ready (snaps sent before v4 required ready media).
+                table.column("ready", .boolean).notNull().defaults(to: true)
                 table.column("created_at", .datetime).notNull()
                 table.primaryKey(["streak_id", "user_id", "local_date"])
             }
@@ -117,6 +120,17 @@ extension StreakStore {
                     INSERT OR IGNORE INTO member (user_id, time_zone, updated_at)
                     SELECT user_id, time_zone, max(created_at) FROM snap GROUP BY user_id
                     """)
+        }
+
+        migrator.registerMigration("streak.v5.nudges") { db in
+            // One nudge per sender, friend and the sender's local day.
+            try db.create(table: "nudge") { table in
+                table.column("from_user_id", .text).notNull()
+                table.column("to_user_id", .text).notNull().indexed()
+                table.column("local_date", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.primaryKey(["from_user_id", "to_user_id", "local_date"])
+            }
         }
     }
 }

@@ -29,11 +29,13 @@ extension StreakStore {
 
     /// Records `snap` into the streaks named by `targets` (nil: every streak with a friend not
     /// yet snapped for the snap's day). Each streak is settled, its day counted once both have
-    /// snapped for it, and the partner told (`streak.snapped`); the sender's zone becomes the one
-    /// their days close in. A streak named twice for one day, or that is not theirs, refuses the
-    /// whole snap. Returns the streaks it went into, as they now stand.
+    /// a snap for it whose media is ready (`ready`: this one's is), and the partner told
+    /// (`streak.snapped`); the sender's zone becomes the one their days close in. Where the
+    /// partner has already snapped for the day, each may now read the other's media (mutual
+    /// reveal, through `media.attached`). A streak named twice for one day, or that is not
+    /// theirs, refuses the whole snap. Returns the streaks it went into, as they now stand.
     func snap(
-        _ snap: SnapRecord, into targets: [String]?, zone: TimeZone, at now: Date
+        _ snap: SnapRecord, ready: Bool, into targets: [String]?, zone: TimeZone, at now: Date
     ) async throws
         -> [StreakStanding]
     {
@@ -62,24 +64,46 @@ extension StreakStore {
             }
             try snap.insert(db)
             let sender = try Self.members(of: streaks[0], in: db).first { $0.userId == user }!
-            return try streaks.map { streak in
+            var readers: [String] = []
+            let standings = try streaks.map { streak in
                 var streak = streak
+                try settle(&streak, at: now, in: db)
                 try StreakSnapRecord(
-                    streakId: streak.id, userId: user, localDate: snap.localDate, snapId: snap.id, createdAt: now
+                    streakId: streak.id, userId: user, localDate: snap.localDate, snapId: snap.id, ready: ready,
+                    createdAt: now
                 ).insert(db)
-                let pair = try Self.pair(of: streak, in: db)
-                var progress = streak.progress
-                let senders = { try StreakSnapRecord.senders(in: streak.id, on: $0, in: db) }
-                var effects = try progress.settle(at: now, pair: pair, snapped: senders)
-                if try senders(day).count == 2 { effects += progress.keep(day) }
-                try commit(&streak, progress, effects: effects, pair: pair, at: now, in: db)
+                try keep(day, of: &streak, at: now, in: db)
+                let partner = streak.partner(of: user)
+                if let theirs = try StreakSnapRecord.fetchOne(
+                    db, key: ["streak_id": streak.id, "user_id": partner, "local_date": snap.localDate]),
+                    let media = try SnapRecord.fetchOne(db, key: theirs.snapId)?.mediaId
+                {
+                    readers.append(partner)
+                    try outbox.enqueue(
+                        MediaAttached(
+                            mediaId: media, ownerId: partner, visibility: .private, referenceType: "snap",
+                            referenceId: theirs.snapId, readers: [user]), in: db)
+                }
                 try outbox.enqueue(
-                    StreakSnapped(
-                        streakId: streak.id, snapId: snap.id, from: sender, toUserId: streak.partner(of: user)),
-                    in: db)
+                    StreakSnapped(streakId: streak.id, snapId: snap.id, from: sender, toUserId: partner), in: db)
                 return try Self.standing(of: streak, viewer: user, at: now, in: db)
             }
+            // Media learns the reference (so `media.ready` or `media.rejected` comes back) and
+            // who may read it already.
+            try outbox.enqueue(
+                MediaAttached(
+                    mediaId: snap.mediaId, ownerId: user, visibility: .private, referenceType: "snap",
+                    referenceId: snap.id, readers: readers), in: db)
+            return standings
         }
+    }
+
+    /// Counts `day` for `streak` (settled already) if both have a snap for it that counts.
+    func keep(_ day: LocalDay, of streak: inout StreakRecord, at now: Date, in db: Database) throws {
+        guard try StreakSnapRecord.senders(in: streak.id, on: day, in: db).count == 2 else { return }
+        var progress = streak.progress
+        let effects = progress.keep(day)
+        try commit(&streak, progress, effects: effects, pair: try Self.pair(of: streak, in: db), at: now, in: db)
     }
 
     /// Spends one of `user`'s recovery tokens on one of their streaks

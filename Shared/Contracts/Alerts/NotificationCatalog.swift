@@ -56,7 +56,8 @@ public enum NotificationCatalog {
             type: .milestone, event: nil, critical: false, pushByDefault: true, title: "🔥 {count}-day streak!",
             body: "You and {partner} hit {count} days! Share your achievement!", link: "/streaks/{streakId}"),
         NotificationKind(
-            type: .nudge, event: nil, critical: false, pushByDefault: true, title: "👉 {actor} nudged you",
+            type: .nudge, event: StreakNudged.eventType, critical: false, pushByDefault: true,
+            title: "👉 {actor} nudged you",
             body: "Your streak with {actor} is waiting for today's snap", link: "/streaks/{streakId}"),
         // SkateHubba's six, with its deep links.
         NotificationKind(

@@ -90,26 +90,32 @@ public struct MediaSummary: Codable, Sendable, Equatable {
     }
 }
 
-/// `media.attached`: a service now references a media object and says who may see it.
+/// `media.attached`: a service now references a media object and says who may see it:
+/// everyone signed in (`public`), or its owner and the `readers` named here (a snap's streak
+/// partner, say). Readers and visibility only widen.
 public struct MediaAttached: DomainEvent, Equatable {
     public static let eventType: EventType = "media.attached"
     public var mediaId: String
     public var ownerId: String
     public var visibility: MediaVisibility
-    /// What references it, such as `post`.
+    /// What references it, such as `post` or `snap`.
     public var referenceType: String
     public var referenceId: String
+    /// Users besides the owner who may now read a `private` object.
+    public var readers: [String]?
 
-    enum CodingKeys: String, CodingKey { case mediaId, ownerId, visibility, referenceType, referenceId }
+    enum CodingKeys: String, CodingKey { case mediaId, ownerId, visibility, referenceType, referenceId, readers }
 
     public init(
-        mediaId: String, ownerId: String, visibility: MediaVisibility, referenceType: String, referenceId: String
+        mediaId: String, ownerId: String, visibility: MediaVisibility, referenceType: String, referenceId: String,
+        readers: [String]? = nil
     ) {
         self.mediaId = mediaId
         self.ownerId = ownerId
         self.visibility = visibility
         self.referenceType = referenceType
         self.referenceId = referenceId
+        self.readers = readers
     }
 }
 

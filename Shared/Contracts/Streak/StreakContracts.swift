@@ -261,6 +261,38 @@ public struct StreakSnapped: DomainEvent, Equatable {
     }
 }
 
+/// `streak.nudged` (streak → alerts): a friend asks the other to snap for today.
+public struct StreakNudged: DomainEvent, Equatable {
+    public static let eventType: EventType = "streak.nudged"
+    public var streakId: String
+    public var from: StreakMember
+    public var toUserId: String
+
+    enum CodingKeys: String, CodingKey { case streakId, from, toUserId }
+
+    public init(streakId: String, from: StreakMember, toUserId: String) {
+        self.streakId = streakId
+        self.from = from
+        self.toUserId = toUserId
+    }
+}
+
+/// `GET /v1/friends`: a friend and the streak with them, as it stands now.
+public struct Friend: Codable, Sendable, Equatable {
+    public var userId: String
+    /// The name they last used with streak (on a friend request), if known.
+    public var displayName: String?
+    public var streak: Streak
+
+    enum CodingKeys: String, CodingKey { case userId, displayName, streak }
+
+    public init(userId: String, displayName: String?, streak: Streak) {
+        self.userId = userId
+        self.displayName = displayName
+        self.streak = streak
+    }
+}
+
 /// `friend_request.sent`: someone asked to be friends (alerts notifies the recipient).
 public struct FriendRequestSent: DomainEvent, Equatable {
     public static let eventType: EventType = "friend_request.sent"

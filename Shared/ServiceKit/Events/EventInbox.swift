@@ -54,8 +54,10 @@ public struct EventInbox: Sendable {
         guard header.source == peer else {
             throw ServiceError(.peerNotAllowed, "Events from \(header.source.rawValue) must be sent by it.")
         }
-        if let producer = EventCatalog.producers[header.type], producer != peer {
-            throw ServiceError(.peerNotAllowed, "\(header.type) events come only from \(producer.rawValue).")
+        if let producers = EventCatalog.producers[header.type], !producers.contains(peer) {
+            throw ServiceError(
+                .peerNotAllowed,
+                "\(header.type) events come only from \(producers.map(\.rawValue).sorted().joined(separator: ", ")).")
         }
         guard let apply = handlers[header.type] else {
             throw ServiceError(.unknownEventType, "This service does not subscribe to \(header.type).")

@@ -47,7 +47,7 @@ public struct JobQueue: Sendable {
             guard onConflict == .replace || existing.failedAt != nil else { return false }
             try existing.delete(db)
         }
-        var record = JobRecord(
+        let record = JobRecord(
             kind: kind.rawValue, key: key, payload: try JSONCoding.sharedEncoder.encode(payload), dueAt: due ?? now,
             createdAt: now)
         try record.insert(db)

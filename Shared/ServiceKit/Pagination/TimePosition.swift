@@ -39,8 +39,8 @@ extension QueryInterfaceRequest {
 extension Page {
     /// One page from records fetched with a limit of `limit + 1`: the extra record only tells
     /// that there is a next page, which starts after the last item shown.
-    public init<Record>(
-        _ records: [Record], limit: Int, item: (Record) throws -> Item, position: (Record) -> TimePosition
+    public init<Record, Position: Encodable>(
+        _ records: [Record], limit: Int, item: (Record) throws -> Item, position: (Record) -> Position
     ) rethrows {
         let shown = records.prefix(limit)
         self.init(

@@ -20,6 +20,8 @@ struct SnapRecord: ServiceRecord {
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
+        case id
+        case mediaId = "media_id"
         case userId = "user_id"
         case localDate = "local_date"
         case createdAt = "created_at"

@@ -16,7 +16,7 @@ struct StreakRecord: ServiceRecord, Equatable {
     /// The last local day (`YYYY-MM-DD`) that kept the streak (both snapped, or recovered).
     var lastCompletedDate: String?
     var status: StreakStatus
-    /// `missed` (a day closed incomplete) or `blocked`; nil while it was never broken.
+    /// `missed` (a day closed incomplete), or one of ``endings``; nil while it was never broken.
     var brokenReason: String?
     /// The last missed day, the count it had, who missed it.
     var brokenDay: String?
@@ -47,6 +47,9 @@ struct StreakRecord: ServiceRecord, Equatable {
         createdAt = now
     }
 
+    /// Reasons that end a streak for good: the two are no longer friends.
+    static let endings: Set<String> = ["blocked", "unfriended"]
+
     /// The pair in stored order.
     static func pair(_ one: String, _ other: String) -> (String, String) {
         one < other ? (one, other) : (other, one)
@@ -64,7 +67,8 @@ struct StreakRecord: ServiceRecord, Equatable {
                 lastBreak: brokenDay.flatMap(LocalDay.init).map {
                     StreakProgress.Break(day: $0, count: brokenCount, missedBy: missedBy ?? [])
                 },
-                recoveryUsed: recoveryUsed, warned: warnedDay.flatMap(LocalDay.init), ended: brokenReason == "blocked")
+                recoveryUsed: recoveryUsed, warned: warnedDay.flatMap(LocalDay.init),
+                ended: brokenReason.map(Self.endings.contains) ?? false)
         }
         set {
             status = newValue.status
@@ -118,9 +122,12 @@ extension DerivableRequest<StreakRecord> {
         filter(StreakRecord.Columns.status == StreakStatus.active)
     }
 
-    /// Streaks whose two are still friends (not ended by a block): snaps can go into them.
+    /// Streaks whose two are still friends (not ended by a block or unfriending): snaps can
+    /// go into them.
     func ofFriends() -> Self {
-        filter(StreakRecord.Columns.brokenReason == nil || StreakRecord.Columns.brokenReason != "blocked")
+        filter(
+            StreakRecord.Columns.brokenReason == nil
+                || !StreakRecord.endings.sorted().contains(StreakRecord.Columns.brokenReason))
     }
 }
 

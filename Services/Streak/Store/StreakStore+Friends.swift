@@ -1,0 +1,76 @@
+import Contracts
+import Foundation
+import GRDB
+import HTTPTypes
+import ServiceKit
+
+/// Friends: the people a user has a streak with that no block or unfriending ended.
+extension StreakStore {
+    /// Active streaks StreakSnap's free plan may hold at once (Pro lifts the limit).
+    static let freeActiveStreaks = 3
+
+    /// `user`'s friends, newest friendship first, each with their streak as it stands now and
+    /// the name they last used.
+    func friends(
+        of user: String, after position: TimePosition?, limit: Int, at now: Date
+    ) async throws -> [(standing: StreakStanding, displayName: String?)] {
+        try await database.read { db in
+            try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit).fetchAll(db).map {
+                let standing = try Self.standing(of: $0, viewer: user, at: now, in: db)
+                let friend = $0.partner(of: user)
+                return (standing, try MemberRecord.fetchOne(db, key: friend)?.displayName)
+            }
+        }
+    }
+
+    /// Refuses (402 `STREAK_LIMIT_REACHED`) a free user who already holds the free plan's
+    /// active streaks.
+    static func checkStreakLimit(of user: String, premium: Bool, in db: Database) throws {
+        guard !premium else { return }
+        let active = try StreakRecord.all().of(user).ofFriends().active().fetchCount(db)
+        guard active < freeActiveStreaks else {
+            throw ServiceError(
+                .streakLimitReached,
+                "The free plan holds \(freeActiveStreaks) active streaks; StreakSnap Pro makes it unlimited.")
+        }
+    }
+
+    /// The friendship of `user` and `friend`, or 404.
+    static func friendship(of user: String, with friend: String, in db: Database) throws -> StreakRecord {
+        guard let streak = try StreakRecord.all().pair(user, friend).ofFriends().fetchOne(db) else {
+            throw ServiceError.notFound("Friend")
+        }
+        return streak
+    }
+
+    /// Ends the friendship and its streak for good (both stop seeing it among their friends;
+    /// a new friend request starts afresh, keeping only the longest count).
+    func unfriend(_ friend: String, by user: String, at now: Date) async throws {
+        try await database.write { db in
+            var streak = try Self.friendship(of: user, with: friend, in: db)
+            streak.status = .broken
+            streak.brokenReason = "unfriended"
+            try streak.update(db)
+            try jobs.cancel(StreakDeadline.kind, key: streak.id, in: db)
+        }
+    }
+
+    /// Nudges `friend` (`streak.nudged`), once per friend and the sender's local day; another
+    /// is a 429 until the sender's next day.
+    func nudge(_ friend: String, by user: String, at now: Date) async throws {
+        try await database.write { db in
+            let streak = try Self.friendship(of: user, with: friend, in: db)
+            let zone = try MemberRecord.fetchOne(db, key: user)?.zone ?? TimeZone(identifier: "UTC")!
+            let today = LocalDay(now, in: zone)
+            let nudge = NudgeRecord(fromUserId: user, toUserId: friend, localDate: today.description, createdAt: now)
+            guard try !nudge.exists(db) else {
+                let wait = max(1, Int(today.next.start(in: zone).timeIntervalSince(now).rounded(.up)))
+                throw ServiceError(
+                    .rateLimitExceeded, "You already nudged this friend today.", headers: [.retryAfter: "\(wait)"])
+            }
+            try nudge.insert(db)
+            let from = try Self.members(of: streak, in: db).first { $0.userId == user }!
+            try outbox.enqueue(StreakNudged(streakId: streak.id, from: from, toUserId: friend), in: db)
+        }
+    }
+}

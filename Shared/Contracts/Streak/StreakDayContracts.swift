@@ -1,0 +1,79 @@
+import Foundation
+
+/// A snap as the pair of a streak see it.
+public struct StreakSnap: Codable, Sendable, Equatable {
+    public var id: String
+    public var userId: String
+    /// Read its bytes through `GET /v1/media/{mediaId}/url` (a presigned GET) or
+    /// `/v1/media/{mediaId}/content`; the partner may once it is revealed to them.
+    public var mediaId: String
+    /// The sender's local day it counts for.
+    public var localDate: String
+    public var caption: String?
+    public var prompt: String?
+    /// Whether it counts for the day yet: only once its media is `ready` (a video may still be
+    /// processing; a rejected one is removed).
+    public var counted: Bool
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case id, userId, mediaId, localDate, caption, prompt, counted, createdAt }
+
+    public init(
+        id: String, userId: String, mediaId: String, localDate: String, caption: String?, prompt: String?,
+        counted: Bool, createdAt: Date
+    ) {
+        self.id = id
+        self.userId = userId
+        self.mediaId = mediaId
+        self.localDate = localDate
+        self.caption = caption
+        self.prompt = prompt
+        self.counted = counted
+        self.createdAt = createdAt
+    }
+}
+
+/// Where the friend's snap of a day stands for the reader (mutual reveal).
+public enum FriendSnapState: String, Codable, Sendable, CaseIterable {
+    /// Both snapped for the day: the friend's snap is shown.
+    case revealed
+    /// The friend snapped, the reader has not: snap to see it.
+    case hidden
+    /// The friend has not snapped yet and the day is still open.
+    case waiting
+    /// The friend did not snap for that (past) day.
+    case missed
+}
+
+/// One day of a streak: the reader's snap and the friend's, as far as the reader may see it.
+public struct StreakDay: Codable, Sendable, Equatable {
+    /// `YYYY-MM-DD`.
+    public var date: String
+    public var mine: StreakSnap?
+    /// Present only when `friendState` is `revealed`.
+    public var friend: StreakSnap?
+    public var friendState: FriendSnapState
+
+    enum CodingKeys: String, CodingKey { case date, mine, friend, friendState }
+
+    public init(date: String, mine: StreakSnap?, friend: StreakSnap?, friendState: FriendSnapState) {
+        self.date = date
+        self.mine = mine
+        self.friend = friend
+        self.friendState = friendState
+    }
+}
+
+/// `GET /v1/streaks/feed`: one streak with a friend and its current day (the reader's today,
+/// or the pair's due day while that is still open).
+public struct StreakFeedItem: Codable, Sendable, Equatable {
+    public var streak: Streak
+    public var today: StreakDay
+
+    enum CodingKeys: String, CodingKey { case streak, today }
+
+    public init(streak: Streak, today: StreakDay) {
+        self.streak = streak
+        self.today = today
+    }
+}
