@@ -53,7 +53,7 @@ func buildRouter(
     StreaksController(store: store, clock: clock).addRoutes(to: routes)
     StreakDaysController(store: store, clock: clock).addRoutes(to: routes)
     SnapsController(store: store, media: dependencies.media, clock: clock, entropy: entropy).addRoutes(to: routes)
-    RecoveryTokensController(store: store).addRoutes(to: routes)
+    RecoveryTokensController(store: store, clock: clock).addRoutes(to: routes)
 
     // Each streak with a count to lose has one deadline job: at-risk, then break.
     var runner = runtime.makeJobRunner(database: database, queue: jobs)

@@ -41,7 +41,7 @@ struct StreaksController: Sendable {
     @Sendable func recover(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let id = try ObjectID.path(context.parameters.require("id"), "Streak")
-        let standing = try await store.recover(streakID: id, by: user.userID, at: clock.now())
+        let standing = try await store.recover(streakID: id, by: user.userID, premium: user.premium, at: clock.now())
         return try Response.json(standing.contract(viewer: user.userID))
     }
 }

@@ -74,7 +74,9 @@ extension StreakStore {
                             streakId: streak.id, date: missed.day.description, count: missed.count,
                             longestCount: streak.longestCount, members: members, missedBy: missed.missedBy,
                             recoverableUntil: until), in: db)
-                case .kept, .recovered:
+                case .kept(let day, let count):
+                    try Self.creditEarned(streak, day: day, count: count, at: now, in: db)
+                case .recovered:
                     break
                 }
             }

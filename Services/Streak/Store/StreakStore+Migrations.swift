@@ -122,7 +122,9 @@ extension StreakStore {
                     """)
         }
 
-        migrator.registerMigration("streak.v5.nudges") { db in
+        migrator.registerMigration("streak.v5.nudges-and-ledger") { db in
+            // Which streak earned or used a token (the transaction history names it).
+            try db.alter(table: "recovery_token") { table in table.add(column: "streak_id", .text) }
             // One nudge per sender, friend and the sender's local day.
             try db.create(table: "nudge") { table in
                 table.column("from_user_id", .text).notNull()

@@ -109,8 +109,8 @@ extension StreakStore {
     /// Spends one of `user`'s recovery tokens on one of their streaks
     /// (``StreakProgress/recover(at:pair:snapped:)``). A streak that cannot be recovered is a
     /// 409 (`RECOVERY_UNAVAILABLE`) whatever the balance; no token is a 402
-    /// (`NO_RECOVERY_TOKENS`).
-    func recover(streakID: String, by user: String, at now: Date) async throws -> StreakStanding {
+    /// (`NO_RECOVERY_TOKENS`). A Pro user's monthly tokens are credited first.
+    func recover(streakID: String, by user: String, premium: Bool, at now: Date) async throws -> StreakStanding {
         try await database.write { db in
             guard var streak = try StreakRecord.filter(key: streakID).of(user).fetchOne(db) else {
                 throw ServiceError.notFound("Streak")
@@ -126,12 +126,13 @@ extension StreakStore {
             } catch let refusal as StreakProgress.RecoveryRefusal {
                 throw ServiceError(.recoveryUnavailable, refusal.message)
             }
+            if premium { try Self.creditMonthly(user, at: now, in: db) }
             guard try Self.balance(of: user, in: db) > 0 else {
                 throw ServiceError(.noRecoveryTokens, "You have no recovery tokens left.")
             }
             try RecoveryTokenRecord(
-                id: "used:\(streak.id):\(streak.brokenDay ?? "")", userId: user, delta: -1, reason: "used",
-                createdAt: now
+                id: "used:\(streak.id):\(streak.brokenDay ?? "")", userId: user, delta: -1,
+                reason: RecoveryTransactionType.used.rawValue, streakId: streak.id, createdAt: now
             ).insert(db)
             try commit(&streak, progress, effects: effects, pair: pair, at: now, in: db)
             return try Self.standing(of: streak, viewer: user, at: now, in: db)

@@ -331,11 +331,50 @@ public struct FriendRequestAccepted: DomainEvent, Equatable {
     }
 }
 
-/// `GET /v1/recovery-tokens`.
+/// Why a user's recovery-token balance moved.
+public enum RecoveryTransactionType: String, Codable, Sendable, CaseIterable {
+    /// One token for each 30 days of a streak (both of the pair earn it).
+    case earned
+    /// A bought pack (RevenueCat).
+    case purchased
+    /// StreakSnap Pro's three tokens for a calendar month (UTC).
+    case monthly
+    /// Spent on a recovery.
+    case used
+}
+
+/// One move of a user's recovery-token balance.
+public struct RecoveryTransaction: Codable, Sendable, Equatable {
+    public var type: RecoveryTransactionType
+    /// Positive for earned, purchased and monthly tokens; negative when used.
+    public var amount: Int
+    public var balanceAfter: Int
+    /// The streak that earned or used it.
+    public var streakId: String?
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case type, amount, balanceAfter, streakId, createdAt }
+
+    public init(
+        type: RecoveryTransactionType, amount: Int, balanceAfter: Int, streakId: String?, createdAt: Date
+    ) {
+        self.type = type
+        self.amount = amount
+        self.balanceAfter = balanceAfter
+        self.streakId = streakId
+        self.createdAt = createdAt
+    }
+}
+
+/// `GET /v1/recovery-tokens`: the balance and the last 20 transactions, newest first.
 public struct RecoveryTokenBalance: Codable, Sendable, Equatable {
     public var balance: Int
+    public var transactions: [RecoveryTransaction]
 
-    enum CodingKeys: String, CodingKey { case balance }
+    enum CodingKeys: String, CodingKey { case balance, transactions }
 
-    public init(balance: Int) { self.balance = balance }
+    public init(balance: Int, transactions: [RecoveryTransaction] = []) {
+        self.balance = balance
+        self.transactions = transactions
+    }
 }
