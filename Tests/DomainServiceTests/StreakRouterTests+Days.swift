@@ -126,4 +126,33 @@ extension StreakRouterTests {
             #expect(try await snap(harness, client, Self.alice, day: 2, zone: "UTC").status == .created)
         }
     }
+    @Test func calendarsShowEachDayOfAStreakAndEverySnapOfAUser() async throws {
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, runner in
+            let id = try await befriend(harness, client, Self.alice, Self.bob).id
+            for day in 0..<3 {
+                _ = try await snap(harness, client, Self.bob, day: day, zone: "UTC")
+                if day < 2 { _ = try await snap(harness, client, Self.alice, day: day, zone: "UTC") }
+                harness.clock.advance(by: 86_400)
+            }
+            // The 12th closed with only Bob's snap: it broke the streak. The 13th nobody snapped.
+            harness.clock.set(Self.instant("2026-03-14T10:00:00Z"))
+            await runner.runDue()
+            _ = try await snap(harness, client, Self.alice, day: 4, zone: "UTC")
+            let alice = try await harness.token(for: Self.alice)
+            let calendar = try await client.get("/v1/streaks/\(id)/calendar?days=5", token: alice)
+                .json(StreakCalendar.self)
+            #expect(calendar == StreakCalendar(from: "2026-03-10", to: "2026-03-14", days: [3, 3, 4, 0, 1]))
+            let bobs = try await client.get("/v1/streaks/\(id)/calendar", token: try await harness.token(for: Self.bob))
+                .json(StreakCalendar.self)
+            #expect(bobs.days.count == 90 && bobs.to == "2026-03-14" && bobs.days.suffix(5) == [3, 3, 4, 0, 2])
+            let mine = try await client.get("/v1/streaks/calendar?days=5", token: alice).json(SnapCalendar.self)
+            #expect(mine == SnapCalendar(from: "2026-03-10", to: "2026-03-14", days: [1, 1, 0, 0, 1]))
+
+            for query in ["days=0", "days=367", "days=x"] {
+                #expect(try await client.get("/v1/streaks/calendar?\(query)", token: alice).status == .badRequest)
+            }
+            let carol = try await harness.token(for: Self.carol)
+            #expect(try await client.get("/v1/streaks/\(id)/calendar", token: carol).status == .notFound)
+        }
+    }
 }

@@ -99,7 +99,7 @@ import Testing
             #""accessToken":"#, #""displayName":"Alice""#, #""contentType":"image/jpeg""#, "UNSUPPORTED_MEDIA_TYPE",
             #""myVote":"up","score":1"#, #""title":"New friend request""#, #""count":1"#, #""lastCompletedDate":"#,
             #""reason":"spam""#, #""userId":"#, #""friendState":"revealed""#, #""method":"GET""#,
-            #""displayName":"Bob","streak":"#,
+            #""displayName":"Bob","streak":"#, #""days":[0,0,0,0,0,0,3]"#,
         ] {
             #expect(text.contains(expected), "the walk-through printed no \(expected):\n\(text)")
         }

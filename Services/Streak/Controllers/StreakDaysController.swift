@@ -4,8 +4,8 @@ import Hummingbird
 import ServiceKit
 
 /// `GET /v1/streaks/feed` (the friend feed: each streak with today's two snaps, or who is
-/// still awaited) and `GET /v1/streaks/{id}/photos` (a streak's photo history, newest day
-/// first). A friend's snap shows once the reader has snapped for the same day; its media is
+/// still awaited), `GET /v1/streaks/{id}/photos` (a streak's photo history, newest day
+/// first) and the heatmaps: `GET /v1/streaks/{id}/calendar`, `GET /v1/streaks/calendar`. A friend's snap shows once the reader has snapped for the same day; its media is
 /// then readable by the reader (`GET /v1/media/{id}/url` gives a presigned GET URL).
 struct StreakDaysController: Sendable {
     let store: StreakStore
@@ -19,6 +19,34 @@ struct StreakDaysController: Sendable {
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/streaks/feed", use: feed)
         routes.authenticated.get("/v1/streaks/:id/photos", use: photos)
+        routes.authenticated.get("/v1/streaks/:id/calendar", use: streakCalendar)
+        routes.authenticated.get("/v1/streaks/calendar", use: userCalendar)
+    }
+
+    /// `?days=` 1…366 (default 90): one streak's heatmap.
+    @Sendable func streakCalendar(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Streak")
+        let days = try Self.days(request, default: 90)
+        guard let calendar = try await store.calendar(of: id, viewer: user.userID, days: days, at: clock.now()) else {
+            throw ServiceError.notFound("Streak")
+        }
+        return try Response.json(calendar)
+    }
+
+    /// `?days=` 1…366 (default 365): the reader's snaps across all their streaks.
+    @Sendable func userCalendar(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let days = try Self.days(request, default: 365)
+        return try Response.json(try await store.calendar(of: user.userID, days: days, at: clock.now()))
+    }
+
+    static func days(_ request: Request, default value: Int) throws -> Int {
+        guard let text = request.uri.queryParameters["days"] else { return value }
+        guard let days = Int(String(text)), (1...366).contains(days) else {
+            throw ServiceError.validation("`days` must be a whole number from 1 to 366.")
+        }
+        return days
     }
 
     @Sendable func feed(_ request: Request, context: ServiceRequestContext) async throws -> Response {

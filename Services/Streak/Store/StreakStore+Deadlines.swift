@@ -69,6 +69,9 @@ extension StreakStore {
                             streakId: streak.id, date: day.description, count: streak.count, closesAt: closesAt,
                             members: members, waitingFor: waiting), in: db)
                 case .broken(let missed, let until):
+                    try StreakBreakRecord(
+                        streakId: streak.id, localDate: missed.day.description, count: missed.count, recovered: false
+                    ).insert(db, onConflict: .ignore)
                     try outbox.enqueue(
                         StreakBroken(
                             streakId: streak.id, date: missed.day.description, count: missed.count,
@@ -77,7 +80,10 @@ extension StreakStore {
                 case .kept(let day, let count):
                     try Self.creditEarned(streak, day: day, count: count, at: now, in: db)
                 case .recovered:
-                    break
+                    if let day = progress.lastBreak?.day.description {
+                        try StreakBreakRecord.filter(key: ["streak_id": streak.id, "local_date": day])
+                            .updateAll(db, StreakBreakRecord.Columns.recovered.set(to: true))
+                    }
                 }
             }
         }

@@ -122,9 +122,23 @@ extension StreakStore {
                     """)
         }
 
-        migrator.registerMigration("streak.v5.nudges-and-ledger") { db in
+        migrator.registerMigration("streak.v5.nudges-ledger-and-breaks") { db in
             // Which streak earned or used a token (the transaction history names it).
             try db.alter(table: "recovery_token") { table in table.add(column: "streak_id", .text) }
+            // Every break, for the calendar (the streak row keeps only the last).
+            try db.create(table: "streak_break") { table in
+                table.column("streak_id", .text).notNull()
+                table.column("local_date", .text).notNull()
+                table.column("count", .integer).notNull()
+                table.column("recovered", .boolean).notNull().defaults(to: false)
+                table.primaryKey(["streak_id", "local_date"])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO streak_break (streak_id, local_date, count, recovered)
+                    SELECT id, broken_day, broken_count, recovery_used AND status = 'active'
+                    FROM streak WHERE broken_day IS NOT NULL
+                    """)
             // One nudge per sender, friend and the sender's local day.
             try db.create(table: "nudge") { table in
                 table.column("from_user_id", .text).notNull()
