@@ -103,12 +103,15 @@ extension StreakRouterTests {
             var mine = try #require(try await feed(harness, client, as: Self.alice).first?.today.mine)
             #expect(mine.counted == false)
 
+            // The same media named with someone else's id changes nothing.
+            try await harness.database().write { db in
+                try store.mediaReady(
+                    MediaReady(mediaId: video, ownerId: Self.bob), at: Self.instant("2026-03-10T11:00:00Z"), in: db)
+            }
+            #expect(try await feed(harness, client, as: Self.alice).first?.today.mine?.counted == false)
             try await harness.database().write { db in
                 try store.mediaReady(
                     MediaReady(mediaId: video, ownerId: Self.alice), at: Self.instant("2026-03-10T11:00:00Z"), in: db)
-                // Someone else's id for the same media changes nothing.
-                try store.mediaReady(
-                    MediaReady(mediaId: video, ownerId: Self.bob), at: Self.instant("2026-03-10T11:00:00Z"), in: db)
             }
             mine = try #require(try await feed(harness, client, as: Self.alice).first?.today.mine)
             #expect(mine.counted == true)
@@ -140,13 +143,13 @@ extension StreakRouterTests {
             _ = try await snap(harness, client, Self.alice, day: 4, zone: "UTC")
             let alice = try await harness.token(for: Self.alice)
             let calendar = try await client.get("/v1/streaks/\(id)/calendar?days=5", token: alice)
-                .json(StreakCalendar.self)
-            #expect(calendar == StreakCalendar(from: "2026-03-10", to: "2026-03-14", days: [3, 3, 4, 0, 1]))
+                .json(HeatmapCalendar.self)
+            #expect(calendar == HeatmapCalendar(from: "2026-03-10", to: "2026-03-14", days: [3, 3, 4, 0, 1]))
             let bobs = try await client.get("/v1/streaks/\(id)/calendar", token: try await harness.token(for: Self.bob))
-                .json(StreakCalendar.self)
+                .json(HeatmapCalendar.self)
             #expect(bobs.days.count == 90 && bobs.to == "2026-03-14" && bobs.days.suffix(5) == [3, 3, 4, 0, 2])
-            let mine = try await client.get("/v1/streaks/calendar?days=5", token: alice).json(SnapCalendar.self)
-            #expect(mine == SnapCalendar(from: "2026-03-10", to: "2026-03-14", days: [1, 1, 0, 0, 1]))
+            let mine = try await client.get("/v1/streaks/calendar?days=5", token: alice).json(HeatmapCalendar.self)
+            #expect(mine == HeatmapCalendar(from: "2026-03-10", to: "2026-03-14", days: [1, 1, 0, 0, 1]))
 
             for query in ["days=0", "days=367", "days=x"] {
                 #expect(try await client.get("/v1/streaks/calendar?\(query)", token: alice).status == .badRequest)

@@ -67,7 +67,7 @@ struct StreakProgress: Equatable, Sendable {
     var recoveryUsed: Bool
     /// The day an at-risk warning went out for.
     var warned: LocalDay?
-    /// The pair are no longer friends (a block): nothing moves it.
+    /// The pair are no longer friends (a block, or unfriending): nothing moves it.
     var ended: Bool
 
     /// The day both must snap for next, while there is a count to lose.

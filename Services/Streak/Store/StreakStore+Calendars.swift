@@ -7,7 +7,7 @@ import ServiceKit
 extension StreakStore {
     /// The last `days` days of one of `user`'s streaks, ending on the reader's today (nil: not
     /// theirs). Only snaps that count are shown.
-    func calendar(of streakID: String, viewer user: String, days: Int, at now: Date) async throws -> StreakCalendar? {
+    func calendar(of streakID: String, viewer user: String, days: Int, at now: Date) async throws -> HeatmapCalendar? {
         try await database.read { db in
             guard let streak = try StreakRecord.filter(key: streakID).of(user).fetchOne(db) else { return nil }
             let (from, to, dates) = try Self.range(days, for: user, at: now, in: db)
@@ -21,17 +21,18 @@ extension StreakStore {
                         StreakBreakRecord.Columns.streakId == streakID && StreakBreakRecord.Columns.recovered == false
                     ).select(StreakBreakRecord.Columns.localDate)))
             let friend = streak.partner(of: user)
+            let senders = Dictionary(grouping: snaps, by: \.localDate).mapValues { Set($0.map(\.userId)) }
             let codes = dates.map { date in
-                let senders = Set(snaps.filter { $0.localDate == date }.map(\.userId))
                 if breaks.contains(date) { return 4 }
-                return (senders.contains(user) ? 1 : 0) + (senders.contains(friend) ? 2 : 0)
+                let sent = senders[date] ?? []
+                return (sent.contains(user) ? 1 : 0) + (sent.contains(friend) ? 2 : 0)
             }
-            return StreakCalendar(from: from.description, to: to.description, days: codes)
+            return HeatmapCalendar(from: from.description, to: to.description, days: codes)
         }
     }
 
     /// The last `days` days of `user`'s snaps across all their streaks.
-    func calendar(of user: String, days: Int, at now: Date) async throws -> SnapCalendar {
+    func calendar(of user: String, days: Int, at now: Date) async throws -> HeatmapCalendar {
         try await database.read { db in
             let (from, to, dates) = try Self.range(days, for: user, at: now, in: db)
             let counts = try Row.fetchAll(
@@ -41,7 +42,7 @@ extension StreakStore {
                     WHERE user_id = ? AND local_date BETWEEN ? AND ? GROUP BY local_date
                     """, arguments: [user, from.description, to.description]
             ).reduce(into: [String: Int]()) { $0[$1["local_date"]] = $1["streaks"] }
-            return SnapCalendar(from: from.description, to: to.description, days: dates.map { counts[$0] ?? 0 })
+            return HeatmapCalendar(from: from.description, to: to.description, days: dates.map { counts[$0] ?? 0 })
         }
     }
 

@@ -21,19 +21,20 @@ extension StreakStore {
     /// Applies `media.rejected`: the snaps of that media are withdrawn, so their sender may
     /// snap again for the day.
     static func mediaRejected(_ event: MediaRejected, in db: Database) throws {
-        let snaps = SnapRecord.filter(
-            SnapRecord.Columns.mediaId == event.mediaId && SnapRecord.Columns.userId == event.ownerId)
+        let snaps = snaps(of: event.mediaId, owner: event.ownerId)
         let ids = try String.fetchAll(db, snaps.select(SnapRecord.Columns.id))
         try StreakSnapRecord.filter(ids.contains(StreakSnapRecord.Columns.snapId)).deleteAll(db)
         try snaps.deleteAll(db)
     }
 
+    /// `owner`'s snaps of `media` (an id that is not theirs matches none).
+    static func snaps(of media: String, owner: String) -> QueryInterfaceRequest<SnapRecord> {
+        SnapRecord.filter(SnapRecord.Columns.mediaId == media && SnapRecord.Columns.userId == owner)
+    }
+
     /// The streak rows of `owner`'s snaps of `media`.
     static func rows(of media: String, owner: String, in db: Database) throws -> [StreakSnapRecord] {
-        let ids = try String.fetchAll(
-            db,
-            SnapRecord.filter(SnapRecord.Columns.mediaId == media && SnapRecord.Columns.userId == owner)
-                .select(SnapRecord.Columns.id))
+        let ids = try String.fetchAll(db, snaps(of: media, owner: owner).select(SnapRecord.Columns.id))
         return try StreakSnapRecord.filter(ids.contains(StreakSnapRecord.Columns.snapId)).fetchAll(db)
     }
 }

@@ -78,26 +78,12 @@ public struct StreakFeedItem: Codable, Sendable, Equatable {
     }
 }
 
-/// `GET /v1/streaks/{id}/calendar`: one code per day from `from` to `to` (the reader's today),
-/// oldest first, for a heatmap: 0 nobody snapped, 1 only the reader, 2 only the friend, 3 both
-/// (the day was kept), 4 the day broke the streak (and was not recovered).
-public struct StreakCalendar: Codable, Sendable, Equatable {
-    public var from: String
-    public var to: String
-    public var days: [Int]
-
-    enum CodingKeys: String, CodingKey { case from, to, days }
-
-    public init(from: String, to: String, days: [Int]) {
-        self.from = from
-        self.to = to
-        self.days = days
-    }
-}
-
-/// `GET /v1/streaks/calendar`: for each day from `from` to `to` (the reader's today), oldest
-/// first, how many of the reader's streaks they snapped into (0 for none).
-public struct SnapCalendar: Codable, Sendable, Equatable {
+/// A heatmap: one number per day from `from` to `to` (the reader's today), oldest first.
+/// `GET /v1/streaks/{id}/calendar` gives one streak's codes: 0 nobody snapped, 1 only the
+/// reader, 2 only the friend, 3 both (the day was kept), 4 the day broke the streak (and was
+/// not recovered). `GET /v1/streaks/calendar` gives, per day, how many of the reader's
+/// streaks they snapped into.
+public struct HeatmapCalendar: Codable, Sendable, Equatable {
     public var from: String
     public var to: String
     public var days: [Int]
