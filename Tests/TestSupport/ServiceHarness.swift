@@ -118,7 +118,10 @@ extension ServiceHarness {
     public func database() throws -> DatabaseQueue {
         let file = try runtime.settings.ownDirectory().appendingPathComponent(
             "\(runtime.settings.name.rawValue).sqlite")
-        return try DatabaseQueue(path: file.path)
+        // The service writes too (its outbox, its jobs): wait for its lock instead of failing.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        return try DatabaseQueue(path: file.path, configuration: configuration)
     }
 
     /// The event types waiting in the service's outbox, oldest first.
