@@ -13,6 +13,9 @@ enum AlertsInbox {
         inbox.on(StreakBroken.self) { try AlertsStore.streakBroken($0, jobs: jobs, in: $1) }
         inbox.on(StreakSnapped.self) { try AlertsStore.streakSnapped($0, jobs: jobs, in: $1) }
         inbox.on(StreakNudged.self) { try AlertsStore.streakNudged($0, jobs: jobs, in: $1) }
+        inbox.on(StreakWindowOpened.self) { try AlertsStore.windowOpened($0, jobs: jobs, in: $1) }
+        inbox.on(StreakWindowClosing.self) { try AlertsStore.windowClosing($0, jobs: jobs, in: $1) }
+        inbox.on(StreakMilestoneReached.self) { try AlertsStore.streakMilestone($0, jobs: jobs, in: $1) }
         inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
         // An ended session loses its devices, and its live streams once that commits.
         inbox.on(SessionEnded.self) { envelope, db in

@@ -34,11 +34,12 @@ func buildRouter(
     let database = try runtime.openDatabase(registerMigrations: StreakStore.registerMigrations)
     let outbox = runtime.makeOutbox()
     let jobs = runtime.makeJobQueue()
-    let store = StreakStore(database: database, outbox: outbox, jobs: jobs)
+    let settings = try StreakSettings(reader: reader)
+    let store = StreakStore(database: database, outbox: outbox, jobs: jobs, settings: settings, entropy: entropy)
 
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks(onBlocked: { event, db in try StreakStore.blocked(event, at: clock.now(), in: db) })
-    inbox.onUserDeleted(erase: StreakStore.erase)
+    inbox.onUserDeleted { user, db in try StreakStore.erase(userID: user, jobs: jobs, in: db) }
     inbox.on(MediaReady.self) { envelope, db in try store.mediaReady(envelope.payload, at: clock.now(), in: db) }
     inbox.on(MediaRejected.self) { envelope, db in try StreakStore.mediaRejected(envelope.payload, in: db) }
     inbox.on(RecoveryTokensPurchased.self) { envelope, db in
@@ -54,11 +55,19 @@ func buildRouter(
     StreakDaysController(store: store, clock: clock).addRoutes(to: routes)
     SnapsController(store: store, media: dependencies.media, clock: clock, entropy: entropy).addRoutes(to: routes)
     RecoveryTokensController(store: store, clock: clock).addRoutes(to: routes)
+    SnapWindowController(store: store, clock: clock).addRoutes(to: routes)
+    PromptsController(store: store, clock: clock).addRoutes(to: routes)
+    MilestonesController(store: store, clock: clock).addRoutes(to: routes)
+    StatsController(store: store, clock: clock).addRoutes(to: routes)
 
     // Each streak with a count to lose has one deadline job: at-risk, then break.
     var runner = runtime.makeJobRunner(database: database, queue: jobs)
     runner.complete(StreakDeadline.kind) { (job: StreakDeadline.Job, _) in
         .done(recording: { db in try store.runDeadline(of: job.streakId, at: clock.now(), in: db) })
+    }
+    // Each user with a friend has one window job: their window opens, then closes soon.
+    runner.complete(SnapWindowJob.kind) { (job: SnapWindowJob.Job, _) in
+        .done(recording: { db in try store.runWindow(of: job.userId, at: clock.now(), in: db) })
     }
     return ServiceParts(
         router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner])

@@ -65,6 +65,12 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// StreakSnap's free plan holds at most three active streaks; a fourth needs Pro (the app
     /// shows its paywall).
     case streakLimitReached = "STREAK_LIMIT_REACHED"
+    /// StreakSnap: a Pro feature (custom prompts) asked for on the free plan (the app shows its
+    /// paywall).
+    case premiumRequired = "PREMIUM_REQUIRED"
+    /// StreakSnap: a snap sent outside the sender's daily window (with its 30-minute grace);
+    /// the message and `GET /v1/snaps/window` say when it opens.
+    case outsideSnapWindow = "OUTSIDE_SNAP_WINDOW"
     /// An event of a type this service does not subscribe to.
     case unknownEventType = "UNKNOWN_EVENT_TYPE"
     /// Too many requests for this route class; see `Retry-After`.
@@ -99,7 +105,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .authenticationRequired, .invalidToken, .invalidCredentials, .invalidCode, .reauthRequired,
             .invalidTenantKey:
             401
-        case .forbidden, .tenantSuspended, .peerNotAllowed, .guestReadOnly, .phoneVerificationRequired: 403
+        case .forbidden, .outsideSnapWindow, .tenantSuspended, .peerNotAllowed, .guestReadOnly,
+            .phoneVerificationRequired:
+            403
         case .notFound: 404
         case .methodNotAllowed: 405
         case .conflict, .idempotencyKeyInProgress: 409
@@ -107,7 +115,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .headersTooLarge: 431
         case .unsupportedMediaType: 415
         case .idempotencyKeyReused, .unknownEventType, .mediaRejected: 422
-        case .noRecoveryTokens, .streakLimitReached: 402
+        case .noRecoveryTokens, .streakLimitReached, .premiumRequired: 402
         case .recoveryUnavailable: 409
         case .rateLimitExceeded: 429
         case .uploadExpired: 410

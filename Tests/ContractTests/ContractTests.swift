@@ -204,6 +204,9 @@ import Testing
         case StreakBroken.eventType: return try roundTrip(StreakBroken.self)
         case StreakSnapped.eventType: return try roundTrip(StreakSnapped.self)
         case StreakNudged.eventType: return try roundTrip(StreakNudged.self)
+        case StreakWindowOpened.eventType: return try roundTrip(StreakWindowOpened.self)
+        case StreakWindowClosing.eventType: return try roundTrip(StreakWindowClosing.self)
+        case StreakMilestoneReached.eventType: return try roundTrip(StreakMilestoneReached.self)
         case ContentHidden.eventType: return try roundTrip(ContentHidden.self)
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
@@ -326,6 +329,22 @@ import Testing
         "streak.nudged → alerts": Effect(then: { db in
             try String.fetchAll(db, sql: "SELECT user_id || ' ' || title FROM notification WHERE type = 'nudge'")
                 == ["\(bob) 👉 Alice nudged you"]
+        }),
+        // StreakSnap's window notifications, with the day's prompt; the milestone to both.
+        "streak.window_opened → alerts": Effect(then: { db in
+            try String.fetchAll(db, sql: "SELECT user_id || ' ' || body FROM notification WHERE type = 'daily_window'")
+                == ["\(alice) Something blue — Bob is waiting!"]
+        }),
+        "streak.window_closing → alerts": Effect(then: { db in
+            try String.fetchAll(db, sql: "SELECT user_id FROM notification WHERE type = 'window_closing'") == [alice]
+        }),
+        "streak.milestone → alerts": Effect(then: { db in
+            try String.fetchAll(
+                db, sql: "SELECT body FROM notification WHERE type = 'streak_milestone' ORDER BY user_id")
+                == [
+                    "You and Bob hit 7 days! Share your achievement!",
+                    "You and Alice hit 7 days! Share your achievement!",
+                ]
         }),
         "content.hidden → feed": Effect(
             given: states["post 9057a000-0000-4000-8000-000000000001 by user \(alice) is listed"]!,

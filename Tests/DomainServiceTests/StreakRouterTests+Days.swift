@@ -95,7 +95,8 @@ extension StreakRouterTests {
                 database: try DatabasePool(
                     path: harness.runtime.settings.ownDirectory().appendingPathComponent(
                         "streak.sqlite"
-                    ).path), outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue())
+                    ).path), outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue(),
+                settings: StreakSettings(), entropy: SystemEntropy())
             _ = try await snap(harness, client, Self.bob, day: 0, zone: "UTC")
             let sent = try await snap(harness, client, Self.alice, day: 0, zone: "UTC").json(Snap.self)
             #expect(sent.streaks.map(\.count) == [0])

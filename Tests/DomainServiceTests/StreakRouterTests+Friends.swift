@@ -32,7 +32,7 @@ extension StreakRouterTests {
             // The streak is over: no snaps go into it, no deadline is left, and it cannot be recovered.
             #expect(try await snap(harness, client, Self.bob, day: 1, zone: "UTC", to: [withBob]).status == .notFound)
             let jobs = try await harness.database().read { db in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_job")
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_job WHERE kind = 'streak.deadline'")
             }
             #expect(jobs == 0)
             #expect(

@@ -26,9 +26,12 @@ import Testing
     /// (premium, say); without it sessions are not checked.
     func withStreak(
         at start: Date, processing: Set<String> = [], sessions: Lookup<SessionState>? = nil,
+        windows: Bool = false,
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner) async throws -> Void
     ) async throws {
-        let harness = try ServiceHarness(.streak, clock: ManualClock(start), sessions: sessions)
+        // Windows off unless a test is about them: the other tests snap at any hour.
+        let harness = try ServiceHarness(
+            .streak, config: ["streak.windows.enforced": "\(windows)"], clock: ManualClock(start), sessions: sessions)
         var library: [String: MediaSummary] = [:]
         for user in Self.users.keys {
             for day in 0..<40 {

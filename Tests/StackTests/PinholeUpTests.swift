@@ -13,6 +13,8 @@ import Testing
         for service in ServiceName.services {
             environment["SERVICES_\(service.rawValue.uppercased())_URL"] = "https://127.0.0.1:\(try FreePort.next())"
         }
+        // As `./scripts/up` runs it: the walkthrough snaps at any hour.
+        environment["STREAK_WINDOWS_ENFORCED"] = "false"
         let gatewayPort = try FreePort.next()
         let binaries = Stack.binaryDirectory()
         let output = LineCollector()
@@ -99,7 +101,8 @@ import Testing
             #""accessToken":"#, #""displayName":"Alice""#, #""contentType":"image/jpeg""#, "UNSUPPORTED_MEDIA_TYPE",
             #""myVote":"up","score":1"#, #""title":"New friend request""#, #""count":1"#, #""lastCompletedDate":"#,
             #""reason":"spam""#, #""userId":"#, #""friendState":"revealed""#, #""method":"GET""#,
-            #""displayName":"Bob","streak":"#, #""days":[0,0,0,0,0,0,3]"#,
+            #""displayName":"Bob","streak":"#, #""days":[0,0,0,0,0,0,3]"#, #""custom":false"#,
+            #""enforced":false"#, #""totalSnaps":1"#, #""next":7"#,
         ] {
             #expect(text.contains(expected), "the walk-through printed no \(expected):\n\(text)")
         }

@@ -98,5 +98,11 @@ extension AlertsStore {
                 table.column("updated_at", .datetime).notNull()
             }
         }
+
+        migrator.registerMigration("alerts.v7.streak-milestone-type") { db in
+            // The milestone type takes StreakSnap's name; a choice made under the old one is kept.
+            try db.execute(sql: "UPDATE notification_preference SET type = 'streak_milestone' WHERE type = 'milestone'")
+            try db.execute(sql: "UPDATE notification SET type = 'streak_milestone' WHERE type = 'milestone'")
+        }
     }
 }

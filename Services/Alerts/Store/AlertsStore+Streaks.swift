@@ -52,6 +52,41 @@ extension AlertsStore {
             actor: (event.from.userId, event.from.displayName), event: envelope.header, jobs: jobs, in: db)
     }
 
+    /// `streak.window_opened` → "📸 Time to snap! {prompt} — {partner} is waiting!"
+    static func windowOpened(_ envelope: EventEnvelope<StreakWindowOpened>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            .dailyWindow, for: event.userId, values: ["prompt": event.prompt, "partner": event.partner],
+            data: ["date": event.date, "closesAt": event.closesAt.formatted(.iso8601)], actor: nil,
+            event: envelope.header, jobs: jobs, in: db)
+    }
+
+    /// `streak.window_closing` → "⏳ Your snap window closes soon".
+    static func windowClosing(_ envelope: EventEnvelope<StreakWindowClosing>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            .windowClosing, for: event.userId, values: [:],
+            data: ["date": event.date, "closesAt": event.closesAt.formatted(.iso8601)], actor: nil,
+            event: envelope.header, jobs: jobs, in: db)
+    }
+
+    /// `streak.milestone` → "🔥 N-day streak! You and X hit N days!" for both of the pair.
+    static func streakMilestone(
+        _ envelope: EventEnvelope<StreakMilestoneReached>, jobs: JobQueue, in db: Database
+    ) throws {
+        let event = envelope.payload
+        for (member, partner) in pairs(event.members) {
+            try insert(
+                .streakMilestone, for: member.userId,
+                values: ["partner": partner.displayName, "count": "\(event.count)"],
+                data: [
+                    "streakId": event.streakId, "count": "\(event.count)", "date": event.date,
+                    "earnedToken": "\(event.earnedToken)",
+                ],
+                actor: nil, event: envelope.header, shared: true, jobs: jobs, in: db)
+        }
+    }
+
     /// Each member with the other one.
     private static func pairs(_ members: [StreakMember]) -> [(StreakMember, StreakMember)] {
         guard members.count == 2 else { return [] }

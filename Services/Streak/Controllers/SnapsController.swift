@@ -43,6 +43,7 @@ struct SnapsController: Sendable {
             throw ServiceError(.mediaRejected, "This media was rejected by processing; snap another one.")
         }
         let now = clock.now()
+        try await store.checkWindow(of: user.userID, zone: zone, at: now)
         let record = SnapRecord(
             id: entropy.uuid().uuidString.lowercased(), userId: user.userID, mediaId: mediaID,
             localDate: LocalDay(now, in: zone).description, timeZone: zone.identifier, caption: caption, prompt: prompt,

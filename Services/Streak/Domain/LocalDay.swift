@@ -51,6 +51,25 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
         return calendar.startOfDay(for: noon)
     }
 
+    /// The instant this day's local clock shows `minute` minutes after midnight in `zone`; a
+    /// time a daylight-saving gap skips is moved forward by the gap.
+    func at(minute: Int, in zone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let components = DateComponents(year: year, month: month, day: day, hour: minute / 60, minute: minute % 60)
+        let midnight = start(in: zone)
+        guard let date = calendar.date(from: components), LocalDay(date, in: zone) == self else {
+            return midnight.addingTimeInterval(Double(minute) * 60)
+        }
+        return date
+    }
+
+    /// Days since 1970-01-01 (negative before).
+    var ordinal: Int {
+        let date = Self.utc.date(from: DateComponents(year: year, month: month, day: day))!
+        return Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+    }
+
     /// The instant this day ends in `zone` (the next one starts).
     func end(in zone: TimeZone) -> Date { next.start(in: zone) }
 

@@ -50,7 +50,8 @@ extension StreakStore {
         try commit(&streak, progress, effects: effects, pair: pair, at: now, in: db)
     }
 
-    /// Saves `progress` into `streak`, sends the events its effects make, and schedules the
+    /// Saves `progress` into `streak`, sends the events its effects make (a kept day may earn
+    /// tokens and reach a milestone), and schedules the
     /// streak's deadline job for its next check (or cancels it when nothing is left to lose).
     func commit(
         _ streak: inout StreakRecord, _ progress: StreakProgress, effects: [StreakProgress.Effect],
@@ -79,6 +80,7 @@ extension StreakStore {
                             recoverableUntil: until), in: db)
                 case .kept(let day, let count):
                     try Self.creditEarned(streak, day: day, count: count, at: now, in: db)
+                    try reachMilestone(streak, day: day, count: count, members: members, at: now, in: db)
                 case .recovered:
                     if let day = progress.lastBreak?.day.description {
                         try StreakBreakRecord.filter(key: ["streak_id": streak.id, "local_date": day])

@@ -49,7 +49,7 @@ extension StreakStore {
     func accept(
         requestID: String, by user: String, displayName: String, premium: Bool, newStreakID: String, at now: Date
     ) async throws -> StreakRecord {
-        try await database.write { [outbox] db in
+        try await database.write { db in
             var request = try Self.pendingRequest(id: requestID, to: user, in: db)
             if try BlockMirror.isBlocked(request.fromUserId, user, in: db) {
                 throw ServiceError.notFound("Friend request")
@@ -65,6 +65,8 @@ extension StreakStore {
             streak.longestCount = previous?.longestCount ?? 0
             streak.createdAt = previous?.createdAt ?? now
             try streak.save(db)
+            // Both now have a friend to snap with: their daily windows start.
+            for member in streak.members { try planWindow(for: member, at: now, in: db) }
             try outbox.enqueue(
                 FriendRequestAccepted(
                     requestId: request.id, fromUserId: request.fromUserId, toUserId: user, toDisplayName: displayName,

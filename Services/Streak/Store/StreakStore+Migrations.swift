@@ -148,5 +148,40 @@ extension StreakStore {
                 table.primaryKey(["from_user_id", "to_user_id", "local_date"])
             }
         }
+
+        migrator.registerMigration("streak.v6.windows-prompts-milestones") { db in
+            // The earliest hour a member's daily window may open (the seed's default, 10).
+            try db.alter(table: "member") { table in
+                table.add(column: "earliest_hour", .integer).notNull().defaults(to: 10)
+            }
+            // Each user's window per local day, drawn once; its two notifications once each.
+            try db.create(table: "snap_window") { table in
+                table.column("user_id", .text).notNull()
+                table.column("local_date", .text).notNull()
+                table.column("time_zone", .text).notNull()
+                table.column("opens_at", .datetime).notNull()
+                table.column("closes_at", .datetime).notNull()
+                table.column("opened_sent", .boolean).notNull().defaults(to: false)
+                table.column("closing_sent", .boolean).notNull().defaults(to: false)
+                table.primaryKey(["user_id", "local_date"])
+            }
+            // A Pro user's own prompt for a day.
+            try db.create(table: "custom_prompt") { table in
+                table.column("user_id", .text).notNull()
+                table.column("local_date", .text).notNull()
+                table.column("text", .text).notNull()
+                table.column("emoji", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.primaryKey(["user_id", "local_date"])
+            }
+            // Milestones reached, for the milestone data route and the notifications.
+            try db.create(table: "streak_milestone") { table in
+                table.column("streak_id", .text).notNull()
+                table.column("local_date", .text).notNull()
+                table.column("count", .integer).notNull()
+                table.column("reached_at", .datetime).notNull()
+                table.primaryKey(["streak_id", "local_date"])
+            }
+        }
     }
 }

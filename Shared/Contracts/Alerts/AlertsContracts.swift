@@ -6,10 +6,11 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case friendAccepted = "friend_accepted"
     // StreakSnap
     case dailyWindow = "daily_window"
+    case windowClosing = "window_closing"
     case streakAtRisk = "streak_at_risk"
     case streakBroken = "streak_broken"
     case streakSnap = "streak_snap"
-    case milestone
+    case streakMilestone = "streak_milestone"
     case nudge
     // SkateHubba
     case challengeReceived = "challenge_received"

@@ -38,8 +38,11 @@ public enum NotificationCatalog {
             link: "/streaks/{streakId}"),
         // StreakSnap's NotificationService, with its copy.
         NotificationKind(
-            type: .dailyWindow, event: nil, critical: false, pushByDefault: true, title: "📸 Time to snap!",
-            body: "{prompt} — {partner} is waiting!", link: "/camera"),
+            type: .dailyWindow, event: StreakWindowOpened.eventType, critical: false, pushByDefault: true,
+            title: "📸 Time to snap!", body: "{prompt} — {partner} is waiting!", link: "/camera"),
+        NotificationKind(
+            type: .windowClosing, event: StreakWindowClosing.eventType, critical: false, pushByDefault: true,
+            title: "⏳ Your snap window closes soon", body: "30 minutes left to snap for today", link: "/camera"),
         NotificationKind(
             type: .streakAtRisk, event: StreakAtRisk.eventType, critical: false, pushByDefault: true,
             title: "⚠️ Streak at risk!",
@@ -53,8 +56,9 @@ public enum NotificationCatalog {
             type: .streakSnap, event: StreakSnapped.eventType, critical: false, pushByDefault: true,
             title: "{actor} sent a snap", body: "{actor} sent a snap in your streak 🔥", link: "/streaks/{streakId}"),
         NotificationKind(
-            type: .milestone, event: nil, critical: false, pushByDefault: true, title: "🔥 {count}-day streak!",
-            body: "You and {partner} hit {count} days! Share your achievement!", link: "/streaks/{streakId}"),
+            type: .streakMilestone, event: StreakMilestoneReached.eventType, critical: false, pushByDefault: true,
+            title: "🔥 {count}-day streak!", body: "You and {partner} hit {count} days! Share your achievement!",
+            link: "/share-milestone/{streakId}"),
         NotificationKind(
             type: .nudge, event: StreakNudged.eventType, critical: false, pushByDefault: true,
             title: "👉 {actor} nudged you",

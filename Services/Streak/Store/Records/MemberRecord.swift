@@ -4,13 +4,15 @@ import ServiceKit
 
 /// A row of `member`: what streak knows of a person in a streak, for deadlines and
 /// notifications. The time zone is the one of their latest snap (UTC before it); the display
-/// name is the one they had when they last sent or accepted a friend request.
+/// name is the one they had when they last sent or accepted a friend request. `earliestHour`
+/// is the earliest local hour their daily snap window may open (``SnapWindowRule``).
 struct MemberRecord: ServiceRecord {
     static let databaseTableName = "member"
 
     var userId: String
     var displayName: String?
     var timeZone: String
+    var earliestHour: Int
     var updatedAt: Date
 
     /// The columns queries name.
@@ -18,21 +20,32 @@ struct MemberRecord: ServiceRecord {
         case userId = "user_id"
         case displayName = "display_name"
         case timeZone = "time_zone"
+        case earliestHour = "earliest_hour"
         case updatedAt = "updated_at"
     }
 
     var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
 
-    /// Records `user`'s display name (keeping their zone) or zone (keeping their name).
+    /// What streak knows of `user`, or the defaults (UTC, earliest hour 10).
+    static func find(_ user: String, in db: Database) throws -> MemberRecord {
+        try MemberRecord.fetchOne(db, key: user)
+            ?? MemberRecord(
+                userId: user, displayName: nil, timeZone: "UTC", earliestHour: SnapWindowRule.defaultEarliestHour,
+                updatedAt: .distantPast)
+    }
+
+    /// Records `user`'s display name, zone or earliest hour (keeping what is not given).
+    @discardableResult
     static func remember(
-        _ user: String, displayName: String? = nil, zone: TimeZone? = nil, at now: Date, in db: Database
-    ) throws {
-        var record =
-            try MemberRecord.fetchOne(db, key: user)
-            ?? MemberRecord(userId: user, displayName: nil, timeZone: "UTC", updatedAt: now)
+        _ user: String, displayName: String? = nil, zone: TimeZone? = nil, earliestHour: Int? = nil, at now: Date,
+        in db: Database
+    ) throws -> MemberRecord {
+        var record = try find(user, in: db)
         if let displayName { record.displayName = displayName }
         if let zone { record.timeZone = zone.identifier }
+        if let earliestHour { record.earliestHour = earliestHour }
         record.updatedAt = now
         try record.save(db)
+        return record
     }
 }

@@ -19,7 +19,7 @@ struct RecoveryTokenRecord: ServiceRecord {
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case delta
+        case delta, reason
         case userId = "user_id"
         case createdAt = "created_at"
     }

@@ -20,7 +20,7 @@ struct SnapRecord: ServiceRecord {
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case id
+        case id, prompt
         case mediaId = "media_id"
         case userId = "user_id"
         case localDate = "local_date"

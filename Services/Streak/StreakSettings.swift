@@ -1,0 +1,35 @@
+import Configuration
+import Foundation
+import ServiceKit
+
+/// Streak's own settings.
+///
+/// Keys:
+/// - `streak.windows.enforced` (default true): snaps are accepted only in the sender's daily
+///   window with its 30-minute grace (StreakSnap's rule); false accepts them all day (windows
+///   are still drawn and announced).
+/// - `streak.prompts.file` (optional): the operator's daily prompts, a JSON array of
+///   `{"text", "category", "emoji"}` taken one per local day in order; default: 102 built-in
+///   prompts in six categories.
+struct StreakSettings: Sendable {
+    var windowsEnforced: Bool
+    var prompts: PromptBook
+
+    init(windowsEnforced: Bool = true, prompts: PromptBook = .builtIn) {
+        self.windowsEnforced = windowsEnforced
+        self.prompts = prompts
+    }
+
+    init(reader: ConfigReader) throws {
+        windowsEnforced = try reader.boolean("streak.windows.enforced", default: true)
+        if let file = reader.string(forKey: "streak.prompts.file") {
+            do {
+                prompts = try PromptBook.load(URL(fileURLWithPath: file))
+            } catch {
+                throw ConfigurationError("streak.prompts.file: \(error)")
+            }
+        } else {
+            prompts = .builtIn
+        }
+    }
+}
