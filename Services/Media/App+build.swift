@@ -44,6 +44,9 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     InternalMediaController(store: store).addRoutes(to: routes)
+    InternalShareCardsController(
+        store: store, blobs: blobs, presigner: presigner, settings: settings, clock: clock, entropy: entropy
+    ).addRoutes(to: routes)
     MediaController(store: store, intake: intake, maxPhotoBytes: settings.maxPhotoBytes, entropy: entropy)
         .addRoutes(to: routes)
     PresignController(

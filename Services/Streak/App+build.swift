@@ -17,11 +17,16 @@ func buildApplication(
 struct StreakDependencies: Sendable {
     var media: Lookup<MediaSummary>
     var users: Lookup<UserSummary>
+    /// Media draws share cards (it holds libvips and the blobs).
+    var shareCards: @Sendable (ShareCardRender) async throws -> ShareCard
 
     static func live(_ runtime: ServiceRuntime) -> StreakDependencies {
-        StreakDependencies(
-            media: .internal(runtime.client, from: .media, path: "/internal/media"),
-            users: .internal(runtime.client, from: .auth, path: "/internal/users"))
+        let client = runtime.client
+        return StreakDependencies(
+            media: .internal(client, from: .media, path: "/internal/media"),
+            users: .internal(client, from: .auth, path: "/internal/users"),
+            shareCards: { try await client.post($0, to: .media, path: "/internal/share-cards", answer: ShareCard.self) }
+        )
     }
 }
 
@@ -57,7 +62,7 @@ func buildRouter(
     RecoveryTokensController(store: store, clock: clock).addRoutes(to: routes)
     SnapWindowController(store: store, clock: clock).addRoutes(to: routes)
     PromptsController(store: store, clock: clock).addRoutes(to: routes)
-    MilestonesController(store: store, clock: clock).addRoutes(to: routes)
+    MilestonesController(store: store, shareCards: dependencies.shareCards, clock: clock).addRoutes(to: routes)
     StatsController(store: store, clock: clock).addRoutes(to: routes)
 
     // Each streak with a count to lose has one deadline job: at-risk, then break.

@@ -9,6 +9,19 @@ import Testing
 
 @testable import StreakService
 
+/// Stands in for media's card renderer: keeps each request and answers a card for it.
+actor ShareCardDesk {
+    private(set) var requests: [ShareCardRender] = []
+
+    func render(_ card: ShareCardRender) -> ShareCard {
+        requests.append(card)
+        return ShareCard(
+            mediaId: "40000000-0000-4000-8000-\(String(format: "%012d", requests.count))", style: card.style,
+            count: card.count, width: 1080, height: 1920, url: "/v1/media/card",
+            expiresAt: Date(timeIntervalSince1970: 0))
+    }
+}
+
 /// The daily loop around the snap: windows, prompts, milestones and the profile's stats.
 extension StreakRouterTests {
     func window(
@@ -182,6 +195,44 @@ extension StreakRouterTests {
             #expect(stats.achievements.first { $0.id == "30_day_legend" }?.progress == 8)
             let fresh = try await client.get("/v1/streaks/stats", token: carol).json(StreakStats.self)
             #expect(fresh.activeStreaks == 0 && fresh.totalSnaps == 0 && fresh.achievements.allSatisfy { !$0.unlocked })
+        }
+    }
+
+    @Test func aShareCardIsDrawnForAPartnerOfAStreakWithDaysKept() async throws {
+        let cards = ShareCardDesk()
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z"), cards: cards) { harness, client, runner in
+            let id = try await befriend(harness, client, Self.alice, Self.bob).id
+            let bob = try await harness.token(for: Self.bob)
+            let early = try await client.post("/v1/streaks/\(id)/share-card", ShareCardCreate(), token: bob)
+            #expect(early.status == .conflict && early.error?.code == .conflict)
+            for user in [Self.alice, Self.bob] {
+                #expect(try await snap(harness, client, user, day: 0, zone: "UTC").status == .created)
+            }
+            harness.clock.advance(by: 86_400)
+            await runner.runDue()
+
+            let fresh = try await harness.token(for: Self.bob)
+            let made = try await client.post(
+                "/v1/streaks/\(id)/share-card", ShareCardCreate(style: .purple), token: fresh)
+            #expect(made.status == .created)
+            #expect(try made.json(ShareCard.self).style == .purple)
+            let plain = try await client.post("/v1/streaks/\(id)/share-card", ShareCardCreate(), token: fresh)
+            #expect(try plain.json(ShareCard.self).style == .orange)
+            let carol = try await harness.token(for: Self.carol)
+            let stranger = try await client.post("/v1/streaks/\(id)/share-card", ShareCardCreate(), token: carol)
+            #expect(stranger.status == .notFound)
+            let unknown = try await client.send(
+                .post, "/v1/streaks/\(id)/share-card", ["style": "neon"], token: fresh)
+            #expect(unknown.status == .badRequest)
+            #expect(
+                await cards.requests == [
+                    ShareCardRender(
+                        ownerId: Self.bob, style: .purple, count: 1, names: ["Bob", "Alice"], since: "2026-03-10",
+                        watermark: "StreakSnap"),
+                    ShareCardRender(
+                        ownerId: Self.bob, style: .orange, count: 1, names: ["Bob", "Alice"], since: "2026-03-10",
+                        watermark: "StreakSnap"),
+                ])
         }
     }
 }

@@ -26,7 +26,7 @@ import Testing
     /// (premium, say); without it sessions are not checked.
     func withStreak(
         at start: Date, processing: Set<String> = [], sessions: Lookup<SessionState>? = nil,
-        windows: Bool = false,
+        windows: Bool = false, cards: ShareCardDesk = ShareCardDesk(),
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner) async throws -> Void
     ) async throws {
         // Windows off unless a test is about them: the other tests snap at any hour.
@@ -43,7 +43,8 @@ import Testing
         }
         let dependencies = StreakDependencies(
             media: .fixed(library),
-            users: .fixed(Self.users.reduce(into: [:]) { $0[$1.key] = UserSummary(id: $1.key, displayName: $1.value) }))
+            users: .fixed(Self.users.reduce(into: [:]) { $0[$1.key] = UserSummary(id: $1.key, displayName: $1.value) }),
+            shareCards: { try await cards.render($0) })
         let parts = try await StreakService.buildRouter(
             runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
         let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)

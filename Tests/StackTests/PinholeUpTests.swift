@@ -108,5 +108,6 @@ import Testing
         }
         #expect(output.lines.contains("404"), "the reported post was not hidden:\n\(text)")
         #expect(output.lines.contains("204"), "Bob was not nudged:\n\(text)")
+        #expect(text.contains("200 image/png"), "the share card did not download:\n\(text)")
     }
 }

@@ -236,6 +236,18 @@ struct SliceFlow {
             try await call(
                 .POST, "/v1/snaps", as: bob, json: SnapCreate(mediaId: aliceSnap.id, timeZone: "Europe/Berlin")
             ).status == 404)
+        // The day kept makes a share card: streak asks media to draw it, and its presigned URL
+        // downloads a story-sized PNG without a token.
+        let card = try await call(
+            .POST, "/v1/streaks/\(streak.id)/share-card", as: bob, json: ShareCardCreate(style: .green))
+        #expect(card.status == 201)
+        let drawn = try card.decode(ShareCard.self)
+        #expect(drawn.count == 1 && drawn.style == .green)
+        let png = try await call(.GET, drawn.url)
+        #expect(png.status == 200)
+        let size = try #require(TestImages.pngSize(png.body))
+        #expect(size.width == 1080 && size.height == 1920)
+        #expect(try await call(.GET, "/v1/media/\(drawn.mediaId)", as: alice).status == 404)
 
         // 5. Three distinct users report the post: it is hidden, feed learns it from an event.
         for reporter in [carol, dave, erin] {

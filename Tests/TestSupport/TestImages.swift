@@ -44,6 +44,16 @@ public enum TestImages {
 
     // MARK: - Building blocks
 
+    /// The width and height a PNG's header declares, or nil when `data` is not a PNG.
+    public static func pngSize(_ data: Data) -> (width: Int, height: Int)? {
+        let bytes = [UInt8](data.prefix(24))
+        guard bytes.count == 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+            bytes[12..<16].elementsEqual("IHDR".utf8)
+        else { return nil }
+        func be32(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (be32(16), be32(20))
+    }
+
     static func segment(_ marker: UInt8, _ payload: some Collection<UInt8>) -> Data {
         let length = payload.count + 2
         return Data([0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)]) + Data(payload)

@@ -33,6 +33,8 @@ enum Vips {
         case double(Double)
         case bool(Bool)
         case image(Image)
+        /// An array of doubles (a per-band constant).
+        case doubles([Double])
         /// An enum member by its nick (`"centre"`), of the enum type `type`.
         case enumeration(GType, String)
     }
@@ -144,6 +146,9 @@ extension Vips.Argument {
         case .image(let image):
             g_value_init(&value, vips_image_get_type())
             g_value_set_object(&value, gpointer(image.pointer))
+        case .doubles(let numbers):
+            g_value_init(&value, vips_array_double_get_type())
+            numbers.withUnsafeBufferPointer { vips_value_set_array_double(&value, $0.baseAddress, Int32($0.count)) }
         case .enumeration(let type, let nick):
             g_value_init(&value, type)
             g_value_set_enum(&value, vips_enum_from_nick("pinhole", type, nick))

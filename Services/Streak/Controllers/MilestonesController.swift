@@ -2,22 +2,45 @@ import Contracts
 import Hummingbird
 import ServiceKit
 
-/// `GET /v1/streaks/{id}/milestone-data`: what StreakSnap's share card shows (the count, the
-/// run's first day, both of the pair, the milestones reached and the next one).
+/// `GET /v1/streaks/{id}/milestone-data` (what StreakSnap's share card shows: the count, the
+/// run's first day, both of the pair, the milestones reached and the next one) and `POST
+/// /v1/streaks/{id}/share-card` (the card itself, drawn by media as a 1080×1920 PNG in one of
+/// the seed's four styles, kept as the reader's media, with a presigned GET URL).
 struct MilestonesController: Sendable {
     let store: StreakStore
+    let shareCards: @Sendable (ShareCardRender) async throws -> ShareCard
     let clock: any WallClock
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/streaks/:id/milestone-data", use: data)
+        routes.authenticated.post("/v1/streaks/:id/share-card", use: shareCard)
     }
 
     @Sendable func data(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        return try Response.json(try await milestone(context, viewer: user.userID))
+    }
+
+    /// A card of the streak as it stands; 409 while it has no day to share.
+    @Sendable func shareCard(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireMember()
+        let body = try await request.decodeJSON(as: ShareCardCreate.self, context: context)
+        let data = try await milestone(context, viewer: user.userID)
+        guard data.count > 0 else {
+            throw ServiceError(.conflict, "This streak has no kept day to share yet.")
+        }
+        let card = try await shareCards(
+            ShareCardRender(
+                ownerId: user.userID, style: body.style ?? .orange, count: data.count,
+                names: data.members.map(\.displayName), since: data.startedOn, watermark: store.settings.watermark))
+        return try Response.json(card, status: .created)
+    }
+
+    private func milestone(_ context: ServiceRequestContext, viewer: String) async throws -> MilestoneData {
         let id = try ObjectID.path(context.parameters.require("id"), "Streak")
-        guard let data = try await store.milestoneData(of: id, viewer: user.userID, at: clock.now()) else {
+        guard let data = try await store.milestoneData(of: id, viewer: viewer, at: clock.now()) else {
             throw ServiceError.notFound("Streak")
         }
-        return try Response.json(data)
+        return data
     }
 }

@@ -162,6 +162,20 @@ public struct InternalClient: Sendable {
         return try await send(.POST, to: service, path: path, body: ByteBuffer(bytes: data), headers: headers)
     }
 
+    /// POSTs JSON to a service and decodes its answer; any non-2xx answer is an upstream
+    /// failure (the caller asked for work the owner could not do now).
+    public func post<Value: Decodable>(
+        _ value: some Encodable, to service: ServiceName, path: String, answer type: Value.Type
+    ) async throws -> Value {
+        let response = try await post(value, to: service, path: path)
+        guard (200..<300).contains(response.status.code) else {
+            throw ServiceError(
+                .upstreamUnavailable, "The \(service.rawValue) service answered \(response.status.code).",
+                headers: [.retryAfter: "1"])
+        }
+        return try response.decode(type)
+    }
+
     /// Maps transport failures to the stable upstream codes.
     public static func upstreamError(_ error: any Error) -> ServiceError {
         if let error = error as? ServiceError { return error }
