@@ -7,9 +7,11 @@ import Testing
 /// Notifications across the real executables: one user with an APNs, an FCM and an Expo
 /// device and a live stream through the gateway; friend requests from streak; alerts killed
 /// with SIGKILL between two of them. Every push reaches each fake once, and the stream,
-/// reopened with the last id it saw, misses nothing and repeats nothing.
+/// reopened with the last id it saw, misses nothing and repeats nothing. Then, on the same
+/// stack (its executables run under libfaketime), two weeks of StreakSnap with moved clocks
+/// (``StreakStoryFlow``).
 extension StackTests {
-    @Test func pushesAndTheLiveStreamSurviveAKilledAlertsWithNothingLostOrDoubled() async throws {
+    @Test func pushesAndTheLiveStreamSurviveAKilledAlertsWithNothingLostOrDoubledAndTwoWeeksOfStreaks() async throws {
         let fakeDirectory = try TestDataDirectory.make()
         defer { fakeDirectory.remove() }
         let fake = try await FakePushProviders.start(directory: fakeDirectory)
@@ -19,17 +21,18 @@ extension StackTests {
             "alerts.apns.productionUrl": fake.url, "alerts.fcm.serviceAccountFile": fake.serviceAccountFile.path,
             "alerts.fcm.baseUrl": fake.url, "alerts.expo.enabled": "true", "alerts.expo.baseUrl": fake.url,
             "alerts.expo.receiptDelaySeconds": "1", "alerts.push.trustRootsFile": fake.caFile.path,
+            "auth.revenuecat.webhookSecret": StreakStoryFlow.webhookSecret,
         ]
         let stack = try await Stack.start(
-            publicTLS: true,
+            publicTLS: true, fakeClock: true,
             environment: Dictionary(
                 uniqueKeysWithValues: settings.map { (ConfigKeys.environmentName($0.key), $0.value) }))
         do {
-            try await NotificationFlow(
-                flow: SliceFlow(stack: stack, document: try OpenAPIDocument.load()), fake: fake
-            ).run()
+            let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
+            try await NotificationFlow(flow: flow, fake: fake).run()
+            try await StreakStoryFlow(flow: flow, fake: fake).run()
         } catch {
-            for name in [ServiceName.alerts, .streak, .gateway] {
+            for name in [ServiceName.alerts, .streak, .auth, .gateway] {
                 print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))
             }
             await stack.stop()

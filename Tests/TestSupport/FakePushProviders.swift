@@ -61,6 +61,8 @@ public final class FakePushProviders: Sendable {
         var tickets: [String: String] = [:]
         var badAuth = 0
         var stalls: [String: Duration] = [:]
+        /// How far the pushing stack's clock is ahead of this process's (a faked clock).
+        var clockOffset: TimeInterval = 0
     }
 
     private init(
@@ -125,6 +127,12 @@ public final class FakePushProviders: Sendable {
 
     /// Every push accepted so far, in order.
     public var pushes: [Push] { state.withLock { $0.pushes } }
+
+    /// Judges provider tokens' age by a clock set to `date` (the stack's moved clock), as
+    /// Apple would if the stack's clock were true.
+    public func moveClock(to date: Date) {
+        state.withLock { $0.clockOffset = date.timeIntervalSinceNow }
+    }
 
     /// Answers pushes to `token` (any provider) with this status and body from now on.
     public func refuse(_ token: String, status: Int, body: String) {
@@ -241,7 +249,7 @@ public final class FakePushProviders: Sendable {
         if let issued = state.withLock({ $0.providerTokens[token] }) { return abs(issued.timeIntervalSinceNow) < 3600 }
         let keys = await JWTKeyCollection().add(ecdsa: apnsKey.publicKey, kid: JWKIdentifier(string: keyID))
         guard let claims = try? await keys.verify(token, as: ProviderToken.self), claims.iss.value == teamID,
-            abs(claims.iat.value.timeIntervalSinceNow) < 3600
+            abs(claims.iat.value.timeIntervalSinceNow - state.withLock { $0.clockOffset }) < 3600
         else { return false }
         state.withLock { $0.providerTokens[token] = claims.iat.value }
         return true

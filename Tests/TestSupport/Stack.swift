@@ -26,8 +26,16 @@ public final class Stack: Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
+    /// The file every executable's clock reads its offset from, when the stack was started with
+    /// `fakeClock` (Debian's libfaketime, preloaded): the product has no time-travel route.
+    private let clockFile: URL?
+
+    /// libfaketime's variant for threaded programs.
+    static let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
     private init(
-        directory: TestDataDirectory, ports: [ServiceName: Int], publicTLS: Bool, environment extra: [String: String]
+        directory: TestDataDirectory, ports: [ServiceName: Int], publicTLS: Bool, fakeClock: Bool,
+        environment extra: [String: String]
     ) throws {
         self.directory = directory
         self.ports = ports
@@ -53,6 +61,20 @@ public final class Stack: Sendable {
             environment["PUBLIC_TLS_CERTIFICATE"] = directory.url.appendingPathComponent("pki/public.crt").path
             environment["PUBLIC_TLS_KEY"] = directory.url.appendingPathComponent("pki/public.key").path
         }
+        if fakeClock {
+            let file = directory.url.appendingPathComponent("faketime")
+            try "+0\n".write(to: file, atomically: true, encoding: .utf8)
+            environment["LD_PRELOAD"] = Self.libfaketime
+            environment["FAKETIME_TIMESTAMP_FILE"] = file.path
+            // The wall clock moves; timers, timeouts and NIO's scheduling keep real time, file
+            // times stay true, and each process reads the file at most once a second.
+            environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+            environment["NO_FAKE_STAT"] = "1"
+            environment["FAKETIME_CACHE_DURATION"] = "1"
+            clockFile = file
+        } else {
+            clockFile = nil
+        }
         self.environment = environment.merging(extra) { $1 }
         self.gatewayURL = "\(publicTLS ? "https" : "http")://127.0.0.1:\(ports[.gateway]!)"
         self.client = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
@@ -61,7 +83,11 @@ public final class Stack: Sendable {
 
     /// Starts all seven and waits until each is ready; `environment` adds to (or overrides)
     /// what every executable is given.
-    public static func start(publicTLS: Bool = true, environment: [String: String] = [:]) async throws -> Stack {
+    /// With `fakeClock`, every executable runs under libfaketime and ``moveClock(to:)`` sets
+    /// the wall clock they all read.
+    public static func start(
+        publicTLS: Bool = true, fakeClock: Bool = false, environment: [String: String] = [:]
+    ) async throws -> Stack {
         let directory = try TestDataDirectory.make()
         if publicTLS {
             try LocalAuthority(dataDirectory: directory.url).issueServerCertificate(
@@ -70,7 +96,11 @@ public final class Stack: Sendable {
         }
         var ports: [ServiceName: Int] = [:]
         for name in ServiceName.executables { ports[name] = try FreePort.next() }
-        let stack = try Stack(directory: directory, ports: ports, publicTLS: publicTLS, environment: environment)
+        if fakeClock, !FileManager.default.fileExists(atPath: libfaketime) {
+            throw StackError("\(libfaketime) is missing: run ./scripts/setup (Debian's faketime)")
+        }
+        let stack = try Stack(
+            directory: directory, ports: ports, publicTLS: publicTLS, fakeClock: fakeClock, environment: environment)
         for name in ServiceName.executables { try stack.launch(name) }
         for name in ServiceName.executables {
             guard await stack.waitUntilReady(name) else {
@@ -83,6 +113,30 @@ public final class Stack: Sendable {
         return stack
     }
 
+    /// Sets every executable's wall clock to `date` (as it moves on from there) and waits until
+    /// each one's `Date` header says so. Only for a stack started with `fakeClock`; the clock of
+    /// this process (and so of its TLS checks) stays real.
+    public func moveClock(to date: Date) async throws {
+        guard let clockFile else { throw StackError("this stack was started without a fake clock") }
+        let offset = date.timeIntervalSinceNow.rounded()
+        try "\(offset >= 0 ? "+" : "")\(Int(offset))\n".write(to: clockFile, atomically: true, encoding: .utf8)
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        let running = processes.withLock { Array($0.keys) }
+        for name in running {
+            let url = name == .gateway ? gatewayURL + "/health/live" : serviceURL(name) + "/health/live"
+            let moved = await eventually(timeout: .seconds(15), every: .milliseconds(200)) {
+                guard let header = try? await internalClient.call(.GET, url).header("date"),
+                    let shown = format.date(from: header)
+                else { return false }
+                return abs(shown.timeIntervalSince(Date().addingTimeInterval(offset))) < 5
+            }
+            guard moved else { throw StackError("\(name.rawValue)'s clock did not move to \(date)") }
+        }
+    }
+
     /// Starts (or restarts) one executable.
     public func launch(_ name: ServiceName) throws {
         let executable = binaries.appendingPathComponent(name.rawValue)
@@ -91,6 +145,11 @@ public final class Stack: Sendable {
         }
         let arguments =
             ConfigKeys.flag("data.dir", directory.url.path) + ConfigKeys.flag("http.port", String(ports[name]!))
+        // Under libfaketime a Swift program's `CommandLine.arguments` comes back empty, so the
+        // same two settings also go by environment.
+        var environment = environment
+        environment[ConfigKeys.environmentName("data.dir")] = directory.url.path
+        environment[ConfigKeys.environmentName("http.port")] = String(ports[name]!)
         let child = try ChildProcess(
             name: name.rawValue, executable: executable, arguments: arguments, environment: environment,
             onLine: { [weak self] line in self?.output.withLock { $0[name, default: []].append(line) } })

@@ -1,0 +1,172 @@
+import Foundation
+import ServiceKit
+import TestSupport
+import Testing
+
+/// Two weeks of StreakSnap against the real executables, their wall clocks moved with Debian's
+/// libfaketime (``Stack/moveClock(to:)``), never through a route of the product. Mia (Tokyo)
+/// and Noah (London) snap every day for a week; the seventh day is a milestone whose share card
+/// downloads as a 1080×1920 PNG. On the eighth Noah forgets: at-risk, then broken, reach both
+/// in the notification centre and as pushes at the fake APNs. Noah buys a pack of recovery
+/// tokens (RevenueCat's webhook), recovers once, and the two keep going to day fourteen.
+struct StreakStoryFlow {
+    let flow: SliceFlow
+    let fake: FakePushProviders
+    var stack: Stack { flow.stack }
+    static let webhookSecret = "stack-revenuecat-secret"
+
+    /// A signed-in user whose access token is renewed with the refresh token after each move of
+    /// the clock (access tokens live fifteen minutes; the same session keeps its device).
+    final class Account: @unchecked Sendable {
+        let name: String
+        let id: String
+        let zone: String
+        let device: String
+        var token: String
+        var refreshToken: String
+        var person: Person { Person(name: name, id: id, token: token) }
+
+        init(name: String, id: String, zone: String, device: String, tokens: TokenResponse) {
+            (self.name, self.id, self.zone, self.device) = (name, id, zone, device)
+            token = tokens.accessToken
+            refreshToken = tokens.refreshToken
+        }
+    }
+
+    func signUp(_ name: String, zone: String, device: String) async throws -> Account {
+        let email = "\(name.lowercased())@example.com"
+        let password = "correct horse battery \(name)"
+        let registered = try await flow.call(
+            .POST, "/v1/auth/register", json: RegisterRequest(email: email, password: password, displayName: name))
+        #expect(registered.status == 202)
+        let login = try await flow.call(.POST, "/v1/auth/login", json: LoginRequest(email: email, password: password))
+        let tokens = try login.decode(TokenResponse.self)
+        let me = try await flow.call(.GET, "/v1/me", as: Person(name: name, id: "", token: tokens.accessToken))
+        let account = Account(
+            name: name, id: try me.decode(UserProfile.self).id, zone: zone, device: device, tokens: tokens)
+        let registration = DeviceRegistration(
+            provider: .apns, token: device, bundleId: "com.example.streaksnap", environment: .production)
+        let answer = try await flow.call(.POST, "/v1/devices", as: account.person, json: registration)
+        #expect(answer.status == 201, "\(answer.text)")
+        return account
+    }
+
+    func refresh(_ account: Account) async throws {
+        let answer = try await flow.call(
+            .POST, "/v1/auth/refresh", json: RefreshRequest(refreshToken: account.refreshToken))
+        #expect(answer.status == 200, "\(answer.text)")
+        let tokens = try answer.decode(TokenResponse.self)
+        account.token = tokens.accessToken
+        account.refreshToken = tokens.refreshToken
+    }
+
+    /// Moves every executable's clock, then renews both accounts' access tokens.
+    func move(to date: Date, _ accounts: [Account]) async throws {
+        try await stack.moveClock(to: date)
+        fake.moveClock(to: date)
+        for account in accounts { try await refresh(account) }
+    }
+
+    func snap(_ account: Account, day: Int) async throws -> Snap {
+        let photo = try await flow.upload(
+            TestImages.jpeg(seed: UInt8(day * 2 + (account.name == "Mia" ? 0 : 1))), as: account.person)
+        let answer = try await flow.call(
+            .POST, "/v1/snaps", as: account.person, json: SnapCreate(mediaId: photo.id, timeZone: account.zone))
+        #expect(answer.status == 201, "day \(day): \(answer.text)")
+        return try answer.decode(Snap.self)
+    }
+
+    func streak(_ id: String, as account: Account) async throws -> Streak {
+        try await flow.call(.GET, "/v1/streaks/\(id)", as: account.person).decode(Streak.self)
+    }
+
+    /// Whether `account` has a notification of `type` in the centre and a push of it at the
+    /// fake APNs (on its own device).
+    func heard(_ type: NotificationType, _ account: Account) async throws -> Bool {
+        try await flow.eventually {
+            let pushed = fake.pushes.contains {
+                $0.token == account.device && $0.body["type"] as? String == type.rawValue
+            }
+            guard pushed else { return false }
+            return try await flow.notifications(of: account.person).contains { $0.type == type }
+        }
+    }
+
+    func run() async throws {
+        // Day 1 is tomorrow (UTC) on this machine's calendar; everything happens at fixed
+        // hours of it. Tokyo has no daylight saving; London's does not matter to the hours used.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let start = calendar.startOfDay(for: Date()).addingTimeInterval(86_400)
+        func at(day: Int, hour: Double) -> Date { start.addingTimeInterval(Double(day - 1) * 86_400 + hour * 3600) }
+
+        try await stack.moveClock(to: at(day: 1, hour: 11))
+        fake.moveClock(to: at(day: 1, hour: 11))
+        let mia = try await signUp("Mia", zone: "Asia/Tokyo", device: String(repeating: "a1", count: 32))
+        let noah = try await signUp("Noah", zone: "Europe/London", device: String(repeating: "b2", count: 32))
+        let both = [mia, noah]
+        let id = try await flow.befriend(mia.person, noah.person).id
+
+        // A week of snaps at noon UTC (21:00 in Tokyo, noon in London: the same date for both).
+        for day in 1...7 {
+            try await move(to: at(day: day, hour: 12), both)
+            _ = try await snap(mia, day: day)
+            let second = try await snap(noah, day: day)
+            #expect(second.streaks.first { $0.id == id }?.count == day, "day \(day)")
+        }
+        #expect(try await heard(.streakMilestone, mia))
+        #expect(try await heard(.streakMilestone, noah))
+        let card = try await flow.call(
+            .POST, "/v1/streaks/\(id)/share-card", as: mia.person, json: ShareCardCreate(style: .dark))
+        #expect(card.status == 201, "\(card.text)")
+        let image = try await flow.call(.GET, try card.decode(ShareCard.self).url)
+        let size = try #require(TestImages.pngSize(image.body))
+        #expect(image.status == 200 && size.width == 1080 && size.height == 1920)
+
+        // Day 8: only Mia snaps. Her day ends first (15:00 UTC): at 13:30 UTC it is at risk.
+        try await move(to: at(day: 8, hour: 12), both)
+        _ = try await snap(mia, day: 8)
+        try await move(to: at(day: 8, hour: 13.5), both)
+        #expect(try await heard(.streakAtRisk, mia))
+        #expect(try await heard(.streakAtRisk, noah))
+        #expect(try await streak(id, as: noah).atRisk)
+        // Just after London's midnight the day has closed incomplete: broken, for both.
+        try await move(to: at(day: 9, hour: 0.5), both)
+        #expect(try await heard(.streakBroken, mia))
+        #expect(try await heard(.streakBroken, noah))
+        let broken = try await streak(id, as: mia)
+        #expect(broken.status == .broken && broken.count == 0 && broken.longestCount == 7)
+
+        // Noah buys three recovery tokens; one brings the streak back, once.
+        let purchase = RevenueCatWebhook(
+            event: RevenueCatEvent(
+                id: "story-pack-\(noah.id)", type: "NON_RENEWING_PURCHASE", appUserId: noah.id,
+                productId: "recovery_token_pack_3"))
+        let bought = try await flow.call(
+            .POST, "/v1/webhooks/revenuecat", json: purchase,
+            headers: [("authorization", "Bearer \(Self.webhookSecret)")])
+        #expect(bought.status == 200, "\(bought.text)")
+        #expect(
+            try await flow.eventually {
+                try await flow.call(.GET, "/v1/recovery-tokens", as: noah.person).decode(RecoveryTokenBalance.self)
+                    .balance == 3
+            })
+        let recovered = try await flow.call(.POST, "/v1/streaks/\(id)/recover", as: noah.person)
+        #expect(recovered.status == 200, "\(recovered.text)")
+        #expect(try recovered.decode(Streak.self).count == 7)
+        let again = try await flow.call(.POST, "/v1/streaks/\(id)/recover", as: mia.person)
+        #expect(again.status == 409 && again.errorCode == .recoveryUnavailable)
+
+        // The second week: the count goes on from the restored seven.
+        for day in 9...14 {
+            try await move(to: at(day: day, hour: 12), both)
+            _ = try await snap(noah, day: day)
+            let second = try await snap(mia, day: day)
+            #expect(second.streaks.first { $0.id == id }?.count == day - 1, "day \(day)")
+        }
+        let final = try await streak(id, as: noah)
+        #expect(final.status == .active && final.count == 13 && final.longestCount == 13 && final.recoveryUsed)
+        let tokens = try await flow.call(.GET, "/v1/recovery-tokens", as: noah.person).decode(RecoveryTokenBalance.self)
+        #expect(tokens.balance == 2 && tokens.transactions.first?.type == .used)
+    }
+}
