@@ -26,9 +26,14 @@ public final class Stack: Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
-    /// The file every executable's clock reads its offset from, when the stack was started with
-    /// `fakeClock` (Debian's libfaketime, preloaded): the product has no time-travel route.
-    private let clockFile: URL?
+    /// With `fakeClock`, the directory of the files each executable's clock reads its offset
+    /// from (Debian's libfaketime, preloaded): the product has no time-travel route. One file per
+    /// executable, because a process that starts with a non-zero offset never wakes from its
+    /// timers (libfaketime 0.9 with Swift's Dispatch): a (re)launched one starts at `+0` and
+    /// takes the stack's offset once it is ready.
+    private let clockDirectory: URL?
+    /// The offset, in seconds, ``moveClock(to:)`` last set.
+    private let clockOffset = Mutex<Int>(0)
 
     /// libfaketime's variant for threaded programs.
     static let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
@@ -62,18 +67,15 @@ public final class Stack: Sendable {
             environment["PUBLIC_TLS_KEY"] = directory.url.appendingPathComponent("pki/public.key").path
         }
         if fakeClock {
-            let file = directory.url.appendingPathComponent("faketime")
-            try "+0\n".write(to: file, atomically: true, encoding: .utf8)
             environment["LD_PRELOAD"] = Self.libfaketime
-            environment["FAKETIME_TIMESTAMP_FILE"] = file.path
             // The wall clock moves; timers, timeouts and NIO's scheduling keep real time, file
             // times stay true, and each process reads the file at most once a second.
             environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
             environment["NO_FAKE_STAT"] = "1"
             environment["FAKETIME_CACHE_DURATION"] = "1"
-            clockFile = file
+            clockDirectory = directory.url
         } else {
-            clockFile = nil
+            clockDirectory = nil
         }
         self.environment = environment.merging(extra) { $1 }
         self.gatewayURL = "\(publicTLS ? "https" : "http")://127.0.0.1:\(ports[.gateway]!)"
@@ -114,26 +116,46 @@ public final class Stack: Sendable {
     }
 
     /// Sets every executable's wall clock to `date` (as it moves on from there) and waits until
-    /// each one's `Date` header says so. Only for a stack started with `fakeClock`; the clock of
-    /// this process (and so of its TLS checks) stays real.
+    /// each running one's `Date` header says so. Only for a stack started with `fakeClock`; the
+    /// clock of this process (and so of its TLS checks) stays real.
     public func moveClock(to date: Date) async throws {
-        guard let clockFile else { throw StackError("this stack was started without a fake clock") }
-        let offset = date.timeIntervalSinceNow.rounded()
-        try "\(offset >= 0 ? "+" : "")\(Int(offset))\n".write(to: clockFile, atomically: true, encoding: .utf8)
+        guard clockDirectory != nil else { throw StackError("this stack was started without a fake clock") }
+        let offset = Int(date.timeIntervalSinceNow.rounded())
+        clockOffset.withLock { $0 = offset }
+        for name in ServiceName.executables { try writeClock(of: name, offset: offset) }
+        let running = processes.withLock { $0.filter(\.value.isRunning).map(\.key) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for name in running { group.addTask { try await self.waitForClock(of: name, offset: offset) } }
+            try await group.waitForAll()
+        }
+    }
+
+    private func clockFile(of name: ServiceName) -> URL? {
+        clockDirectory?.appendingPathComponent("faketime-\(name.rawValue)")
+    }
+
+    private func writeClock(of name: ServiceName, offset: Int) throws {
+        guard let file = clockFile(of: name) else { return }
+        try "\(offset >= 0 ? "+" : "")\(offset)\n".write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    /// Waits until the executable's `Date` header is `offset` seconds from this machine's time.
+    private func waitForClock(of name: ServiceName, offset: Int) async throws {
         let format = DateFormatter()
         format.locale = Locale(identifier: "en_US_POSIX")
         format.timeZone = TimeZone(identifier: "GMT")
         format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        let running = processes.withLock { Array($0.keys) }
-        for name in running {
-            let url = name == .gateway ? gatewayURL + "/health/live" : serviceURL(name) + "/health/live"
-            let moved = await eventually(timeout: .seconds(15), every: .milliseconds(200)) {
-                guard let header = try? await internalClient.call(.GET, url).header("date"),
-                    let shown = format.date(from: header)
-                else { return false }
-                return abs(shown.timeIntervalSince(Date().addingTimeInterval(offset))) < 5
-            }
-            guard moved else { throw StackError("\(name.rawValue)'s clock did not move to \(date)") }
+        let url = name == .gateway ? gatewayURL + "/health/live" : serviceURL(name) + "/health/live"
+        let seen = Mutex<String?>(nil)
+        let moved = await eventually(timeout: .seconds(15), every: .milliseconds(200)) {
+            let header = try? await internalClient.call(.GET, url).header("date")
+            seen.withLock { $0 = header }
+            guard let header, let shown = format.date(from: header) else { return false }
+            return abs(shown.timeIntervalSince(Date().addingTimeInterval(TimeInterval(offset)))) < 5
+        }
+        guard moved else {
+            let last = seen.withLock { $0 } ?? "no answer"
+            throw StackError("\(name.rawValue)'s clock did not move \(offset) s (it said \(last))")
         }
     }
 
@@ -150,6 +172,10 @@ public final class Stack: Sendable {
         var environment = environment
         environment[ConfigKeys.environmentName("data.dir")] = directory.url.path
         environment[ConfigKeys.environmentName("http.port")] = String(ports[name]!)
+        if let file = clockFile(of: name) {
+            try writeClock(of: name, offset: 0)
+            environment["FAKETIME_TIMESTAMP_FILE"] = file.path
+        }
         let child = try ChildProcess(
             name: name.rawValue, executable: executable, arguments: arguments, environment: environment,
             onLine: { [weak self] line in self?.output.withLock { $0[name, default: []].append(line) } })
@@ -179,9 +205,20 @@ public final class Stack: Sendable {
         return (try? await internalClient.call(.GET, url))?.status == 200
     }
 
-    /// Waits until the executable is ready.
+    /// Waits until the executable is ready; with `fakeClock`, it then takes the stack's clock.
     public func waitUntilReady(_ name: ServiceName, timeout: Duration = .seconds(30)) async -> Bool {
-        await eventually(timeout: timeout, every: .milliseconds(100)) { await isReady(name) }
+        guard await eventually(timeout: timeout, every: .milliseconds(100), { await isReady(name) }) else {
+            return false
+        }
+        let offset = clockOffset.withLock { $0 }
+        guard clockDirectory != nil, offset != 0 else { return true }
+        do {
+            try writeClock(of: name, offset: offset)
+            try await waitForClock(of: name, offset: offset)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Kills an executable with SIGKILL: no chance to clean up.
