@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "pinhole", targets: ["PinholeCLI"]),
         .executable(name: "token-bench", targets: ["TokenBench"]),
         .executable(name: "notify-bench", targets: ["NotifyBench"]),
+        .executable(name: "streak-bench", targets: ["StreakBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -220,6 +221,14 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Benchmarks/NotifyBench",
+            swiftSettings: testSettings
+        ),
+        // Seeds a million streaks into a release streak's store and times its deadline job
+        // (scripts/bench-streaks); not a test.
+        .executableTarget(
+            name: "StreakBench",
+            dependencies: ["ServiceKit", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/StreakBench",
             swiftSettings: testSettings
         ),
 
