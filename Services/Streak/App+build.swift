@@ -1,6 +1,8 @@
 import Configuration
 import Contracts
+import Foundation
 import Hummingbird
+import NIOHTTP1
 import Prometheus
 import ServiceKit
 
@@ -17,6 +19,8 @@ func buildApplication(
 struct StreakDependencies: Sendable {
     var media: Lookup<MediaSummary>
     var users: Lookup<UserSummary>
+    /// Auth finds people by name or email (friend search); its 400 for a bad query is relayed.
+    var searchUsers: @Sendable (String) async throws -> [UserSummary]
     /// Media draws share cards (it holds libvips and the blobs).
     var shareCards: @Sendable (ShareCardRender) async throws -> ShareCard
 
@@ -25,8 +29,26 @@ struct StreakDependencies: Sendable {
         return StreakDependencies(
             media: .internal(client, from: .media, path: "/internal/media"),
             users: .internal(client, from: .auth, path: "/internal/users"),
+            searchUsers: { query in
+                let q = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                return try interpretSearch(
+                    await client.send(.GET, to: .auth, path: "/internal/users?q=\(q)&limit=40"))
+            },
             shareCards: { try await client.post($0, to: .media, path: "/internal/share-cards", answer: ShareCard.self) }
         )
+    }
+
+    /// Reads auth's answer to a search: its 400 (a query too short, say) is the client's error,
+    /// relayed; anything else but 200 is auth failing.
+    static func interpretSearch(_ response: InternalResponse) throws -> [UserSummary] {
+        if response.status == .badRequest, let error = response.errorEnvelope?.error {
+            throw ServiceError(error.code, error.message)
+        }
+        guard response.status == .ok else {
+            throw ServiceError(
+                .upstreamUnavailable, "The auth service answered \(response.status.code).", headers: [.retryAfter: "1"])
+        }
+        return try response.decode(UserSearch.self).users
     }
 }
 
@@ -55,7 +77,7 @@ func buildRouter(
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     FriendRequestsController(store: store, users: dependencies.users, clock: clock, entropy: entropy)
         .addRoutes(to: routes)
-    FriendsController(store: store, clock: clock).addRoutes(to: routes)
+    FriendsController(store: store, searchUsers: dependencies.searchUsers, clock: clock).addRoutes(to: routes)
     StreaksController(store: store, clock: clock).addRoutes(to: routes)
     StreakDaysController(store: store, clock: clock).addRoutes(to: routes)
     SnapsController(store: store, media: dependencies.media, clock: clock, entropy: entropy).addRoutes(to: routes)

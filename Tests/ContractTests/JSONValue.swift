@@ -60,3 +60,13 @@ enum JSONValue: Codable, Equatable, Sendable {
         return text
     }
 }
+
+extension JSONValue {
+    /// This value with `error.requestId` taken out of an error envelope.
+    var withoutRequestID: JSONValue {
+        guard case .object(var fields) = self, case .object(var error)? = fields["error"] else { return self }
+        error["requestId"] = nil
+        fields["error"] = .object(error)
+        return .object(fields)
+    }
+}

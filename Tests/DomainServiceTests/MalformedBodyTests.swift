@@ -49,7 +49,8 @@ import Testing
         let parts = try await StreakService.buildRouter(
             runtime: harness.runtime, reader: harness.reader,
             dependencies: StreakDependencies(
-                media: .fixed([:]), users: .fixed([:]), shareCards: { _ in throw CancellationError() }))
+                media: .fixed([:]), users: .fixed([:]), searchUsers: { _ in [] },
+                shareCards: { _ in throw CancellationError() }))
         try await check(parts, harness, routes: [(.post, "/v1/friends/requests"), (.post, "/v1/snaps")])
     }
 

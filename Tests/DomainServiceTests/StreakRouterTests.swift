@@ -14,6 +14,7 @@ import Testing
     static let carol = "00000000-0000-4000-8000-00000000000c"
     static let dave = "00000000-0000-4000-8000-00000000000d"
     static let erin = "00000000-0000-4000-8000-00000000000e"
+    static let gus = "00000000-0000-4000-8000-000000000009"
     static let users = [alice: "Alice", bob: "Bob", carol: "Carol", dave: "Dave", erin: "Erin"]
 
     /// One ready photo per user per day index.
@@ -44,6 +45,14 @@ import Testing
         let dependencies = StreakDependencies(
             media: .fixed(library),
             users: .fixed(Self.users.reduce(into: [:]) { $0[$1.key] = UserSummary(id: $1.key, displayName: $1.value) }),
+            // Auth's search (its matching is ContractTests' `user-search`): everyone, and
+            // Gus, whom streak has never seen, for "everyone"; nobody otherwise.
+            searchUsers: { query in
+                guard query == "everyone" else { return [] }
+                return
+                    (Self.users.map { UserSummary(id: $0.key, displayName: $0.value) }
+                    + [UserSummary(id: Self.gus, displayName: "Gus")]).sorted { $0.displayName < $1.displayName }
+            },
             shareCards: { try await cards.render($0) })
         let parts = try await StreakService.buildRouter(
             runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
@@ -219,6 +228,39 @@ import Testing
             #expect(
                 try await client.request(.post, "/v1/friends/requests/\(pending.id)/accept", token: alice).status
                     == .conflict)
+        }
+    }
+
+    @Test func friendSearchShowsWhereEachPersonStandsWithoutTheSearcherOrBlockedPeople() async throws {
+        try await withStreak(at: Date()) { harness, client, _ in
+            _ = try await befriend(harness, client, Self.alice, Self.bob)
+            let incoming = try await client.post(
+                "/v1/friends/requests", FriendRequestCreate(userId: Self.alice),
+                token: try await harness.token(for: Self.carol)
+            ).json(FriendRequest.self)
+            let alice = try await harness.token(for: Self.alice)
+            let outgoing = try await client.post(
+                "/v1/friends/requests", FriendRequestCreate(userId: Self.dave), token: alice
+            ).json(FriendRequest.self)
+            try await harness.database().write { db in
+                try BlockMirror.apply(UserBlocked(blockerId: Self.erin, blockedId: Self.alice), in: db)
+            }
+            let found = try await client.get("/v1/friends/search?q=everyone", token: alice).json(FriendSearch.self)
+            #expect(
+                found.users == [
+                    FoundUser(userId: Self.bob, displayName: "Bob", relation: .friend),
+                    FoundUser(
+                        userId: Self.carol, displayName: "Carol", relation: .requestReceived, requestId: incoming.id),
+                    FoundUser(userId: Self.dave, displayName: "Dave", relation: .requestSent, requestId: outgoing.id),
+                    FoundUser(userId: Self.gus, displayName: "Gus", relation: .none),
+                ])
+            let dave = try await harness.token(for: Self.dave)
+            let seenByDave = try await client.get("/v1/friends/search?q=everyone", token: dave).json(FriendSearch.self)
+            #expect(seenByDave.users.first { $0.userId == Self.alice }?.relation == .requestReceived)
+            #expect(!seenByDave.users.contains { $0.userId == Self.dave })
+            #expect(
+                try await client.get("/v1/friends/search?q=nobody", token: alice).json(FriendSearch.self).users.isEmpty)
+            #expect(try await client.get("/v1/friends/search?q=everyone").status == .unauthorized)
         }
     }
 

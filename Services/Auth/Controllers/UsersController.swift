@@ -3,7 +3,8 @@ import Hummingbird
 import ServiceKit
 
 /// `GET /internal/users/{id}`: whether a user exists and their display name, for services
-/// that take a user id from a client (friend requests, blocks). Internal callers only.
+/// that take a user id from a client (friend requests, blocks); `GET /internal/users?q=&limit=`:
+/// people found by name or email (``NameSearch``), for friend search. Internal callers only.
 struct UsersController: Sendable {
     let store: UserStore
 
@@ -11,6 +12,17 @@ struct UsersController: Sendable {
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.open.get("/internal/users/:id", use: user)
+        routes.open.get("/internal/users", use: search)
+    }
+
+    @Sendable func search(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await PeerIdentity.require(context, oneOf: [.streak])
+        let query = try NameSearch.query(request.uri.queryParameters.get("q"))
+        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? NameSearch.maxResults
+        guard (1...100).contains(limit) else {
+            throw ServiceError(.validationFailed, "`limit` must be 1 to 100.")
+        }
+        return try Response.json(UserSearch(users: try await store.search(query, limit: limit)))
     }
 
     @Sendable func user(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -191,5 +191,24 @@ extension AuthStore {
                 table.column("created_at", .datetime).notNull()
             }
         }
+
+        migrator.registerMigration("auth.v5.user-search") { db in
+            // The words of app users' display names (not PIN customers'), for friend search.
+            try db.create(table: "user_name_word", options: .withoutRowID) { table in
+                table.column("word", .text).notNull()
+                table.column("user_id", .text).notNull().references("user", onDelete: .cascade)
+                table.primaryKey(["word", "user_id"])
+            }
+            try db.create(index: "user_name_word_by_user", on: "user_name_word", columns: ["user_id"])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, display_name FROM user
+                    WHERE deleted_at IS NULL AND id NOT IN (SELECT user_id FROM customer)
+                    """)
+            for row in rows {
+                try UserNameWordRecord.index(userID: row["id"], displayName: row["display_name"], in: db)
+            }
+        }
     }
 }

@@ -17,6 +17,7 @@ struct DeletionStore: Sendable {
             (user.deletedAt, user.updatedAt, user.email, user.passwordHash) = (now, now, nil, nil)
             user.displayName = "Deleted user"
             try user.update(db)
+            try UserNameWordRecord.index(userID: userID, displayName: nil, in: db)
             try SessionRecord.all().of(userID).live().updateAll(db, SessionRecord.Columns.revokedAt.set(to: now))
             try UserRoleRecord.filter(UserRoleRecord.Columns.userId == userID).deleteAll(db)
             let eventID = try outbox.enqueue(UserDeleted(userId: userID, requestedAt: now), in: db)

@@ -12,7 +12,9 @@ struct UserStore: Sendable {
     func insertUserIfAbsent(_ user: UserRecord) async throws -> Bool {
         try await database.write { db in
             try user.insert(db, onConflict: .ignore)
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try UserNameWordRecord.index(userID: user.id, displayName: user.displayName, in: db)
+            return true
         }
     }
 
@@ -26,6 +28,32 @@ struct UserStore: Sendable {
     /// The account with this id, unless deleted.
     func user(id: String) async throws -> UserRecord? {
         try await database.read { db in try UserRecord.filter(key: id).live().fetchOne(db) }
+    }
+
+    /// App users (not deleted, not PIN customers) found by ``NameSearch``, at most `limit`,
+    /// whole-word matches first.
+    func search(_ query: NameSearch.Query, limit: Int) async throws -> [UserSummary] {
+        try await database.read { db in
+            switch query {
+            case .email(let email):
+                let found = try UserRecord.filter(UserRecord.Columns.email == email).live()
+                    .filter(sql: "id NOT IN (SELECT user_id FROM customer)").fetchOne(db)
+                return found.map { [UserSummary(id: $0.id, displayName: $0.displayName)] } ?? []
+            case .words(let words):
+                // The index range of the longest word: every word that starts with it.
+                let longest = query.longest ?? ""
+                let candidates = try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT user_id FROM user_name_word WHERE word >= ? AND word < ?
+                        ORDER BY word, user_id LIMIT ?
+                        """, arguments: [longest, longest + "\u{10FFFF}", limit * 10])
+                let users = try UserRecord.fetchAll(db, keys: candidates).filter { $0.deletedAt == nil }
+                let matching = users.filter { NameSearch.matches($0.displayName, words) }
+                    .map { UserSummary(id: $0.id, displayName: $0.displayName) }
+                return Array(NameSearch.rank(matching, for: words).prefix(limit))
+            }
+        }
     }
 
     func updatePasswordHash(userID: String, hash: String, at now: Date) async throws {
@@ -91,6 +119,7 @@ struct UserStore: Sendable {
                     user.email = nil
                 }
                 try user.insert(db)
+                try UserNameWordRecord.index(userID: user.id, displayName: user.displayName, in: db)
                 userID = user.id
                 try AppleAccountRecord(
                     sub: identity.sub, userId: user.id, email: identity.email, isPrivateEmail: identity.isPrivateEmail,

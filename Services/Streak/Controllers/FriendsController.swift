@@ -3,15 +3,18 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// `GET /v1/friends` (each friend with the streak as it stands), `DELETE /v1/friends/{userId}`
+/// `GET /v1/friends` (each friend with the streak as it stands), `GET /v1/friends/search?q=`
+/// (people to add, by name or whole email, through auth), `DELETE /v1/friends/{userId}`
 /// (unfriend: the streak ends) and `POST /v1/friends/{userId}/nudge` (once a day per friend).
 /// Someone who is not a friend is a 404.
 struct FriendsController: Sendable {
     let store: StreakStore
+    let searchUsers: @Sendable (String) async throws -> [UserSummary]
     let clock: any WallClock
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/friends", use: list)
+        routes.authenticated.get("/v1/friends/search", use: search)
         routes.authenticated.delete("/v1/friends/:userId", use: unfriend)
         routes.authenticated.post("/v1/friends/:userId/nudge", use: nudge)
     }
@@ -29,6 +32,15 @@ struct FriendsController: Sendable {
             } position: {
                 TimePosition(createdAt: $0.standing.record.createdAt, id: $0.standing.record.id)
             })
+    }
+
+    /// At most 20 people; auth validates `q` (2 to 100 characters) and matches it.
+    @Sendable func search(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let query = request.uri.queryParameters.get("q") ?? ""
+        // A few more than shown: the searcher and blocked people are taken out here.
+        let found = try await store.relations(of: user.userID, to: searchUsers(query))
+        return try Response.json(FriendSearch(users: Array(found.prefix(20))))
     }
 
     @Sendable func unfriend(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -74,3 +74,24 @@ extension StreakStore {
         }
     }
 }
+
+extension StreakStore {
+    /// People found by auth's search, as `user` sees them: without `user` and anyone a block
+    /// stands between, each with where they stand (friends, a pending request either way).
+    func relations(of user: String, to found: [UserSummary]) async throws -> [FoundUser] {
+        try await database.read { db in
+            try found.compactMap { other -> FoundUser? in
+                guard other.id != user, try BlockMirror.isBlocked(user, other.id, in: db) == false else { return nil }
+                if try StreakRecord.all().pair(user, other.id).ofFriends().isEmpty(db) == false {
+                    return FoundUser(userId: other.id, displayName: other.displayName, relation: .friend)
+                }
+                if let request = try FriendRequestRecord.all().pending(between: user, and: other.id).fetchOne(db) {
+                    return FoundUser(
+                        userId: other.id, displayName: other.displayName,
+                        relation: request.fromUserId == user ? .requestSent : .requestReceived, requestId: request.id)
+                }
+                return FoundUser(userId: other.id, displayName: other.displayName, relation: .none)
+            }
+        }
+    }
+}

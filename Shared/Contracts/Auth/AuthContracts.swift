@@ -204,8 +204,16 @@ public struct PublicJWK: Codable, Sendable, Equatable {
     }
 }
 
+/// `GET /internal/users?q=` on auth: people found by name or whole email address.
+public struct UserSearch: Codable, Sendable, Equatable {
+    public var users: [UserSummary]
+
+    public init(users: [UserSummary]) { self.users = users }
+}
+
 /// `GET /internal/users/{id}` on auth: who a user id is, for services that must check that a
 /// user exists (a friend request, a block) or show a name.
+
 public struct UserSummary: Codable, Sendable, Equatable {
     public var id: String
     public var displayName: String

@@ -378,3 +378,41 @@ public struct RecoveryTokenBalance: Codable, Sendable, Equatable {
         self.transactions = transactions
     }
 }
+
+/// Where a user found by friend search stands with the searcher.
+public enum FriendRelation: String, Codable, Sendable, CaseIterable {
+    /// Nothing yet: a friend request can be sent.
+    case none
+    /// Already friends (a streak, active or broken, that no unfriending or block ended).
+    case friend
+    /// The searcher asked them; pending (`requestId`).
+    case requestSent = "request_sent"
+    /// They asked the searcher; pending (`requestId`, to accept or decline).
+    case requestReceived = "request_received"
+}
+
+/// One person found by `GET /v1/friends/search`.
+public struct FoundUser: Codable, Sendable, Equatable {
+    public var userId: String
+    public var displayName: String
+    public var relation: FriendRelation
+    /// The pending request between the two, when there is one.
+    public var requestId: String?
+
+    enum CodingKeys: String, CodingKey { case userId, displayName, relation, requestId }
+
+    public init(userId: String, displayName: String, relation: FriendRelation, requestId: String? = nil) {
+        self.userId = userId
+        self.displayName = displayName
+        self.relation = relation
+        self.requestId = requestId
+    }
+}
+
+/// `GET /v1/friends/search?q=`: at most 20 people, never the searcher or anyone a block stands
+/// between.
+public struct FriendSearch: Codable, Sendable, Equatable {
+    public var users: [FoundUser]
+
+    public init(users: [FoundUser]) { self.users = users }
+}
