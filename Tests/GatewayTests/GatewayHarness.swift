@@ -75,7 +75,10 @@ struct GatewayHarness {
         let harness = GatewayHarness(
             directory: directory, gatewayURL: "\(scheme)://127.0.0.1:\(gatewayPort)", client: client,
             recorder: recorder, alertsURL: urls["services.alerts.url"]!, running: running)
-        let up = await eventually { (try? await client.call(.GET, harness.gatewayURL + "/health/live"))?.status == 200 }
+        // Generous: at the start of a full run every suite starts its servers on two cores at once.
+        let up = await eventually(timeout: .seconds(60)) {
+            (try? await client.call(.GET, harness.gatewayURL + "/health/live"))?.status == 200
+        }
         guard up else {
             await harness.stop()
             throw ConfigurationError("gateway did not start")
