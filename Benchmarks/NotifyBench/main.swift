@@ -31,18 +31,6 @@ func argument(_ index: Int, _ fallback: Int) -> Int {
     index < arguments.count ? Int(arguments[index]) ?? fallback : fallback
 }
 
-/// Resident and peak memory of a process, in MiB, from `/proc`.
-func memory(of pid: Int32?) -> (rss: Double, peak: Double) {
-    guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
-        return (0, 0)
-    }
-    func field(_ name: String) -> Double {
-        let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
-        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
-    }
-    return (field("VmRSS"), field("VmHWM"))
-}
-
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }

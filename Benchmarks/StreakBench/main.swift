@@ -23,17 +23,6 @@ import TestSupport
 let arguments = Array(CommandLine.arguments.dropFirst())
 let pairs = arguments.first.flatMap { Int($0) } ?? 1_000_000
 
-func memory(of pid: Int32?) -> (rss: Double, peak: Double) {
-    guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
-        return (0, 0)
-    }
-    func field(_ name: String) -> Double {
-        let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
-        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
-    }
-    return (field("VmRSS"), field("VmHWM"))
-}
-
 func cpuSeconds(of pid: Int32?) -> Double {
     guard let pid, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
         let close = stat.lastIndex(of: ")")
