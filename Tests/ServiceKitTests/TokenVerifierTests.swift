@@ -146,16 +146,26 @@ final class DirectoryKeySource: PublicKeySource {
         }
     }
 
+    /// Also on the tries that follow at once (a failed load must not mark the key id as looked
+    /// for: every token would read as forged until the refetch interval passed), and the same
+    /// token verifies once the keys are back.
     @Test func keysThatCannotBeFetchedAreAnUpstreamFailureNotABadToken() async throws {
         try await withTestDataDirectory { directory in
             let source = DirectoryKeySource(dataDirectory: directory.url)
+            let verifier = verifier(source)
+            let token = try await TestTokens(dataDirectory: directory.url).signed()
             source.failing.store(true, ordering: .relaxed)
-            do {
-                _ = try await verifier(source).verify(try await TestTokens(dataDirectory: directory.url).signed())
-                Issue.record("expected a failure")
-            } catch let error as ServiceError {
-                #expect(error.code == .upstreamUnavailable)
+            for _ in 0..<2 {
+                do {
+                    _ = try await verifier.verify(token)
+                    Issue.record("expected a failure")
+                } catch let error as ServiceError {
+                    #expect(error.code == .upstreamUnavailable)
+                }
             }
+            source.failing.store(false, ordering: .relaxed)
+            #expect(try await verifier.verify(token).userID == "user-1")
+            #expect(source.fetches.load(ordering: .relaxed) == 3)
         }
     }
 

@@ -84,8 +84,16 @@ actor KeyRefresher {
         }
         inFlight = task
         defer { inFlight = nil }
-        let loaded = try await task.value
-        lastFetch = clock.now()
-        return loaded
+        do {
+            let loaded = try await task.value
+            lastFetch = clock.now()
+            return loaded
+        } catch {
+            // A load that failed has not looked: the next token naming `kid` tries again (after
+            // the gap), instead of being refused as forged until `refetchInterval` has passed.
+            lastFetch = clock.now()
+            triedKeyIDs[kid] = nil
+            throw error
+        }
     }
 }
