@@ -29,15 +29,14 @@ import Testing
             #expect(try message(phone.messages[0]) == NotificationStreamMessage(type: .unread, unreadCount: 0))
 
             // A friend request reaches alerts (as streak's outbox delivers it): the socket hears it.
-            let streak = try TestHTTP.client(dataDirectory: harness.directory.url, identity: .streak)
             let envelope = EventEnvelope(
                 id: UUID(), type: FriendRequestSent.eventType, source: .streak, occurredAt: Date(),
                 payload: FriendRequestSent(
                     requestId: UUID().uuidString.lowercased(), fromUserId: UUID().uuidString.lowercased(),
                     fromDisplayName: "Bob", toUserId: aliceID))
-            let delivered = try await streak.call(
-                .POST, harness.alertsURL + "/internal/events", json: envelope)
-            try await streak.shutdown()
+            let delivered = try await TestHTTP.withClient(dataDirectory: harness.directory.url, identity: .streak) {
+                try await $0.call(.POST, harness.alertsURL + "/internal/events", json: envelope)
+            }
             #expect(delivered.status == 200, "\(delivered.text)")
             #expect(await phone.waitFor(2))
             let notification = try message(phone.messages[1])

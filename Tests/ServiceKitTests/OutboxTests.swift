@@ -119,36 +119,35 @@ struct Pinged: DomainEvent, Equatable {
             let subscriber = try await Subscriber.start(directory: directory, port: port)
             let envelope = EventEnvelope(
                 id: UUID(), type: Pinged.eventType, source: .feed, occurredAt: Date(), payload: Pinged(label: "once"))
-            let asFeed = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
-            let asMedia = try TestHTTP.client(dataDirectory: directory.url, identity: .media)
-            let url = "https://127.0.0.1:\(port)/internal/events"
-            #expect(
-                await eventually {
-                    (try? await asFeed.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200
-                })
+            try await TestHTTP.withClient(dataDirectory: directory.url, identity: .feed) { asFeed in
+                try await TestHTTP.withClient(dataDirectory: directory.url, identity: .media) { asMedia in
+                    let url = "https://127.0.0.1:\(port)/internal/events"
+                    #expect(
+                        await eventually {
+                            (try? await asFeed.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200
+                        })
 
-            let first = try await asFeed.call(.POST, url, json: envelope)
-            #expect(first.status == 200)
-            #expect(first.text.contains("applied"))
-            let second = try await asFeed.call(.POST, url, json: envelope)
-            #expect(second.status == 200)
-            #expect(second.text.contains("duplicate"))
-            #expect(try await subscriber.labels() == ["once"])
+                    let first = try await asFeed.call(.POST, url, json: envelope)
+                    #expect(first.status == 200)
+                    #expect(first.text.contains("applied"))
+                    let second = try await asFeed.call(.POST, url, json: envelope)
+                    #expect(second.status == 200)
+                    #expect(second.text.contains("duplicate"))
+                    #expect(try await subscriber.labels() == ["once"])
 
-            let impostor = try await asMedia.call(.POST, url, json: envelope)
-            #expect(impostor.status == 403)
-            #expect(impostor.errorCode == .peerNotAllowed)
+                    let impostor = try await asMedia.call(.POST, url, json: envelope)
+                    #expect(impostor.status == 403)
+                    #expect(impostor.errorCode == .peerNotAllowed)
 
-            var unknown = envelope
-            unknown.id = UUID()
-            unknown.type = "test.unknown"
-            let refused = try await asFeed.call(.POST, url, json: unknown)
-            #expect(refused.status == 422)
-            #expect(refused.errorCode == .unknownEventType)
-            #expect(try await subscriber.labels() == ["once"])
-
-            try await asFeed.shutdown()
-            try await asMedia.shutdown()
+                    var unknown = envelope
+                    unknown.id = UUID()
+                    unknown.type = "test.unknown"
+                    let refused = try await asFeed.call(.POST, url, json: unknown)
+                    #expect(refused.status == 422)
+                    #expect(refused.errorCode == .unknownEventType)
+                    #expect(try await subscriber.labels() == ["once"])
+                }
+            }
             await subscriber.stop()
         }
     }
@@ -157,17 +156,17 @@ struct Pinged: DomainEvent, Equatable {
         try await withTestDataDirectory { directory in
             let port = try FreePort.next()
             let subscriber = try await Subscriber.start(directory: directory, port: port)
-            let withCertificate = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
-            #expect(
-                await eventually {
-                    (try? await withCertificate.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200
-                })
-            let anonymous = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
-            await #expect(throws: (any Error).self) {
-                _ = try await anonymous.call(.GET, "https://127.0.0.1:\(port)/health/live")
+            try await TestHTTP.withClient(dataDirectory: directory.url, identity: .feed) { withCertificate in
+                #expect(
+                    await eventually {
+                        (try? await withCertificate.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200
+                    })
             }
-            try await withCertificate.shutdown()
-            try await anonymous.shutdown()
+            try await TestHTTP.withClient(dataDirectory: directory.url, identity: nil) { anonymous in
+                await #expect(throws: (any Error).self) {
+                    _ = try await anonymous.call(.GET, "https://127.0.0.1:\(port)/health/live")
+                }
+            }
             await subscriber.stop()
         }
     }

@@ -20,30 +20,41 @@ import Testing
             router.post("/refuse") { _, _ -> Response in throw ServiceError.authenticationRequired }
             let app = try await RunningApplication.start(try runtime.makeApplication(ServiceParts(router: router)))
             let client = try TestHTTP.client(dataDirectory: directory.url, identity: .feed)
-            #expect(
-                await eventually {
-                    (try? await client.call(.GET, "https://127.0.0.1:\(port)/health/live"))?.status == 200
-                })
-            for _ in 0..<10 {
-                var request = HTTPClientRequest(url: "https://127.0.0.1:\(port)/refuse")
-                request.method = .POST
-                let chunks = (0..<64).map { _ in ByteBuffer(repeating: 0x61, count: 16_384) }
-                request.body = .stream(chunks.async, length: .unknown)
-                let response = try await client.execute(request, timeout: .seconds(10))
-                #expect(response.status.code == 401)
-            }
-            let shutDown = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { (try? await client.shutdown()) != nil }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(10))
-                    return false
+            do {
+                #expect(
+                    await eventually {
+                        (try? await client.call(.GET, "https://127.0.0.1:\(port)/health/live"))?.status == 200
+                    })
+                for _ in 0..<10 {
+                    var request = HTTPClientRequest(url: "https://127.0.0.1:\(port)/refuse")
+                    request.method = .POST
+                    let chunks = (0..<64).map { _ in ByteBuffer(repeating: 0x61, count: 16_384) }
+                    request.body = .stream(chunks.async, length: .unknown)
+                    let response = try await client.execute(request, timeout: .seconds(10))
+                    #expect(response.status.code == 401)
                 }
-                let first = await group.next() ?? false
-                group.cancelAll()
-                return first
+            } catch {
+                // A client left running would crash the whole test process on deinit.
+                _ = await Self.shutDown(client)
+                await app.stop()
+                throw error
             }
-            #expect(shutDown, "the HTTP client did not finish shutting down")
+            #expect(await Self.shutDown(client), "the HTTP client did not finish shutting down")
             await app.stop()
+        }
+    }
+
+    /// Whether `client` finishes shutting down within ten seconds.
+    static func shutDown(_ client: HTTPClient) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await client.shutdown()) != nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
     }
 }

@@ -22,9 +22,10 @@ public struct RunningApplication: Sendable {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held. The default is
+/// generous: at the start of a full run every suite starts its servers on two cores at once.
 public func eventually(
-    timeout: Duration = .seconds(15), every interval: Duration = .milliseconds(50),
+    timeout: Duration = .seconds(45), every interval: Duration = .milliseconds(50),
     _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout

@@ -50,6 +50,8 @@ public final class Stack: Sendable {
             environment["SERVICES_\(service.rawValue.uppercased())_URL"] = "https://127.0.0.1:\(ports[service]!)"
         }
         environment["LOG_LEVEL"] = "info"
+        // As in TestDataDirectory.reader: the stack runs while other suites load both cores.
+        environment[ConfigKeys.environmentName("client.connectTimeoutMs")] = "5000"
         // Subscribers come back within seconds in these tests; do not wait a minute to retry.
         environment[ConfigKeys.environmentName("outbox.maxBackoffSeconds")] = "2"
         // Every test user signs up from 127.0.0.1: one address, many people.

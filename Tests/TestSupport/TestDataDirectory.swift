@@ -25,7 +25,11 @@ public struct TestDataDirectory: Sendable {
 
     /// Configuration for an in-process application over this directory; `extra` wins.
     public func reader(_ extra: [String: String] = [:]) -> ConfigReader {
-        var values = ["data.dir": url.path, "http.port": "0", "log.level": "warning"]
+        // Connects between services on loopback are instant on an idle machine; at the start of
+        // a full run every suite handshakes on two cores at once (the default is one second).
+        var values = [
+            "data.dir": url.path, "http.port": "0", "log.level": "warning", "client.connectTimeoutMs": "5000",
+        ]
         values.merge(extra) { _, new in new }
         return ConfigReader.fixed(values)
     }

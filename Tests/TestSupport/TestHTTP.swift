@@ -18,10 +18,28 @@ public enum TestHTTP {
         }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(2), read: .seconds(30)))
+            // Loopback connects are instant on an idle machine; at the start of a full run every
+            // suite handshakes on two cores at once.
+            timeout: .init(connect: .seconds(10), read: .seconds(30)))
         configuration.httpVersion = .automatic
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Runs `body` with a ``client(dataDirectory:identity:)`` and shuts it down on every path
+    /// (a client left running crashes the test process when it is released).
+    public static func withClient<T>(
+        dataDirectory: URL, identity: ServiceName?, _ body: (HTTPClient) async throws -> T
+    ) async throws -> T {
+        let client = try self.client(dataDirectory: dataDirectory, identity: identity)
+        do {
+            let result = try await body(client)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
     }
 
     /// A client TLS configuration that trusts the test authority.
