@@ -435,7 +435,35 @@ import Testing
                     && Int.fetchOne(db, sql: "SELECT upvotes FROM post WHERE author_id = ?", arguments: [bob]) == 0
             }),
         "user.deleted → streak": Effect(
-            then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM streak") == 0 }),
+            given: { db in
+                // Alice's streak with Bob (an earlier event may have made it: ids are ordered
+                // pairs) and Bob's with Carol; Bob made a card of each.
+                let carol = "0ca00000-0000-4000-8000-000000000001"
+                for (id, first, second) in [
+                    ("5a000000-0000-4000-8000-000000000001", alice, bob),
+                    ("5a000000-0000-4000-8000-000000000002", bob, carol),
+                ] {
+                    try db.execute(
+                        sql: """
+                            INSERT OR IGNORE INTO streak
+                                (id, user_a, user_b, count, longest_count, last_completed_date, status, created_at)
+                            VALUES (?, ?, ?, 3, 3, '2026-11-21', 'active', '2026-11-01 10:00:00.000')
+                            """, arguments: [id, first, second])
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO share_card (id, user_id, streak_id, media_id, style, count, created_at)
+                        SELECT 'card-' || id, ?, id, 'card-media', 'orange', 3, '2026-11-22 10:00:00.000'
+                        FROM streak WHERE ? IN (user_a, user_b)
+                        """, arguments: [bob, bob])
+            },
+            then: { db in
+                // Cards with Alice's name on them go with her; Bob's card with Carol stays.
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM streak WHERE ? IN (user_a, user_b)", arguments: [alice])
+                    == 0
+                    && String.fetchAll(db, sql: "SELECT streak_id FROM share_card")
+                        == ["5a000000-0000-4000-8000-000000000002"]
+            }),
         "user.deleted → alerts": Effect(then: { db in
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? OR instr(data, ?) > 0",

@@ -215,7 +215,8 @@ extension StreakRouterTests {
             let made = try await client.post(
                 "/v1/streaks/\(id)/share-card", ShareCardCreate(style: .purple), token: fresh)
             #expect(made.status == .created)
-            #expect(try made.json(ShareCard.self).style == .purple)
+            let card = try made.json(ShareCard.self)
+            #expect(card.style == .purple)
             let plain = try await client.post("/v1/streaks/\(id)/share-card", ShareCardCreate(), token: fresh)
             #expect(try plain.json(ShareCard.self).style == .orange)
             let carol = try await harness.token(for: Self.carol)
@@ -224,6 +225,35 @@ extension StreakRouterTests {
             let unknown = try await client.send(
                 .post, "/v1/streaks/\(id)/share-card", ["style": "neon"], token: fresh)
             #expect(unknown.status == .badRequest)
+
+            // Shared on Instagram, then TikTok: the latest platform and time are kept.
+            let cardID = try #require(card.id)
+            let shared = try await client.send(
+                .put, "/v1/share-cards/\(cardID)/shared", ShareCardShared(platform: .instagram), token: fresh)
+            #expect(shared.status == .ok)
+            #expect(
+                try shared.json(ShareCardShare.self)
+                    == ShareCardShare(
+                        id: cardID, streakId: id, mediaId: card.mediaId, style: .purple, count: 1,
+                        platform: .instagram, sharedAt: harness.clock.now(), createdAt: harness.clock.now()))
+            harness.clock.advance(by: 60)
+            let again = try await client.send(
+                .put, "/v1/share-cards/\(cardID)/shared", ShareCardShared(platform: .tiktok), token: fresh)
+            let latest = try again.json(ShareCardShare.self)
+            #expect(latest.platform == .tiktok && latest.sharedAt == harness.clock.now())
+            // Alice's, Carol's or nobody's card: 404; a platform the seed does not name: 400.
+            let alice = try await harness.token(for: Self.alice)
+            for (token, path) in [
+                (alice, "/v1/share-cards/\(cardID)/shared"), (carol, "/v1/share-cards/\(cardID)/shared"),
+                (fresh, "/v1/share-cards/\(UUID().uuidString.lowercased())/shared"),
+                (fresh, "/v1/share-cards/not-an-id/shared"),
+            ] {
+                let refused = try await client.send(.put, path, ShareCardShared(platform: .general), token: token)
+                #expect(refused.status == .notFound && refused.error?.code == .notFound, "\(path)")
+            }
+            let facebook = try await client.send(
+                .put, "/v1/share-cards/\(cardID)/shared", ["platform": "facebook"], token: fresh)
+            #expect(facebook.status == .badRequest && facebook.error?.code == .malformedRequest)
             #expect(
                 await cards.requests == [
                     ShareCardRender(

@@ -122,6 +122,11 @@ struct StreakStoryFlow {
         let image = try await flow.call(.GET, try card.decode(ShareCard.self).url)
         let size = try #require(TestImages.pngSize(image.body))
         #expect(image.status == 200 && size.width == 1080 && size.height == 1920)
+        // She posts it to her story; the app tells streak (the seed's share analytics).
+        let cardID = try #require(try card.decode(ShareCard.self).id)
+        let shared = try await flow.call(
+            .PUT, "/v1/share-cards/\(cardID)/shared", as: mia.person, json: ShareCardShared(platform: .instagram))
+        #expect(shared.status == 200 && (try shared.decode(ShareCardShare.self).platform) == .instagram)
 
         // Day 8: only Mia snaps. Her day ends first (15:00 UTC): at 13:30 UTC it is at risk.
         try await move(to: at(day: 8, hour: 12), both)

@@ -116,6 +116,7 @@ enum RouteTable {
         authenticated("/v1/snaps", .streak),
         authenticated("/v1/prompts", .streak),
         authenticated("/v1/recovery-tokens", .streak),
+        authenticated("/v1/share-cards", .streak),
         authenticated("/v1/notifications", .alerts),
         authenticated("/v1/devices", .alerts),
         authenticated("/v1/alerts", .alerts),

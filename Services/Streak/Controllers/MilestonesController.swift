@@ -5,7 +5,8 @@ import ServiceKit
 /// `GET /v1/streaks/{id}/milestone-data` (what StreakSnap's share card shows: the count, the
 /// run's first day, both of the pair, the milestones reached and the next one) and `POST
 /// /v1/streaks/{id}/share-card` (the card itself, drawn by media as a 1080×1920 PNG in one of
-/// the seed's four styles, kept as the reader's media, with a presigned GET URL).
+/// the seed's four styles, kept as the reader's media, with a presigned GET URL, and kept by
+/// streak with an id ``ShareCardsController`` marks shared).
 struct MilestonesController: Sendable {
     let store: StreakStore
     let shareCards: @Sendable (ShareCardRender) async throws -> ShareCard
@@ -33,7 +34,10 @@ struct MilestonesController: Sendable {
             ShareCardRender(
                 ownerId: user.userID, style: body.style ?? .orange, count: data.count,
                 names: data.members.map(\.displayName), since: data.startedOn, watermark: store.settings.watermark))
-        return try Response.json(card, status: .created)
+        guard let kept = try await store.keep(card, of: data.streakId, by: user.userID, at: clock.now()) else {
+            throw ServiceError.notFound("Streak")
+        }
+        return try Response.json(kept, status: .created)
     }
 
     private func milestone(_ context: ServiceRequestContext, viewer: String) async throws -> MilestoneData {

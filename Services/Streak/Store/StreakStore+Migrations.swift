@@ -183,5 +183,20 @@ extension StreakStore {
                 table.primaryKey(["streak_id", "local_date"])
             }
         }
+
+        migrator.registerMigration("streak.v7.share-cards") { db in
+            // The cards users made of their streaks, and where they shared them (analytics).
+            try db.create(table: "share_card") { table in
+                table.primaryKey("id", .text)
+                table.column("user_id", .text).notNull().indexed()
+                table.column("streak_id", .text).notNull().indexed()
+                table.column("media_id", .text).notNull()
+                table.column("style", .text).notNull()
+                table.column("count", .integer).notNull()
+                table.column("platform", .text)
+                table.column("shared_at", .datetime)
+                table.column("created_at", .datetime).notNull()
+            }
+        }
     }
 }

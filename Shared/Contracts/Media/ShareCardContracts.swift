@@ -52,6 +52,9 @@ public struct ShareCardRender: Codable, Sendable, Equatable {
 
 /// A rendered share card: a 1080×1920 PNG kept as the owner's media, with a presigned GET URL.
 public struct ShareCard: Codable, Sendable, Equatable {
+    /// The card as streak keeps it, to mark shared with `PUT /v1/share-cards/{id}/shared`
+    /// (absent in media's answer to streak).
+    public var id: String?
     public var mediaId: String
     public var style: ShareCardStyle
     public var count: Int
@@ -61,11 +64,13 @@ public struct ShareCard: Codable, Sendable, Equatable {
     public var url: String
     public var expiresAt: Date
 
-    enum CodingKeys: String, CodingKey { case mediaId, style, count, width, height, url, expiresAt }
+    enum CodingKeys: String, CodingKey { case id, mediaId, style, count, width, height, url, expiresAt }
 
     public init(
-        mediaId: String, style: ShareCardStyle, count: Int, width: Int, height: Int, url: String, expiresAt: Date
+        id: String? = nil, mediaId: String, style: ShareCardStyle, count: Int, width: Int, height: Int, url: String,
+        expiresAt: Date
     ) {
+        self.id = id
         self.mediaId = mediaId
         self.style = style
         self.count = count
@@ -73,5 +78,53 @@ public struct ShareCard: Codable, Sendable, Equatable {
         self.height = height
         self.url = url
         self.expiresAt = expiresAt
+    }
+}
+
+/// Where a card went (StreakSnap's share buttons; `general` for save, copy link and the rest).
+public enum SharePlatform: String, Codable, Sendable, CaseIterable {
+    case instagram
+    case tiktok
+    case general
+}
+
+/// `PUT /v1/share-cards/{id}/shared`: the user shared the card (the seed's analytics).
+public struct ShareCardShared: Codable, Sendable, Equatable {
+    public var platform: SharePlatform
+
+    enum CodingKeys: String, CodingKey { case platform }
+
+    public init(platform: SharePlatform) {
+        self.platform = platform
+    }
+}
+
+/// A card someone made of one of their streaks, and where and when they last shared it.
+public struct ShareCardShare: Codable, Sendable, Equatable {
+    public var id: String
+    public var streakId: String
+    public var mediaId: String
+    public var style: ShareCardStyle
+    /// The streak's count on the card.
+    public var count: Int
+    /// nil until shared; the latest platform after that.
+    public var platform: SharePlatform?
+    public var sharedAt: Date?
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case id, streakId, mediaId, style, count, platform, sharedAt, createdAt }
+
+    public init(
+        id: String, streakId: String, mediaId: String, style: ShareCardStyle, count: Int, platform: SharePlatform?,
+        sharedAt: Date?, createdAt: Date
+    ) {
+        self.id = id
+        self.streakId = streakId
+        self.mediaId = mediaId
+        self.style = style
+        self.count = count
+        self.platform = platform
+        self.sharedAt = sharedAt
+        self.createdAt = createdAt
     }
 }
