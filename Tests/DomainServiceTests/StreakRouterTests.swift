@@ -2,10 +2,10 @@ import Foundation
 import GRDB
 import Hummingbird
 import HummingbirdTesting
-import ServiceKit
 import TestSupport
 import Testing
 
+@testable import ServiceKit
 @testable import StreakService
 
 @Suite struct StreakRouterTests {
@@ -419,8 +419,10 @@ import Testing
         }
     }
 
+    /// Also: rows from before the deadline and window jobs get one each, due at once.
     @Test func snapsStoredBeforeSharedSnapsCountInEveryStreakOfTheirSender() throws {
         var migrator = DatabaseMigrator()
+        ServiceDatabase.registerKitMigrations(&migrator)
         StreakStore.registerMigrations(&migrator)
         let database = try DatabaseQueue()
         try migrator.migrate(database, upTo: "streak.v3.blocks-to-kit-mirror")
@@ -444,6 +446,14 @@ import Testing
                     == "Asia/Tokyo")
             let streak = try #require(try StreakRecord.fetchOne(db, key: "s1"))
             #expect(streak.progress.dueDay == LocalDay("2026-03-11") && !streak.recoveryUsed)
+            let jobs = try JobRecord.all().order(JobRecord.Columns.kind, Column("key")).fetchAll(db)
+            #expect(
+                jobs.map { "\($0.kind) \($0.key)" }
+                    // Bob and Carol never snapped: streak learns their zone when they act.
+                    == ["streak.deadline s1", "streak.deadline s2", "streak.window \(Self.alice)"])
+            #expect(jobs.allSatisfy { abs($0.dueAt.timeIntervalSinceNow) < 60 && $0.attempts == 0 })
+            let payload = try JSONDecoder().decode(StreakDeadline.Job.self, from: jobs[0].payload)
+            #expect(payload.streakId == "s1")
         }
     }
 }

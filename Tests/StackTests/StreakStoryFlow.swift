@@ -126,7 +126,8 @@ struct StreakStoryFlow {
         let cardID = try #require(try card.decode(ShareCard.self).id)
         let shared = try await flow.call(
             .PUT, "/v1/share-cards/\(cardID)/shared", as: mia.person, json: ShareCardShared(platform: .instagram))
-        #expect(shared.status == 200 && (try shared.decode(ShareCardShare.self).platform) == .instagram)
+        #expect(shared.status == 200, "\(shared.text)")
+        #expect(try shared.decode(ShareCardShare.self).platform == .instagram)
 
         // Day 8: only Mia snaps. Her day ends first (15:00 UTC): at 13:30 UTC it is at risk.
         try await move(to: at(day: 8, hour: 12), both)

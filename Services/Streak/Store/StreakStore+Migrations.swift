@@ -198,5 +198,27 @@ extension StreakStore {
                 table.column("created_at", .datetime).notNull()
             }
         }
+
+        migrator.registerMigration("streak.v8.jobs-for-earlier-rows") { db in
+            // Streaks and users from before their jobs existed (v4 deadlines, v6 windows) got a
+            // job only at their next snap or settings change: a pair that stopped snapping
+            // never heard it broke. Each gets one due now; its run settles it and schedules
+            // the next (or cancels it when there is nothing to watch).
+            let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+            try db.execute(
+                sql: """
+                    INSERT INTO kit_job (kind, key, payload, due_at, created_at)
+                    SELECT '\(StreakDeadline.kind)', id, CAST(json_object('streakId', id) AS BLOB), \(now), \(now)
+                    FROM streak WHERE status = 'active' AND NOT EXISTS (
+                        SELECT 1 FROM kit_job WHERE kind = '\(StreakDeadline.kind)' AND key = streak.id)
+                    """)
+            try db.execute(
+                sql: """
+                    INSERT INTO kit_job (kind, key, payload, due_at, created_at)
+                    SELECT '\(SnapWindowJob.kind)', user_id, CAST(json_object('userId', user_id) AS BLOB), \(now), \(now)
+                    FROM member WHERE EXISTS (SELECT 1 FROM streak WHERE member.user_id IN (user_a, user_b))
+                      AND NOT EXISTS (SELECT 1 FROM kit_job WHERE kind = '\(SnapWindowJob.kind)' AND key = member.user_id)
+                    """)
+        }
     }
 }
