@@ -202,15 +202,16 @@ public struct JobRunner: Service {
                 .filter(kinds.contains(JobRecord.Columns.kind) && JobRecord.Columns.dueAt <= now)
                 .order(JobRecord.Columns.dueAt, JobRecord.Columns.seq)
                 .limit(batchSize).fetchAll(db)
-            for index in jobs.indices {
-                jobs[index].attempts += 1
+            // One statement per attempt number (nearly always one for the batch): jobs that
+            // failed as often retry together, at one jittered time.
+            for (attempts, indices) in Dictionary(grouping: jobs.indices, by: { jobs[$0].attempts }) {
                 let retry = OutboxDispatcher.backoff(
-                    afterAttempts: jobs[index].attempts, maxBackoff: maxBackoff, jitter: entropy.unitInterval())
-                let due = jobs[index].dueAt
-                jobs[index].dueAt = now.addingTimeInterval(retry)
-                try jobs[index].update(db)
+                    afterAttempts: attempts + 1, maxBackoff: maxBackoff, jitter: entropy.unitInterval())
+                try JobRecord.filter(indices.compactMap { jobs[$0].seq }.contains(JobRecord.Columns.seq)).updateAll(
+                    db, Column("attempts").set(to: attempts + 1),
+                    JobRecord.Columns.dueAt.set(to: now.addingTimeInterval(retry)))
                 // The handler sees when the job was due, not the retry time just stored.
-                jobs[index].dueAt = due
+                for index in indices { jobs[index].attempts = attempts + 1 }
             }
             return jobs
         }
@@ -250,6 +251,7 @@ public struct JobRunner: Service {
         let (parked, labels) = try await database.write { db in
             var parked: [(JobRecord, String)] = []
             var labels: [(kind: String, outcome: String)] = []
+            var done: [Int64] = []
             for var outcome in outcomes {
                 guard let seq = outcome.job.seq else { continue }
                 if let record = outcome.record {
@@ -268,7 +270,7 @@ public struct JobRunner: Service {
                 let row = JobRecord.filter(JobRecord.Columns.seq == seq)
                 switch outcome.result {
                 case .done:
-                    try row.deleteAll(db)
+                    done.append(seq)
                     labels.append((outcome.job.kind, "done"))
                 case .retry(let seconds, let reason) where outcome.job.attempts < maxAttempts:
                     try row.updateAll(
@@ -287,6 +289,8 @@ public struct JobRunner: Service {
                     labels.append((outcome.job.kind, "failed"))
                 }
             }
+            // A job its own run scheduled again has a new seq and stays.
+            try JobRecord.filter(done.contains(JobRecord.Columns.seq)).deleteAll(db)
             return (parked, labels)
         }
         for label in labels {
