@@ -23,8 +23,10 @@ struct Pinged: DomainEvent, Equatable {
         let database: DatabasePool
         let running: RunningApplication
 
-        static func start(directory: TestDataDirectory, port: Int) async throws -> Subscriber {
-            let runtime = try ServiceRuntime(name: .alerts, reader: directory.reader(["http.port": "\(port)"]))
+        static func start(
+            directory: TestDataDirectory, port: Int, as name: ServiceName = .alerts
+        ) async throws -> Subscriber {
+            let runtime = try ServiceRuntime(name: name, reader: directory.reader(["http.port": "\(port)"]))
             let database = try runtime.openDatabase { migrator in
                 migrator.registerMigration("test.pings") { db in
                     try db.create(table: "ping") { table in
@@ -110,6 +112,42 @@ struct Pinged: DomainEvent, Equatable {
             await subscriber.stop()
             await dispatching.triggerGracefulShutdown()
             _ = try? await dispatchTask.value
+        }
+    }
+
+    /// Alerts (first in the queue's order) is down with more than a batch waiting: moderation
+    /// still gets every event, in order.
+    @Test func aSubscriberThatIsDownHoldsUpOnlyItself() async throws {
+        try await withTestDataDirectory { directory in
+            let (down, up) = (try FreePort.next(), try FreePort.next())
+            let urls = [
+                "services.alerts.url": "https://127.0.0.1:\(down)",
+                "services.moderation.url": "https://127.0.0.1:\(up)",
+            ]
+            let producer = try ServiceRuntime(name: .feed, reader: directory.reader(urls))
+            let producerDB = try producer.openDatabase { _ in }
+            let outbox = Outbox(source: .feed, clock: producer.clock, entropy: producer.entropy) { _ in
+                [.alerts, .moderation]
+            }
+            let labels = (0..<250).map { "p\($0)" }
+            _ = try await producerDB.write { db in
+                for label in labels { try outbox.enqueue(Pinged(label: label), in: db) }
+            }
+            let subscriber = try await Subscriber.start(directory: directory, port: up, as: .moderation)
+            let dispatcher = OutboxDispatcher(
+                database: producerDB, client: producer.client, outbox: outbox, pollInterval: .milliseconds(50),
+                maxBackoff: 60, logger: producer.logger)
+            let dispatching = ServiceGroup(services: [dispatcher], logger: producer.logger)
+            let dispatchTask = Task { try await dispatching.run() }
+            #expect(try await eventually { try await subscriber.labels().count == labels.count })
+            #expect(try await subscriber.labels() == labels)
+            let waiting = try await producerDB.read { db in
+                try String.fetchAll(db, sql: "SELECT DISTINCT subscriber FROM kit_outbox_delivery")
+            }
+            #expect(waiting == ["alerts"])
+            await dispatching.triggerGracefulShutdown()
+            _ = try? await dispatchTask.value
+            await subscriber.stop()
         }
     }
 

@@ -53,39 +53,56 @@ public struct OutboxDispatcher: Service {
         var body: Data
     }
 
-    /// Delivers what is due; returns true when a full batch was read (there may be more).
+    /// Delivers what is due; returns true when a subscriber got through a full batch (there
+    /// may be more). Each subscriber's queue is read on its own, and only when its head is
+    /// due: one that is down holds up only itself, and waiting for it costs no reads.
     func deliverDue() async -> Bool {
-        let pending: [Pending]
+        let now = outbox.clock.now()
+        let batches: [String: [Pending]]
         do {
-            pending = try await database.read { [batchSize] db in
-                try Pending.fetchAll(
+            batches = try await database.read { [batchSize] db in
+                let heads = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT d.event_seq, d.subscriber, d.attempts, d.next_attempt_at, e.id, e.type, e.body
-                        FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
-                        WHERE d.dead_at IS NULL
-                        ORDER BY d.subscriber, d.event_seq
-                        LIMIT ?
-                        """, arguments: [batchSize])
+                        SELECT d.subscriber, d.next_attempt_at FROM kit_outbox_delivery d
+                        JOIN (SELECT subscriber, MIN(event_seq) AS seq FROM kit_outbox_delivery
+                              WHERE dead_at IS NULL GROUP BY subscriber) h
+                          ON d.subscriber = h.subscriber AND d.event_seq = h.seq
+                        """)
+                var batches: [String: [Pending]] = [:]
+                for head in heads where (head["next_attempt_at"] as Date) <= now {
+                    let subscriber: String = head["subscriber"]
+                    batches[subscriber] = try Pending.fetchAll(
+                        db,
+                        sql: """
+                            SELECT d.event_seq, d.subscriber, d.attempts, d.next_attempt_at, e.id, e.type, e.body
+                            FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                            WHERE d.subscriber = ? AND d.dead_at IS NULL
+                            ORDER BY d.event_seq
+                            LIMIT ?
+                            """, arguments: [subscriber, batchSize])
+                }
+                return batches
             }
         } catch {
             logger.failure("outbox read failed", error: error)
             return false
         }
-        let bySubscriber = Dictionary(grouping: pending, by: \.subscriber)
-        await withDiscardingTaskGroup { group in
-            for (subscriber, queue) in bySubscriber {
-                group.addTask { await deliver(queue, to: subscriber) }
+        return await withTaskGroup(of: Bool.self) { [batchSize] group in
+            for (subscriber, queue) in batches {
+                group.addTask { await deliver(queue, to: subscriber) && queue.count == batchSize }
             }
+            return await group.reduce(false) { $0 || $1 }
         }
-        return pending.count == batchSize
     }
 
-    private func deliver(_ queue: [Pending], to subscriber: String) async {
-        guard let target = ServiceName(rawValue: subscriber) else { return }
+    /// Sends `queue` in order; returns whether it got through all of it (false when it stopped
+    /// at an event not yet due or one to retry later).
+    private func deliver(_ queue: [Pending], to subscriber: String) async -> Bool {
+        guard let target = ServiceName(rawValue: subscriber) else { return false }
         for item in queue {
             let now = outbox.clock.now()
-            guard item.nextAttemptAt <= now else { return }
+            guard item.nextAttemptAt <= now else { return false }
             let outcome = await send(item, to: target)
             do {
                 switch outcome {
@@ -119,7 +136,7 @@ public struct OutboxDispatcher: Service {
                             "retry_in_s": "\(delay)",
                         ])
                     Counter(label: "pinhole_outbox_retries_total", dimensions: [("subscriber", subscriber)]).increment()
-                    return
+                    return false
                 case .refused(let reason):
                     try await database.write { db in
                         try db.execute(
@@ -138,9 +155,10 @@ public struct OutboxDispatcher: Service {
                 }
             } catch {
                 logger.failure("outbox bookkeeping failed", error: error)
-                return
+                return false
             }
         }
+        return true
     }
 
     enum Outcome {
