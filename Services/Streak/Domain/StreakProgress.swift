@@ -6,6 +6,8 @@ struct StreakPair: Sendable {
     /// Both user ids, in stored order.
     let members: [String]
     let zones: [String: TimeZone]
+    /// Display names where streak knows them (for the events the pair's changes make).
+    var names: [String: String] = [:]
 
     /// When `day` closes for the pair: its end in the later of the two zones, the last moment
     /// either of them can still snap for it.

@@ -36,7 +36,10 @@ struct StreakStanding: Sendable {
 extension StreakStore {
     /// The job's work, in the transaction that completes it.
     func runDeadline(of streakID: String, at now: Date, in db: Database) throws {
-        guard var streak = try StreakRecord.fetchOne(db, key: streakID) else { return }
+        guard
+            var streak = try StreakRecord.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM streak WHERE id = ?"), arguments: [streakID])
+        else { return }
         try settle(&streak, at: now, in: db)
     }
 
@@ -61,7 +64,7 @@ extension StreakStore {
         streak.progress = progress
         if streak != before { try streak.update(db) }
         if !effects.isEmpty {
-            let members = try Self.members(of: streak, in: db)
+            let members = try Self.members(of: streak, known: pair.names)
             for effect in effects {
                 switch effect {
                 case .atRisk(let day, let closesAt, let waiting):
@@ -103,18 +106,27 @@ extension StreakStore {
 
     /// The pair's members with the zones their days close in.
     static func pair(of streak: StreakRecord, in db: Database) throws -> StreakPair {
-        let members = try MemberRecord.fetchAll(db, keys: streak.members)
+        let members = try MemberRecord.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM member WHERE user_id IN (?, ?)"),
+            arguments: [
+                streak.userA, streak.userB,
+            ])
         return StreakPair(
-            members: streak.members, zones: Dictionary(uniqueKeysWithValues: members.map { ($0.userId, $0.zone) }))
+            members: streak.members, zones: Dictionary(uniqueKeysWithValues: members.map { ($0.userId, $0.zone) }),
+            names: Dictionary(
+                uniqueKeysWithValues: members.compactMap { member in
+                    member.displayName.map { (member.userId, $0) }
+                }))
     }
 
     /// Both members as notifications name them.
     static func members(of streak: StreakRecord, in db: Database) throws -> [StreakMember] {
-        let known = try MemberRecord.fetchAll(db, keys: streak.members)
-        return streak.members.map { user in
-            StreakMember(
-                userId: user, displayName: known.first { $0.userId == user }?.displayName ?? "Your friend")
-        }
+        members(of: streak, known: try pair(of: streak, in: db).names)
+    }
+
+    /// Both members as notifications name them, from the names streak knows.
+    static func members(of streak: StreakRecord, known names: [String: String]) -> [StreakMember] {
+        streak.members.map { StreakMember(userId: $0, displayName: names[$0] ?? "Your friend") }
     }
 
     /// `streak` settled as of `now` without saving (a read), as `viewer` sees it.

@@ -42,7 +42,7 @@ public struct JobQueue: Sendable {
         in db: Database
     ) throws -> Bool {
         let now = clock.now()
-        if let existing = try JobRecord.all().identified(kind, key: key).fetchOne(db) {
+        if let existing = try Self.job(kind, key: key, in: db) {
             // A failed job is history, not a schedule: scheduling its key again starts afresh.
             guard onConflict == .replace || existing.failedAt != nil else { return false }
             try existing.delete(db)
@@ -67,6 +67,15 @@ public struct JobQueue: Sendable {
 
     /// When the job of `kind` with `key` is due, or nil when none is waiting.
     public func due(_ kind: JobKind, key: String, in db: Database) throws -> Date? {
-        try JobRecord.all().identified(kind, key: key).pending().fetchOne(db)?.dueAt
+        guard let job = try Self.job(kind, key: key, in: db), job.failedAt == nil else { return nil }
+        return job.dueAt
+    }
+
+    /// The job of `kind` with `key`, pending or parked. A prepared statement kept by the
+    /// connection: jobs reschedule themselves on every run, a million a night for streak.
+    static func job(_ kind: JobKind, key: String, in db: Database) throws -> JobRecord? {
+        try JobRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM kit_job WHERE kind = ? AND key = ?"),
+            arguments: [kind.rawValue, key])
     }
 }

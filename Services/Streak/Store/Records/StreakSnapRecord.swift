@@ -29,11 +29,12 @@ struct StreakSnapRecord: ServiceRecord {
 
     /// Who has a snap that counts for `day` in `streak`.
     static func senders(in streak: String, on day: LocalDay, in db: Database) throws -> Set<String> {
+        // Cached: the deadline job asks this for every streak it moves.
         Set(
             try String.fetchAll(
-                db,
-                StreakSnapRecord.filter(Columns.streakId == streak && Columns.localDate == day.description)
-                    .filter(Columns.ready == true).select(Columns.userId)))
+                db.cachedStatement(
+                    sql: "SELECT user_id FROM streak_snap WHERE streak_id = ? AND local_date = ? AND ready = 1"),
+                arguments: [streak, day.description]))
     }
 
     /// `streak`'s snaps for `dates`, each with its snap.
