@@ -551,9 +551,13 @@ import Testing
         let directory: TestDataDirectory
         let url: String
 
+        /// The service's own store; waits while the service (its jobs, its outbox) writes.
         func database() throws -> DatabaseQueue {
-            try DatabaseQueue(
-                path: directory.url.appendingPathComponent("\(name.rawValue)/\(name.rawValue).sqlite").path)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            return try DatabaseQueue(
+                path: directory.url.appendingPathComponent("\(name.rawValue)/\(name.rawValue).sqlite").path,
+                configuration: configuration)
         }
 
         func call(

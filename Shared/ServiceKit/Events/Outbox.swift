@@ -41,12 +41,11 @@ public struct Outbox: Sendable {
         guard !targets.isEmpty else { return id }
         let envelope = EventEnvelope(id: id, type: Event.eventType, source: source, occurredAt: now, payload: event)
         let body = try JSONCoding.sharedEncoder.encode(envelope)
-        try OutboxEventRecord(
+        let seq = try OutboxEventRecord(
             id: id.uuidString.lowercased(), type: Event.eventType.rawValue, body: body, occurredAt: now
-        ).insert(db)
-        let seq = db.lastInsertedRowID
+        ).insertPrepared(db)
         for target in targets {
-            try OutboxDeliveryRecord(eventSeq: seq, subscriber: target.rawValue, nextAttemptAt: now).insert(db)
+            try OutboxDeliveryRecord(eventSeq: seq, subscriber: target.rawValue, nextAttemptAt: now).insertPrepared(db)
         }
         if !Event.deliversOnNextPoll {
             let doorbell = self.doorbell

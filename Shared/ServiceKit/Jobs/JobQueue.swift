@@ -45,12 +45,12 @@ public struct JobQueue: Sendable {
         if let existing = try Self.job(kind, key: key, in: db) {
             // A failed job is history, not a schedule: scheduling its key again starts afresh.
             guard onConflict == .replace || existing.failedAt != nil else { return false }
-            try existing.delete(db)
+            try existing.deletePrepared(db)
         }
-        let record = JobRecord(
+        var record = JobRecord(
             kind: kind.rawValue, key: key, payload: try JSONCoding.sharedEncoder.encode(payload), dueAt: due ?? now,
             createdAt: now)
-        try record.insert(db)
+        try record.insertPrepared(db)
         if record.dueAt <= now {
             let doorbell = self.doorbell
             db.afterNextTransaction { _ in doorbell.ring() }

@@ -29,6 +29,20 @@ struct JobRecord: ServiceRecord {
     mutating func didInsert(_ inserted: InsertionSuccess) {
         seq = inserted.rowID
     }
+
+    /// Inserts it with a statement the connection keeps: jobs reschedule themselves on every
+    /// run, a million a night for streak.
+    mutating func insertPrepared(_ db: Database) throws {
+        try db.cachedStatement(
+            sql: "INSERT INTO kit_job (kind, key, payload, due_at, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+        ).execute(arguments: [kind, key, payload, dueAt, attempts, createdAt])
+        seq = db.lastInsertedRowID
+    }
+
+    /// Deletes it (by `seq`) with a statement the connection keeps.
+    func deletePrepared(_ db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM kit_job WHERE seq = ?").execute(arguments: [seq])
+    }
 }
 
 extension DerivableRequest<JobRecord> {

@@ -12,4 +12,12 @@ struct OutboxDeliveryRecord: ServiceRecord {
     var lastError: String? = nil
     /// Set when the subscriber refused the event outright: it is parked, never retried.
     var deadAt: Date? = nil
+
+    /// Inserts it with a statement the connection keeps (see ``OutboxEventRecord``).
+    func insertPrepared(_ db: Database) throws {
+        try db.cachedStatement(
+            sql:
+                "INSERT INTO kit_outbox_delivery (event_seq, subscriber, attempts, next_attempt_at) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [eventSeq, subscriber, attempts, nextAttemptAt])
+    }
 }

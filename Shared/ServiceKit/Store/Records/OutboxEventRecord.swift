@@ -14,4 +14,12 @@ struct OutboxEventRecord: ServiceRecord {
     /// The JSON envelope, as delivered.
     var body: Data
     var occurredAt: Date
+
+    /// Inserts it with a statement the connection keeps (a job pass writes an event per
+    /// object it moves); returns its `seq`.
+    func insertPrepared(_ db: Database) throws -> Int64 {
+        try db.cachedStatement(sql: "INSERT INTO kit_outbox_event (id, type, body, occurred_at) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [id, type, body, occurredAt])
+        return db.lastInsertedRowID
+    }
 }
