@@ -55,23 +55,25 @@ public struct OutboxDispatcher: Service {
 
     /// Delivers what is due; returns true when a subscriber got through a full batch (there
     /// may be more). Each subscriber's queue is read on its own, and only when its head is
-    /// due: one that is down holds up only itself, and waiting for it costs no reads.
+    /// due: one that is down holds up only itself, and waiting for it costs an index seek.
     func deliverDue() async -> Bool {
         let now = outbox.clock.now()
         let batches: [String: [Pending]]
         do {
             batches = try await database.read { [batchSize] db in
-                let heads = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT d.subscriber, d.next_attempt_at FROM kit_outbox_delivery d
-                        JOIN (SELECT subscriber, MIN(event_seq) AS seq FROM kit_outbox_delivery
-                              WHERE dead_at IS NULL GROUP BY subscriber) h
-                          ON d.subscriber = h.subscriber AND d.event_seq = h.seq
-                        """)
                 var batches: [String: [Pending]] = [:]
-                for head in heads where (head["next_attempt_at"] as Date) <= now {
-                    let subscriber: String = head["subscriber"]
+                // One index seek per subscriber (a scan of the queue would cost as much as
+                // the queue is long, on every commit that enqueues).
+                for subscriber in ServiceName.services.map(\.rawValue) {
+                    guard
+                        let head = try Date.fetchOne(
+                            db.cachedStatement(
+                                sql: """
+                                    SELECT next_attempt_at FROM kit_outbox_delivery
+                                    WHERE subscriber = ? AND dead_at IS NULL ORDER BY event_seq LIMIT 1
+                                    """), arguments: [subscriber]),
+                        head <= now
+                    else { continue }
                     batches[subscriber] = try Pending.fetchAll(
                         db,
                         sql: """
