@@ -124,6 +124,31 @@ import Testing
         await harness.stop()
     }
 
+    /// Friend search spends its own budget: past it, 429, while the user's other reads go on.
+    @Test func friendSearchIsLimitedApartFromReads() async throws {
+        let harness = try await GatewayHarness.start(gateway: [
+            "ratelimit.search.limit": "2", "ratelimit.search.windowSeconds": "3600",
+        ])
+        do {
+            let token = try await harness.signUp("seeker@example.com").accessToken
+            for _ in 0..<2 {
+                let allowed = try await harness.client.call(
+                    .GET, harness.url("/v1/friends/search?q=ann"), token: token)
+                // Streak is not running here: the gateway forwards and says it is unavailable.
+                #expect(allowed.status == 503 || allowed.status == 502, "\(allowed.status)")
+            }
+            let limited = try await harness.client.call(.GET, harness.url("/v1/friends/search?q=ann"), token: token)
+            #expect(limited.status == 429 && limited.errorCode == .rateLimitExceeded)
+            #expect(limited.header("ratelimit-policy") == "\"search\";q=2;w=3600")
+            let read = try await harness.client.call(.GET, harness.url("/v1/me"), token: token)
+            #expect(read.status == 200)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
     @Test func bodiesOverTheRouteLimitAre413EvenWithoutContentLength() async throws {
         // Sent with curl: the gateway answers before reading a body it will not accept, and
         // AsyncHTTPClient mishandles early answers to a body it is still sending (see

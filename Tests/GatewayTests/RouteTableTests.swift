@@ -25,6 +25,13 @@ import Testing
         #expect(RouteTable.route(path: "/v1/auth/logout", method: .post)?.access == .authenticated)
     }
 
+    @Test func friendSearchHasItsOwnRateClass() {
+        #expect(RouteTable.route(path: "/v1/friends/search", method: .get)?.rateClass(for: .get) == .search)
+        #expect(RouteTable.route(path: "/v1/friends/search", method: .get)?.service == .streak)
+        #expect(RouteTable.route(path: "/v1/friends", method: .get)?.rateClass(for: .get) == .read)
+        #expect(RouteTable.route(path: "/v1/friends/search/x", method: .get)?.rateClass(for: .get) == .read)
+    }
+
     @Test func prefixesMatchOnSegmentBoundaries() {
         #expect(RouteTable.route(path: "/v1/me", method: .get)?.service == .auth)
         #expect(RouteTable.route(path: "/v1/me/deletion", method: .get)?.service == .auth)

@@ -11,6 +11,9 @@ enum RateClass: String, Sendable, CaseIterable {
     case write
     /// Starting an upload (SkateHubba: 20 per hour).
     case upload
+    /// Searching people (`GET /v1/friends/search`): the user directory, read a page at a time,
+    /// on a budget of its own so that it cannot be walked at the read class's pace.
+    case search
 
     var defaultPolicy: RatePolicy {
         switch self {
@@ -18,6 +21,7 @@ enum RateClass: String, Sendable, CaseIterable {
         case .read: RatePolicy(name: rawValue, limit: 600, window: 60)
         case .write: RatePolicy(name: rawValue, limit: 120, window: 60)
         case .upload: RatePolicy(name: rawValue, limit: 20, window: 3600)
+        case .search: RatePolicy(name: rawValue, limit: 60, window: 60)
         }
     }
 }

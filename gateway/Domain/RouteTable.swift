@@ -111,6 +111,9 @@ enum RouteTable {
         authenticated("/v1/feed", .feed),
         authenticated("/v1/spots", .feed),
         authenticated("/v1/challenges", .feed),
+        GatewayRoute(
+            match: .exact("/v1/friends/search"), methods: [.get], service: .streak, access: .authenticated,
+            rateClass: .search, body: .json),
         authenticated("/v1/friends", .streak),
         authenticated("/v1/streaks", .streak),
         authenticated("/v1/snaps", .streak),
