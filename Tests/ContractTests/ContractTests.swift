@@ -563,17 +563,10 @@ import Testing
         func call(
             _ method: String, _ path: String, as caller: ServiceName, body: Data? = nil
         ) async throws -> FullResponse {
-            let client = try TestHTTP.client(dataDirectory: directory.url, identity: caller)
             var headers: [(String, String)] = []
             if body != nil { headers.append(("content-type", "application/json")) }
-            do {
-                let response = try await client.call(
-                    HTTPMethod(rawValue: method), url + path, bytes: body, headers: headers)
-                try await client.shutdown()
-                return response
-            } catch {
-                try? await client.shutdown()
-                throw error
+            return try await TestHTTP.withClient(dataDirectory: directory.url, identity: caller) { client in
+                try await client.call(HTTPMethod(rawValue: method), url + path, bytes: body, headers: headers)
             }
         }
     }

@@ -127,19 +127,26 @@ import Testing
         #expect(try await fixture.schedule("late", key: "k", in: 100, onConflict: .replace))
         let due = try await fixture.database.read { db in try fixture.queue.due("remind", key: "k", in: db) }
         #expect(due == fixture.clock.now().addingTimeInterval(100))
+        // Moving it to the time it already has writes nothing (its payload stays "late").
+        #expect(try await !fixture.schedule("same time", key: "k", in: 100, onConflict: .move))
+        // Moving it elsewhere replaces it; moving an unknown key schedules it.
+        #expect(try await fixture.schedule("moved", key: "m", in: 5, onConflict: .move))
+        #expect(try await fixture.schedule("moved later", key: "m", in: 7, onConflict: .move))
+        let moved = try await fixture.database.read { db in try fixture.queue.due("remind", key: "m", in: db) }
+        #expect(moved == fixture.clock.now().addingTimeInterval(7))
         fixture.clock.advance(by: 50)
         await runner.runDue()
-        #expect(handler.texts.isEmpty)
+        #expect(handler.texts == ["moved later"])
         fixture.clock.advance(by: 50)
         await runner.runDue()
-        #expect(handler.texts == ["late"])
+        #expect(handler.texts == ["moved later", "late"])
 
         #expect(try await fixture.schedule("cancelled", key: "c", in: 1))
         #expect(try await fixture.database.write { db in try fixture.queue.cancel("remind", key: "c", in: db) })
         #expect(try await !fixture.database.write { db in try fixture.queue.cancel("remind", key: "c", in: db) })
         fixture.clock.advance(by: 2)
         await runner.runDue()
-        #expect(handler.texts == ["late"])
+        #expect(handler.texts == ["moved later", "late"])
     }
 
     @Test func aFailedRunIsRetriedWithBackoffAndParkedAfterItsLastAttempt() async throws {

@@ -94,11 +94,9 @@ extension StreakStore {
         }
         let key = streak.id
         if let next = progress.nextCheck(pair: pair) {
-            if try jobs.due(StreakDeadline.kind, key: key, in: db) != next {
-                try jobs.schedule(
-                    StreakDeadline.kind, key: key, payload: StreakDeadline.Job(streakId: key), at: next,
-                    onConflict: .replace, in: db)
-            }
+            try jobs.schedule(
+                StreakDeadline.kind, key: key, payload: StreakDeadline.Job(streakId: key), at: next, onConflict: .move,
+                in: db)
         } else {
             try jobs.cancel(StreakDeadline.kind, key: key, in: db)
         }

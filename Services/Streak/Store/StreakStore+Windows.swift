@@ -92,11 +92,9 @@ extension StreakStore {
             try jobs.cancel(SnapWindowJob.kind, key: user, in: db)
             return
         }
-        if try jobs.due(SnapWindowJob.kind, key: user, in: db) != next {
-            try jobs.schedule(
-                SnapWindowJob.kind, key: user, payload: SnapWindowJob.Job(userId: user), at: next,
-                onConflict: .replace, in: db)
-        }
+        try jobs.schedule(
+            SnapWindowJob.kind, key: user, payload: SnapWindowJob.Job(userId: user), at: next, onConflict: .move, in: db
+        )
     }
 
     /// When `user`'s window job must look next: today's opening or closing reminder while not

@@ -32,10 +32,13 @@ public struct JobQueue: Sendable {
         case keep
         /// The job already scheduled is replaced: new payload, new due time, attempts from zero.
         case replace
+        /// As `replace`, except that a job already due at that time stays (nothing is written):
+        /// for a job that plans its own next run, looked up once.
+        case move
     }
 
     /// Schedules `payload` to run as `kind` at `due` (now when nil). Returns false when `.keep`
-    /// left a job already scheduled under the key in place.
+    /// or `.move` left a job already scheduled under the key in place.
     @discardableResult
     public func schedule<Payload: Encodable>(
         _ kind: JobKind, key: String, payload: Payload, at due: Date? = nil, onConflict: Conflict = .keep,
@@ -44,7 +47,13 @@ public struct JobQueue: Sendable {
         let now = clock.now()
         if let existing = try Self.job(kind, key: key, in: db) {
             // A failed job is history, not a schedule: scheduling its key again starts afresh.
-            guard onConflict == .replace || existing.failedAt != nil else { return false }
+            if existing.failedAt == nil {
+                switch onConflict {
+                case .keep: return false
+                case .move where existing.dueAt == due ?? now: return false
+                case .move, .replace: break
+                }
+            }
             try existing.deletePrepared(db)
         }
         var record = JobRecord(
