@@ -65,7 +65,7 @@ func buildRouter(
     let store = StreakStore(database: database, outbox: outbox, jobs: jobs, settings: settings, entropy: entropy)
 
     var inbox = EventInbox(clock: clock)
-    inbox.mirrorBlocks(onBlocked: { event, db in try StreakStore.blocked(event, at: clock.now(), in: db) })
+    inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
     inbox.onUserDeleted { user, db in try StreakStore.erase(userID: user, jobs: jobs, in: db) }
     inbox.on(MediaReady.self) { envelope, db in try store.mediaReady(envelope.payload, at: clock.now(), in: db) }
     inbox.on(MediaRejected.self) { envelope, db in try StreakStore.mediaRejected(envelope.payload, in: db) }

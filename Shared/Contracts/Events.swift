@@ -91,6 +91,7 @@ public enum EventCatalog {
     /// Subscribers per event type.
     public static let subscribers: [EventType: [ServiceName]] = [
         MediaAttached.eventType: [.media],
+        MediaSharingEnded.eventType: [.media],
         FriendRequestSent.eventType: [.alerts],
         FriendRequestAccepted.eventType: [.alerts],
         StreakAtRisk.eventType: [.alerts],
@@ -115,6 +116,7 @@ public enum EventCatalog {
     /// the envelope's `source`, and the source against this table).
     public static let producers: [EventType: Set<ServiceName>] = [
         MediaAttached.eventType: [.feed, .streak],
+        MediaSharingEnded.eventType: [.streak],
         FriendRequestSent.eventType: [.streak],
         FriendRequestAccepted.eventType: [.streak],
         StreakAtRisk.eventType: [.streak],

@@ -232,6 +232,7 @@ import Testing
         }
         switch type {
         case MediaAttached.eventType: return try roundTrip(MediaAttached.self)
+        case MediaSharingEnded.eventType: return try roundTrip(MediaSharingEnded.self)
         case FriendRequestSent.eventType: return try roundTrip(FriendRequestSent.self)
         case FriendRequestAccepted.eventType: return try roundTrip(FriendRequestAccepted.self)
         case StreakAtRisk.eventType: return try roundTrip(StreakAtRisk.self)
@@ -309,6 +310,31 @@ import Testing
                         sql: "SELECT COUNT(*) FROM media_reference WHERE service = 'streak' AND reference_type = 'snap'"
                     )
                         == 1
+            }),
+        // Their streak ended: Bob stops reading Alice's snap; what feed shared stays.
+        "media.sharing_ended → media": Effect(
+            given: { db in
+                for (media, service) in [
+                    ("5a1e0c3d-0000-4000-8000-000000000004", "streak"),
+                    ("5a1e0c3d-0000-4000-8000-000000000005", "feed"),
+                ] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
+                            VALUES (?, ?, 'image/jpeg', 10, '\(String(repeating: "cd", count: 32))', 'ready', 'private',
+                                    '2026-11-22 10:00:00.000')
+                            """, arguments: [media, alice])
+                    try db.execute(
+                        sql:
+                            "INSERT INTO media_reference (media_id, service, reference_type, reference_id) VALUES (?, ?, 'snap', ?)",
+                        arguments: [media, service, media])
+                    try db.execute(
+                        sql: "INSERT INTO media_reader (media_id, user_id) VALUES (?, ?)", arguments: [media, bob])
+                }
+            },
+            then: { db in
+                try String.fetchAll(db, sql: "SELECT media_id || ' ' || user_id FROM media_reader")
+                    == ["5a1e0c3d-0000-4000-8000-000000000005 \(bob)"]
             }),
         "media.ready → streak": Effect(
             given: { db in try snapWaitsForMedia(db) },
@@ -397,7 +423,11 @@ import Testing
                         VALUES ('57ea0000-0000-4000-8000-000000000001', ?, ?, 'active', '2026-11-22 10:00:00.000')
                         """, arguments: [alice, bob])
             },
-            then: { db in try String.fetchOne(db, sql: "SELECT status FROM streak") == "broken" }),
+            then: { db in
+                // Broken for good, and media hears the two no longer share.
+                try String.fetchOne(db, sql: "SELECT status || ' ' || broken_reason FROM streak") == "broken blocked"
+                    && String.fetchOne(db, sql: "SELECT type FROM kit_outbox_event") == "media.sharing_ended"
+            }),
         "user.blocked → alerts": Effect(then: { db in
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM kit_block WHERE blocker_id = ? AND blocked_id = ?",

@@ -127,6 +127,20 @@ import Testing
             #expect(try await client.get("/v1/media/\(media.id)/url", token: bobToken).status == .ok)
             let carol = try await harness.token(for: "00000000-0000-4000-8000-00000000000c")
             #expect(try await client.get("/v1/media/\(media.id)/url", token: carol).status == .notFound)
+
+            // Their streak ends: Bob no longer reads what streak shared, only what another
+            // service named him a reader of.
+            let other = try await upload(client, TestImages.jpeg(seed: 10), type: "image/jpeg", token: aliceToken)
+                .json(MediaObject.self)
+            try await TestMedia.attach(
+                other.id, owner: Self.alice, source: .feed, visibility: .private, readers: [Self.bob],
+                store: processor.store)
+            try await TestMedia.endSharing(between: [Self.alice, Self.bob], source: .streak, store: processor.store)
+            #expect(try await client.get("/v1/media/\(media.id)/content", token: bobToken).status == .notFound)
+            #expect(try await client.get("/v1/media/\(media.id)/url", token: bobToken).status == .notFound)
+            #expect(try await client.get("/v1/media/\(other.id)/content", token: bobToken).status == .ok)
+            #expect(try await client.get("/v1/media/\(media.id)", token: aliceToken).status == .ok)
+
             try await TestMedia.attach(media.id, owner: Self.alice, store: processor.store)
             #expect(
                 try await client.get("/v1/media/\(media.id)", token: bobToken).json(MediaObject.self).visibility

@@ -91,12 +91,7 @@ extension StreakRouterTests {
         try await withStreak(at: Self.instant("2026-03-10T10:00:00Z"), processing: [video, retake]) {
             harness, client, _ in
             let id = try await befriend(harness, client, Self.alice, Self.bob).id
-            let store = StreakStore(
-                database: try DatabasePool(
-                    path: harness.runtime.settings.ownDirectory().appendingPathComponent(
-                        "streak.sqlite"
-                    ).path), outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue(),
-                settings: StreakSettings(), entropy: SystemEntropy())
+            let store = try store(harness)
             _ = try await snap(harness, client, Self.bob, day: 0, zone: "UTC")
             let sent = try await snap(harness, client, Self.alice, day: 0, zone: "UTC").json(Snap.self)
             #expect(sent.streaks.map(\.count) == [0])

@@ -35,6 +35,9 @@ extension StreakRouterTests {
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_job WHERE kind = 'streak.deadline'")
             }
             #expect(jobs == 0)
+            // Media stops letting either read the other's snaps.
+            #expect(
+                try harness.outboxEvents(MediaSharingEnded.self).map { Set($0.userIds) } == [[Self.alice, Self.bob]])
             #expect(
                 try await client.request(.post, "/v1/streaks/\(withBob)/recover", token: bob).error?.code
                     == .recoveryUnavailable)

@@ -62,6 +62,16 @@ import Testing
 
     static func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
 
+    /// A second handle on the service's store, for what the inbox does with other services'
+    /// events.
+    func store(_ harness: ServiceHarness) throws -> StreakStore {
+        StreakStore(
+            database: try DatabasePool(
+                path: harness.runtime.settings.ownDirectory().appendingPathComponent("streak.sqlite").path),
+            outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue(), settings: StreakSettings(),
+            entropy: SystemEntropy())
+    }
+
     func befriend(
         _ harness: ServiceHarness, _ client: some TestClientProtocol, _ from: String, _ to: String
     ) async throws
@@ -211,17 +221,25 @@ import Testing
                 "/v1/friends/requests", FriendRequestCreate(userId: Self.alice),
                 token: try await harness.token(for: Self.carol)
             ).json(FriendRequest.self)
-            try await harness.database().write { db in
+            let store = try store(harness)
+            try await store.database.write { db in
                 for event in [
                     UserBlocked(blockerId: Self.bob, blockedId: Self.alice),
                     UserBlocked(blockerId: Self.alice, blockedId: Self.carol),
                 ] {
                     try BlockMirror.apply(event, in: db)
-                    try StreakStore.blocked(event, at: Date(), in: db)
+                    try store.blocked(event, at: Date(), in: db)
                 }
             }
             let alice = try await harness.token(for: Self.alice)
             #expect(try await client.get("/v1/streaks/\(streak.id)", token: alice).json(Streak.self).status == .broken)
+            // Its deadline goes, and each stops reading the other's snaps (Carol was never a friend).
+            #expect(
+                try harness.outboxEvents(MediaSharingEnded.self).map { Set($0.userIds) } == [[Self.alice, Self.bob]])
+            let jobs = try await store.database.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_job WHERE kind = 'streak.deadline'")
+            }
+            #expect(jobs == 0)
             #expect(
                 try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
                     .status == .notFound)

@@ -57,6 +57,14 @@ enum TestMedia {
         try await store.database.write { db in try store.attach(envelope, in: db) }
     }
 
+    /// What the inbox does with `media.sharing_ended` from `source`.
+    static func endSharing(between users: [String], source: ServiceName, store: MediaStore) async throws {
+        let envelope = EventEnvelope(
+            id: UUID(), type: MediaSharingEnded.eventType, source: source, occurredAt: Date(),
+            payload: MediaSharingEnded(userIds: users))
+        try await store.database.write { db in try MediaStore.endSharing(envelope, in: db) }
+    }
+
     /// Whether libvips finds EXIF in an image.
     static func hasEXIF(_ bytes: Data) throws -> Bool {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)

@@ -103,4 +103,24 @@ struct MediaStore: Sendable {
                 to: [envelope.source], in: db)
         }
     }
+
+    /// Applies `media.sharing_ended`: each of the two stops reading the other's media that the
+    /// sending service referenced (a snap's partner loses its photo once the streak ends by an
+    /// unfriending or a block). Readers other services named stay; presigned URLs already handed
+    /// out keep working until they expire.
+    static func endSharing(_ envelope: EventEnvelope<MediaSharingEnded>, in db: Database) throws {
+        let users = Set(envelope.payload.userIds)
+        guard users.count == 2 else { return }
+        for owner in users {
+            for reader in users where reader != owner {
+                try db.execute(
+                    sql: """
+                        DELETE FROM media_reader
+                        WHERE user_id = :reader AND media_id IN (
+                            SELECT media.id FROM media JOIN media_reference ON media_reference.media_id = media.id
+                            WHERE media.owner_id = :owner AND media_reference.service = :service)
+                        """, arguments: ["reader": reader, "owner": owner, "service": envelope.source.rawValue])
+            }
+        }
+    }
 }

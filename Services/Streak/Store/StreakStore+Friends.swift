@@ -48,11 +48,18 @@ extension StreakStore {
     func unfriend(_ friend: String, by user: String, at now: Date) async throws {
         try await database.write { db in
             var streak = try Self.friendship(of: user, with: friend, in: db)
-            streak.status = .broken
-            streak.brokenReason = "unfriended"
-            try streak.update(db)
-            try jobs.cancel(StreakDeadline.kind, key: streak.id, in: db)
+            try end(&streak, reason: "unfriended", in: db)
         }
+    }
+
+    /// Ends a friendship's streak for good (`reason` is one of ``StreakRecord/endings``): it
+    /// breaks, its deadline job goes, and media stops letting each read the other's snaps.
+    func end(_ streak: inout StreakRecord, reason: String, in db: Database) throws {
+        streak.status = .broken
+        streak.brokenReason = reason
+        try streak.update(db)
+        try jobs.cancel(StreakDeadline.kind, key: streak.id, in: db)
+        try outbox.enqueue(MediaSharingEnded(userIds: streak.members), in: db)
     }
 
     /// Nudges `friend` (`streak.nudged`), once per friend and the sender's local day; another

@@ -150,3 +150,17 @@ public struct MediaRejected: DomainEvent, Equatable {
         self.reason = reason
     }
 }
+
+/// `media.sharing_ended`: the two users stopped sharing through the sending service (an
+/// unfriending or a block ended their streak). Neither may read the other's private media any
+/// more where the sender named them a reader; what other services shared stays shared.
+public struct MediaSharingEnded: DomainEvent, Equatable {
+    public static let eventType: EventType = "media.sharing_ended"
+    public var userIds: [String]
+
+    enum CodingKeys: String, CodingKey { case userIds }
+
+    public init(userIds: [String]) {
+        self.userIds = userIds
+    }
+}
