@@ -65,6 +65,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// StreakSnap's free plan holds at most three active streaks; a fourth needs Pro (the app
     /// shows its paywall).
     case streakLimitReached = "STREAK_LIMIT_REACHED"
+    /// StreakSnap: accepting would give the request's sender, on the free plan, a fourth active
+    /// streak; the request stays pending until one of theirs ends or they go Pro.
+    case friendStreakLimitReached = "FRIEND_STREAK_LIMIT_REACHED"
     /// StreakSnap: a Pro feature (custom prompts) asked for on the free plan (the app shows its
     /// paywall).
     case premiumRequired = "PREMIUM_REQUIRED"
@@ -116,7 +119,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .unsupportedMediaType: 415
         case .idempotencyKeyReused, .unknownEventType, .mediaRejected: 422
         case .noRecoveryTokens, .streakLimitReached, .premiumRequired: 402
-        case .recoveryUnavailable: 409
+        case .recoveryUnavailable, .friendStreakLimitReached: 409
         case .rateLimitExceeded: 429
         case .uploadExpired: 410
         case .rangeNotSatisfiable: 416

@@ -69,15 +69,21 @@ extension StreakRouterTests {
         }
     }
 
+    /// Sessions as auth answers them: `pro/<user>` is premium, `free/<user>` is not.
+    static let plans = Lookup<SessionState> { id in
+        let parts = id.split(separator: "/").map(String.init)
+        return SessionState(sessionId: id, userId: parts[1], limited: false, roles: [], premium: parts[0] == "pro")
+    }
+
+    /// A token of a ``plans`` session.
+    func planToken(_ harness: ServiceHarness, _ user: String, pro: Bool) async throws -> String {
+        try await harness.token(for: user, session: "\(pro ? "pro" : "free")/\(user)")
+    }
+
     @Test func theFreePlanHoldsThreeActiveStreaksAndProLiftsIt() async throws {
-        // Sessions named `pro/<user>` are premium, `free/<user>` are not.
-        let sessions = Lookup<SessionState> { id in
-            let parts = id.split(separator: "/").map(String.init)
-            return SessionState(sessionId: id, userId: parts[1], limited: false, roles: [], premium: parts[0] == "pro")
-        }
-        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z"), sessions: sessions) { harness, client, _ in
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z"), sessions: Self.plans) { harness, client, _ in
             func token(_ user: String, pro: Bool = false) async throws -> String {
-                try await harness.token(for: user, session: "\(pro ? "pro" : "free")/\(user)")
+                try await planToken(harness, user, pro: pro)
             }
             func request(_ from: String, to: String) async throws -> TestResponse {
                 try await client.post(
@@ -96,6 +102,38 @@ extension StreakRouterTests {
             let refused = try await client.request(.post, path, token: try await token(Self.alice))
             #expect(refused.error?.code == .streakLimitReached)
             #expect(try await client.request(.post, path, token: try await token(Self.alice, pro: true)).status == .ok)
+        }
+    }
+
+    @Test func aFreeSenderIsHeldToTheLimitWhenTheirRequestsAreAccepted() async throws {
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z"), sessions: Self.plans) { harness, client, _ in
+            func token(_ user: String, pro: Bool = false) async throws -> String {
+                try await planToken(harness, user, pro: pro)
+            }
+            // Alice, free and without a streak yet, asks four people at once.
+            var requests: [String: FriendRequest] = [:]
+            for friend in [Self.bob, Self.carol, Self.dave, Self.erin] {
+                requests[friend] = try await client.post(
+                    "/v1/friends/requests", FriendRequestCreate(userId: friend), token: try await token(Self.alice)
+                ).json(FriendRequest.self)
+            }
+            func accept(_ friend: String) async throws -> TestResponse {
+                try await client.request(
+                    .post, "/v1/friends/requests/\(requests[friend]!.id)/accept",
+                    token: try await token(friend, pro: true))
+            }
+            for friend in [Self.bob, Self.carol, Self.dave] { #expect(try await accept(friend).status == .ok) }
+            // Erin is on Pro, but a fourth streak would be Alice's: refused, and still pending.
+            let refused = try await accept(Self.erin)
+            #expect(refused.status == .conflict && refused.error?.code == .friendStreakLimitReached)
+            let incoming = try await client.get("/v1/friends/requests", token: try await token(Self.erin))
+                .json(Page<FriendRequest>.self).items
+            #expect(incoming.map(\.id) == [requests[Self.erin]!.id])
+            // One of Alice's friendships ends: Erin's acceptance goes through.
+            #expect(
+                try await client.request(.delete, "/v1/friends/\(Self.bob)", token: try await token(Self.alice))
+                    .status == .noContent)
+            #expect(try await accept(Self.erin).status == .ok)
         }
     }
 }

@@ -5,7 +5,8 @@ import ServiceKit
 
 /// Friend requests: send, list, accept (which starts the pair's streak), decline. A free user
 /// who already holds three active streaks can neither send nor accept one (402
-/// `STREAK_LIMIT_REACHED`, the app's paywall).
+/// `STREAK_LIMIT_REACHED`, the app's paywall), nor have one accepted that they sent on the free
+/// plan (409 `FRIEND_STREAK_LIMIT_REACHED` to the one accepting).
 struct FriendRequestsController: Sendable {
     let store: StreakStore
     let users: Lookup<UserSummary>
@@ -29,9 +30,9 @@ struct FriendRequestsController: Sendable {
             throw ServiceError.notFound("User")
         }
         let record = FriendRequestRecord(
-            id: entropy.uuid().uuidString.lowercased(), fromUserId: user.userID, toUserId: target, status: .pending,
-            createdAt: clock.now(), respondedAt: nil)
-        try await store.send(record, fromDisplayName: me.displayName, premium: user.premium)
+            id: entropy.uuid().uuidString.lowercased(), fromUserId: user.userID, toUserId: target,
+            fromPremium: user.premium, status: .pending, createdAt: clock.now(), respondedAt: nil)
+        try await store.send(record, fromDisplayName: me.displayName)
         return try Response.json(record.contract, status: .created)
     }
 

@@ -9,7 +9,7 @@ extension StreakStore {
     /// block stands between the two (404, as if the user did not exist), when they are already
     /// friends, or when a request between them is pending (409), or when a free sender holds
     /// the free plan's active streaks already (402).
-    func send(_ record: FriendRequestRecord, fromDisplayName: String, premium: Bool) async throws {
+    func send(_ record: FriendRequestRecord, fromDisplayName: String) async throws {
         try await database.write { [outbox] db in
             if try BlockMirror.isBlocked(record.fromUserId, record.toUserId, in: db) {
                 throw ServiceError.notFound("User")
@@ -17,7 +17,7 @@ extension StreakStore {
             if try StreakRecord.all().pair(record.fromUserId, record.toUserId).ofFriends().isEmpty(db) == false {
                 throw ServiceError(.conflict, "You are already friends.")
             }
-            try Self.checkStreakLimit(of: record.fromUserId, premium: premium, in: db)
+            try Self.checkStreakLimit(of: record.fromUserId, premium: record.fromPremium, in: db)
             guard try FriendRequestRecord.all().pending(between: record.fromUserId, and: record.toUserId).isEmpty(db)
             else {
                 throw ServiceError(.conflict, "A friend request between you is already pending.")
@@ -45,7 +45,8 @@ extension StreakStore {
 
     /// Accepts: the request, the pair's streak (new, or an ended one started afresh) and the
     /// `friend_request.accepted` event, in one transaction. A free user holding the free plan's
-    /// active streaks already is refused (402).
+    /// active streaks already is refused (402); so is a request whose sender asked on the free
+    /// plan and has reached its limit since (409 `FRIEND_STREAK_LIMIT_REACHED`, still pending).
     func accept(
         requestID: String, by user: String, displayName: String, premium: Bool, newStreakID: String, at now: Date
     ) async throws -> StreakRecord {
@@ -55,6 +56,12 @@ extension StreakStore {
                 throw ServiceError.notFound("Friend request")
             }
             try Self.checkStreakLimit(of: user, premium: premium, in: db)
+            if !request.fromPremium, try Self.isAtStreakLimit(request.fromUserId, in: db) {
+                throw ServiceError(
+                    .friendStreakLimitReached,
+                    "Your friend's free plan already holds \(Self.freeActiveStreaks) active streaks; "
+                        + "this request waits until one of theirs ends.")
+            }
             request.status = .accepted
             request.respondedAt = now
             try request.update(db)

@@ -26,13 +26,15 @@ extension StreakStore {
     /// Refuses (402 `STREAK_LIMIT_REACHED`) a free user who already holds the free plan's
     /// active streaks.
     static func checkStreakLimit(of user: String, premium: Bool, in db: Database) throws {
-        guard !premium else { return }
-        let active = try StreakRecord.all().of(user).ofFriends().active().fetchCount(db)
-        guard active < freeActiveStreaks else {
-            throw ServiceError(
-                .streakLimitReached,
-                "The free plan holds \(freeActiveStreaks) active streaks; StreakSnap Pro makes it unlimited.")
-        }
+        guard try !premium && isAtStreakLimit(user, in: db) else { return }
+        throw ServiceError(
+            .streakLimitReached,
+            "The free plan holds \(freeActiveStreaks) active streaks; StreakSnap Pro makes it unlimited.")
+    }
+
+    /// Whether `user` holds the free plan's active streaks already.
+    static func isAtStreakLimit(_ user: String, in db: Database) throws -> Bool {
+        try StreakRecord.all().of(user).ofFriends().active().fetchCount(db) >= freeActiveStreaks
     }
 
     /// The friendship of `user` and `friend`, or 404.

@@ -220,5 +220,13 @@ extension StreakStore {
                       AND NOT EXISTS (SELECT 1 FROM kit_job WHERE kind = '\(SnapWindowJob.kind)' AND key = member.user_id)
                     """)
         }
+
+        migrator.registerMigration("streak.v9.request-sender-plan") { db in
+            // The sender's plan when they asked: accepting holds a free sender to the free
+            // plan's limit too. Requests from before are not held to it (their plan is unknown).
+            try db.alter(table: "friend_request") { table in
+                table.add(column: "from_premium", .boolean).notNull().defaults(to: true)
+            }
+        }
     }
 }

@@ -10,6 +10,9 @@ struct FriendRequestRecord: ServiceRecord {
     var id: String
     var fromUserId: String
     var toUserId: String
+    /// Whether the sender was on Pro when they asked (a free sender is held to the free
+    /// plan's limit when the request is accepted).
+    var fromPremium: Bool
     var status: FriendRequestStatus
     var createdAt: Date
     var respondedAt: Date?
