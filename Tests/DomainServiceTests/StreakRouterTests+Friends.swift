@@ -136,4 +136,32 @@ extension StreakRouterTests {
             #expect(try await accept(Self.erin).status == .ok)
         }
     }
+
+    @Test func onlyTheSenderWithdrawsAPendingRequest() async throws {
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, _ in
+            let (alice, bob) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.bob))
+            let sent = try await client.post(
+                "/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice
+            )
+            .json(FriendRequest.self)
+            let path = "/v1/friends/requests/\(sent.id)"
+            // The recipient declines rather than withdraws; a stranger does not find it.
+            #expect(try await client.request(.delete, path, token: bob).status == .notFound)
+            let carol = try await harness.token(for: Self.carol)
+            #expect(try await client.request(.delete, path, token: carol).status == .notFound)
+            #expect(try await client.request(.delete, path, token: alice).status == .noContent)
+            #expect(try await client.request(.delete, path, token: alice).status == .notFound)
+            #expect(
+                try await client.get("/v1/friends/requests", token: bob).json(Page<FriendRequest>.self).items.isEmpty)
+            #expect(try await client.request(.post, "\(path)/accept", token: bob).status == .notFound)
+            // Asked again, and answered: an answered request is no longer the sender's to withdraw.
+            let again = try await client.post(
+                "/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice
+            ).json(FriendRequest.self)
+            #expect(
+                try await client.request(.post, "/v1/friends/requests/\(again.id)/decline", token: bob).status == .ok)
+            let answered = try await client.request(.delete, "/v1/friends/requests/\(again.id)", token: alice)
+            #expect(answered.status == .conflict && answered.error?.code == .conflict)
+        }
+    }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// Friend requests: send, list, accept (which starts the pair's streak), decline. A free user
+/// Friend requests: send, list, withdraw, accept (which starts the pair's streak), decline. A free user
 /// who already holds three active streaks can neither send nor accept one (402
 /// `STREAK_LIMIT_REACHED`, the app's paywall), nor have one accepted that they sent on the free
 /// plan (409 `FRIEND_STREAK_LIMIT_REACHED` to the one accepting).
@@ -16,6 +16,7 @@ struct FriendRequestsController: Sendable {
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.idempotent(routes.authenticated).post("/v1/friends/requests", use: send)
         routes.authenticated.get("/v1/friends/requests", use: list)
+        routes.authenticated.delete("/v1/friends/requests/:id", use: withdraw)
         routes.authenticated.post("/v1/friends/requests/:id/accept", use: accept)
         routes.authenticated.post("/v1/friends/requests/:id/decline", use: decline)
     }
@@ -63,6 +64,14 @@ struct FriendRequestsController: Sendable {
             throw ServiceError.notFound("Streak")
         }
         return try Response.json(standing.contract(viewer: user.userID))
+    }
+
+    /// Only the sender can withdraw a pending request (to send it again on Pro, say): it goes.
+    @Sendable func withdraw(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Friend request")
+        try await store.withdraw(requestID: id, by: user.userID)
+        return Response(status: .noContent)
     }
 
     @Sendable func decline(_ request: Request, context: ServiceRequestContext) async throws -> Response {

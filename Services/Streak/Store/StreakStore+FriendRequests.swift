@@ -34,7 +34,18 @@ extension StreakStore {
     /// A pending request addressed to `user`, or 404 (someone else's request is not found);
     /// one that was already answered is a 409.
     static func pendingRequest(id: String, to user: String, in db: Database) throws -> FriendRequestRecord {
-        guard let record = try FriendRequestRecord.fetchOne(db, key: id), record.toUserId == user else {
+        try pendingRequest(id: id, in: db) { $0.toUserId == user }
+    }
+
+    /// A pending request `user` sent, or 404; one that was already answered is a 409.
+    static func pendingRequest(id: String, from user: String, in db: Database) throws -> FriendRequestRecord {
+        try pendingRequest(id: id, in: db) { $0.fromUserId == user }
+    }
+
+    private static func pendingRequest(
+        id: String, in db: Database, belongs: (FriendRequestRecord) -> Bool
+    ) throws -> FriendRequestRecord {
+        guard let record = try FriendRequestRecord.fetchOne(db, key: id), belongs(record) else {
             throw ServiceError.notFound("Friend request")
         }
         guard record.status == .pending else {
@@ -79,6 +90,13 @@ extension StreakStore {
                     requestId: request.id, fromUserId: request.fromUserId, toUserId: user, toDisplayName: displayName,
                     streakId: streak.id), in: db)
             return streak
+        }
+    }
+
+    /// Deletes a pending request `user` sent.
+    func withdraw(requestID: String, by user: String) async throws {
+        try await database.write { db in
+            _ = try Self.pendingRequest(id: requestID, from: user, in: db).delete(db)
         }
     }
 
