@@ -71,7 +71,9 @@ public struct JobQueue: Sendable {
     /// needed). A run already under way still finishes. Returns whether there was one.
     @discardableResult
     public func cancel(_ kind: JobKind, key: String, in db: Database) throws -> Bool {
-        try JobRecord.all().identified(kind, key: key).pending().deleteAll(db) > 0
+        try db.cachedStatement(sql: "DELETE FROM kit_job WHERE kind = ? AND key = ? AND failed_at IS NULL")
+            .execute(arguments: [kind.rawValue, key])
+        return db.changesCount > 0
     }
 
     /// When the job of `kind` with `key` is due, or nil when none is waiting.

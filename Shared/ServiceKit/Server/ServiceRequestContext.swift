@@ -56,8 +56,8 @@ extension ServiceRequestContextProtocol {
 }
 
 extension JSONCoding {
-    /// Shared instances for Hummingbird's encode and decode paths (configured once, then
-    /// only read, which Foundation allows from any thread).
-    static let sharedDecoder = JSONCoding.decoder()
-    static let sharedEncoder = JSONCoding.encoder()
+    /// Shared instances for Hummingbird's encode and decode paths and for code that codes
+    /// JSON per row (configured once, then only read, which Foundation allows from any thread).
+    public static let sharedDecoder = JSONCoding.decoder()
+    public static let sharedEncoder = JSONCoding.encoder()
 }

@@ -24,6 +24,24 @@ struct MemberRecord: ServiceRecord {
         case updatedAt = "updated_at"
     }
 
+    /// Read by hand rather than through `Decodable`: the deadline job reads both members of
+    /// every streak it moves.
+    init(row: Row) {
+        userId = row["user_id"]
+        displayName = row["display_name"]
+        timeZone = row["time_zone"]
+        earliestHour = row["earliest_hour"]
+        updatedAt = row["updated_at"]
+    }
+
+    init(userId: String, displayName: String?, timeZone: String, earliestHour: Int, updatedAt: Date) {
+        self.userId = userId
+        self.displayName = displayName
+        self.timeZone = timeZone
+        self.earliestHour = earliestHour
+        self.updatedAt = updatedAt
+    }
+
     var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
 
     /// What streak knows of `user`, or the defaults (UTC, earliest hour 10).
