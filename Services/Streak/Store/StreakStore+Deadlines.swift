@@ -62,7 +62,7 @@ extension StreakStore {
     ) throws {
         let before = streak
         streak.progress = progress
-        if streak != before { try streak.update(db) }
+        if streak != before { try streak.updateProgress(db) }
         if !effects.isEmpty {
             let members = try Self.members(of: streak, known: pair.names)
             for effect in effects {
@@ -75,7 +75,7 @@ extension StreakStore {
                 case .broken(let missed, let until):
                     try StreakBreakRecord(
                         streakId: streak.id, localDate: missed.day.description, count: missed.count, recovered: false
-                    ).insert(db, onConflict: .ignore)
+                    ).insertPrepared(db)
                     try outbox.enqueue(
                         StreakBroken(
                             streakId: streak.id, date: missed.day.description, count: missed.count,

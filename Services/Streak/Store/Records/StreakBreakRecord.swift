@@ -20,4 +20,12 @@ struct StreakBreakRecord: ServiceRecord {
         case localDate = "local_date"
         case recovered
     }
+
+    /// Inserts it unless the day is recorded already, with a statement the connection keeps
+    /// (the deadline job records a break for every streak it breaks).
+    func insertPrepared(_ db: Database) throws {
+        try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO streak_break (streak_id, local_date, count, recovered) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [streakId, localDate, count, recovered])
+    }
 }

@@ -79,12 +79,30 @@ struct StreakRecord: ServiceRecord, Equatable {
         container["broken_reason"] = brokenReason
         container["broken_day"] = brokenDay
         container["broken_count"] = brokenCount
-        container["missed_by"] = try missedBy.map {
-            String(decoding: try JSONCoding.sharedEncoder.encode($0), as: UTF8.self)
-        }
+        container["missed_by"] = try missedByText()
         container["recovery_used"] = recoveryUsed
         container["warned_day"] = warnedDay
         container["created_at"] = createdAt
+    }
+
+    /// Saves the columns ``progress`` moves, with a statement the connection keeps (the deadline
+    /// job saves every streak it moves).
+    func updateProgress(_ db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                UPDATE streak SET count = ?, longest_count = ?, last_completed_date = ?, status = ?, broken_reason = ?,
+                                  broken_day = ?, broken_count = ?, missed_by = ?, recovery_used = ?, warned_day = ?
+                WHERE id = ?
+                """
+        ).execute(arguments: [
+            count, longestCount, lastCompletedDate, status, brokenReason, brokenDay, brokenCount, try missedByText(),
+            recoveryUsed, warnedDay, id,
+        ])
+    }
+
+    /// `missedBy` as its column holds it: a JSON array.
+    func missedByText() throws -> String? {
+        try missedBy.map { String(decoding: try JSONCoding.sharedEncoder.encode($0), as: UTF8.self) }
     }
 
     /// Reasons that end a streak for good: the two are no longer friends.
