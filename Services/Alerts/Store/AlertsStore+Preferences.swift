@@ -40,9 +40,15 @@ extension AlertsStore {
 
     static func preferences(of user: String, in db: Database) throws -> Preferences {
         var push = Dictionary(uniqueKeysWithValues: NotificationCatalog.kinds.map { ($0.type, $0.pushByDefault) })
-        for choice in try NotificationPreferenceRecord.all().of(user).fetchAll(db) {
-            push[choice.type] = choice.push
+        // Statements the connection keeps: every push reads its user's preferences.
+        let choices = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT type, push FROM notification_preference WHERE user_id = ?"),
+            arguments: [user])
+        while let choice = try choices.next() {
+            push[try choice.decode(forColumn: "type")] = try choice.decode(Bool.self, forColumn: "push")
         }
-        return Preferences(push: push, quietHours: try QuietHoursRecord.fetchOne(db, key: user)?.rule)
+        let quietHours = try QuietHoursRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM quiet_hours WHERE user_id = ?"), arguments: [user])
+        return Preferences(push: push, quietHours: quietHours?.rule)
     }
 }

@@ -23,7 +23,8 @@ extension AlertsStore {
     /// the user and its actor, or it is older than a day.
     func pushPlan(for id: String, now: Date) async throws -> PushPlan? {
         try await database.read { db in
-            guard let notification = try NotificationRecord.fetchOne(db, key: id), notification.readAt == nil,
+            // Statements the connection keeps: a fan-out reads a plan per push.
+            guard let notification = try NotificationRecord.find(id, in: db), notification.readAt == nil,
                 now.timeIntervalSince(notification.createdAt) < Self.pushLifetime
             else { return nil }
             let user = notification.userId
@@ -32,17 +33,17 @@ extension AlertsStore {
             guard preferences.push[notification.type] ?? kind.pushByDefault else { return nil }
             if let actor = notification.actorId, try BlockMirror.isBlocked(actor, user, in: db) { return nil }
             let devices = try DeviceRecord.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM device WHERE user_id = ?
-                    AND id NOT IN (SELECT device_id FROM push_delivery WHERE notification_id = ?)
-                    ORDER BY id
-                    """, arguments: [user, id])
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM device WHERE user_id = ?
+                        AND id NOT IN (SELECT device_id FROM push_delivery WHERE notification_id = ?)
+                        ORDER BY id
+                        """), arguments: [user, id])
             let contract = notification.contract
             let message = PushMessage(
                 notificationId: id, type: notification.type, title: notification.title, body: notification.body,
                 link: notification.link, data: contract.data,
-                badge: try NotificationRecord.all().of(user).unread().fetchCount(db), critical: kind.critical,
+                badge: try NotificationRecord.unreadCount(of: user, in: db), critical: kind.critical,
                 threadId: contract.data["streakId"] ?? contract.data["challengeId"],
                 expiresAt: notification.createdAt.addingTimeInterval(Self.pushLifetime))
             return PushPlan(message: message, userId: user, devices: devices, quietHours: preferences.quietHours)

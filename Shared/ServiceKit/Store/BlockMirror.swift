@@ -48,11 +48,13 @@ public enum BlockMirror {
 
     /// Whether a block stands between the two users, either way round.
     public static func isBlocked(_ one: String, _ other: String, in db: Database) throws -> Bool {
-        typealias Columns = BlockMirrorRecord.Columns
-        return try BlockMirrorRecord.filter(
-            (Columns.blockerId == one && Columns.blockedId == other)
-                || (Columns.blockerId == other && Columns.blockedId == one)
-        ).isEmpty(db) == false
+        // A statement the connection keeps: alerts asks before every push with an actor.
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM kit_block WHERE (blocker_id = ?1 AND blocked_id = ?2)
+                                                           OR (blocker_id = ?2 AND blocked_id = ?1))
+                    """), arguments: [one, other]) ?? false
     }
 
     /// `user.blocked`: the block is remembered (once, however often the event comes).

@@ -26,12 +26,12 @@ struct MemberRecord: ServiceRecord {
 
     /// Read by hand rather than through `Decodable`: the deadline job reads both members of
     /// every streak it moves.
-    init(row: Row) {
-        userId = row["user_id"]
-        displayName = row["display_name"]
-        timeZone = row["time_zone"]
-        earliestHour = row["earliest_hour"]
-        updatedAt = row["updated_at"]
+    init(row: Row) throws {
+        userId = try row.decode(forColumn: "user_id")
+        displayName = try row.decode(forColumn: "display_name")
+        timeZone = try row.decode(forColumn: "time_zone")
+        earliestHour = try row.decode(forColumn: "earliest_hour")
+        updatedAt = try row.decode(forColumn: "updated_at")
     }
 
     init(userId: String, displayName: String?, timeZone: String, earliestHour: Int, updatedAt: Date) {

@@ -51,21 +51,21 @@ struct StreakRecord: ServiceRecord, Equatable {
     /// writes every streak it moves (a million a night), and column-name conversion was a
     /// quarter of that work.
     init(row: Row) throws {
-        id = row["id"]
-        userA = row["user_a"]
-        userB = row["user_b"]
-        count = row["count"]
-        longestCount = row["longest_count"]
-        lastCompletedDate = row["last_completed_date"]
-        status = row["status"]
-        brokenReason = row["broken_reason"]
-        brokenDay = row["broken_day"]
-        brokenCount = row["broken_count"]
-        let missed: String? = row["missed_by"]
+        id = try row.decode(forColumn: "id")
+        userA = try row.decode(forColumn: "user_a")
+        userB = try row.decode(forColumn: "user_b")
+        count = try row.decode(forColumn: "count")
+        longestCount = try row.decode(forColumn: "longest_count")
+        lastCompletedDate = try row.decode(forColumn: "last_completed_date")
+        status = try row.decode(forColumn: "status")
+        brokenReason = try row.decode(forColumn: "broken_reason")
+        brokenDay = try row.decode(forColumn: "broken_day")
+        brokenCount = try row.decode(forColumn: "broken_count")
+        let missed: String? = try row.decode(forColumn: "missed_by")
         missedBy = try missed.map { try JSONCoding.sharedDecoder.decode([String].self, from: Data($0.utf8)) }
-        recoveryUsed = row["recovery_used"]
-        warnedDay = row["warned_day"]
-        createdAt = row["created_at"]
+        recoveryUsed = try row.decode(forColumn: "recovery_used")
+        warnedDay = try row.decode(forColumn: "warned_day")
+        createdAt = try row.decode(forColumn: "created_at")
     }
 
     func encode(to container: inout PersistenceContainer) throws {

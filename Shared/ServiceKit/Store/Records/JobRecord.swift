@@ -28,16 +28,16 @@ struct JobRecord: ServiceRecord {
 
     /// Read by hand rather than through `Decodable`: the runner reads every job it claims (a
     /// million a night for streak), and column-name conversion was a tenth of that work.
-    init(row: Row) {
-        seq = row["seq"]
-        kind = row["kind"]
-        key = row["key"]
-        payload = row["payload"]
-        dueAt = row["due_at"]
-        attempts = row["attempts"]
-        lastError = row["last_error"]
-        failedAt = row["failed_at"]
-        createdAt = row["created_at"]
+    init(row: Row) throws {
+        seq = try row.decode(forColumn: "seq")
+        kind = try row.decode(forColumn: "kind")
+        key = try row.decode(forColumn: "key")
+        payload = try row.decode(forColumn: "payload")
+        dueAt = try row.decode(forColumn: "due_at")
+        attempts = try row.decode(forColumn: "attempts")
+        lastError = try row.decode(forColumn: "last_error")
+        failedAt = try row.decode(forColumn: "failed_at")
+        createdAt = try row.decode(forColumn: "created_at")
     }
 
     init(kind: String, key: String, payload: Data, dueAt: Date, createdAt: Date) {
