@@ -23,6 +23,28 @@ import Testing
 
     // MARK: - Days
 
+    @Test func dayArithmeticAgreesWithFoundationsCalendarAcrossCenturies() {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        // Every day from 1899 to 2101 (leap rules for 1900, 2000 and 2100 included), each one
+        // checked as text, as a count of days since 1970, and one step either way.
+        let start = utc.date(from: DateComponents(year: 1899, month: 1, day: 1))!
+        for offset in 0..<(203 * 366) {
+            let date = utc.date(byAdding: .day, value: offset, to: start)!
+            let parts = utc.dateComponents([.year, .month, .day], from: date)
+            guard parts.year! <= 2101 else { break }
+            let day = LocalDay(date, in: utc.timeZone)
+            let text = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+            #expect(day.description == text)
+            #expect(day.ordinal == Int((date.timeIntervalSince1970 / 86_400).rounded(.down)), "\(text)")
+            #expect(LocalDay(ordinal: day.ordinal) == day, "\(text)")
+            #expect(day.next == LocalDay(utc.date(byAdding: .day, value: 1, to: date)!, in: utc.timeZone), "\(text)")
+            #expect(day.adding(days: -1) == LocalDay(date.addingTimeInterval(-86_400), in: utc.timeZone), "\(text)")
+        }
+        #expect(Self.day("2026-03-01").adding(days: -366) == Self.day("2025-02-28"))
+        #expect(Self.day("2024-02-28").adding(days: 1) == Self.day("2024-02-29"))
+    }
+
     @Test func aDayStartsAtLocalMidnightEvenAcrossDaylightSavingAndTheExtremeZones() {
         let zones = [
             "Etc/GMT+12", "Pacific/Kiritimati", "America/New_York", "Europe/London", "America/Santiago",

@@ -35,11 +35,35 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The day after.
     var next: LocalDay { adding(days: 1) }
 
-    /// The day `days` later (earlier when negative); calendar arithmetic in UTC, where every
-    /// day has 24 hours.
+    /// The day `days` later (earlier when negative): proleptic Gregorian day numbers, no time
+    /// zone involved (the deadline job steps days for every streak it moves; tested against
+    /// Foundation's calendar).
     func adding(days: Int) -> LocalDay {
-        let date = Self.utc.date(from: DateComponents(year: year, month: month, day: day))!
-        return LocalDay(Self.utc.date(byAdding: .day, value: days, to: date)!, in: Self.utc.timeZone)
+        LocalDay(ordinal: ordinal + days)
+    }
+
+    /// Days since 1970-01-01 (negative before), by the civil-calendar arithmetic of era-based
+    /// day counting (400-year eras of 146,097 days, years starting in March).
+    var ordinal: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The day `ordinal` days after 1970-01-01.
+    init(ordinal: Int) {
+        let z = ordinal + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
     }
 
     /// The first instant of this day in `zone`: local midnight, or the first instant after a
@@ -64,23 +88,15 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
         return date
     }
 
-    /// Days since 1970-01-01 (negative before).
-    var ordinal: Int {
-        let date = Self.utc.date(from: DateComponents(year: year, month: month, day: day))!
-        return Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-    }
-
     /// The instant this day ends in `zone` (the next one starts).
     func end(in zone: TimeZone) -> Date { next.start(in: zone) }
 
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
     var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
     }
 
     static func < (lhs: LocalDay, rhs: LocalDay) -> Bool {
