@@ -1,6 +1,5 @@
 import Foundation
 import ServiceKit
-import Synchronization
 
 /// A calendar day in someone's own time zone, as `YYYY-MM-DD`. Streak days are compared as
 /// local days: a snap at 23:30 in Tokyo and one at 09:00 in New York can be the same day.
@@ -70,27 +69,10 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The first instant of this day in `zone`: local midnight, or the first instant after a
     /// daylight-saving gap that skips midnight (as in Santiago or Beirut).
     func start(in zone: TimeZone) -> Date {
-        let key = StartKey(ordinal: ordinal, zone: zone.identifier)
-        if let known = Self.starts.withLock({ $0[key] }) { return known }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
-        let start = calendar.startOfDay(for: noon)
-        Self.starts.withLock { starts in
-            if starts.count >= 4096 { starts.removeAll(keepingCapacity: true) }
-            starts[key] = start
-        }
-        return start
-    }
-
-    /// Local midnights already worked out: the deadline job asks for the same few days in the
-    /// same few zones for every streak it moves, and each costs ICU's calendar a few
-    /// microseconds. Bounded: forgotten wholesale past 4,096 entries.
-    private static let starts = Mutex<[StartKey: Date]>([:])
-
-    private struct StartKey: Hashable {
-        let ordinal: Int
-        let zone: String
+        return calendar.startOfDay(for: noon)
     }
 
     /// The instant this day's local clock shows `minute` minutes after midnight in `zone`; a
