@@ -17,6 +17,9 @@ import ServiceKit
 ///   how long a challenge clip may be.
 /// - `media.presign.uploadSeconds` (default 3600), `media.presign.downloadSeconds` (default
 ///   86400, Unum's): how long presigned PUT and GET URLs work.
+/// - `media.presign.readerSeconds` (default 3600): at most how long a GET URL works when it
+///   is given to someone other than the owner of a private object (a snap's streak partner),
+///   so that an unfriending or a block ends their access within it.
 /// - `media.presignKeyFile` (default `<data.dir>/media/presign-key`): the 32-byte HMAC key that
 ///   signs presigned URLs; made at first start (0600). Replacing it voids every URL given out.
 /// - `media.quota.inFlightBytes` (default 524288000): bytes a user may have declared and not
@@ -43,6 +46,7 @@ struct MediaSettings: Sendable {
     let clipDuration: ClosedRange<Double>
     let presignUploadSeconds: Int
     let presignDownloadSeconds: Int
+    let presignReaderSeconds: Int
     let presignKeyFile: URL
     let maxPixels: Int
     let ffmpeg: String
@@ -74,6 +78,7 @@ struct MediaSettings: Sendable {
         self.presignUploadSeconds = try reader.integer("media.presign.uploadSeconds", default: 3600, in: 60...604_800)
         self.presignDownloadSeconds = try reader.integer(
             "media.presign.downloadSeconds", default: 86_400, in: 60...604_800)
+        self.presignReaderSeconds = try reader.integer("media.presign.readerSeconds", default: 3600, in: 60...604_800)
         self.presignKeyFile = URL(
             fileURLWithPath: reader.string(
                 forKey: "media.presignKeyFile",

@@ -124,7 +124,10 @@ import Testing
             let shared = try await client.get("/v1/media/\(media.id)", token: bobToken).json(MediaObject.self)
             #expect(shared.visibility == .private)
             #expect(try await client.get("/v1/media/\(media.id)/content", token: bobToken).status == .ok)
-            #expect(try await client.get("/v1/media/\(media.id)/url", token: bobToken).status == .ok)
+            // The owner's link works a day; a reader's an hour (their access can end).
+            let owners = try await client.get("/v1/media/\(media.id)/url", token: aliceToken).json(PresignedURL.self)
+            let readers = try await client.get("/v1/media/\(media.id)/url", token: bobToken).json(PresignedURL.self)
+            #expect(abs(owners.expiresAt.timeIntervalSince(readers.expiresAt) - (86_400 - 3600)) < 60)
             let carol = try await harness.token(for: "00000000-0000-4000-8000-00000000000c")
             #expect(try await client.get("/v1/media/\(media.id)/url", token: carol).status == .notFound)
 

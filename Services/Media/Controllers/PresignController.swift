@@ -52,10 +52,15 @@ struct PresignController: Sendable {
 
     @Sendable func presignDownload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let id = try ObjectID.path(context.parameters.require("id"), "Media")
-        guard let record = try await store.media(id: id, visibleTo: context.requireUser().userID) else {
+        let viewer = try context.requireUser().userID
+        guard let record = try await store.media(id: id, visibleTo: viewer) else {
             throw ServiceError.notFound("Media")
         }
-        let expires = Int(clock.now().timeIntervalSince1970) + settings.presignDownloadSeconds
+        // A reader of someone else's private object gets a shorter link: their access can end.
+        let lifetime =
+            record.ownerId != viewer && record.visibility == .private
+            ? min(settings.presignDownloadSeconds, settings.presignReaderSeconds) : settings.presignDownloadSeconds
+        let expires = Int(clock.now().timeIntervalSince1970) + lifetime
         return try Response.json(
             PresignedURL(
                 method: "GET", url: presigner.downloadURL(id: record.id, expires: expires), mediaId: record.id,
