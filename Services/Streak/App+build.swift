@@ -66,7 +66,7 @@ func buildRouter(
 
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
-    inbox.onUserDeleted { user, db in try StreakStore.erase(userID: user, jobs: jobs, in: db) }
+    inbox.onUserDeleted { user, db in try StreakStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
     inbox.on(MediaReady.self) { envelope, db in try store.mediaReady(envelope.payload, at: clock.now(), in: db) }
     inbox.on(MediaRejected.self) { envelope, db in try StreakStore.mediaRejected(envelope.payload, in: db) }
     inbox.on(RecoveryTokensPurchased.self) { envelope, db in

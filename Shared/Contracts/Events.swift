@@ -92,6 +92,7 @@ public enum EventCatalog {
     public static let subscribers: [EventType: [ServiceName]] = [
         MediaAttached.eventType: [.media],
         MediaSharingEnded.eventType: [.media],
+        MediaWithdrawn.eventType: [.media],
         FriendRequestSent.eventType: [.alerts],
         FriendRequestAccepted.eventType: [.alerts],
         StreakAtRisk.eventType: [.alerts],
@@ -117,6 +118,7 @@ public enum EventCatalog {
     public static let producers: [EventType: Set<ServiceName>] = [
         MediaAttached.eventType: [.feed, .streak],
         MediaSharingEnded.eventType: [.streak],
+        MediaWithdrawn.eventType: [.streak],
         FriendRequestSent.eventType: [.streak],
         FriendRequestAccepted.eventType: [.streak],
         StreakAtRisk.eventType: [.streak],

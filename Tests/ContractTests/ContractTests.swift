@@ -233,6 +233,7 @@ import Testing
         switch type {
         case MediaAttached.eventType: return try roundTrip(MediaAttached.self)
         case MediaSharingEnded.eventType: return try roundTrip(MediaSharingEnded.self)
+        case MediaWithdrawn.eventType: return try roundTrip(MediaWithdrawn.self)
         case FriendRequestSent.eventType: return try roundTrip(FriendRequestSent.self)
         case FriendRequestAccepted.eventType: return try roundTrip(FriendRequestAccepted.self)
         case StreakAtRisk.eventType: return try roundTrip(StreakAtRisk.self)
@@ -335,6 +336,31 @@ import Testing
             then: { db in
                 try String.fetchAll(db, sql: "SELECT media_id || ' ' || user_id FROM media_reader")
                     == ["5a1e0c3d-0000-4000-8000-000000000005 \(bob)"]
+            }),
+        // A card streak had made for Alice goes; her own upload, also listed, stays.
+        "media.withdrawn → media": Effect(
+            given: { db in
+                for media in ["5a1e0c3d-0000-4000-8000-000000000006", "5a1e0c3d-0000-4000-8000-000000000007"] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
+                            VALUES (?, ?, 'image/png', 10, '\(String(repeating: "ef", count: 32))', 'ready', 'private',
+                                    '2026-11-22 10:00:00.000')
+                            """, arguments: [media, alice])
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO media_reference (media_id, service, reference_type, reference_id)
+                        VALUES ('5a1e0c3d-0000-4000-8000-000000000006', 'streak', 'share_card',
+                                '5a1e0c3d-0000-4000-8000-000000000006')
+                        """)
+            },
+            then: { db in
+                try String.fetchAll(
+                    db, sql: "SELECT id FROM media WHERE id IN (?, ?)",
+                    arguments: [
+                        "5a1e0c3d-0000-4000-8000-000000000006", "5a1e0c3d-0000-4000-8000-000000000007",
+                    ]) == ["5a1e0c3d-0000-4000-8000-000000000007"]
             }),
         "media.ready → streak": Effect(
             given: { db in try snapWaitsForMedia(db) },
@@ -488,11 +514,15 @@ import Testing
                         """, arguments: [bob, bob])
             },
             then: { db in
-                // Cards with Alice's name on them go with her; Bob's card with Carol stays.
+                // Cards with Alice's name on them go with her, and media is asked to withdraw
+                // Bob's image of theirs; Bob's card with Carol stays.
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM streak WHERE ? IN (user_a, user_b)", arguments: [alice])
                     == 0
                     && String.fetchAll(db, sql: "SELECT streak_id FROM share_card")
                         == ["5a000000-0000-4000-8000-000000000002"]
+                    && String.fetchAll(
+                        db, sql: "SELECT CAST(body AS TEXT) FROM kit_outbox_event WHERE type = 'media.withdrawn'"
+                    ).map { $0.contains(#""ownerId":"\#(bob)""#) && $0.contains("card-media") } == [true]
             }),
         "user.deleted → alerts": Effect(then: { db in
             try Int.fetchOne(

@@ -151,6 +151,40 @@ import Testing
         }
     }
 
+    @Test func aServiceWithdrawsOnlyTheOwnersObjectsItMade() async throws {
+        try await withParts { harness, processor, client in
+            let aliceToken = try await harness.token(for: Self.alice)
+            var uploaded: [String] = []
+            for seed: UInt8 in [11, 12] {
+                uploaded.append(
+                    try await upload(client, TestImages.jpeg(seed: seed), type: "image/jpeg", token: aliceToken)
+                        .json(MediaObject.self).id)
+            }
+            let ids = uploaded
+            // Streak had the first made (a share card); the second is Alice's own upload.
+            try await processor.store.database.write { db in
+                try MediaReferenceRecord(
+                    mediaId: ids[0], service: "streak", referenceType: "share_card", referenceId: ids[0]
+                ).insert(db)
+            }
+            func withdraw(owner: String, from source: ServiceName) async throws {
+                let envelope = EventEnvelope(
+                    id: UUID(), type: MediaWithdrawn.eventType, source: source, occurredAt: Date(),
+                    payload: MediaWithdrawn(ownerId: owner, mediaIds: ids))
+                try await processor.store.database.write { db in
+                    try MediaStore.withdraw(envelope, blobs: processor.blobs, in: db)
+                }
+            }
+            // Another owner named, or another service: nothing goes.
+            try await withdraw(owner: Self.bob, from: .streak)
+            try await withdraw(owner: Self.alice, from: .feed)
+            #expect(try await client.get("/v1/media/\(ids[0])", token: aliceToken).status == .ok)
+            try await withdraw(owner: Self.alice, from: .streak)
+            #expect(try await client.get("/v1/media/\(ids[0])", token: aliceToken).status == .notFound)
+            #expect(try await client.get("/v1/media/\(ids[1])/content", token: aliceToken).status == .ok)
+        }
+    }
+
     @Test func internalLookupsNeedAServiceCertificate() async throws {
         try await withMedia { harness, client in
             let response = try await client.get("/internal/media/\(Self.alice)")

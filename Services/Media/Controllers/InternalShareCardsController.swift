@@ -23,7 +23,7 @@ struct InternalShareCardsController: Sendable {
     }
 
     @Sendable func render(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        try await PeerIdentity.require(context, oneOf: Self.callers)
+        let caller = try await PeerIdentity.require(context, oneOf: Self.callers)
         let card = try await request.decodeJSON(as: ShareCardRender.self, context: context)
         let owner = try ObjectID.field(card.ownerId, "ownerId")
         guard card.count >= 0, (1...2).contains(card.names.count),
@@ -45,7 +45,11 @@ struct InternalShareCardsController: Sendable {
             id: entropy.uuid().uuidString.lowercased(), ownerId: owner, contentType: "image/png", byteSize: size,
             sha256: sha256, status: .ready, visibility: .private, createdAt: now, width: ShareCardRenderer.width,
             height: ShareCardRenderer.height, processedAt: now)
-        try await store.insert(record)
+        // The caller's reference: it may withdraw the card later (`media.withdrawn`).
+        try await store.insert(
+            record,
+            reference: MediaReferenceRecord(
+                mediaId: record.id, service: caller.rawValue, referenceType: "share_card", referenceId: record.id))
         let expires = Int(now.timeIntervalSince1970) + settings.presignDownloadSeconds
         return try Response.json(
             ShareCard(

@@ -12,6 +12,14 @@ struct MediaStore: Sendable {
         try await database.write { db in try record.insert(db) }
     }
 
+    /// Inserts `record` with the reference of the service it was made for.
+    func insert(_ record: MediaRecord, reference: MediaReferenceRecord) async throws {
+        try await database.write { db in
+            try record.insert(db)
+            try reference.insert(db)
+        }
+    }
+
     func media(id: String) async throws -> MediaRecord? {
         try await database.read { db in try MediaRecord.fetchOne(db, key: id) }
     }
@@ -36,6 +44,22 @@ struct MediaStore: Sendable {
         try unfinished.deleteAll(db)
         try MediaReaderRecord.filter(MediaReaderRecord.Columns.userId == userID).deleteAll(db)
         let media = MediaRecord.filter(MediaRecord.Columns.ownerId == userID)
+        let hashes = try media.fetchAll(db).flatMap(\.blobHashes)
+        try media.deleteAll(db)
+        blobs.removeAfterCommit(try unused(hashes, in: db), in: db)
+    }
+
+    /// Applies `media.withdrawn`: deletes those of the listed objects that are the owner's and
+    /// that the sending service referenced; once that commits, each of their blobs that nothing
+    /// else uses is deleted. Anything else listed is left alone.
+    static func withdraw(_ envelope: EventEnvelope<MediaWithdrawn>, blobs: BlobStore, in db: Database) throws {
+        let event = envelope.payload
+        let referenced = MediaReferenceRecord.filter(
+            MediaReferenceRecord.Columns.service == envelope.source.rawValue
+                && event.mediaIds.contains(MediaReferenceRecord.Columns.mediaId)
+        ).select(MediaReferenceRecord.Columns.mediaId)
+        let media = MediaRecord.filter(MediaRecord.Columns.ownerId == event.ownerId)
+            .filter(referenced.contains(MediaRecord.Columns.id))
         let hashes = try media.fetchAll(db).flatMap(\.blobHashes)
         try media.deleteAll(db)
         blobs.removeAfterCommit(try unused(hashes, in: db), in: db)

@@ -164,3 +164,20 @@ public struct MediaSharingEnded: DomainEvent, Equatable {
         self.userIds = userIds
     }
 }
+
+/// `media.withdrawn`: the sending service takes back objects it had media make for `ownerId`
+/// (share cards naming someone who deleted their account). Media deletes those of the listed
+/// objects that are the owner's and that the sender made; their bytes go once nothing else
+/// uses them.
+public struct MediaWithdrawn: DomainEvent, Equatable {
+    public static let eventType: EventType = "media.withdrawn"
+    public var ownerId: String
+    public var mediaIds: [String]
+
+    enum CodingKeys: String, CodingKey { case ownerId, mediaIds }
+
+    public init(ownerId: String, mediaIds: [String]) {
+        self.ownerId = ownerId
+        self.mediaIds = mediaIds
+    }
+}

@@ -36,6 +36,7 @@ struct MediaRecord: ServiceRecord {
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
+        case id
         case ownerId = "owner_id"
     }
 

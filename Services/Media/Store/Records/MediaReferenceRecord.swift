@@ -15,6 +15,7 @@ struct MediaReferenceRecord: ServiceRecord {
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
+        case service
         case mediaId = "media_id"
     }
 }
