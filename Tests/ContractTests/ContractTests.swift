@@ -277,6 +277,29 @@ import Testing
                 """, arguments: [alice, bob, alice, alice])
     }
 
+    /// A ready private JPEG of Alice's in media's store, with the reference of the service it
+    /// was made for (`service`, `type`) and a reader, when given.
+    static func privateMedia(
+        _ id: String, madeFor reference: (service: String, type: String)? = nil, readBy reader: String? = nil,
+        in db: Database
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
+                VALUES (?, ?, 'image/jpeg', 10, '\(String(repeating: "cd", count: 32))', 'ready', 'private',
+                        '2026-11-22 10:00:00.000')
+                """, arguments: [id, alice])
+        if let reference {
+            try db.execute(
+                sql:
+                    "INSERT INTO media_reference (media_id, service, reference_type, reference_id) VALUES (?, ?, ?, ?)",
+                arguments: [id, reference.service, reference.type, id])
+        }
+        if let reader {
+            try db.execute(sql: "INSERT INTO media_reader (media_id, user_id) VALUES (?, ?)", arguments: [id, reader])
+        }
+    }
+
     static let alice = "0a1ce000-0000-4000-8000-000000000001"
     static let bob = "0b0b0000-0000-4000-8000-000000000001"
 
@@ -292,14 +315,7 @@ import Testing
             }),
         // A snap's media: private, read by the partner it was revealed to.
         "media.attached from streak → media": Effect(
-            given: { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
-                        VALUES ('5a1e0c3d-0000-4000-8000-000000000002', ?, 'image/jpeg', 10, '\(String(repeating: "cd", count: 32))',
-                                'ready', 'private', '2026-11-22 10:00:00.000')
-                        """, arguments: [alice])
-            },
+            given: { db in try privateMedia("5a1e0c3d-0000-4000-8000-000000000002", in: db) },
             then: { db in
                 try String.fetchOne(
                     db, sql: "SELECT visibility FROM media WHERE id = '5a1e0c3d-0000-4000-8000-000000000002'")
@@ -315,23 +331,9 @@ import Testing
         // Their streak ended: Bob stops reading Alice's snap; what feed shared stays.
         "media.sharing_ended → media": Effect(
             given: { db in
-                for (media, service) in [
-                    ("5a1e0c3d-0000-4000-8000-000000000004", "streak"),
-                    ("5a1e0c3d-0000-4000-8000-000000000005", "feed"),
-                ] {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
-                            VALUES (?, ?, 'image/jpeg', 10, '\(String(repeating: "cd", count: 32))', 'ready', 'private',
-                                    '2026-11-22 10:00:00.000')
-                            """, arguments: [media, alice])
-                    try db.execute(
-                        sql:
-                            "INSERT INTO media_reference (media_id, service, reference_type, reference_id) VALUES (?, ?, 'snap', ?)",
-                        arguments: [media, service, media])
-                    try db.execute(
-                        sql: "INSERT INTO media_reader (media_id, user_id) VALUES (?, ?)", arguments: [media, bob])
-                }
+                try privateMedia(
+                    "5a1e0c3d-0000-4000-8000-000000000004", madeFor: ("streak", "snap"), readBy: bob, in: db)
+                try privateMedia("5a1e0c3d-0000-4000-8000-000000000005", madeFor: ("feed", "snap"), readBy: bob, in: db)
             },
             then: { db in
                 try String.fetchAll(db, sql: "SELECT media_id || ' ' || user_id FROM media_reader")
@@ -340,20 +342,8 @@ import Testing
         // A card streak had made for Alice goes; her own upload, also listed, stays.
         "media.withdrawn → media": Effect(
             given: { db in
-                for media in ["5a1e0c3d-0000-4000-8000-000000000006", "5a1e0c3d-0000-4000-8000-000000000007"] {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at)
-                            VALUES (?, ?, 'image/png', 10, '\(String(repeating: "ef", count: 32))', 'ready', 'private',
-                                    '2026-11-22 10:00:00.000')
-                            """, arguments: [media, alice])
-                }
-                try db.execute(
-                    sql: """
-                        INSERT INTO media_reference (media_id, service, reference_type, reference_id)
-                        VALUES ('5a1e0c3d-0000-4000-8000-000000000006', 'streak', 'share_card',
-                                '5a1e0c3d-0000-4000-8000-000000000006')
-                        """)
+                try privateMedia("5a1e0c3d-0000-4000-8000-000000000006", madeFor: ("streak", "share_card"), in: db)
+                try privateMedia("5a1e0c3d-0000-4000-8000-000000000007", in: db)
             },
             then: { db in
                 try String.fetchAll(

@@ -29,6 +29,15 @@ struct DeviceRecord: ServiceRecord {
         case lastRefreshedAt = "last_refreshed_at"
     }
 
+    func contract(currentSession: String) -> Device {
+        Device(
+            id: id, provider: provider, token: token, bundleId: bundleId, environment: environment,
+            platform: platform, deviceId: deviceId, currentSession: sessionId == currentSession, createdAt: createdAt,
+            lastRefreshedAt: lastRefreshedAt)
+    }
+}
+
+extension DeviceRecord {
     /// Read by hand rather than through `Decodable`: every push reads its user's devices.
     init(row: Row) throws {
         id = try row.decode(forColumn: "id")
@@ -42,30 +51,6 @@ struct DeviceRecord: ServiceRecord {
         deviceId = try row.decode(forColumn: "device_id")
         createdAt = try row.decode(forColumn: "created_at")
         lastRefreshedAt = try row.decode(forColumn: "last_refreshed_at")
-    }
-
-    init(
-        id: String, userId: String, sessionId: String, provider: PushProvider, token: String, bundleId: String?,
-        environment: APNsEnvironment?, platform: String?, deviceId: String?, createdAt: Date, lastRefreshedAt: Date
-    ) {
-        self.id = id
-        self.userId = userId
-        self.sessionId = sessionId
-        self.provider = provider
-        self.token = token
-        self.bundleId = bundleId
-        self.environment = environment
-        self.platform = platform
-        self.deviceId = deviceId
-        self.createdAt = createdAt
-        self.lastRefreshedAt = lastRefreshedAt
-    }
-
-    func contract(currentSession: String) -> Device {
-        Device(
-            id: id, provider: provider, token: token, bundleId: bundleId, environment: environment,
-            platform: platform, deviceId: deviceId, currentSession: sessionId == currentSession, createdAt: createdAt,
-            lastRefreshedAt: lastRefreshedAt)
     }
 }
 

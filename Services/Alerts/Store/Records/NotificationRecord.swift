@@ -28,38 +28,6 @@ struct NotificationRecord: ServiceRecord {
         case readAt = "read_at"
     }
 
-    /// Read by hand rather than through `Decodable`: every push reads its notification first.
-    init(row: Row) throws {
-        id = try row.decode(forColumn: "id")
-        userId = try row.decode(forColumn: "user_id")
-        type = try row.decode(forColumn: "type")
-        title = try row.decode(forColumn: "title")
-        body = try row.decode(forColumn: "body")
-        data = try row.decode(forColumn: "data")
-        link = try row.decode(forColumn: "link")
-        actorId = try row.decode(forColumn: "actor_id")
-        sourceEventId = try row.decode(forColumn: "source_event_id")
-        createdAt = try row.decode(forColumn: "created_at")
-        readAt = try row.decode(forColumn: "read_at")
-    }
-
-    init(
-        id: String, userId: String, type: NotificationType, title: String, body: String, data: String,
-        link: String?, actorId: String?, sourceEventId: String, createdAt: Date, readAt: Date?
-    ) {
-        self.id = id
-        self.userId = userId
-        self.type = type
-        self.title = title
-        self.body = body
-        self.data = data
-        self.link = link
-        self.actorId = actorId
-        self.sourceEventId = sourceEventId
-        self.createdAt = createdAt
-        self.readAt = readAt
-    }
-
     /// The notification `id`, with a statement the connection keeps.
     static func find(_ id: String, in db: Database) throws -> NotificationRecord? {
         try fetchOne(db.cachedStatement(sql: "SELECT * FROM notification WHERE id = ?"), arguments: [id])
@@ -77,6 +45,23 @@ struct NotificationRecord: ServiceRecord {
         return AppNotification(
             id: id, type: type, title: title, body: body, data: fields, link: link, actorId: actorId,
             createdAt: createdAt, readAt: readAt)
+    }
+}
+
+extension NotificationRecord {
+    /// Read by hand rather than through `Decodable`: every push reads its notification first.
+    init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        userId = try row.decode(forColumn: "user_id")
+        type = try row.decode(forColumn: "type")
+        title = try row.decode(forColumn: "title")
+        body = try row.decode(forColumn: "body")
+        data = try row.decode(forColumn: "data")
+        link = try row.decode(forColumn: "link")
+        actorId = try row.decode(forColumn: "actor_id")
+        sourceEventId = try row.decode(forColumn: "source_event_id")
+        createdAt = try row.decode(forColumn: "created_at")
+        readAt = try row.decode(forColumn: "read_at")
     }
 }
 

@@ -16,6 +16,12 @@ struct QuietHoursRecord: ServiceRecord {
     var mode: QuietHoursMode
     var updatedAt: Date
 
+    var rule: QuietHours? {
+        TimeZone(identifier: timeZone).map { QuietHours(start: startMinute, end: endMinute, zone: $0, mode: mode) }
+    }
+}
+
+extension QuietHoursRecord {
     /// Read by hand rather than through `Decodable`: every push reads its user's quiet hours.
     init(row: Row) throws {
         userId = try row.decode(forColumn: "user_id")
@@ -24,19 +30,6 @@ struct QuietHoursRecord: ServiceRecord {
         timeZone = try row.decode(forColumn: "time_zone")
         mode = try row.decode(forColumn: "mode")
         updatedAt = try row.decode(forColumn: "updated_at")
-    }
-
-    init(userId: String, startMinute: Int, endMinute: Int, timeZone: String, mode: QuietHoursMode, updatedAt: Date) {
-        self.userId = userId
-        self.startMinute = startMinute
-        self.endMinute = endMinute
-        self.timeZone = timeZone
-        self.mode = mode
-        self.updatedAt = updatedAt
-    }
-
-    var rule: QuietHours? {
-        TimeZone(identifier: timeZone).map { QuietHours(start: startMinute, end: endMinute, zone: $0, mode: mode) }
     }
 }
 

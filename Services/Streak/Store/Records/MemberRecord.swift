@@ -24,24 +24,6 @@ struct MemberRecord: ServiceRecord {
         case updatedAt = "updated_at"
     }
 
-    /// Read by hand rather than through `Decodable`: the deadline job reads both members of
-    /// every streak it moves.
-    init(row: Row) throws {
-        userId = try row.decode(forColumn: "user_id")
-        displayName = try row.decode(forColumn: "display_name")
-        timeZone = try row.decode(forColumn: "time_zone")
-        earliestHour = try row.decode(forColumn: "earliest_hour")
-        updatedAt = try row.decode(forColumn: "updated_at")
-    }
-
-    init(userId: String, displayName: String?, timeZone: String, earliestHour: Int, updatedAt: Date) {
-        self.userId = userId
-        self.displayName = displayName
-        self.timeZone = timeZone
-        self.earliestHour = earliestHour
-        self.updatedAt = updatedAt
-    }
-
     var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
 
     /// What streak knows of `user`, or the defaults (UTC, earliest hour 10).
@@ -65,5 +47,17 @@ struct MemberRecord: ServiceRecord {
         record.updatedAt = now
         try record.save(db)
         return record
+    }
+}
+
+extension MemberRecord {
+    /// Read by hand rather than through `Decodable`: the deadline job reads both members of
+    /// every streak it moves.
+    init(row: Row) throws {
+        userId = try row.decode(forColumn: "user_id")
+        displayName = try row.decode(forColumn: "display_name")
+        timeZone = try row.decode(forColumn: "time_zone")
+        earliestHour = try row.decode(forColumn: "earliest_hour")
+        updatedAt = try row.decode(forColumn: "updated_at")
     }
 }

@@ -26,28 +26,6 @@ struct JobRecord: ServiceRecord {
         case failedAt = "failed_at"
     }
 
-    /// Read by hand rather than through `Decodable`: the runner reads every job it claims (a
-    /// million a night for streak), and column-name conversion was a tenth of that work.
-    init(row: Row) throws {
-        seq = try row.decode(forColumn: "seq")
-        kind = try row.decode(forColumn: "kind")
-        key = try row.decode(forColumn: "key")
-        payload = try row.decode(forColumn: "payload")
-        dueAt = try row.decode(forColumn: "due_at")
-        attempts = try row.decode(forColumn: "attempts")
-        lastError = try row.decode(forColumn: "last_error")
-        failedAt = try row.decode(forColumn: "failed_at")
-        createdAt = try row.decode(forColumn: "created_at")
-    }
-
-    init(kind: String, key: String, payload: Data, dueAt: Date, createdAt: Date) {
-        self.kind = kind
-        self.key = key
-        self.payload = payload
-        self.dueAt = dueAt
-        self.createdAt = createdAt
-    }
-
     mutating func didInsert(_ inserted: InsertionSuccess) {
         seq = inserted.rowID
     }
@@ -64,6 +42,22 @@ struct JobRecord: ServiceRecord {
     /// Deletes it (by `seq`) with a statement the connection keeps.
     func deletePrepared(_ db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM kit_job WHERE seq = ?").execute(arguments: [seq])
+    }
+}
+
+extension JobRecord {
+    /// Read by hand rather than through `Decodable`: the runner reads every job it claims (a
+    /// million a night for streak), and column-name conversion was a tenth of that work.
+    init(row: Row) throws {
+        seq = try row.decode(forColumn: "seq")
+        kind = try row.decode(forColumn: "kind")
+        key = try row.decode(forColumn: "key")
+        payload = try row.decode(forColumn: "payload")
+        dueAt = try row.decode(forColumn: "due_at")
+        attempts = try row.decode(forColumn: "attempts")
+        lastError = try row.decode(forColumn: "last_error")
+        failedAt = try row.decode(forColumn: "failed_at")
+        createdAt = try row.decode(forColumn: "created_at")
     }
 }
 
