@@ -249,6 +249,34 @@ import Testing
         #expect(try await fixture.rows() == 0)
     }
 
+    @Test func drainingRunsEveryDueJobOnceAndNeverClaimsOneStillRunning() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let runs = Mutex<[String]>([])
+        let clock = fixture.clock
+        var runner = JobRunner(
+            database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "drain"),
+            pollInterval: .seconds(3600), concurrency: 2, batchSize: 2, logger: Logger(label: "test"))
+        runner.on("remind") { (reminder: Reminder, _) in
+            let count = runs.withLock { runs in
+                runs.append(reminder.text)
+                return runs.count
+            }
+            guard reminder.text == "slow" else { return }
+            // Past the retry time its claim set: every later claim finds it due again. It holds
+            // one slot while the six others go through the other, claimed two at a time.
+            clock.advance(by: 10)
+            #expect(count == 1)
+            #expect(await eventually(timeout: .seconds(10)) { runs.withLock { $0.count } >= 7 })
+        }
+        #expect(try await fixture.schedule("slow", key: "slow"))
+        for index in 1...6 { #expect(try await fixture.schedule("job \(index)", key: "\(index)")) }
+
+        await runner.drain()
+        #expect(runs.withLock { $0.sorted() } == (["slow"] + (1...6).map { "job \($0)" }).sorted())
+        #expect(try await fixture.rows() == 0)
+    }
+
     @Test func runningAsAServiceAJobDueNowRunsWithoutWaitingForThePoll() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }

@@ -139,7 +139,7 @@ public struct JobRunner: Service {
         let doorbell = queue.doorbell
         let gauges = GaugeSchedule(interval: pollInterval)
         await PeriodicService(interval: pollInterval, doorbell: doorbell) {
-            if await runDue() { doorbell.ring() }
+            await drain { if gauges.due() { await recordGauges() } }
             if gauges.due() { await recordGauges() }
         }.run()
     }
@@ -192,14 +192,96 @@ public struct JobRunner: Service {
         return claimed.count == batchSize
     }
 
+    /// Runs due jobs until none is left, as a pipeline: the next batch is claimed while the
+    /// last one runs, up to `concurrency` handlers run at all times (a slow job holds up only
+    /// its own slot, not a batch), and the outcomes that finished while one write was recording
+    /// are recorded together in the next. Each stage is a write or a handler, so claiming,
+    /// running and recording overlap instead of taking turns. `between` runs after each claim
+    /// (the gauges of a long drain).
+    ///
+    /// A job stays claimed from its claim to the commit of its outcome, and no claim takes a job
+    /// that is claimed: a handler slower than the retry time its claim set is not run twice.
+    public func drain(between: @escaping @Sendable () async -> Void = {}) async {
+        enum Step: Sendable {
+            case claimed([JobRecord])
+            case executed(Outcome)
+            case recorded([Int64])
+            case between
+        }
+        await withTaskGroup(of: Step.self) { group in
+            var waiting: [JobRecord] = []
+            var next = 0
+            var claimed: Set<Int64> = []
+            var outcomes: [Outcome] = []
+            var (running, claiming, recording, more) = (0, false, false, true)
+            while true {
+                if more, !claiming, waiting.count - next < concurrency {
+                    claiming = true
+                    let skipping = claimed
+                    group.addTask {
+                        do {
+                            return .claimed(try await claim(now: queue.clock.now(), skipping: skipping))
+                        } catch {
+                            logger.failure("jobs could not be claimed", error: error)
+                            return .claimed([])
+                        }
+                    }
+                }
+                while running < concurrency, next < waiting.count {
+                    let job = waiting[next]
+                    next += 1
+                    running += 1
+                    group.addTask { .executed(await execute(job)) }
+                }
+                if !recording, !outcomes.isEmpty {
+                    recording = true
+                    let batch = outcomes
+                    outcomes = []
+                    group.addTask {
+                        do {
+                            try await record(batch)
+                        } catch {
+                            // The claims stand: each job runs again at its retry time.
+                            logger.failure("job outcomes could not be recorded", error: error)
+                        }
+                        return .recorded(batch.compactMap(\.job.seq))
+                    }
+                }
+                guard let step = await group.next() else { return }
+                switch step {
+                case .claimed(let jobs):
+                    claiming = false
+                    more = jobs.count == batchSize
+                    waiting.removeFirst(next)
+                    next = 0
+                    waiting += jobs
+                    claimed.formUnion(jobs.compactMap(\.seq))
+                    group.addTask {
+                        await between()
+                        return .between
+                    }
+                case .executed(let outcome):
+                    running -= 1
+                    outcomes.append(outcome)
+                case .recorded(let seqs):
+                    recording = false
+                    claimed.subtract(seqs)
+                case .between: break
+                }
+            }
+        }
+    }
+
     /// Counts an attempt on each due job and moves its due time to when it would be retried, in
-    /// one transaction: if the process dies now, that is when the job runs again.
-    func claim(now: Date) async throws -> [JobRecord] {
+    /// one transaction: if the process dies now, that is when the job runs again. Jobs in
+    /// `skipping` (claimed by a run still under way) are left alone.
+    func claim(now: Date, skipping: Set<Int64> = []) async throws -> [JobRecord] {
         let kinds = handlers.keys.map(\.rawValue)
         let (batchSize, maxBackoff, entropy) = (self.batchSize, self.maxBackoff, self.entropy)
         return try await database.write { db in
             var jobs = try JobRecord.all().pending()
                 .filter(kinds.contains(JobRecord.Columns.kind) && JobRecord.Columns.dueAt <= now)
+                .filter(!skipping.contains(JobRecord.Columns.seq))
                 .order(JobRecord.Columns.dueAt, JobRecord.Columns.seq)
                 .limit(batchSize).fetchAll(db)
             // One statement per attempt number (nearly always one for the batch): jobs that
