@@ -147,7 +147,7 @@ struct PushDelivery: Sendable {
     func writer(_ settled: Settled, notification: String) -> @Sendable (Database) throws -> Void {
         let (jobs, due) = (self.jobs, clock.now().addingTimeInterval(receiptDelay))
         return { db in
-            for row in settled.rows { try row.insert(db, onConflict: .ignore) }
+            for row in settled.rows { try row.insertPrepared(db) }
             for device in settled.dead { try AlertsStore.removeDeadDevice(id: device.id, token: device.token, in: db) }
             if !settled.tickets.isEmpty {
                 // One provider's answer holds all of Expo's tickets: one check per notification.

@@ -30,4 +30,15 @@ struct PushDeliveryRecord: ServiceRecord {
         case notificationId = "notification_id"
         case deviceId = "device_id"
     }
+
+    /// Inserts it unless the device has an answer for the notification already, with a
+    /// statement the connection keeps (a fan-out writes one per push).
+    func insertPrepared(_ db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO push_delivery
+                (notification_id, device_id, provider, status, provider_id, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [notificationId, deviceId, provider.rawValue, status.rawValue, providerId, detail, at])
+    }
 }
