@@ -35,6 +35,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     NotificationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     DevicesController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
     PreferencesController(store: store, clock: runtime.clock).addRoutes(to: routes)
+    DuressController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
     StreamController(store: store, streams: streams, clock: runtime.clock, heartbeat: settings.streamHeartbeat)
         .addRoutes(to: routes)
 

@@ -12,6 +12,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidCursor = "INVALID_CURSOR"
     /// The `Idempotency-Key` header is malformed (empty or longer than 255 characters).
     case invalidIdempotencyKey = "INVALID_IDEMPOTENCY_KEY"
+    /// Transrify: an NFC acknowledgement's payload is not `trf:duress:<alertId>` of the alert
+    /// acknowledged.
+    case nfcPayloadMismatch = "NFC_PAYLOAD_MISMATCH"
 
     // MARK: - 401
     /// No bearer token was sent to a route that needs one.
@@ -104,7 +107,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// The HTTP status this code is sent with.
     public var status: Int {
         switch self {
-        case .malformedRequest, .validationFailed, .invalidCursor, .invalidIdempotencyKey: 400
+        case .malformedRequest, .validationFailed, .invalidCursor, .invalidIdempotencyKey, .nfcPayloadMismatch: 400
         case .authenticationRequired, .invalidToken, .invalidCredentials, .invalidCode, .reauthRequired,
             .invalidTenantKey:
             401

@@ -102,6 +102,24 @@ import Testing
                     INSERT INTO user_role (user_id, role) VALUES ('0a1ce000-0000-4000-8000-000000000001', 'moderator');
                     """)
         },
+        "session 5e550000-0000-4000-8000-000000000003 of Tara, customer TARA-1 of tenant Acme, is live": { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO user (id, email, password_hash, display_name, created_at, updated_at)
+                    VALUES ('7a7a0000-0000-4000-8000-000000000001', 'tara@example.com', 'x', 'Tara',
+                            '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000');
+                    INSERT INTO tenant (id, name, api_key_hash, status, created_at, updated_at)
+                    VALUES ('7e7a0000-0000-4000-8000-000000000001', 'Acme', 'hash', 'active',
+                            '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000');
+                    INSERT INTO customer (user_id, tenant_id, customer_ref, pin_hash, duress_pin_hash, created_at,
+                                          pins_updated_at)
+                    VALUES ('7a7a0000-0000-4000-8000-000000000001', '7e7a0000-0000-4000-8000-000000000001', 'TARA-1',
+                            'x', 'y', '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000');
+                    INSERT INTO session (id, user_id, created_at, last_used_at, tenant_id)
+                    VALUES ('5e550000-0000-4000-8000-000000000003', '7a7a0000-0000-4000-8000-000000000001',
+                            '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000', '7e7a0000-0000-4000-8000-000000000001');
+                    """)
+        },
         "session 5e550000-0000-4000-8000-000000000002 of Alice was revoked": { db in
             try db.execute(
                 sql: """

@@ -77,10 +77,12 @@ extension AlertsStore {
 
     // MARK: - Events
 
-    /// `session.ended` → the sessions' devices go: nobody signed in there any more.
+    /// `session.ended` → the sessions' devices go: nobody signed in there any more. So does
+    /// the alert id a session's `POST /v1/alerts/duress` was given.
     static func sessionEnded(_ envelope: EventEnvelope<SessionEnded>, in db: Database) throws {
         let event = envelope.payload
         try DeviceRecord.all().of(event.userId).filter(event.sessionIds.contains(DeviceRecord.Columns.sessionId))
             .deleteAll(db)
+        try DuressSessionRecord.deleteAll(db, keys: event.sessionIds)
     }
 }

@@ -104,5 +104,41 @@ extension AlertsStore {
             try db.execute(sql: "UPDATE notification_preference SET type = 'streak_milestone' WHERE type = 'milestone'")
             try db.execute(sql: "UPDATE notification SET type = 'streak_milestone' WHERE type = 'milestone'")
         }
+
+        migrator.registerMigration("alerts.v8.duress-responders") { db in
+            try db.alter(table: "duress_alert") { table in
+                table.add(column: "session_id", .text)
+                table.add(column: "resolved_at", .datetime)
+            }
+            try db.create(index: "duress_alert_by_session", on: "duress_alert", columns: ["session_id"], unique: true)
+            try db.create(table: "duress_session") { table in
+                table.column("session_id", .text).primaryKey()
+                table.column("alert_id", .text).notNull()
+                table.column("user_id", .text).notNull()
+                table.column("latitude", .double)
+                table.column("longitude", .double)
+                table.column("device_platform", .text)
+                table.column("created_at", .datetime).notNull()
+            }
+            try db.create(index: "duress_session_by_user", on: "duress_session", columns: ["user_id"])
+            try db.create(table: "responder_position") { table in
+                table.column("user_id", .text).primaryKey()
+                table.column("tenant_id", .text).notNull()
+                table.column("latitude", .double).notNull()
+                table.column("longitude", .double).notNull()
+                table.column("at", .datetime).notNull()
+            }
+            try db.create(
+                index: "responder_position_by_tenant", on: "responder_position", columns: ["tenant_id", "latitude"])
+            try db.create(table: "duress_ack") { table in
+                table.column("alert_id", .text).notNull().references("duress_alert", onDelete: .cascade)
+                table.column("user_id", .text).notNull()
+                table.column("customer_ref", .text).notNull()
+                table.column("method", .text).notNull()
+                table.column("at", .datetime).notNull()
+                table.primaryKey(["alert_id", "user_id"])
+            }
+            try db.create(index: "duress_ack_by_user", on: "duress_ack", columns: ["user_id"])
+        }
     }
 }

@@ -55,7 +55,9 @@ struct SessionStore: Sendable {
                 roles: try UserStore.roles(userID: session.userId, in: db),
                 premium: try EntitlementStore.isPremium(userID: session.userId, now: now, in: db),
                 phoneVerified: try PhoneNumberRecord.exists(db, key: session.userId),
-                tenantId: session.tenantId)
+                tenantId: session.tenantId,
+                customerRef: session.tenantId == nil
+                    ? nil : try CustomerRecord.fetchOne(db, key: session.userId)?.customerRef)
         }
     }
 

@@ -15,16 +15,9 @@ struct NearbyController: Sendable {
 
     @Sendable func nearby(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let query = request.uri.queryParameters
-        func number(_ name: String) throws -> Double {
-            guard let text = query[name[...]] else { throw ServiceError.validation("`\(name)` is required.") }
-            guard let value = Double(String(text)), value.isFinite else {
-                throw ServiceError.validation("`\(name)` must be a number.")
-            }
-            return value
-        }
-        let center = try Coordinate(latitude: number("lat"), longitude: number("lon"))
-        let radius = try number("radius_m")
+        let center = try Coordinate(
+            latitude: request.requiredQueryNumber("lat"), longitude: request.requiredQueryNumber("lon"))
+        let radius = try request.requiredQueryNumber("radius_m")
         guard radius >= 1, radius <= Double(maxRadius) else {
             throw ServiceError.validation("`radius_m` must be from 1 to \(maxRadius).")
         }

@@ -77,14 +77,19 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var phoneVerified: Bool
     /// The tenant of a PIN customer's session.
     public var tenantId: String?
+    /// The customer reference of a PIN customer's session.
+    public var customerRef: String?
 
-    enum CodingKeys: String, CodingKey { case sessionId, userId, limited, roles, premium, phoneVerified, tenantId }
+    enum CodingKeys: String, CodingKey {
+        case sessionId, userId, limited, roles, premium, phoneVerified, tenantId, customerRef
+    }
 
     public init(
         sessionId: String, userId: String, limited: Bool, roles: [RoleGrant], premium: Bool = false,
-        phoneVerified: Bool = false, tenantId: String? = nil
+        phoneVerified: Bool = false, tenantId: String? = nil, customerRef: String? = nil
     ) {
         self.tenantId = tenantId
+        self.customerRef = customerRef
         self.sessionId = sessionId
         self.userId = userId
         self.limited = limited

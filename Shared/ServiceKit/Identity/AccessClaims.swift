@@ -65,12 +65,16 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var phoneVerified: Bool
     /// The tenant of a PIN customer's session (from auth's session state).
     public var tenantID: String?
+    /// The customer reference of a PIN customer's session (from auth's session state).
+    public var customerRef: String?
 
     public init(
         userID: String, sessionID: String, scopes: Set<String>, expiresAt: Date, limited: Bool = false,
-        roles: Set<RoleGrant> = [], premium: Bool = false, phoneVerified: Bool = false, tenantID: String? = nil
+        roles: Set<RoleGrant> = [], premium: Bool = false, phoneVerified: Bool = false, tenantID: String? = nil,
+        customerRef: String? = nil
     ) {
         self.tenantID = tenantID
+        self.customerRef = customerRef
         self.userID = userID
         self.sessionID = sessionID
         self.scopes = scopes

@@ -73,6 +73,7 @@ public final class TokenVerifier: Sendable {
         current.premium = session.premium
         current.phoneVerified = session.phoneVerified
         current.tenantID = session.tenantId
+        current.customerRef = session.customerRef
         return current
     }
 

@@ -1,12 +1,11 @@
 import Foundation
-import ServiceKit
 
-/// A point on Earth, validated.
-struct Coordinate: Sendable, Equatable {
-    let latitude: Double
-    let longitude: Double
+/// A point on Earth, validated (feed's nearby posts, alerts' nearby duress alerts).
+public struct Coordinate: Sendable, Equatable {
+    public let latitude: Double
+    public let longitude: Double
 
-    init(latitude: Double, longitude: Double) throws {
+    public init(latitude: Double, longitude: Double) throws {
         guard latitude.isFinite, (-90...90).contains(latitude) else {
             throw ServiceError.validation("`latitude` must be a number from -90 to 90.")
         }
@@ -17,10 +16,10 @@ struct Coordinate: Sendable, Equatable {
         self.longitude = longitude
     }
 
-    static let earthRadius = 6_371_008.8
+    public static let earthRadius = 6_371_008.8
 
     /// Great-circle distance in metres (haversine).
-    func distance(to other: Coordinate) -> Double {
+    public func distance(to other: Coordinate) -> Double {
         let (φ1, φ2) = (latitude * .pi / 180, other.latitude * .pi / 180)
         let Δφ = φ2 - φ1
         let Δλ = (other.longitude - longitude) * .pi / 180
@@ -31,7 +30,7 @@ struct Coordinate: Sendable, Equatable {
     /// A latitude/longitude box that contains every point within `radius` metres, for an
     /// index range scan; the exact distance is checked afterwards. `longitudes` is nil when
     /// the box would cross the antimeridian or a pole (every longitude qualifies then).
-    func boundingBox(radius: Double) -> (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?) {
+    public func boundingBox(radius: Double) -> (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?) {
         let Δlat = radius / Self.earthRadius * 180 / .pi
         let minLat = max(-90, latitude - Δlat)
         let maxLat = min(90, latitude + Δlat)

@@ -1,0 +1,248 @@
+import Contracts
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import AlertsService
+
+/// Transrify's duress alerts in alerts: the alert id a session locates, colleagues finding open
+/// alerts around them, acknowledgements (PUSH, INAPP, NFC), tenants kept apart.
+@Suite struct DuressAlertsTests {
+    static let tenant = "7e7a0000-0000-4000-8000-000000000001"
+    static let otherTenant = "7e7a0000-0000-4000-8000-000000000002"
+    /// Under duress.
+    static let tara = "00000000-0000-4000-8000-0000000000a1"
+    /// Colleagues: Nia 300 m from Tara, Fay 5 km away, Nora signed in normally.
+    static let nia = "00000000-0000-4000-8000-0000000000a2"
+    static let fay = "00000000-0000-4000-8000-0000000000a3"
+    static let nora = "00000000-0000-4000-8000-0000000000a4"
+    /// Another tenant's customer, and a user of no tenant.
+    static let oscar = "00000000-0000-4000-8000-0000000000b1"
+    static let una = "00000000-0000-4000-8000-0000000000c1"
+
+    /// Auth's answers: session id = user id.
+    static let sessions = Lookup<SessionState> { id in
+        let refs = [tara: "TARA-1", nia: "NIA-7", fay: "FAY-3", nora: "NORA-2", oscar: "OSCAR-9"]
+        switch id {
+        case una: return SessionState(sessionId: id, userId: id, limited: false, roles: [])
+        case oscar:
+            return SessionState(
+                sessionId: id, userId: id, limited: false, roles: [], tenantId: otherTenant, customerRef: refs[id])
+        default:
+            guard let ref = refs[id] else { return nil }
+            return SessionState(
+                sessionId: id, userId: id, limited: id == tara, roles: [], tenantId: tenant, customerRef: ref)
+        }
+    }
+
+    static let taraPlace = GeoLocation(latitude: 51.5007, longitude: -0.1246)
+    /// Metres → degrees of latitude (north of Tara).
+    static func north(_ metres: Double) -> (Double, Double) {
+        (taraPlace.latitude + metres / 111_195, taraPlace.longitude)
+    }
+
+    func raise(_ harness: ServiceHarness, at location: GeoLocation?) async throws {
+        let envelope = EventEnvelope(
+            id: UUID(), type: DuressRaised.eventType, source: .auth, occurredAt: harness.clock.now(),
+            payload: DuressRaised(
+                incidentId: "1c1d0000-0000-4000-8000-000000000001", tenantId: Self.tenant, customerRef: "TARA-1",
+                userId: Self.tara, sessionId: Self.tara, location: location, device: DeviceInfo(platform: "ios"),
+                raisedAt: harness.clock.now()))
+        try await harness.database().write { db in try AlertsStore.duressRaised(envelope, in: db) }
+    }
+
+    func nearby(
+        _ client: any TestClientProtocol, _ token: String, at place: (Double, Double), radius: Int? = 1000
+    )
+        async throws -> TestResponse
+    {
+        let radius = radius.map { "&radius_m=\($0)" } ?? ""
+        return try await client.get(
+            "/v1/alerts/nearby?tenantKey=tk_live&lat=\(place.0)&lon=\(place.1)\(radius)&ts=1764000000000", token: token)
+    }
+
+    @Test func aDuressSessionsAlertIsFoundNearbyAndAcknowledgedOnceByEachColleague() async throws {
+        let harness = try ServiceHarness(.alerts, sessions: Self.sessions)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            var tokens: [String: String] = [:]
+            for user in [Self.tara, Self.nia, Self.fay, Self.nora, Self.oscar, Self.una] {
+                tokens[user] = try await harness.token(for: user, session: user)
+            }
+            let (tara, nia, fay, nora, oscar, una) = (
+                tokens[Self.tara]!, tokens[Self.nia]!, tokens[Self.fay]!, tokens[Self.nora]!, tokens[Self.oscar]!,
+                tokens[Self.una]!
+            )
+            // Tara's app locates her alert before auth's event has reached alerts; the event
+            // (with the sign-in's older position) takes the same id and keeps the app's place.
+            let request = DuressAlertRequest(
+                sessionId: Self.tara, tenantKey: "tk_live", location: Self.taraPlace,
+                device: DeviceInfo(platform: "ios"))
+            let located = try await client.post("/v1/alerts/duress", request, token: tara)
+            #expect(located.status == .ok)
+            let alertID = try located.json(DuressAlertAccepted.self).alertId
+            #expect(ObjectID.canonical(alertID) == alertID)
+            try await raise(harness, at: GeoLocation(latitude: 48.85, longitude: 2.35))
+            #expect(
+                try await client.post("/v1/alerts/duress", request, token: tara).json(DuressAlertAccepted.self).alertId
+                    == alertID)
+
+            // Nia, 300 m away, sees it with a 1 km radius; Fay, 5 km away, only with 10 km.
+            let seen = try await nearby(client, nia, at: Self.north(300)).json(NearbyAlerts.self).alerts
+            #expect(seen.map(\.alertId) == [alertID])
+            #expect(seen.first?.customerRef == "TARA-1")
+            #expect(seen.first.map { abs($0.distanceM - 300) <= 1 } == true)
+            #expect(try await nearby(client, fay, at: Self.north(5_000)).json(NearbyAlerts.self).alerts.isEmpty)
+            #expect(
+                try await nearby(client, fay, at: Self.north(5_000), radius: 10_000).json(NearbyAlerts.self).alerts
+                    .map(\.alertId) == [alertID])
+            // The default radius is 1 km.
+            #expect(
+                try await nearby(client, nia, at: Self.north(300), radius: nil).json(NearbyAlerts.self).alerts.count
+                    == 1)
+            #expect(
+                try await nearby(client, nia, at: Self.north(1_100), radius: nil).json(NearbyAlerts.self).alerts.isEmpty
+            )
+            // Never another tenant's alert, never to the person in duress.
+            #expect(try await nearby(client, oscar, at: Self.north(10)).json(NearbyAlerts.self).alerts.isEmpty)
+            #expect(try await nearby(client, tara, at: Self.north(10)).json(NearbyAlerts.self).alerts.isEmpty)
+            #expect(try await nearby(client, una, at: Self.north(10)).status == .forbidden)
+
+            // Radius bounds: 100 and 10,000 are allowed, nothing outside, whole metres only.
+            #expect(
+                try await nearby(client, nia, at: Self.north(99), radius: 100).json(NearbyAlerts.self).alerts.count == 1
+            )
+            #expect(
+                try await nearby(client, nia, at: Self.north(101), radius: 100).json(NearbyAlerts.self).alerts.isEmpty)
+            for radius in [99, 10_001, 0, -5] {
+                let refused = try await nearby(client, nia, at: Self.north(10), radius: radius)
+                #expect(refused.status == .badRequest)
+                #expect(refused.error?.code == .validationFailed)
+            }
+            for query in [
+                "lat=51.5&radius_m=1000", "lat=91&lon=0", "lat=51.5&lon=abc", "lat=51.5&lon=0&radius_m=150.5",
+            ] {
+                #expect(try await client.get("/v1/alerts/nearby?\(query)", token: nia).status == .badRequest)
+            }
+
+            // Acknowledgements: once per responder, the first one stands.
+            let first = try await client.post(
+                "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: alertID, customerRef: "NIA-7", method: .inApp),
+                token: nia)
+            #expect(first.status == .ok)
+            let acknowledged = try first.json(AlertAcknowledgement.self)
+            #expect(acknowledged.customerRef == "NIA-7" && acknowledged.method == .inApp)
+            harness.clock.advance(by: 30)
+            let again = try await client.post(
+                "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: alertID, method: .push), token: nia)
+            #expect(try again.json(AlertAcknowledgement.self) == acknowledged)
+            // The recorded reference is the session's, whatever the body says.
+            let pretending = try await client.post(
+                "/v1/alerts/ack",
+                AlertAcknowledgementRequest(alertId: alertID, customerRef: "SOMEONE-ELSE", method: .nfc, payload: nil),
+                token: fay)
+            #expect(pretending.error?.code == .validationFailed)
+            let wrongTag = try await client.post(
+                "/v1/alerts/ack",
+                AlertAcknowledgementRequest(
+                    alertId: alertID, method: .nfc, payload: "trf:duress:\(UUID().uuidString.lowercased())"),
+                token: fay)
+            #expect(wrongTag.status == .badRequest)
+            #expect(wrongTag.error?.code == .nfcPayloadMismatch)
+            let tapped = try await client.post(
+                "/v1/alerts/ack",
+                AlertAcknowledgementRequest(
+                    alertId: alertID, customerRef: "SOMEONE-ELSE", method: .nfc,
+                    payload: "trf:duress:\(alertID.uppercased())"),
+                token: fay)
+            #expect(tapped.status == .ok)
+            #expect(try tapped.json(AlertAcknowledgement.self).customerRef == "FAY-3")
+
+            // Another tenant, the person in duress, an unknown or malformed id: refused.
+            for (token, id) in [(oscar, alertID), (tara, alertID), (nia, UUID().uuidString.lowercased())] {
+                let refused = try await client.post(
+                    "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: id, method: .inApp), token: token)
+                #expect(refused.status == .notFound)
+            }
+            #expect(
+                try await client.post(
+                    "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: "nope", method: .inApp), token: nia
+                ).status == .badRequest)
+
+            // Colleagues see who acknowledged, first first.
+            let state = try await nearby(client, nia, at: Self.north(300)).json(NearbyAlerts.self).alerts
+            #expect(state.first?.acknowledgements.map(\.customerRef) == ["NIA-7", "FAY-3"])
+            #expect(state.first?.acknowledgements.map(\.method) == [.inApp, .nfc])
+
+            // Nora is not under duress: her call answers alike and raises nothing anyone sees.
+            let decoy = try await client.post(
+                "/v1/alerts/duress",
+                DuressAlertRequest(sessionId: Self.nora, tenantKey: "tk_live", location: Self.taraPlace), token: nora)
+            #expect(decoy.status == located.status)
+            #expect(decoy.headers[.contentType] == located.headers[.contentType])
+            #expect(decoy.body.readableBytes == located.body.readableBytes)
+            let decoyID = try decoy.json(DuressAlertAccepted.self).alertId
+            #expect(ObjectID.canonical(decoyID) == decoyID && decoyID != alertID)
+            #expect(
+                try await nearby(client, nia, at: Self.north(300)).json(NearbyAlerts.self).alerts.map(\.alertId) == [
+                    alertID
+                ])
+            #expect(
+                try await client.post(
+                    "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: decoyID, method: .inApp), token: nia
+                ).status == .notFound)
+
+            // The body must name the caller's own session and the kind DURESS.
+            for bad in [
+                DuressAlertRequest(sessionId: Self.nia, tenantKey: "tk_live"),
+                DuressAlertRequest(sessionId: Self.nora, tenantKey: "tk_live", alertKind: "PANIC"),
+            ] {
+                #expect(try await client.post("/v1/alerts/duress", bad, token: nora).status == .badRequest)
+            }
+            #expect(
+                try await client.post(
+                    "/v1/alerts/duress", DuressAlertRequest(sessionId: Self.una, tenantKey: "tk_live"), token: una
+                ).status == .forbidden)
+        }
+    }
+
+    @Test func anEndedSessionForgetsItsAlertIdAndADeletedUserTakesTheirTraces() async throws {
+        let harness = try ServiceHarness(.alerts, sessions: Self.sessions)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let tara = try await harness.token(for: Self.tara, session: Self.tara)
+            let nia = try await harness.token(for: Self.nia, session: Self.nia)
+            let request = DuressAlertRequest(sessionId: Self.tara, tenantKey: "tk_live", location: Self.taraPlace)
+            let alertID = try await client.post("/v1/alerts/duress", request, token: tara).json(
+                DuressAlertAccepted.self
+            ).alertId
+            try await raise(harness, at: nil)
+            _ = try await nearby(client, nia, at: Self.north(300))
+            #expect(
+                try await client.post(
+                    "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: alertID, method: .inApp), token: nia
+                ).status == .ok)
+
+            let database = try harness.database()
+            func count(_ table: String) throws -> Int {
+                try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
+            }
+            let ended = EventEnvelope(
+                id: UUID(), type: SessionEnded.eventType, source: .auth, occurredAt: harness.clock.now(),
+                payload: SessionEnded(userId: Self.tara, sessionIds: [Self.tara], reason: .logout))
+            try await database.write { db in try AlertsStore.sessionEnded(ended, in: db) }
+            #expect(try count("duress_session") == 0)
+            #expect(try count("duress_alert") == 1)
+
+            try await database.write { db in try AlertsStore.erase(userID: Self.nia, in: db) }
+            #expect(try count("duress_ack") == 0)
+            #expect(try count("responder_position") == 0)
+            try await database.write { db in try AlertsStore.erase(userID: Self.tara, in: db) }
+            #expect(try count("duress_alert") == 0)
+        }
+    }
+}
