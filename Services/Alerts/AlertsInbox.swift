@@ -5,7 +5,9 @@ import ServiceKit
 /// The events alerts applies, and what each does; `buildRouter` serves it at
 /// `/internal/events`, tests feed it directly.
 enum AlertsInbox {
-    static func make(jobs: JobQueue, streams: LiveStreams, clock: any WallClock) -> EventInbox {
+    static func make(
+        jobs: JobQueue, streams: LiveStreams, duressReach: AlertsStore.DuressReach, clock: any WallClock
+    ) -> EventInbox {
         var inbox = EventInbox(clock: clock)
         inbox.on(FriendRequestSent.self) { try AlertsStore.friendRequestSent($0, jobs: jobs, in: $1) }
         inbox.on(FriendRequestAccepted.self) { try AlertsStore.friendRequestAccepted($0, jobs: jobs, in: $1) }
@@ -16,7 +18,9 @@ enum AlertsInbox {
         inbox.on(StreakWindowOpened.self) { try AlertsStore.windowOpened($0, jobs: jobs, in: $1) }
         inbox.on(StreakWindowClosing.self) { try AlertsStore.windowClosing($0, jobs: jobs, in: $1) }
         inbox.on(StreakMilestoneReached.self) { try AlertsStore.streakMilestone($0, jobs: jobs, in: $1) }
-        inbox.on(DuressRaised.self, apply: AlertsStore.duressRaised)
+        inbox.on(DuressRaised.self) {
+            try AlertsStore.duressRaised($0, reach: duressReach, jobs: jobs, now: clock.now(), in: $1)
+        }
         // An ended session loses its devices, and its live streams once that commits.
         inbox.on(SessionEnded.self) { envelope, db in
             try AlertsStore.sessionEnded(envelope, in: db)

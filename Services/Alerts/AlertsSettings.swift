@@ -27,6 +27,10 @@ import ServiceKit
 /// - `alerts.stream.maxOpen` (default 20,000): live streams this process holds, all users
 ///   together; the next is refused with 503. Each one the gateway carries is an HTTP/2 stream
 ///   on its connection to alerts, so alerts' internal listener allows that many more streams.
+/// - `alerts.duress.radiusMeters` (default 1,000, 100–10,000): a duress alert is pushed to the
+///   tenant's users whose last known position is this close to it.
+/// - `alerts.duress.positionMaxAgeSeconds` (default 1,800): how long a user's last known
+///   position (from `GET /v1/alerts/nearby`) counts; older ones are deleted.
 struct AlertsSettings: Sendable {
     struct APNs: Sendable {
         var keyFile: URL
@@ -56,6 +60,7 @@ struct AlertsSettings: Sendable {
     let streamHeartbeat: Duration
     let streamsPerUser: Int
     let streamsOpenLimit: Int
+    let duressReach: AlertsStore.DuressReach
 
     init(reader: ConfigReader) throws {
         let keyFile = reader.string(forKey: "alerts.apns.keyFile", isSecret: true)
@@ -95,6 +100,10 @@ struct AlertsSettings: Sendable {
         self.streamHeartbeat = .seconds(try reader.integer("alerts.stream.heartbeatSeconds", default: 25, in: 1...300))
         self.streamsPerUser = try reader.integer("alerts.stream.perUser", default: 16, in: 1...1000)
         self.streamsOpenLimit = try reader.integer("alerts.stream.maxOpen", default: 20_000, in: 1...1_000_000)
+        self.duressReach = AlertsStore.DuressReach(
+            radius: Double(try reader.integer("alerts.duress.radiusMeters", default: 1_000, in: 100...10_000)),
+            positionMaxAge: TimeInterval(
+                try reader.integer("alerts.duress.positionMaxAgeSeconds", default: 1_800, in: 60...86_400)))
     }
 
     private static func base(_ url: String) -> String {

@@ -28,14 +28,17 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     let streams = LiveStreams(perUserLimit: settings.streamsPerUser, processLimit: settings.streamsOpenLimit)
     database.add(transactionObserver: NotificationTap(streams: streams), extent: .databaseLifetime)
 
-    let inbox = AlertsInbox.make(jobs: jobs, streams: streams, clock: runtime.clock)
+    let inbox = AlertsInbox.make(
+        jobs: jobs, streams: streams, duressReach: settings.duressReach, clock: runtime.clock)
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     NotificationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     DevicesController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
     PreferencesController(store: store, clock: runtime.clock).addRoutes(to: routes)
-    DuressController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
+    DuressController(
+        store: store, jobs: jobs, reach: settings.duressReach, clock: runtime.clock, entropy: runtime.entropy
+    ).addRoutes(to: routes)
     StreamController(store: store, streams: streams, clock: runtime.clock, heartbeat: settings.streamHeartbeat)
         .addRoutes(to: routes)
 

@@ -52,7 +52,12 @@ import Testing
                 incidentId: "1c1d0000-0000-4000-8000-000000000001", tenantId: Self.tenant, customerRef: "TARA-1",
                 userId: Self.tara, sessionId: Self.tara, location: location, device: DeviceInfo(platform: "ios"),
                 raisedAt: harness.clock.now()))
-        try await harness.database().write { db in try AlertsStore.duressRaised(envelope, in: db) }
+        let jobs = JobQueue(clock: harness.clock)
+        try await harness.database().write { db in
+            try AlertsStore.duressRaised(
+                envelope, reach: AlertsStore.DuressReach(radius: 1000, positionMaxAge: 1800), jobs: jobs,
+                now: harness.clock.now(), in: db)
+        }
     }
 
     func nearby(
@@ -207,6 +212,68 @@ import Testing
                 try await client.post(
                     "/v1/alerts/duress", DuressAlertRequest(sessionId: Self.una, tenantKey: "tk_live"), token: una
                 ).status == .forbidden)
+        }
+    }
+
+    @Test func colleaguesLastSeenNearAreNotifiedOnceTheAlertHasAPlaceAndCannotTurnItOff() async throws {
+        let harness = try ServiceHarness(.alerts, sessions: Self.sessions)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            // Nora was last seen next to Tara, but 31 minutes before: too long ago to count.
+            let nora = try await harness.token(for: Self.nora, session: Self.nora)
+            #expect(try await nearby(client, nora, at: Self.north(20)).status == .ok)
+            harness.clock.advance(by: 31 * 60)
+            var tokens: [String: String] = [:]
+            for user in [Self.tara, Self.nia, Self.fay, Self.oscar] {
+                tokens[user] = try await harness.token(for: user, session: user)
+            }
+            _ = try await nearby(client, tokens[Self.nia]!, at: Self.north(300))
+            _ = try await nearby(client, tokens[Self.fay]!, at: Self.north(5_000))
+            _ = try await nearby(client, tokens[Self.oscar]!, at: Self.north(10))
+
+            func notified() throws -> [String: [String]] {
+                try harness.database().read { db in
+                    Dictionary(
+                        grouping: try Row.fetchAll(
+                            db, sql: "SELECT user_id, type, title, body, link FROM notification ORDER BY user_id"),
+                        by: { $0["user_id"] as String }
+                    ).mapValues { rows in
+                        rows.map {
+                            "\($0["type"] as String)|\($0["title"] as String)|\($0["body"] as String)|\($0["link"] as String)"
+                        }
+                    }
+                }
+            }
+            // Raised at sign-in without a place: nobody can be told who is near.
+            try await raise(harness, at: nil)
+            #expect(try notified().isEmpty)
+            let located = try await client.post(
+                "/v1/alerts/duress",
+                DuressAlertRequest(sessionId: Self.tara, tenantKey: "tk_live", location: Self.taraPlace),
+                token: tokens[Self.tara]!)
+            #expect(located.status == .ok, "\(String(buffer: located.body))")
+            let alertID = try located.json(DuressAlertAccepted.self).alertId
+            let expected = "duress_alert|Nearby Duress Alert|Customer TARA-1 needs help|/alerts/\(alertID)"
+            #expect(try notified() == [Self.nia: [expected]])
+            // Located again: nobody is told twice.
+            _ = try await client.post(
+                "/v1/alerts/duress",
+                DuressAlertRequest(sessionId: Self.tara, tenantKey: "tk_live", location: Self.taraPlace),
+                token: tokens[Self.tara]!)
+            #expect(try notified() == [Self.nia: [expected]])
+            let jobs = try await harness.database().read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_job WHERE kind = 'push.notification'") ?? 0
+            }
+            #expect(jobs == 1)
+
+            // A critical type stays on: turning it off is refused, and the centre says so.
+            let off = try await client.send(
+                .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["duress_alert": false]),
+                token: tokens[Self.nia]!)
+            #expect(off.status == .badRequest)
+            let preferences = try await client.get("/v1/me/notification-preferences", token: tokens[Self.nia]!)
+                .json(NotificationPreferences.self)
+            #expect(preferences.push["duress_alert"] == true)
         }
     }
 

@@ -64,7 +64,9 @@ import Testing
             let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
             let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
             let streams = try #require(parts.services.compactMap { $0 as? LiveStreams }.first)
-            let inbox = AlertsInbox.make(jobs: JobQueue(clock: harness.clock), streams: streams, clock: harness.clock)
+            let inbox = AlertsInbox.make(
+                jobs: JobQueue(clock: harness.clock), streams: streams,
+                duressReach: AlertsStore.DuressReach(radius: 1000, positionMaxAge: 1800), clock: harness.clock)
             try await harness.test(parts, live: true) { client in
                 let port = try #require(client.port)
                 // Ended as alerts ends them at shutdown, whatever the test left open.

@@ -9,6 +9,8 @@ import ServiceKit
 /// customers call them; the tenant is always the session's.
 struct DuressController: Sendable {
     let store: AlertsStore
+    let jobs: JobQueue
+    let reach: AlertsStore.DuressReach
     let clock: any WallClock
     let entropy: any Entropy
 
@@ -34,7 +36,7 @@ struct DuressController: Sendable {
         let location = try body.location.map { try Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
         let alertID = try await store.locateDuressAlert(
             for: caller, at: location, device: body.device.map { String($0.platform.prefix(32)) },
-            newID: entropy.uuid().uuidString.lowercased(), now: clock.now())
+            newID: entropy.uuid().uuidString.lowercased(), reach: reach, jobs: jobs, now: clock.now())
         return try Response.json(DuressAlertAccepted(alertId: alertID))
     }
 
@@ -49,7 +51,8 @@ struct DuressController: Sendable {
                 "`radius_m` must be a whole number of metres from \(Self.radii.lowerBound) to \(Self.radii.upperBound)."
             )
         }
-        let alerts = try await store.nearbyAlerts(for: caller, around: center, radius: radius, now: clock.now())
+        let alerts = try await store.nearbyAlerts(
+            for: caller, around: center, radius: radius, positionMaxAge: reach.positionMaxAge, now: clock.now())
         return try Response.json(NearbyAlerts(alerts: alerts))
     }
 

@@ -29,6 +29,9 @@ struct PreferencesController: Sendable {
             guard let type = NotificationType(rawValue: name) else {
                 throw ServiceError.validation("`push.\(name)` is not a notification type.")
             }
+            guard push || !NotificationCatalog.kind(of: type).critical else {
+                throw ServiceError.validation("`push.\(name)` is critical: it cannot be turned off.")
+            }
             changes[type] = push
         }
         let quietHours: QuietHours?? = body.namesQuietHours ? .some(try body.quietHours.map(QuietHours.init)) : .none

@@ -16,21 +16,60 @@ extension AlertsStore {
         var limited: Bool
     }
 
+    /// Who hears of a duress alert: the tenant's users last seen within `radius` metres of it,
+    /// at most `positionMaxAge` seconds ago.
+    struct DuressReach: Sendable {
+        var radius: Double
+        var positionMaxAge: TimeInterval
+    }
+
     /// `duress.raised` → a duress alert for the customer's tenant, under the id (and with the
-    /// location) the session's `POST /v1/alerts/duress` already gave it, if that came first.
-    /// Applied once per event.
-    static func duressRaised(_ envelope: EventEnvelope<DuressRaised>, in db: Database) throws {
+    /// location) the session's `POST /v1/alerts/duress` already gave it, if that came first;
+    /// once it has a location, the colleagues near it are notified. Applied once per event.
+    static func duressRaised(
+        _ envelope: EventEnvelope<DuressRaised>, reach: DuressReach, jobs: JobQueue, now: Date, in db: Database
+    ) throws {
         let event = envelope.payload
         let known = try DuressSessionRecord.fetchOne(db, key: event.sessionId)
         let located = known?.latitude != nil
-        try DuressAlertRecord(
+        let alert = DuressAlertRecord(
             id: known?.alertId ?? envelope.id.uuidString.lowercased(), incidentId: event.incidentId,
             tenantId: event.tenantId, customerRef: event.customerRef, userId: event.userId,
             latitude: located ? known?.latitude : event.location?.latitude,
             longitude: located ? known?.longitude : event.location?.longitude,
             devicePlatform: known?.devicePlatform ?? event.device?.platform, raisedAt: event.raisedAt,
-            sessionId: event.sessionId
-        ).insert(db, onConflict: .ignore)
+            sessionId: event.sessionId)
+        try alert.insert(db, onConflict: .ignore)
+        if db.changesCount > 0 { try notifyNearby(alert, reach: reach, jobs: jobs, now: now, in: db) }
+    }
+
+    /// A critical `duress_alert` notification ("Nearby Duress Alert") for each of the tenant's
+    /// users last seen near the alert, pushed at once whatever their quiet hours or
+    /// preferences; nothing while the alert has no location. Once per alert and user.
+    static func notifyNearby(
+        _ alert: DuressAlertRecord, reach: DuressReach, jobs: JobQueue, now: Date, in db: Database
+    ) throws {
+        guard let latitude = alert.latitude, let longitude = alert.longitude,
+            let center = try? Coordinate(latitude: latitude, longitude: longitude),
+            let identity = UUID(uuidString: alert.id)
+        else { return }
+        let box = center.boundingBox(radius: reach.radius)
+        var positions = ResponderPositionRecord.filter(
+            Column("tenant_id") == alert.tenantId && Column("user_id") != alert.userId
+                && Column("at") >= now.addingTimeInterval(-reach.positionMaxAge)
+                && box.latitudes.contains(Column("latitude")))
+        if let longitudes = box.longitudes { positions = positions.filter(longitudes.contains(Column("longitude"))) }
+        let header = EventHeader(
+            id: identity, type: DuressRaised.eventType, source: .auth, occurredAt: alert.raisedAt)
+        for position in try positions.fetchAll(db) {
+            guard let point = try? Coordinate(latitude: position.latitude, longitude: position.longitude),
+                center.distance(to: point) <= reach.radius
+            else { continue }
+            try insert(
+                .duressAlert, for: position.userId, values: [:],
+                data: ["alertId": alert.id, "customerRef": alert.customerRef], actor: nil, event: header,
+                shared: true, jobs: jobs, in: db)
+        }
     }
 
     /// `POST /v1/alerts/duress`: the alert id of the caller's session (`newID` on its first
@@ -39,7 +78,8 @@ extension AlertsStore {
     /// not under duress cannot be told apart by what it gets or how long it takes; its id names
     /// nothing anyone can see.
     func locateDuressAlert(
-        for caller: DuressCaller, at location: Coordinate?, device: String?, newID: String, now: Date
+        for caller: DuressCaller, at location: Coordinate?, device: String?, newID: String, reach: DuressReach,
+        jobs: JobQueue, now: Date
     ) async throws -> String {
         try await database.write { db in
             var session =
@@ -55,10 +95,18 @@ extension AlertsStore {
             }
             session.devicePlatform = device ?? session.devicePlatform
             try session.save(db)
+            let alert = try DuressAlertRecord.filter(DuressAlertRecord.Columns.sessionId == caller.sessionID)
+                .fetchOne(db)
             try DuressAlertRecord.filter(DuressAlertRecord.Columns.sessionId == caller.sessionID).updateAll(
                 db, DuressAlertRecord.Columns.latitude.set(to: session.latitude),
                 DuressAlertRecord.Columns.longitude.set(to: session.longitude),
                 DuressAlertRecord.Columns.devicePlatform.set(to: session.devicePlatform))
+            // An alert raised without a location reaches its colleagues once it has one.
+            if var alert, alert.latitude == nil, let latitude = session.latitude {
+                alert.latitude = latitude
+                alert.longitude = session.longitude
+                try Self.notifyNearby(alert, reach: reach, jobs: jobs, now: now, in: db)
+            }
             return session.alertId
         }
     }
@@ -66,17 +114,17 @@ extension AlertsStore {
     /// `GET /v1/alerts/nearby`: the open, located alerts of the caller's tenant within `radius`
     /// metres of `center`, nearest first, with their acknowledgements; never the caller's own,
     /// and none at all for a caller under duress (after the same work). Records `center` as the
-    /// caller's last known position.
+    /// caller's last known position; positions older than `positionMaxAge` go.
     func nearbyAlerts(
-        for caller: DuressCaller, around center: Coordinate, radius: Double, now: Date
-    )
-        async throws -> [NearbyAlert]
-    {
+        for caller: DuressCaller, around center: Coordinate, radius: Double, positionMaxAge: TimeInterval, now: Date
+    ) async throws -> [NearbyAlert] {
         try await database.write { db in
             try ResponderPositionRecord(
                 userId: caller.userID, tenantId: caller.tenantID, latitude: center.latitude,
                 longitude: center.longitude, at: now
             ).save(db)
+            // Positions are kept briefly: each poll deletes those gone stale (by index).
+            try ResponderPositionRecord.filter(Column("at") < now.addingTimeInterval(-positionMaxAge)).deleteAll(db)
             let box = center.boundingBox(radius: radius)
             var open = DuressAlertRecord.filter(
                 DuressAlertRecord.Columns.tenantId == caller.tenantID && DuressAlertRecord.Columns.resolvedAt == nil

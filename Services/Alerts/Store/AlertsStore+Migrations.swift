@@ -130,6 +130,7 @@ extension AlertsStore {
             }
             try db.create(
                 index: "responder_position_by_tenant", on: "responder_position", columns: ["tenant_id", "latitude"])
+            try db.create(index: "responder_position_by_time", on: "responder_position", columns: ["at"])
             try db.create(table: "duress_ack") { table in
                 table.column("alert_id", .text).notNull().references("duress_alert", onDelete: .cascade)
                 table.column("user_id", .text).notNull()

@@ -47,6 +47,8 @@ extension AlertsStore {
         while let choice = try choices.next() {
             push[try choice.decode(forColumn: "type")] = try choice.decode(Bool.self, forColumn: "push")
         }
+        // A critical type cannot be turned off (a choice stored before that rule is ignored).
+        for kind in NotificationCatalog.kinds where kind.critical { push[kind.type] = true }
         let quietHours = try QuietHoursRecord.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM quiet_hours WHERE user_id = ?"), arguments: [user])
         return Preferences(push: push, quietHours: quietHours?.rule)
