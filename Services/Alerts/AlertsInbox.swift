@@ -21,6 +21,7 @@ enum AlertsInbox {
         inbox.on(DuressRaised.self) {
             try AlertsStore.duressRaised($0, reach: duressReach, jobs: jobs, now: clock.now(), in: $1)
         }
+        inbox.on(DuressCleared.self) { try AlertsStore.duressCleared($0, jobs: jobs, in: $1) }
         // An ended session loses its devices, and its live streams once that commits.
         inbox.on(SessionEnded.self) { envelope, db in
             try AlertsStore.sessionEnded(envelope, in: db)

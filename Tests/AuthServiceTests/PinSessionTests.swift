@@ -151,6 +151,15 @@ import Testing
             let cleared = try await client.post(clearPath, [String: String](), token: setup.responder.accessToken)
             #expect(cleared.status == .ok)
             #expect(try cleared.json(DuressIncident.self).clearedAt != nil)
+            // Alerts hears it (once: clearing again changes nothing).
+            #expect(
+                try await client.post(clearPath, [String: String](), token: setup.responder.accessToken).status == .ok)
+            let clearedEvents = try await directory.authDatabase().read { db in
+                try Data.fetchAll(db, sql: "SELECT body FROM kit_outbox_event WHERE type = 'duress.cleared'")
+                    .map { String(decoding: $0, as: UTF8.self) }
+            }
+            #expect(clearedEvents.count == 1)
+            #expect(clearedEvents.first?.contains("\"incidentId\":\"\(id)\"") == true)
             #expect(
                 try await Self.login(client, setup, "carol03", "1234").json(PinLoginResponse.self).verdict == .normal)
             let openAfter = try await client.get(

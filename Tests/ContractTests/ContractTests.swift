@@ -265,6 +265,7 @@ import Testing
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
         case DuressRaised.eventType: return try roundTrip(DuressRaised.self)
+        case DuressCleared.eventType: return try roundTrip(DuressCleared.self)
         case UserDeleted.eventType: return try roundTrip(UserDeleted.self)
         case RecoveryTokensPurchased.eventType: return try roundTrip(RecoveryTokensPurchased.self)
         case MediaReady.eventType: return try roundTrip(MediaReady.self)
@@ -582,6 +583,14 @@ import Testing
                     SELECT COUNT(*) FROM duress_alert
                     WHERE incident_id = '1c1d0000-0000-4000-8000-000000000001' AND customer_ref = 'CUST001'
                       AND latitude = 51.5 AND device_platform = 'ios'
+                    """) == 1
+        }),
+        "duress.cleared → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM duress_alert
+                    WHERE incident_id = '1c1d0000-0000-4000-8000-000000000001' AND resolved_at IS NOT NULL
                     """) == 1
         }),
     ]

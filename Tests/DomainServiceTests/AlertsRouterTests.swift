@@ -330,7 +330,10 @@ import Testing
             let defaults = try await client.get("/v1/me/notification-preferences", token: alice)
                 .json(NotificationPreferences.self)
             #expect(Set(defaults.push.keys) == Set(NotificationType.allCases.map(\.rawValue)))
-            #expect(defaults.push.values.allSatisfy { $0 })
+            let catalog = Dictionary(
+                uniqueKeysWithValues: NotificationCatalog.kinds.map { ($0.type.rawValue, $0.pushByDefault) })
+            #expect(defaults.push == catalog)
+            #expect(defaults.push["duress_acknowledged"] == false && defaults.push["challenge_received"] == true)
 
             let changed = try await client.send(
                 .put, "/v1/me/notification-preferences",
@@ -348,7 +351,7 @@ import Testing
             #expect(again.push["spot_nearby"] == true && again.push["new_follower"] == false)
             #expect(
                 try await client.get("/v1/me/notification-preferences", token: bob).json(NotificationPreferences.self)
-                    .push.values.allSatisfy { $0 })
+                    .push == catalog)
 
             // An unknown type changes nothing, not even the valid ones beside it.
             let unknown = try await client.send(
@@ -363,7 +366,7 @@ import Testing
             try await harness.database().write { db in try AlertsStore.erase(userID: Self.alice, in: db) }
             #expect(
                 try await client.get("/v1/me/notification-preferences", token: alice).json(NotificationPreferences.self)
-                    .push.values.allSatisfy { $0 })
+                    .push == catalog)
         }
     }
 

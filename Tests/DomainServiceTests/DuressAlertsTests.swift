@@ -235,7 +235,8 @@ import Testing
                 try harness.database().read { db in
                     Dictionary(
                         grouping: try Row.fetchAll(
-                            db, sql: "SELECT user_id, type, title, body, link FROM notification ORDER BY user_id"),
+                            db,
+                            sql: "SELECT user_id, type, title, body, link FROM notification ORDER BY user_id, rowid"),
                         by: { $0["user_id"] as String }
                     ).mapValues { rows in
                         rows.map {
@@ -265,6 +266,37 @@ import Testing
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_job WHERE kind = 'push.notification'") ?? 0
             }
             #expect(jobs == 1)
+
+            // Fay acknowledges: Nia, who was told of the alert, hears who is responding.
+            #expect(
+                try await client.post(
+                    "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: alertID, method: .inApp),
+                    token: tokens[Self.fay]!
+                ).status == .ok)
+            let responding =
+                "duress_acknowledged|Duress alert acknowledged|FAY-3 is responding to TARA-1|/alerts/\(alertID)"
+            #expect(try notified() == [Self.nia: [expected, responding]])
+
+            // The incident is cleared: the alert closes, Nia hears so, nothing more can be acked.
+            let cleared = EventEnvelope(
+                id: UUID(), type: DuressCleared.eventType, source: .auth, occurredAt: harness.clock.now(),
+                payload: DuressCleared(
+                    incidentId: "1c1d0000-0000-4000-8000-000000000001", tenantId: Self.tenant,
+                    clearedAt: harness.clock.now()))
+            for _ in 0..<2 {
+                try await harness.database().write { db in
+                    try AlertsStore.duressCleared(cleared, jobs: JobQueue(clock: harness.clock), in: db)
+                }
+            }
+            let safe = "duress_cleared|Duress alert resolved|Customer TARA-1 is safe|/alerts/\(alertID)"
+            #expect(try notified() == [Self.nia: [expected, responding, safe]])
+            #expect(
+                try await nearby(client, tokens[Self.nia]!, at: Self.north(300)).json(NearbyAlerts.self).alerts.isEmpty)
+            #expect(
+                try await client.post(
+                    "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: alertID, method: .inApp),
+                    token: tokens[Self.nia]!
+                ).status == .notFound)
 
             // A critical type stays on: turning it off is refused, and the centre says so.
             let off = try await client.send(

@@ -75,7 +75,7 @@ struct DuressController: Sendable {
         }
         guard
             let acknowledgement = try await store.acknowledge(
-                alertID: alertID, by: caller, method: body.method, now: clock.now())
+                alertID: alertID, by: caller, method: body.method, jobs: jobs, now: clock.now())
         else { throw ServiceError.notFound("Alert") }
         return try Response.json(acknowledgement.contract)
     }

@@ -50,8 +50,7 @@ extension AlertsStore {
         _ alert: DuressAlertRecord, reach: DuressReach, jobs: JobQueue, now: Date, in db: Database
     ) throws {
         guard let latitude = alert.latitude, let longitude = alert.longitude,
-            let center = try? Coordinate(latitude: latitude, longitude: longitude),
-            let identity = UUID(uuidString: alert.id)
+            let center = try? Coordinate(latitude: latitude, longitude: longitude)
         else { return }
         let box = center.boundingBox(radius: reach.radius)
         var positions = ResponderPositionRecord.filter(
@@ -59,8 +58,7 @@ extension AlertsStore {
                 && Column("at") >= now.addingTimeInterval(-reach.positionMaxAge)
                 && box.latitudes.contains(Column("latitude")))
         if let longitudes = box.longitudes { positions = positions.filter(longitudes.contains(Column("longitude"))) }
-        let header = EventHeader(
-            id: identity, type: DuressRaised.eventType, source: .auth, occurredAt: alert.raisedAt)
+        let header = try header(of: alert)
         for position in try positions.fetchAll(db) {
             guard let point = try? Coordinate(latitude: position.latitude, longitude: position.longitude),
                 center.distance(to: point) <= reach.radius
@@ -161,23 +159,72 @@ extension AlertsStore {
     /// (the first one they made, if they acknowledged it before); nil when there is no such
     /// alert for them (another tenant's, their own, cleared, unknown).
     func acknowledge(
-        alertID: String, by caller: DuressCaller, method: AcknowledgementMethod, now: Date
-    )
-        async throws -> DuressAcknowledgementRecord?
-    {
+        alertID: String, by caller: DuressCaller, method: AcknowledgementMethod, jobs: JobQueue, now: Date
+    ) async throws -> DuressAcknowledgementRecord? {
         try await database.write { db in
             guard
-                try DuressAlertRecord.filter(key: alertID)
+                let alert = try DuressAlertRecord.filter(key: alertID)
                     .filter(
                         DuressAlertRecord.Columns.tenantId == caller.tenantID
                             && DuressAlertRecord.Columns.resolvedAt == nil
                             && DuressAlertRecord.Columns.userId != caller.userID
-                    ).isEmpty(db) == false
+                    ).fetchOne(db)
             else { return nil }
             try DuressAcknowledgementRecord(
                 alertId: alertID, userId: caller.userID, customerRef: caller.customerRef, method: method, at: now
             ).insert(db, onConflict: .ignore)
+            if db.changesCount > 0 {
+                // The others told of the alert hear who is responding.
+                let header = try Self.header(of: alert).id(for: caller.userID)
+                for user in try Self.toldOf(alert, in: db) where user != caller.userID {
+                    try Self.insert(
+                        .duressAcknowledged, for: user, values: ["responderRef": caller.customerRef],
+                        data: ["alertId": alert.id, "customerRef": alert.customerRef], actor: nil,
+                        event: EventHeader(id: header, type: DuressRaised.eventType, source: .auth, occurredAt: now),
+                        shared: true, jobs: jobs, in: db)
+                }
+            }
             return try DuressAcknowledgementRecord.fetchOne(db, key: ["alert_id": alertID, "user_id": caller.userID])
         }
+    }
+
+    /// `duress.cleared` → the incident's open alerts close; those told of them hear the
+    /// customer is safe. Applied once per event.
+    static func duressCleared(_ envelope: EventEnvelope<DuressCleared>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        let open = try DuressAlertRecord.filter(
+            Column("incident_id") == event.incidentId && DuressAlertRecord.Columns.tenantId == event.tenantId
+                && DuressAlertRecord.Columns.resolvedAt == nil
+        ).fetchAll(db)
+        for alert in open {
+            try DuressAlertRecord.filter(key: alert.id).updateAll(
+                db, DuressAlertRecord.Columns.resolvedAt.set(to: event.clearedAt))
+            let header = try header(of: alert)
+            for user in try toldOf(alert, in: db) {
+                try insert(
+                    .duressCleared, for: user, values: [:],
+                    data: ["alertId": alert.id, "customerRef": alert.customerRef], actor: nil,
+                    event: EventHeader(
+                        id: header.id(for: "cleared"), type: DuressCleared.eventType, source: .auth,
+                        occurredAt: event.clearedAt),
+                    shared: true, jobs: jobs, in: db)
+            }
+        }
+    }
+
+    /// The header the alert's notifications are made under (its id names the alert).
+    static func header(of alert: DuressAlertRecord) throws -> EventHeader {
+        guard let identity = UUID(uuidString: alert.id) else { throw ServiceError.notFound("Alert") }
+        return EventHeader(id: identity, type: DuressRaised.eventType, source: .auth, occurredAt: alert.raisedAt)
+    }
+
+    /// The users a `duress_alert` notification told of `alert`.
+    static func toldOf(_ alert: DuressAlertRecord, in db: Database) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT DISTINCT user_id FROM notification
+                WHERE type = ? AND json_extract(data, '$.alertId') = ? ORDER BY user_id
+                """, arguments: [NotificationType.duressAlert.rawValue, alert.id])
     }
 }

@@ -16,7 +16,7 @@ struct AuthStore: Sendable {
     init(database: DatabasePool, outbox: Outbox) {
         self.users = UserStore(database: database)
         self.sessions = SessionStore(database: database, outbox: outbox)
-        self.tenants = TenantStore(database: database)
+        self.tenants = TenantStore(database: database, outbox: outbox)
         self.pinSignIns = PinSignInStore(database: database, outbox: outbox)
         self.entitlements = EntitlementStore(database: database, outbox: outbox)
         self.phones = PhoneStore(database: database)

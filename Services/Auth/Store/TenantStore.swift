@@ -6,6 +6,7 @@ import ServiceKit
 /// Tenants (Transrify), their customers and their customers' duress incidents.
 struct TenantStore: Sendable {
     let database: DatabasePool
+    let outbox: Outbox
 
     // MARK: - Tenants
 
@@ -82,9 +83,10 @@ struct TenantStore: Sendable {
         }
     }
 
-    /// Clears an open incident: later sign-ins of the customer are normal again. Sessions
-    /// opened under duress stay limited until they end. Nil when the tenant has no such
-    /// incident; an incident already cleared is answered as it is.
+    /// Clears an open incident: later sign-ins of the customer are normal again, and its
+    /// alerts close (`duress.cleared`, in the same transaction). Sessions opened under duress
+    /// stay limited until they end. Nil when the tenant has no such incident; an incident
+    /// already cleared is answered as it is.
     func clearIncident(tenantID: String, id: String, by userID: String, now: Date) async throws -> IncidentRecord? {
         try await database.write { db in
             guard
@@ -94,6 +96,7 @@ struct TenantStore: Sendable {
             if incident.clearedAt == nil {
                 (incident.clearedAt, incident.clearedBy) = (now, userID)
                 try incident.update(db)
+                try outbox.enqueue(DuressCleared(incidentId: id, tenantId: tenantID, clearedAt: now), in: db)
             }
             return incident
         }

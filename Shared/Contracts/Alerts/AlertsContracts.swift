@@ -21,6 +21,8 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case spotNearby = "spot_nearby"
     // Transrify
     case duressAlert = "duress_alert"
+    case duressAcknowledged = "duress_acknowledged"
+    case duressCleared = "duress_cleared"
 }
 
 /// One entry of a user's notification centre.

@@ -86,6 +86,14 @@ public enum NotificationCatalog {
         NotificationKind(
             type: .duressAlert, event: nil, critical: true, pushByDefault: true, title: "Nearby Duress Alert",
             body: "Customer {customerRef} needs help", link: "/alerts/{alertId}"),
+        // To those told of the alert: in the centre and on the live stream, pushed only if asked.
+        NotificationKind(
+            type: .duressAcknowledged, event: nil, critical: false, pushByDefault: false,
+            title: "Duress alert acknowledged", body: "{responderRef} is responding to {customerRef}",
+            link: "/alerts/{alertId}"),
+        NotificationKind(
+            type: .duressCleared, event: nil, critical: false, pushByDefault: true, title: "Duress alert resolved",
+            body: "Customer {customerRef} is safe", link: "/alerts/{alertId}"),
     ]
 
     /// The kind of `type` (every type has one: a test checks it).

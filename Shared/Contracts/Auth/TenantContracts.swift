@@ -259,3 +259,21 @@ public struct DuressRaised: DomainEvent, Equatable {
         self.raisedAt = raisedAt
     }
 }
+
+/// Event `duress.cleared` (auth → alerts): a tenant responder or admin cleared a duress
+/// incident; its alerts close (they leave `/v1/alerts/nearby`, and those told of them hear so).
+public struct DuressCleared: DomainEvent, Equatable {
+    public static let eventType: EventType = "duress.cleared"
+
+    public var incidentId: String
+    public var tenantId: String
+    public var clearedAt: Date
+
+    enum CodingKeys: String, CodingKey { case incidentId, tenantId, clearedAt }
+
+    public init(incidentId: String, tenantId: String, clearedAt: Date) {
+        self.incidentId = incidentId
+        self.tenantId = tenantId
+        self.clearedAt = clearedAt
+    }
+}
