@@ -79,6 +79,14 @@ import Testing
             }
             #expect(readmitted)
 
+            // Transrify's spelling of the channel, with its tenant key: the same stream.
+            let transrify = LiveSocket(
+                url: ws + "/v1/alerts/stream?tenantKey=tk_live&after=\(envelope.id.uuidString.lowercased())",
+                token: alice.accessToken)
+            #expect(await transrify.waitFor(1))
+            #expect(try transrify.messages.map(message) == [NotificationStreamMessage(type: .unread, unreadCount: 1)])
+            await transrify.stop()
+
             // Signing out ends the session, and with it the socket (1000: reconnect after
             // signing in again).
             let last = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)

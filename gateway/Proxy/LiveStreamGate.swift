@@ -15,16 +15,19 @@ import Synchronization
 /// carries alerts' server-sent events to the client, one text frame per event (its `data`, a
 /// ``NotificationStreamMessage``), over the same mutual-TLS HTTP/2 hop as every request.
 ///
-/// Only that path is upgraded (any other is refused with 400 before upgrading). The token is
-/// checked like any route's, then the user's open connections are counted; a refusal closes
-/// the new WebSocket at once with a code a client can act on: 4401 (token missing, invalid or
-/// expired: refresh it), 4403 (a guest), 4429 (too many open). When alerts ends the stream
-/// (token expiry, the session's end) the socket closes with 1000; when alerts is down, 1013
-/// (try again later). In every case the client reconnects with `?after=<last id>` and gets
-/// what it missed. Pings every `pingInterval` close a connection whose client stopped
-/// answering.
+/// Only that path (and Transrify's `/v1/alerts/stream`) is upgraded (any other is refused
+/// with 400 before upgrading). The token is checked like any route's, then the user's open
+/// connections are counted; a refusal closes the new WebSocket at once with a code a client
+/// can act on: 4401 (token missing, invalid or expired: refresh it), 4403 (a guest), 4429
+/// (too many open). When alerts ends the stream (token expiry, the session's end) the socket
+/// closes with 1000; when alerts is down, 1013 (try again later). In every case the client
+/// reconnects with `?after=<last id>` and gets what it missed. Pings every `pingInterval`
+/// close a connection whose client stopped answering.
 final class LiveStreamGate: Sendable {
     static let path = "/v1/notifications/stream"
+    /// Transrify's alerts channel (`?tenantKey=…`, Requirement 35): the same stream, whose
+    /// duress notifications are already only those the user may see.
+    static let paths: Set<String> = [path, "/v1/alerts/stream"]
 
     let verifier: TokenVerifier
     let client: InternalClient
@@ -48,7 +51,7 @@ final class LiveStreamGate: Sendable {
     ) async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let target = head.path ?? ""
         let (path, query) = Self.split(target)
-        guard head.method == .get, path == Self.path else { return .dontUpgrade }
+        guard head.method == .get, Self.paths.contains(path) else { return .dontUpgrade }
         let token = AuthenticationMiddleware<GatewayRequestContext>.bearerToken(in: head.headerFields)
         let after = query.flatMap(Self.after)
         return .upgrade([:]) { [self] inbound, outbound, _ in
