@@ -23,12 +23,19 @@ import Testing
     /// Another tenant's customer, and a user of no tenant.
     static let oscar = "00000000-0000-4000-8000-0000000000b1"
     static let una = "00000000-0000-4000-8000-0000000000c1"
+    /// The tenant's responder (staff, no PIN), and another tenant's.
+    static let rita = "00000000-0000-4000-8000-0000000000d1"
+    static let otto = "00000000-0000-4000-8000-0000000000d2"
 
     /// Auth's answers: session id = user id.
     static let sessions = Lookup<SessionState> { id in
         let refs = [tara: "TARA-1", nia: "NIA-7", fay: "FAY-3", nora: "NORA-2", oscar: "OSCAR-9"]
         switch id {
         case una: return SessionState(sessionId: id, userId: id, limited: false, roles: [])
+        case rita, otto:
+            return SessionState(
+                sessionId: id, userId: id, limited: false,
+                roles: [RoleGrant(role: .tenantResponder, tenantId: id == rita ? tenant : otherTenant)])
         case oscar:
             return SessionState(
                 sessionId: id, userId: id, limited: false, roles: [], tenantId: otherTenant, customerRef: refs[id])
@@ -177,6 +184,21 @@ import Testing
                 try await client.post(
                     "/v1/alerts/ack", AlertAcknowledgementRequest(alertId: "nope", method: .inApp), token: nia
                 ).status == .badRequest)
+
+            // The tenant's responder sees the alert, its place and who acknowledged it; another
+            // tenant's responder, or a colleague without the role, does not.
+            let rita = try await harness.token(for: Self.rita, session: Self.rita)
+            let listed = try await client.get("/v1/alerts/duress?tenantId=\(Self.tenant)", token: rita)
+                .json(Page<DuressAlertState>.self).items
+            #expect(listed.map(\.alertId) == [alertID])
+            #expect(listed.first?.location == Self.taraPlace && listed.first?.resolvedAt == nil)
+            #expect(listed.first?.acknowledgements.map(\.customerRef) == ["NIA-7", "FAY-3"])
+            let otto = try await harness.token(for: Self.otto, session: Self.otto)
+            #expect(try await client.get("/v1/alerts/duress?tenantId=\(Self.tenant)", token: otto).status == .notFound)
+            #expect(try await client.get("/v1/alerts/duress?tenantId=\(Self.tenant)", token: nia).status == .notFound)
+            #expect(
+                try await client.get("/v1/alerts/duress?tenantId=\(Self.tenant)&status=bogus", token: rita).status
+                    == .badRequest)
 
             // Colleagues see who acknowledged, first first.
             let state = try await nearby(client, nia, at: Self.north(300)).json(NearbyAlerts.self).alerts

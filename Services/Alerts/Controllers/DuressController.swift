@@ -23,6 +23,27 @@ struct DuressController: Sendable {
         routes.authenticated.post("/v1/alerts/duress", use: locate)
         routes.authenticated.get("/v1/alerts/nearby", use: nearby)
         routes.authenticated.post("/v1/alerts/ack", use: acknowledge)
+        routes.authenticated.get("/v1/alerts/duress", use: list)
+    }
+
+    /// `GET /v1/alerts/duress?tenantId=&status=open|all`: the tenant's alerts for its
+    /// responders and admins (and deployment admins), newest first, paged, with who
+    /// acknowledged them. Anyone else gets a 404, as for a tenant that does not exist.
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        guard let tenantID = request.uri.queryParameters.get("tenantId"),
+            user.has(.admin) || user.has(.tenantResponder, tenantID: tenantID)
+                || user.has(.tenantAdmin, tenantID: tenantID)
+        else { throw ServiceError.notFound("Tenant") }
+        let status = request.uri.queryParameters.get("status") ?? "open"
+        guard status == "open" || status == "all" else {
+            throw ServiceError.validation("`status` must be open or all.")
+        }
+        let page = try PageRequest<TimePosition>(request: request)
+        let alerts = try await store.duressAlerts(
+            tenantID: tenantID, openOnly: status == "open", after: page.position, limit: page.limit + 1)
+        return try Response.json(
+            Page(alerts, limit: page.limit, item: \.self) { TimePosition(createdAt: $0.raisedAt, id: $0.alertId) })
     }
 
     /// 200 `{alertId}`, the same for every call of a session, under duress or not.

@@ -188,6 +188,32 @@ extension AlertsStore {
         }
     }
 
+    /// `GET /v1/alerts/duress`: a tenant's alerts, newest first, with their acknowledgements.
+    func duressAlerts(
+        tenantID: String, openOnly: Bool, after position: TimePosition?, limit: Int
+    ) async throws -> [DuressAlertState] {
+        try await database.read { db in
+            var alerts = DuressAlertRecord.filter(DuressAlertRecord.Columns.tenantId == tenantID)
+            if openOnly { alerts = alerts.filter(DuressAlertRecord.Columns.resolvedAt == nil) }
+            let records = try alerts.newestFirst(after: position, limit: limit, timeColumn: "raised_at").fetchAll(db)
+            let acknowledgements = Dictionary(
+                grouping:
+                    try DuressAcknowledgementRecord
+                    .filter(records.map(\.id).contains(DuressAcknowledgementRecord.Columns.alertId))
+                    .order(DuressAcknowledgementRecord.Columns.at, DuressAcknowledgementRecord.Columns.userId)
+                    .fetchAll(db),
+                by: \.alertId)
+            return records.map { alert in
+                DuressAlertState(
+                    alertId: alert.id, incidentId: alert.incidentId, customerRef: alert.customerRef,
+                    location: alert.latitude.flatMap { latitude in
+                        alert.longitude.map { GeoLocation(latitude: latitude, longitude: $0) }
+                    }, raisedAt: alert.raisedAt, resolvedAt: alert.resolvedAt,
+                    acknowledgements: (acknowledgements[alert.id] ?? []).map(\.contract))
+            }
+        }
+    }
+
     /// `duress.cleared` → the incident's open alerts close; those told of them hear the
     /// customer is safe. Applied once per event.
     static func duressCleared(_ envelope: EventEnvelope<DuressCleared>, jobs: JobQueue, in db: Database) throws {

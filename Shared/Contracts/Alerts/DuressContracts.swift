@@ -117,3 +117,34 @@ public struct NearbyAlerts: Codable, Sendable, Equatable {
 
     public init(alerts: [NearbyAlert]) { self.alerts = alerts }
 }
+
+/// A duress alert as a tenant's responders and admins see it (`GET /v1/alerts/duress`).
+public struct DuressAlertState: Codable, Sendable, Equatable {
+    public var alertId: String
+    /// Auth's incident (`/v1/tenants/{id}/incidents/{incidentId}`).
+    public var incidentId: String
+    public var customerRef: String
+    public var location: GeoLocation?
+    public var raisedAt: Date
+    /// When the incident was cleared; open until then.
+    public var resolvedAt: Date?
+    /// First first.
+    public var acknowledgements: [AlertAcknowledgement]
+
+    enum CodingKeys: String, CodingKey {
+        case alertId, incidentId, customerRef, location, raisedAt, resolvedAt, acknowledgements
+    }
+
+    public init(
+        alertId: String, incidentId: String, customerRef: String, location: GeoLocation?, raisedAt: Date,
+        resolvedAt: Date?, acknowledgements: [AlertAcknowledgement]
+    ) {
+        self.alertId = alertId
+        self.incidentId = incidentId
+        self.customerRef = customerRef
+        self.location = location
+        self.raisedAt = raisedAt
+        self.resolvedAt = resolvedAt
+        self.acknowledgements = acknowledgements
+    }
+}
