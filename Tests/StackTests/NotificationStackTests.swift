@@ -9,7 +9,7 @@ import Testing
 /// with SIGKILL between two of them. Every push reaches each fake once, and the stream,
 /// reopened with the last id it saw, misses nothing and repeats nothing. Then, on the same
 /// stack (its executables run under libfaketime), two weeks of StreakSnap with moved clocks
-/// (``StreakStoryFlow``).
+/// (``StreakStoryFlow``), and Transrify's duress alerts (``DuressStoryFlow``).
 extension StackTests {
     @Test func pushesAndTheLiveStreamSurviveAKilledAlertsWithNothingLostOrDoubledAndTwoWeeksOfStreaks() async throws {
         let fakeDirectory = try TestDataDirectory.make()
@@ -31,6 +31,7 @@ extension StackTests {
             let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
             try await NotificationFlow(flow: flow, fake: fake).run()
             try await StreakStoryFlow(flow: flow, fake: fake).run()
+            try await DuressStoryFlow(flow: flow, fake: fake).run()
         } catch {
             for name in [ServiceName.alerts, .streak, .auth, .gateway] {
                 print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))

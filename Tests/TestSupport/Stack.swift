@@ -188,6 +188,10 @@ public final class Stack: Sendable {
     /// returns its exit status and output.
     public func pinhole(_ arguments: [String]) async throws -> (status: Int32, lines: [String]) {
         let output = LineCollector()
+        // The CLI runs on real time: under a fake clock's preloaded libfaketime it saw no
+        // arguments (it printed its help and exited 0).
+        var environment = self.environment
+        environment["LD_PRELOAD"] = nil
         let child = try ChildProcess(
             name: "pinhole", executable: binaries.appendingPathComponent("pinhole"),
             arguments: arguments + ["--data-dir", directory.url.path], environment: environment,

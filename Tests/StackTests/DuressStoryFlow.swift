@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+import ServiceKit
+import TestSupport
+import Testing
+
+/// Transrify's duress story through the gateway, on the notifications stack (its fake APNs):
+/// Tara signs in with her duress PIN while alerts is down (SIGKILL); her app places the alert
+/// once alerts is back. Nia, 300 m away, and Fay, 5 km away, poll with a 1 km radius: only Nia
+/// sees it, on her WebSocket (Transrify's `/v1/alerts/stream`) and as a time-sensitive push at
+/// the fake APNs. Nia acknowledges by NFC, and the tenant's responder sees who did.
+struct DuressStoryFlow {
+    let flow: SliceFlow
+    let fake: FakePushProviders
+    var stack: Stack { flow.stack }
+
+    static let taraPlace = GeoLocation(latitude: 51.5007, longitude: -0.1246)
+    /// `metres` north of Tara, as the query of `/v1/alerts/nearby`.
+    static func north(_ metres: Double, radius: Int = 1000) -> String {
+        "tenantKey=tk&lat=\(taraPlace.latitude + metres / 111_195)&lon=\(taraPlace.longitude)&radius_m=\(radius)"
+    }
+
+    /// A PIN sign-in through the gateway: the person and their session id.
+    func pinLogin(
+        _ key: String, _ reference: String, _ pin: String, verdict: PinVerdict
+    ) async throws -> (person: Person, session: String) {
+        let response = try await flow.call(
+            .POST, "/v1/sessions/login",
+            json: PinLoginRequest(
+                tenantKey: key, customerRef: reference, pin: pin, device: DeviceInfo(platform: "ios")))
+        let answer = try response.decode(PinLoginResponse.self)
+        #expect(answer.verdict == verdict, "\(response.text)")
+        let token = try #require(answer.accessToken)
+        return (Person(name: reference, id: "", token: token), try #require(answer.sessionId))
+    }
+
+    func nearby(_ person: Person, _ query: String) async throws -> [NearbyAlert] {
+        try await flow.call(.GET, "/v1/alerts/nearby?\(query)", as: person).decode(NearbyAlerts.self).alerts
+    }
+
+    func run() async throws {
+        // The operator's admin makes a tenant, enrols three customers and names a responder.
+        let warden = try await flow.signUp("Warden")
+        let grant = try await stack.pinhole(["admin", "grant", "--email", "warden@example.com", "--role", "admin"])
+        #expect(grant.status == 0, "\(grant.lines)")
+        #expect(grant.lines.contains { $0.contains("now holds: admin") }, "\(grant.lines)")
+        var issued: TenantKeyIssued?
+        var last = ""
+        #expect(
+            await flow.eventually {
+                let response = try? await flow.call(
+                    .POST, "/v1/admin/tenants", as: warden, json: TenantCreate(name: "Acme Guards"))
+                last = "\(response?.status ?? 0) \(response?.text ?? "")"
+                issued = try? response?.decode(TenantKeyIssued.self)
+                return issued != nil
+            }, "\(last)")
+        let tenant = try #require(issued)
+        for reference in ["tara01", "nia007", "fay003"] {
+            let enrolled = try await flow.call(
+                .POST, "/v1/tenants/\(tenant.tenant.id)/customers", as: warden,
+                json: CustomerEnrolment(customerRef: reference, pin: "2468", duressPin: "1357"))
+            #expect(enrolled.status == 201, "\(enrolled.text)")
+        }
+        let rita = try await flow.signUp("Rita")
+        let named = try await flow.call(
+            .POST, "/v1/admin/roles", as: warden,
+            json: RoleChange(userId: rita.id, role: .tenantResponder, tenantId: tenant.tenant.id))
+        #expect([200, 201].contains(named.status), "\(named.text)")
+
+        // Nia and Fay sign in normally; Nia's phone has an APNs token. Both poll: nothing yet.
+        let (nia, _) = try await pinLogin(tenant.apiKey, "nia007", "2468", verdict: .normal)
+        let (fay, _) = try await pinLogin(tenant.apiKey, "fay003", "2468", verdict: .normal)
+        let niasPhone = String(repeating: "d0", count: 32)
+        let registered = try await flow.call(
+            .POST, "/v1/devices", as: nia,
+            json: DeviceRegistration(
+                provider: .apns, token: niasPhone, bundleId: "com.transrify.app", environment: .production))
+        #expect(registered.status == 201, "\(registered.text)")
+        #expect(try await nearby(nia, Self.north(300)).isEmpty)
+        #expect(try await nearby(fay, Self.north(5_000)).isEmpty)
+
+        // Alerts is down when Tara signs in with her duress PIN (no location at sign-in).
+        await stack.kill(.alerts)
+        let (tara, taraSession) = try await pinLogin(tenant.apiKey, "tara01", "1357", verdict: .duress)
+        try stack.launch(.alerts)
+        #expect(await stack.waitUntilReady(.alerts))
+        let alerts = try DatabaseQueue(path: stack.directory.url.appendingPathComponent("alerts/alerts.sqlite").path)
+        #expect(
+            await flow.eventually {
+                (try? await alerts.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM duress_alert WHERE customer_ref = 'tara01'")
+                }) == 1
+            }, "duress.raised reached alerts after it came back")
+
+        // Nia's phone holds Transrify's live channel open.
+        let tls = try TestHTTP.tlsConfiguration(dataDirectory: stack.directory.url)
+        let channel = LiveSocket(
+            url: stack.url("/v1/alerts/stream?tenantKey=\(tenant.apiKey)").replacingOccurrences(
+                of: "https://", with: "wss://"),
+            token: nia.token, tls: tls, serverName: "localhost")
+        #expect(await channel.waitFor(1), "\(channel.failure ?? "")")
+
+        // Tara's app places the alert: only Nia, 300 m away, is within 1 km.
+        let placed = try await flow.acknowledged(
+            .POST, "/v1/alerts/duress", as: tara,
+            json: DuressAlertRequest(
+                sessionId: taraSession, tenantKey: tenant.apiKey, location: Self.taraPlace,
+                device: DeviceInfo(platform: "ios")))
+        #expect(placed.status == 200, "\(placed.text)")
+        let alertID = try placed.decode(DuressAlertAccepted.self).alertId
+        let seen = try await nearby(nia, Self.north(300))
+        #expect(seen.map(\.alertId) == [alertID])
+        #expect(seen.first?.customerRef == "tara01")
+        #expect(seen.first.map { abs($0.distanceM - 300) <= 2 } == true)
+        #expect(try await nearby(fay, Self.north(5_000)).isEmpty)
+        #expect(try await nearby(tara, Self.north(10)).isEmpty)
+
+        // It reaches Nia's socket and her phone, never held back.
+        #expect(await channel.waitFor(2, timeout: .seconds(30)))
+        let message = try JSONCoding.decoder().decode(
+            NotificationStreamMessage.self, from: Data(channel.messages[1].utf8))
+        #expect(message.notification?.type == .duressAlert)
+        #expect(message.notification?.title == "Nearby Duress Alert")
+        #expect(message.notification?.body == "Customer tara01 needs help")
+        #expect(await flow.eventually { fake.pushes.contains { $0.token == niasPhone } })
+        let push = try #require(fake.pushes.first { $0.token == niasPhone })
+        let aps = push.body["aps"] as? [String: any Sendable]
+        #expect(aps?["interruption-level"] as? String == "time-sensitive")
+        #expect(push.headers["apns-priority"] == "10")
+        #expect(fake.pushes.filter { $0.token == niasPhone }.count == 1)
+
+        // Nia taps Tara's phone: the tag's payload names the alert.
+        let tapped = try await flow.call(
+            .POST, "/v1/alerts/ack", as: nia,
+            json: AlertAcknowledgementRequest(
+                alertId: alertID, customerRef: "nia007", method: .nfc, payload: "trf:duress:\(alertID)"))
+        #expect(tapped.status == 200, "\(tapped.text)")
+        let wrong = try await flow.call(
+            .POST, "/v1/alerts/ack", as: fay,
+            json: AlertAcknowledgementRequest(
+                alertId: alertID, method: .nfc, payload: "trf:duress:\(UUID().uuidString.lowercased())"))
+        #expect(wrong.errorCode == .nfcPayloadMismatch)
+
+        // The tenant's responder sees who acknowledged, and how.
+        let listed = try await flow.call(.GET, "/v1/alerts/duress?tenantId=\(tenant.tenant.id)", as: rita)
+            .decode(Page<DuressAlertState>.self).items
+        #expect(listed.map(\.alertId) == [alertID])
+        #expect(listed.first?.acknowledgements.map(\.customerRef) == ["nia007"])
+        #expect(listed.first?.acknowledgements.map(\.method) == [.nfc])
+        await channel.stop()
+        try await alerts.close()
+    }
+}
