@@ -386,6 +386,10 @@ case "live":
     try await live(
         connections: argument(1, 10_000), userCount: argument(2, 1_000), duration: argument(3, 30),
         rate: argument(4, 1_000))
+case "nearby":
+    try await nearby(userCount: argument(1, 10_000), alertCount: argument(2, 100), duration: argument(3, 60))
 default:
-    print("usage: notify-bench fanout [notifications] [users] | live [connections] [users] [seconds] [per-second]")
+    print(
+        "usage: notify-bench fanout [notifications] [users] | live [connections] [users] [seconds] [per-second]"
+            + " | nearby [users] [alerts] [seconds]")
 }
