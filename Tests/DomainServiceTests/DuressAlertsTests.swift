@@ -214,6 +214,12 @@ import Testing
             #expect(decoy.body.readableBytes == located.body.readableBytes)
             let decoyID = try decoy.json(DuressAlertAccepted.self).alertId
             #expect(ObjectID.canonical(decoyID) == decoyID && decoyID != alertID)
+            // Where no colleague is in duress, Tara's /nearby answer is byte for byte Nora's.
+            let far = (48.8566, 2.3522)
+            let taras = try await nearby(client, tara, at: far)
+            let noras = try await nearby(client, nora, at: far)
+            #expect(taras.status == noras.status && taras.headers[.contentType] == noras.headers[.contentType])
+            #expect(Data(taras.body.readableBytesView) == Data(noras.body.readableBytesView))
             #expect(
                 try await nearby(client, nia, at: Self.north(300)).json(NearbyAlerts.self).alerts.map(\.alertId) == [
                     alertID
