@@ -11,6 +11,9 @@ import ServiceKit
 /// - `alerts.apns.productionUrl` (default `https://api.push.apple.com`),
 ///   `alerts.apns.sandboxUrl` (default `https://api.sandbox.push.apple.com`): where a device's
 ///   pushes go, by the environment it registered with.
+/// - `alerts.apns.criticalAlerts` (default false): critical types (a duress alert) go as
+///   Apple's critical alerts (`interruption-level: critical`, the critical sound) instead of
+///   `time-sensitive`; only for apps holding Apple's critical alerts entitlement.
 /// - `alerts.fcm.serviceAccountFile` (secret): the Firebase service account's JSON key
 ///   (`project_id`, `client_email`, `private_key`, `token_uri`); turns FCM on.
 /// - `alerts.fcm.baseUrl` (default `https://fcm.googleapis.com`), `alerts.fcm.tokenUrl`
@@ -38,6 +41,7 @@ struct AlertsSettings: Sendable {
         var teamID: String
         var productionURL: String
         var sandboxURL: String
+        var criticalAlerts: Bool
     }
 
     struct FCM: Sendable {
@@ -72,7 +76,8 @@ struct AlertsSettings: Sendable {
                 productionURL: Self.base(
                     reader.string(forKey: "alerts.apns.productionUrl", default: "https://api.push.apple.com")),
                 sandboxURL: Self.base(
-                    reader.string(forKey: "alerts.apns.sandboxUrl", default: "https://api.sandbox.push.apple.com")))
+                    reader.string(forKey: "alerts.apns.sandboxUrl", default: "https://api.sandbox.push.apple.com")),
+                criticalAlerts: try reader.boolean("alerts.apns.criticalAlerts", default: false))
         } else if keyFile != nil || keyID != nil || teamID != nil {
             throw ConfigurationError("APNs needs all of alerts.apns.keyFile, alerts.apns.keyId and alerts.apns.teamId")
         } else {

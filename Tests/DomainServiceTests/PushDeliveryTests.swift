@@ -309,6 +309,27 @@ import Testing
                 start: text(local - minutesAgo), end: text(local + minutesAhead), timeZone: "Asia/Kolkata", mode: mode))
     }
 
+    @Test func aCriticalTypeIsAnAppleCriticalAlertOnlyForAnAppEntitledToIt() throws {
+        func aps(critical: Bool, entitled: Bool) throws -> [String: Any] {
+            let message = PushMessage(
+                notificationId: "n-1", type: .duressAlert, title: "Nearby Duress Alert",
+                body: "Customer C-12 needs help",
+                link: "/alerts/a-1", data: ["alertId": "a-1"], badge: 1, critical: critical, threadId: nil,
+                expiresAt: Date())
+            let json = try JSONSerialization.jsonObject(with: APNsSender.payload(message, criticalAlerts: entitled))
+            return try #require((json as? [String: Any])?["aps"] as? [String: Any])
+        }
+        let entitled = try aps(critical: true, entitled: true)
+        #expect(entitled["interruption-level"] as? String == "critical")
+        let sound = try #require(entitled["sound"] as? [String: Any])
+        #expect(sound["critical"] as? Int == 1 && sound["name"] as? String == "default")
+        let plain = try aps(critical: true, entitled: false)
+        #expect(plain["interruption-level"] as? String == "time-sensitive" && plain["sound"] as? String == "default")
+        // The setting changes nothing for other types.
+        let other = try aps(critical: false, entitled: true)
+        #expect(other["interruption-level"] as? String == "active" && other["sound"] as? String == "default")
+    }
+
     @Test func quietHoursHoldAPushUntilTheyEndButNeverADuressAlert() async throws {
         try await Setup.run { setup, client in
             let clock = setup.harness.clock

@@ -7,8 +7,8 @@ import Testing
 /// Transrify's duress story through the gateway, on the notifications stack (its fake APNs):
 /// Tara signs in with her duress PIN while alerts is down (SIGKILL); her app places the alert
 /// once alerts is back. Nia, 300 m away, and Fay, 5 km away, poll with a 1 km radius: only Nia
-/// sees it, on her WebSocket (Transrify's `/v1/alerts/stream`) and as a time-sensitive push at
-/// the fake APNs. Nia acknowledges by NFC, and the tenant's responder sees who did.
+/// sees it, on her WebSocket (Transrify's `/v1/alerts/stream`) and as a critical alert at the
+/// fake APNs (the stack sets `alerts.apns.criticalAlerts`). Nia acknowledges by NFC, and the tenant's responder sees who did.
 struct DuressStoryFlow {
     let flow: SliceFlow
     let fake: FakePushProviders
@@ -115,7 +115,7 @@ struct DuressStoryFlow {
         #expect(try await nearby(fay, Self.north(5_000)).isEmpty)
         #expect(try await nearby(tara, Self.north(10)).isEmpty)
 
-        // It reaches Nia's socket and her phone, never held back.
+        // It reaches Nia's socket and her phone as a critical alert, never held back.
         #expect(await channel.waitFor(2, timeout: .seconds(30)))
         let message = try JSONCoding.decoder().decode(
             NotificationStreamMessage.self, from: Data(channel.messages[1].utf8))
@@ -125,7 +125,9 @@ struct DuressStoryFlow {
         #expect(await flow.eventually { fake.pushes.contains { $0.token == niasPhone } })
         let push = try #require(fake.pushes.first { $0.token == niasPhone })
         let aps = push.body["aps"] as? [String: any Sendable]
-        #expect(aps?["interruption-level"] as? String == "time-sensitive")
+        #expect(aps?["interruption-level"] as? String == "critical")
+        let sound = aps?["sound"] as? [String: any Sendable]
+        #expect(sound?["critical"] as? Int == 1)
         #expect(push.headers["apns-priority"] == "10")
         #expect(fake.pushes.filter { $0.token == niasPhone }.count == 1)
 

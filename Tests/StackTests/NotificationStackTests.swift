@@ -18,7 +18,8 @@ extension StackTests {
         let settings: [String: String] = [
             "alerts.apns.keyFile": fake.apnsKeyFile.path, "alerts.apns.keyId": fake.keyID,
             "alerts.apns.teamId": fake.teamID, "alerts.apns.sandboxUrl": fake.url,
-            "alerts.apns.productionUrl": fake.url, "alerts.fcm.serviceAccountFile": fake.serviceAccountFile.path,
+            "alerts.apns.productionUrl": fake.url, "alerts.apns.criticalAlerts": "true",
+            "alerts.fcm.serviceAccountFile": fake.serviceAccountFile.path,
             "alerts.fcm.baseUrl": fake.url, "alerts.expo.enabled": "true", "alerts.expo.baseUrl": fake.url,
             "alerts.expo.receiptDelaySeconds": "1", "alerts.push.trustRootsFile": fake.caFile.path,
             "auth.revenuecat.webhookSecret": StreakStoryFlow.webhookSecret,

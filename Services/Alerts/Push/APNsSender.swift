@@ -50,7 +50,7 @@ struct APNsSender: PushSender {
     }
 
     func send(_ message: PushMessage, to devices: [DeviceRecord]) async -> [String: PushOutcome] {
-        let body = Self.payload(message)
+        let body = Self.payload(message, criticalAlerts: settings.criticalAlerts)
         return await withTaskGroup(of: (String, PushOutcome).self) { group in
             for device in devices {
                 group.addTask { (device.id, await send(body, message, to: device)) }
@@ -108,10 +108,31 @@ struct APNsSender: PushSender {
             var title: String
             var body: String
         }
+        /// A sound by name, or Apple's critical alert sound (plays through silent mode and
+        /// Do Not Disturb; the app needs Apple's critical alerts entitlement).
+        enum Sound: Encodable {
+            case named(String)
+            case critical
+
+            enum CodingKeys: String, CodingKey { case critical, name, volume }
+
+            func encode(to encoder: any Encoder) throws {
+                switch self {
+                case .named(let name):
+                    var container = encoder.singleValueContainer()
+                    try container.encode(name)
+                case .critical:
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(1, forKey: .critical)
+                    try container.encode("default", forKey: .name)
+                    try container.encode(1.0, forKey: .volume)
+                }
+            }
+        }
         struct APS: Encodable {
             var alert: Alert
             var badge: Int
-            var sound: String?
+            var sound: Sound?
             var threadId: String?
             var interruptionLevel: String
 
@@ -129,13 +150,18 @@ struct APNsSender: PushSender {
     }
 
     /// Encoded with `Codable` rather than `JSONSerialization`: a fan-out encodes one per push,
-    /// and the dictionary route cost a tenth of alerts' CPU there.
-    static func payload(_ message: PushMessage) -> Data {
+    /// and the dictionary route cost a tenth of alerts' CPU there. A critical type goes
+    /// `time-sensitive`, or with `criticalAlerts` (an app holding Apple's entitlement)
+    /// `critical` with the critical sound.
+    static func payload(_ message: PushMessage, criticalAlerts: Bool = false) -> Data {
+        let critical = message.critical && criticalAlerts
+        let level =
+            critical ? "critical" : message.critical ? "time-sensitive" : message.silent ? "passive" : "active"
         let payload = Payload(
             aps: Payload.APS(
                 alert: Payload.Alert(title: message.title, body: message.body), badge: message.badge,
-                sound: message.silent ? nil : "default", threadId: message.threadId,
-                interruptionLevel: message.critical ? "time-sensitive" : message.silent ? "passive" : "active"),
+                sound: critical ? .critical : message.silent ? nil : .named("default"), threadId: message.threadId,
+                interruptionLevel: level),
             type: message.type.rawValue, notificationId: message.notificationId, link: message.link,
             data: message.data)
         let encoder = JSONEncoder()
