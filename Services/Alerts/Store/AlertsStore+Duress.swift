@@ -120,7 +120,7 @@ extension AlertsStore {
             try ResponderPositionRecord(
                 userId: caller.userID, tenantId: caller.tenantID, latitude: center.latitude,
                 longitude: center.longitude, at: now
-            ).save(db)
+            ).upsertPrepared(db)
             // Positions are kept briefly: each poll deletes those gone stale (by index).
             try ResponderPositionRecord.filter(Column("at") < now.addingTimeInterval(-positionMaxAge)).deleteAll(db)
             let box = center.boundingBox(radius: radius)

@@ -32,3 +32,21 @@ struct DuressAlertRecord: ServiceRecord, Equatable {
         case resolvedAt = "resolved_at"
     }
 }
+
+extension DuressAlertRecord {
+    /// Read by hand rather than through `Decodable`: every poll of `/nearby` reads the open
+    /// alerts around the caller.
+    init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        incidentId = try row.decode(forColumn: "incident_id")
+        tenantId = try row.decode(forColumn: "tenant_id")
+        customerRef = try row.decode(forColumn: "customer_ref")
+        userId = try row.decode(forColumn: "user_id")
+        latitude = try row.decode(forColumn: "latitude")
+        longitude = try row.decode(forColumn: "longitude")
+        devicePlatform = try row.decode(forColumn: "device_platform")
+        raisedAt = try row.decode(forColumn: "raised_at")
+        sessionId = try row.decode(forColumn: "session_id")
+        resolvedAt = try row.decode(forColumn: "resolved_at")
+    }
+}
