@@ -127,7 +127,7 @@ struct DuressStoryFlow {
         let aps = push.body["aps"] as? [String: any Sendable]
         #expect(aps?["interruption-level"] as? String == "critical")
         let sound = aps?["sound"] as? [String: any Sendable]
-        #expect(sound?["critical"] as? Int == 1)
+        #expect(sound?["critical"] as? Double == 1)
         #expect(push.headers["apns-priority"] == "10")
         #expect(fake.pushes.filter { $0.token == niasPhone }.count == 1)
 
