@@ -39,8 +39,10 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     DuressController(
         store: store, jobs: jobs, reach: settings.duressReach, clock: runtime.clock, entropy: runtime.entropy
     ).addRoutes(to: routes)
-    StreamController(store: store, streams: streams, clock: runtime.clock, heartbeat: settings.streamHeartbeat)
-        .addRoutes(to: routes)
+    StreamController(
+        store: store, streams: streams, clock: runtime.clock, heartbeat: settings.streamHeartbeat,
+        positionMaxAge: settings.duressReach.positionMaxAge
+    ).addRoutes(to: routes)
 
     let push = try PushClients(settings: settings, clock: runtime.clock)
     push.logProviders(runtime.logger)

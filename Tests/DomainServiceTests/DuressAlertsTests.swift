@@ -337,6 +337,32 @@ import Testing
         }
     }
 
+    @Test func aLiveStreamOpenedWithAPlaceRecordsItLikeAPoll() async throws {
+        // A stream whose client left ends at the next heartbeat: one a second, not 25.
+        let harness = try ServiceHarness(
+            .alerts, config: ["alerts.stream.heartbeatSeconds": "1"], sessions: Self.sessions)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts, live: true) { client in
+            let nia = try await harness.token(for: Self.nia, session: Self.nia)
+            let base = "http://127.0.0.1:\(client.port!)/v1/notifications/stream"
+            let place = Self.north(300)
+            let stream = try await EventStreamReader(url: base + "?lat=\(place.0)&lon=\(place.1)", token: nia)
+            #expect(stream.status == 200)
+            let recorded = try await harness.database().read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT tenant_id, latitude FROM responder_position WHERE user_id = ?",
+                    arguments: [Self.nia])
+            }
+            #expect(recorded?["tenant_id"] == Self.tenant)
+            #expect((recorded?["latitude"] as Double?).map { abs($0 - place.0) < 1e-9 } == true)
+            await stream.stop()
+            // A place that is not one is refused before the stream opens.
+            let refused = try await EventStreamReader(url: base + "?lat=91&lon=0", token: nia)
+            #expect(refused.status == 400)
+            await refused.stop()
+        }
+    }
+
     @Test func anEndedSessionForgetsItsAlertIdAndADeletedUserTakesTheirTraces() async throws {
         let harness = try ServiceHarness(.alerts, sessions: Self.sessions)
         let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)

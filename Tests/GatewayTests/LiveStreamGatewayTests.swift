@@ -145,9 +145,16 @@ import Testing
     }
 
     @Test func theResumePointCannotAddParametersToTheHop() {
-        #expect(LiveStreamGate.after("after=abc-1") == "abc-1")
-        #expect(LiveStreamGate.after("x=1&after=a%26limit%3D9") == "a%26limit%3D9")
-        #expect(LiveStreamGate.after("before=1") == nil)
+        #expect(LiveStreamGate.parameter("after", in: "after=abc-1") == "abc-1")
+        #expect(LiveStreamGate.parameter("after", in: "x=1&after=a%26limit%3D9") == "a%26limit%3D9")
+        #expect(LiveStreamGate.parameter("after", in: "before=1") == nil)
+        // A Transrify responder's position goes along; the tenant key and anything else stay.
+        #expect(
+            LiveStreamGate.hopQuery("tenantKey=tk_1&lon=-0.12&lat=51.5&after=n-1&limit=9")
+                == "?after=n-1&lat=51.5&lon=-0.12")
+        #expect(LiveStreamGate.hopQuery("tenantKey=tk_1") == "")
+        #expect(LiveStreamGate.hopQuery(nil) == "")
+        #expect(LiveStreamGate.hopQuery("lat=1%26after%3Dx") == "?lat=1%26after%3Dx")
         #expect(LiveStreamGate.split("/v1/notifications/stream?after=1") == ("/v1/notifications/stream", "after=1"))
     }
 }

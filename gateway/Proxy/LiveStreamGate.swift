@@ -53,21 +53,20 @@ final class LiveStreamGate: Sendable {
         let (path, query) = Self.split(target)
         guard head.method == .get, Self.paths.contains(path) else { return .dontUpgrade }
         let token = AuthenticationMiddleware<GatewayRequestContext>.bearerToken(in: head.headerFields)
-        let after = query.flatMap(Self.after)
+        let hop = Self.hopQuery(query)
         return .upgrade([:]) { [self] inbound, outbound, _ in
-            await serve(token: token, after: after, inbound: inbound, outbound: outbound)
+            await serve(token: token, hop: hop, inbound: inbound, outbound: outbound)
         }
     }
 
-    func serve(token: String?, after: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async
-    {
+    func serve(token: String?, hop: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         guard let token, let user = try? await verifier.verify(token) else {
             return await refuse(4401, "INVALID_TOKEN", outbound)
         }
         guard !user.isGuest else { return await refuse(4403, "FORBIDDEN", outbound) }
         guard admit(user.userID) else { return await refuse(4429, "RATE_LIMIT_EXCEEDED", outbound) }
         defer { release(user.userID) }
-        let code = await relay(token: token, after: after, inbound: inbound, outbound: outbound)
+        let code = await relay(token: token, hop: hop, inbound: inbound, outbound: outbound)
         try? await outbound.close(code, reason: nil)
     }
 
@@ -81,10 +80,9 @@ final class LiveStreamGate: Sendable {
 
     /// Carries alerts' events to `outbound` until either side ends; returns the close code.
     private func relay(
-        token: String, after: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+        token: String, hop: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async -> WebSocketErrorCode {
-        var request = HTTPClientRequest(
-            url: client.url(of: .alerts, path: Self.path + (after.map { "?after=\($0)" } ?? "")))
+        var request = HTTPClientRequest(url: client.url(of: .alerts, path: Self.path + hop))
         request.headers = InternalClient.propagationHeaders()
         request.headers.add(name: "authorization", value: "Bearer \(token)")
         request.headers.add(name: "accept", value: "text/event-stream")
@@ -151,11 +149,20 @@ final class LiveStreamGate: Sendable {
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    /// The `after` parameter of a query, percent-encoded again for alerts' URL.
-    static func after(_ query: String) -> String? {
+    /// The parameters the stream takes (`after`, and a Transrify responder's position `lat`
+    /// and `lon`) as the query of the hop to alerts, each percent-encoded again; any others are
+    /// dropped.
+    static func hopQuery(_ query: String?) -> String {
+        guard let query else { return "" }
+        let pairs = ["after", "lat", "lon"].compactMap { name in parameter(name, in: query).map { "\(name)=\($0)" } }
+        return pairs.isEmpty ? "" : "?" + pairs.joined(separator: "&")
+    }
+
+    /// The parameter `name` of a query, percent-encoded again for alerts' URL.
+    static func parameter(_ name: String, in query: String) -> String? {
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0] == "after" {
+            if parts.count == 2, parts[0] == name {
                 // Re-encoded for the hop, so nothing in it can add a parameter of its own.
                 return String(parts[1]).removingPercentEncoding?.addingPercentEncoding(
                     withAllowedCharacters: unreserved)

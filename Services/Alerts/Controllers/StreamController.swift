@@ -19,6 +19,8 @@ struct StreamController: Sendable {
     let streams: LiveStreams
     let clock: any WallClock
     var heartbeat: Duration = .seconds(25)
+    /// How long a Transrify responder's position (`lat`, `lon`) counts.
+    var positionMaxAge: TimeInterval = 1_800
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
 
@@ -33,6 +35,18 @@ struct StreamController: Sendable {
             ?? request.headers[Self.lastEventID]
         if let after, (try? ObjectID.path(after, "Notification")) == nil {
             throw ServiceError.validation("`after` is the id of a notification.")
+        }
+        // A tenant's customer may say where they are: their last known position, as a poll of
+        // `/v1/alerts/nearby` records it.
+        if try request.queryNumber("lat") != nil || request.queryNumber("lon") != nil {
+            let place = try Coordinate(
+                latitude: request.requiredQueryNumber("lat"), longitude: request.requiredQueryNumber("lon"))
+            if let tenant = user.tenantID {
+                try await store.record(
+                    ResponderPositionRecord(
+                        userId: user.userID, tenantId: tenant, latitude: place.latitude, longitude: place.longitude,
+                        at: clock.now()), maxAge: positionMaxAge)
+            }
         }
         let live: LiveStreams.Subscription
         do {

@@ -117,12 +117,10 @@ extension AlertsStore {
         for caller: DuressCaller, around center: Coordinate, radius: Double, positionMaxAge: TimeInterval, now: Date
     ) async throws -> [NearbyAlert] {
         try await database.write { db in
-            try ResponderPositionRecord(
-                userId: caller.userID, tenantId: caller.tenantID, latitude: center.latitude,
-                longitude: center.longitude, at: now
-            ).upsertPrepared(db)
-            // Positions are kept briefly: each poll deletes those gone stale (by index).
-            try ResponderPositionRecord.filter(Column("at") < now.addingTimeInterval(-positionMaxAge)).deleteAll(db)
+            try Self.record(
+                ResponderPositionRecord(
+                    userId: caller.userID, tenantId: caller.tenantID, latitude: center.latitude,
+                    longitude: center.longitude, at: now), maxAge: positionMaxAge, in: db)
             let box = center.boundingBox(radius: radius)
             var open = DuressAlertRecord.filter(
                 DuressAlertRecord.Columns.tenantId == caller.tenantID && DuressAlertRecord.Columns.resolvedAt == nil
@@ -153,6 +151,18 @@ extension AlertsStore {
                     raisedAt: alert.raisedAt, acknowledgements: (acknowledgements[alert.id] ?? []).map(\.contract))
             }
         }
+    }
+
+    /// A tenant user's last known position (a `/nearby` poll, or a live stream opened with
+    /// `lat` and `lon`). Positions are kept briefly: each one recorded deletes those older than
+    /// `maxAge` (by index).
+    static func record(_ position: ResponderPositionRecord, maxAge: TimeInterval, in db: Database) throws {
+        try position.upsertPrepared(db)
+        try ResponderPositionRecord.filter(Column("at") < position.at.addingTimeInterval(-maxAge)).deleteAll(db)
+    }
+
+    func record(_ position: ResponderPositionRecord, maxAge: TimeInterval) async throws {
+        try await database.write { db in try Self.record(position, maxAge: maxAge, in: db) }
     }
 
     /// `POST /v1/alerts/ack`: the caller's acknowledgement of an open alert of their tenant
