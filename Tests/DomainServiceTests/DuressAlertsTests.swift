@@ -23,13 +23,15 @@ import Testing
     /// Another tenant's customer, and a user of no tenant.
     static let oscar = "00000000-0000-4000-8000-0000000000b1"
     static let una = "00000000-0000-4000-8000-0000000000c1"
+    /// Under duress too, 200 m from Tara.
+    static let vera = "00000000-0000-4000-8000-0000000000a5"
     /// The tenant's responder (staff, no PIN), and another tenant's.
     static let rita = "00000000-0000-4000-8000-0000000000d1"
     static let otto = "00000000-0000-4000-8000-0000000000d2"
 
     /// Auth's answers: session id = user id.
     static let sessions = Lookup<SessionState> { id in
-        let refs = [tara: "TARA-1", nia: "NIA-7", fay: "FAY-3", nora: "NORA-2", oscar: "OSCAR-9"]
+        let refs = [tara: "TARA-1", nia: "NIA-7", fay: "FAY-3", nora: "NORA-2", oscar: "OSCAR-9", vera: "VERA-5"]
         switch id {
         case una: return SessionState(sessionId: id, userId: id, limited: false, roles: [])
         case rita, otto:
@@ -42,7 +44,8 @@ import Testing
         default:
             guard let ref = refs[id] else { return nil }
             return SessionState(
-                sessionId: id, userId: id, limited: id == tara, roles: [], tenantId: tenant, customerRef: ref)
+                sessionId: id, userId: id, limited: id == tara || id == vera, roles: [], tenantId: tenant,
+                customerRef: ref)
         }
     }
 
@@ -52,13 +55,15 @@ import Testing
         (taraPlace.latitude + metres / 111_195, taraPlace.longitude)
     }
 
-    func raise(_ harness: ServiceHarness, at location: GeoLocation?) async throws {
+    func raise(
+        _ harness: ServiceHarness, at location: GeoLocation?, user: String = tara, reference: String = "TARA-1",
+        incident: String = "1c1d0000-0000-4000-8000-000000000001"
+    ) async throws {
         let envelope = EventEnvelope(
             id: UUID(), type: DuressRaised.eventType, source: .auth, occurredAt: harness.clock.now(),
             payload: DuressRaised(
-                incidentId: "1c1d0000-0000-4000-8000-000000000001", tenantId: Self.tenant, customerRef: "TARA-1",
-                userId: Self.tara, sessionId: Self.tara, location: location, device: DeviceInfo(platform: "ios"),
-                raisedAt: harness.clock.now()))
+                incidentId: incident, tenantId: Self.tenant, customerRef: reference, userId: user, sessionId: user,
+                location: location, device: DeviceInfo(platform: "ios"), raisedAt: harness.clock.now()))
         let jobs = JobQueue(clock: harness.clock)
         try await harness.database().write { db in
             try AlertsStore.duressRaised(
@@ -258,6 +263,13 @@ import Testing
             _ = try await nearby(client, tokens[Self.nia]!, at: Self.north(300))
             _ = try await nearby(client, tokens[Self.fay]!, at: Self.north(5_000))
             _ = try await nearby(client, tokens[Self.oscar]!, at: Self.north(10))
+            // Vera, 200 m away, is in duress herself (far from here, she raised an alert of her
+            // own): like /nearby, the live channel tells her nothing.
+            let vera = try await harness.token(for: Self.vera, session: Self.vera)
+            try await raise(
+                harness, at: GeoLocation(latitude: 40.0, longitude: -3.7), user: Self.vera, reference: "VERA-5",
+                incident: "1c1d0000-0000-4000-8000-000000000005")
+            _ = try await nearby(client, vera, at: Self.north(200))
 
             func notified() throws -> [String: [String]] {
                 try harness.database().read { db in

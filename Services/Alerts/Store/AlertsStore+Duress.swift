@@ -45,7 +45,9 @@ extension AlertsStore {
 
     /// A critical `duress_alert` notification ("Nearby Duress Alert") for each of the tenant's
     /// users last seen near the alert, pushed at once whatever their quiet hours or
-    /// preferences; nothing while the alert has no location. Once per alert and user.
+    /// preferences; nothing while the alert has no location. Once per alert and user. As
+    /// `/nearby` shows nothing to someone in duress, a user with an open alert of their own is
+    /// not told.
     static func notifyNearby(
         _ alert: DuressAlertRecord, reach: DuressReach, jobs: JobQueue, now: Date, in db: Database
     ) throws {
@@ -56,7 +58,11 @@ extension AlertsStore {
         var positions = ResponderPositionRecord.filter(
             Column("tenant_id") == alert.tenantId && Column("user_id") != alert.userId
                 && Column("at") >= now.addingTimeInterval(-reach.positionMaxAge)
-                && box.latitudes.contains(Column("latitude")))
+                && box.latitudes.contains(Column("latitude"))
+        )
+        .filter(
+            sql: "user_id NOT IN (SELECT user_id FROM duress_alert WHERE tenant_id = ? AND resolved_at IS NULL)",
+            arguments: [alert.tenantId])
         if let longitudes = box.longitudes { positions = positions.filter(longitudes.contains(Column("longitude"))) }
         let header = try header(of: alert)
         for position in try positions.fetchAll(db) {
