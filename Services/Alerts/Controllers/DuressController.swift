@@ -5,8 +5,9 @@ import ServiceKit
 
 /// Transrify's duress alert routes, as its app calls them: the person in duress locates their
 /// alert (`POST /v1/alerts/duress`), colleagues poll for open alerts around them
-/// (`GET /v1/alerts/nearby`) and acknowledge one (`POST /v1/alerts/ack`). Only a tenant's PIN
-/// customers call them; the tenant is always the session's.
+/// (`GET /v1/alerts/nearby`) and acknowledge one (`POST /v1/alerts/ack`): a tenant's PIN
+/// customers, the tenant always the session's. The tenant's responders and admins list its
+/// alerts (`GET /v1/alerts/duress`).
 struct DuressController: Sendable {
     let store: AlertsStore
     let jobs: JobQueue
