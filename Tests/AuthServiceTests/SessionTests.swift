@@ -31,11 +31,14 @@ import Testing
                 unknown.append(timeB)
             }
             // Both paths run one Argon2id verification: their fastest times stay within a factor
-            // of two (skipping the hash for unknown addresses would make them differ about
+            // of four (skipping the hash for unknown addresses would make them differ about
             // fifty-fold). The fastest, not the median: other tests running at the same time only
             // ever add time, and a median of nine can catch several slowed attempts on one side.
+            // A factor of two failed once on a loaded two-core CI run (0.47) with the hash in
+            // place on both paths; the measured comparison is `./scripts/bench-duress`'s kind of
+            // job, this test only catches the hash being skipped.
             let ratio = known.min()! / unknown.min()!
-            #expect(ratio > 0.5 && ratio < 2.0, "known/unknown fastest time ratio \(ratio)")
+            #expect(ratio > 0.25 && ratio < 4.0, "known/unknown fastest time ratio \(ratio)")
         }
     }
 
