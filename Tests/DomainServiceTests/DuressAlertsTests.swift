@@ -375,35 +375,6 @@ import Testing
         }
     }
 
-    @Test func aPollWritesItsPositionOnlyWhenItMovedOrAMinuteHasPassed() async throws {
-        let harness = try ServiceHarness(.alerts, sessions: Self.sessions)
-        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-        try await harness.test(parts) { client in
-            let nia = try await harness.token(for: Self.nia, session: Self.nia)
-            func stored() async throws -> (latitude: Double, at: Date)? {
-                try await harness.database().read { db in
-                    try Row.fetchOne(
-                        db, sql: "SELECT latitude, at FROM responder_position WHERE user_id = ?", arguments: [Self.nia]
-                    ).map { ($0["latitude"], $0["at"]) }
-                }
-            }
-            #expect(try await nearby(client, nia, at: Self.north(300)).status == .ok)
-            let first = try #require(try await stored())
-            // 30 s later, 10 m further: nothing new to say.
-            harness.clock.advance(by: 30)
-            _ = try await nearby(client, nia, at: Self.north(310))
-            #expect(try await stored()?.at == first.at)
-            // 100 m further: written at once.
-            _ = try await nearby(client, nia, at: Self.north(400))
-            let moved = try #require(try await stored())
-            #expect(moved.at > first.at && abs(moved.latitude - Self.north(400).0) < 1e-9)
-            // Standing still for a minute: written again, so it does not go stale.
-            harness.clock.advance(by: 61)
-            _ = try await nearby(client, nia, at: Self.north(400))
-            #expect(try await stored().map { $0.at > moved.at } == true)
-        }
-    }
-
     @Test func anEndedSessionForgetsItsAlertIdAndADeletedUserTakesTheirTraces() async throws {
         let harness = try ServiceHarness(.alerts, sessions: Self.sessions)
         let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)

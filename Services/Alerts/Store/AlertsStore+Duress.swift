@@ -118,79 +118,44 @@ extension AlertsStore {
     /// `GET /v1/alerts/nearby`: the open, located alerts of the caller's tenant within `radius`
     /// metres of `center`, nearest first, with their acknowledgements; never the caller's own,
     /// and none at all for a caller under duress (after the same work). Records `center` as the
-    /// caller's last known position when it says something new (``needsRecording(_:in:)``),
-    /// in a write of its own; positions older than `positionMaxAge` go then.
+    /// caller's last known position; positions older than `positionMaxAge` go.
     func nearbyAlerts(
         for caller: DuressCaller, around center: Coordinate, radius: Double, positionMaxAge: TimeInterval, now: Date
     ) async throws -> [NearbyAlert] {
-        let position = ResponderPositionRecord(
-            userId: caller.userID, tenantId: caller.tenantID, latitude: center.latitude, longitude: center.longitude,
-            at: now)
-        let (alerts, moved) = try await database.read { db in
-            (
-                try Self.alerts(for: caller, around: center, radius: radius, in: db),
-                try Self.needsRecording(position, in: db)
-            )
-        }
-        if moved { try await record(position, maxAge: positionMaxAge) }
-        return alerts
-    }
-
-    /// How often an unmoved position is written again, and how far one may move meanwhile:
-    /// a poll every 15 s costs a write only once a minute.
-    static let positionRefresh: TimeInterval = 60
-    static let positionSlack: Double = 25
-
-    /// Whether `position` says more than the one stored: none stored, another tenant, older
-    /// than ``positionRefresh``, or more than ``positionSlack`` metres away.
-    static func needsRecording(_ position: ResponderPositionRecord, in db: Database) throws -> Bool {
-        guard
-            let stored = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT tenant_id, latitude, longitude, at FROM responder_position WHERE user_id = ?"),
-                arguments: [position.userId])
-        else { return true }
-        let at: Date = try stored.decode(forColumn: "at")
-        let place = try Coordinate(
-            latitude: stored.decode(forColumn: "latitude"), longitude: stored.decode(forColumn: "longitude"))
-        let here = try Coordinate(latitude: position.latitude, longitude: position.longitude)
-        return try stored.decode(String.self, forColumn: "tenant_id") != position.tenantId
-            || position.at.timeIntervalSince(at) >= positionRefresh || here.distance(to: place) > positionSlack
-    }
-
-    /// The open alerts around `center` that `caller` may see (none when under duress, after
-    /// the same work), nearest first.
-    static func alerts(
-        for caller: DuressCaller, around center: Coordinate, radius: Double, in db: Database
-    ) throws -> [NearbyAlert] {
-        let box = center.boundingBox(radius: radius)
-        var open = DuressAlertRecord.filter(
-            DuressAlertRecord.Columns.tenantId == caller.tenantID && DuressAlertRecord.Columns.resolvedAt == nil
-                && DuressAlertRecord.Columns.userId != caller.userID
-                && box.latitudes.contains(DuressAlertRecord.Columns.latitude))
-        if let longitudes = box.longitudes {
-            open = open.filter(longitudes.contains(DuressAlertRecord.Columns.longitude))
-        }
-        let near = try open.fetchAll(db).compactMap { alert -> (DuressAlertRecord, Double)? in
-            guard let latitude = alert.latitude, let longitude = alert.longitude,
-                let point = try? Coordinate(latitude: latitude, longitude: longitude)
-            else { return nil }
-            let distance = center.distance(to: point)
-            return distance <= radius ? (alert, distance) : nil
-        }
-        .sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
-        let acknowledgements = Dictionary(
-            grouping:
-                try DuressAcknowledgementRecord
-                .filter(near.map(\.0.id).contains(DuressAcknowledgementRecord.Columns.alertId))
-                .order(DuressAcknowledgementRecord.Columns.at, DuressAcknowledgementRecord.Columns.userId)
-                .fetchAll(db),
-            by: \.alertId)
-        guard !caller.limited else { return [] }
-        return near.map { alert, distance in
-            NearbyAlert(
-                alertId: alert.id, customerRef: alert.customerRef, distanceM: Int(distance.rounded()),
-                raisedAt: alert.raisedAt, acknowledgements: (acknowledgements[alert.id] ?? []).map(\.contract))
+        try await database.write { db in
+            try Self.record(
+                ResponderPositionRecord(
+                    userId: caller.userID, tenantId: caller.tenantID, latitude: center.latitude,
+                    longitude: center.longitude, at: now), maxAge: positionMaxAge, in: db)
+            let box = center.boundingBox(radius: radius)
+            var open = DuressAlertRecord.filter(
+                DuressAlertRecord.Columns.tenantId == caller.tenantID && DuressAlertRecord.Columns.resolvedAt == nil
+                    && DuressAlertRecord.Columns.userId != caller.userID
+                    && box.latitudes.contains(DuressAlertRecord.Columns.latitude))
+            if let longitudes = box.longitudes {
+                open = open.filter(longitudes.contains(DuressAlertRecord.Columns.longitude))
+            }
+            let near = try open.fetchAll(db).compactMap { alert -> (DuressAlertRecord, Double)? in
+                guard let latitude = alert.latitude, let longitude = alert.longitude,
+                    let point = try? Coordinate(latitude: latitude, longitude: longitude)
+                else { return nil }
+                let distance = center.distance(to: point)
+                return distance <= radius ? (alert, distance) : nil
+            }
+            .sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
+            let acknowledgements = Dictionary(
+                grouping:
+                    try DuressAcknowledgementRecord
+                    .filter(near.map(\.0.id).contains(DuressAcknowledgementRecord.Columns.alertId))
+                    .order(DuressAcknowledgementRecord.Columns.at, DuressAcknowledgementRecord.Columns.userId)
+                    .fetchAll(db),
+                by: \.alertId)
+            guard !caller.limited else { return [] }
+            return near.map { alert, distance in
+                NearbyAlert(
+                    alertId: alert.id, customerRef: alert.customerRef, distanceM: Int(distance.rounded()),
+                    raisedAt: alert.raisedAt, acknowledgements: (acknowledgements[alert.id] ?? []).map(\.contract))
+            }
         }
     }
 
