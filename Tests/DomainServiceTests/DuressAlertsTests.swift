@@ -328,6 +328,17 @@ import Testing
                     try AlertsStore.duressCleared(cleared, jobs: JobQueue(clock: harness.clock), in: db)
                 }
             }
+            // Who was told is found by index, not by reading every notification.
+            let plan = try await harness.database().read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        EXPLAIN QUERY PLAN SELECT DISTINCT user_id FROM notification
+                        WHERE type = 'duress_alert' AND json_extract(data, '$.alertId') = ? ORDER BY user_id
+                        """, arguments: [alertID]
+                ).map { $0["detail"] as String }
+            }
+            #expect(plan.contains { $0.contains("USING INDEX notification_by_duress_alert") }, "\(plan)")
             let safe = "duress_cleared|Duress alert resolved|Customer TARA-1 is safe|/alerts/\(alertID)"
             #expect(try notified() == [Self.nia: [expected, responding, safe]])
             #expect(

@@ -36,13 +36,10 @@ struct DuressController: Sendable {
             user.has(.admin) || user.has(.tenantResponder, tenantID: tenantID)
                 || user.has(.tenantAdmin, tenantID: tenantID)
         else { throw ServiceError.notFound("Tenant") }
-        let status = request.uri.queryParameters.get("status") ?? "open"
-        guard status == "open" || status == "all" else {
-            throw ServiceError.validation("`status` must be open or all.")
-        }
+        let openOnly = try request.openOnly()
         let page = try PageRequest<TimePosition>(request: request)
         let alerts = try await store.duressAlerts(
-            tenantID: tenantID, openOnly: status == "open", after: page.position, limit: page.limit + 1)
+            tenantID: tenantID, openOnly: openOnly, after: page.position, limit: page.limit + 1)
         return try Response.json(
             Page(alerts, limit: page.limit, item: \.self) { TimePosition(createdAt: $0.raisedAt, id: $0.alertId) })
     }

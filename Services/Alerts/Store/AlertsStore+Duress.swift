@@ -86,22 +86,19 @@ extension AlertsStore {
         jobs: JobQueue, now: Date
     ) async throws -> String {
         try await database.write { db in
+            let ofSession = DuressAlertRecord.filter(DuressAlertRecord.Columns.sessionId == caller.sessionID)
+            let alert = try ofSession.fetchOne(db)
             var session =
                 try DuressSessionRecord.fetchOne(db, key: caller.sessionID)
                 ?? DuressSessionRecord(
-                    sessionId: caller.sessionID,
-                    alertId: try DuressAlertRecord.filter(DuressAlertRecord.Columns.sessionId == caller.sessionID)
-                        .select(Column("id"), as: String.self).fetchOne(db) ?? newID,
-                    userId: caller.userID, createdAt: now)
+                    sessionId: caller.sessionID, alertId: alert?.id ?? newID, userId: caller.userID, createdAt: now)
             if let location {
                 session.latitude = location.latitude
                 session.longitude = location.longitude
             }
             session.devicePlatform = device ?? session.devicePlatform
             try session.save(db)
-            let alert = try DuressAlertRecord.filter(DuressAlertRecord.Columns.sessionId == caller.sessionID)
-                .fetchOne(db)
-            try DuressAlertRecord.filter(DuressAlertRecord.Columns.sessionId == caller.sessionID).updateAll(
+            try ofSession.updateAll(
                 db, DuressAlertRecord.Columns.latitude.set(to: session.latitude),
                 DuressAlertRecord.Columns.longitude.set(to: session.longitude),
                 DuressAlertRecord.Columns.devicePlatform.set(to: session.devicePlatform))
@@ -260,13 +257,14 @@ extension AlertsStore {
         return EventHeader(id: identity, type: DuressRaised.eventType, source: .auth, occurredAt: alert.raisedAt)
     }
 
-    /// The users a `duress_alert` notification told of `alert`.
+    /// The users a `duress_alert` notification told of `alert` (by the partial index
+    /// `notification_by_duress_alert`, not a scan of every notification).
     static func toldOf(_ alert: DuressAlertRecord, in db: Database) throws -> [String] {
         try String.fetchAll(
             db,
             sql: """
                 SELECT DISTINCT user_id FROM notification
-                WHERE type = ? AND json_extract(data, '$.alertId') = ? ORDER BY user_id
-                """, arguments: [NotificationType.duressAlert.rawValue, alert.id])
+                WHERE type = 'duress_alert' AND json_extract(data, '$.alertId') = ? ORDER BY user_id
+                """, arguments: [alert.id])
     }
 }

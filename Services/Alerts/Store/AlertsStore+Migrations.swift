@@ -141,5 +141,15 @@ extension AlertsStore {
             }
             try db.create(index: "duress_ack_by_user", on: "duress_ack", columns: ["user_id"])
         }
+
+        migrator.registerMigration("alerts.v9.duress-notification-index") { db in
+            // Acknowledgements and clearances find who was told of an alert by this, not by
+            // reading every notification.
+            try db.execute(
+                sql: """
+                    CREATE INDEX notification_by_duress_alert ON notification (json_extract(data, '$.alertId'))
+                    WHERE type = 'duress_alert'
+                    """)
+        }
     }
 }

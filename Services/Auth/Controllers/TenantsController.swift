@@ -65,13 +65,10 @@ struct TenantsController: Sendable {
     /// `GET /v1/tenants/{tenantId}/incidents?status=open|all` → newest first, paged.
     @Sendable func incidents(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let tenantID = try await tenant(context, allowing: [.tenantAdmin, .tenantResponder])
-        let status = request.uri.queryParameters.get("status") ?? "open"
-        guard status == "open" || status == "all" else {
-            throw ServiceError.validation("`status` must be open or all.")
-        }
+        let openOnly = try request.openOnly()
         let page = try PageRequest<TimePosition>(request: request)
         let records = try await store.incidents(
-            tenantID: tenantID, openOnly: status == "open", after: page.position, limit: page.limit + 1)
+            tenantID: tenantID, openOnly: openOnly, after: page.position, limit: page.limit + 1)
         return try Response.json(
             Page(records, limit: page.limit, item: \.incident) { TimePosition(createdAt: $0.raisedAt, id: $0.id) })
     }

@@ -16,4 +16,14 @@ extension Request {
         guard let value = try queryNumber(name) else { throw ServiceError.validation("`\(name)` is required.") }
         return value
     }
+
+    /// `?status=open|all` (default `open`): whether only open ones are asked for (incidents,
+    /// duress alerts); anything else is a 400.
+    public func openOnly() throws -> Bool {
+        switch uri.queryParameters.get("status") ?? "open" {
+        case "open": return true
+        case "all": return false
+        default: throw ServiceError.validation("`status` must be open or all.")
+        }
+    }
 }
