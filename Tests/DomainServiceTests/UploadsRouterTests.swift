@@ -284,6 +284,11 @@ import Testing
             let fourth = try await create(client, token: token, length: 100)
             #expect(fourth.status == .tooManyRequests)
             #expect(fourth.error?.message.contains("3 uploads an hour") == true)
+            // The kit's limiter: the window frees its oldest upload an hour after it started.
+            #expect(fourth.headers[Self.header("ratelimit-policy")] == "\"uploads\";q=3;w=3600")
+            #expect(fourth.headers[Self.header("ratelimit")]?.hasPrefix("\"uploads\";r=0;") == true)
+            let retryAfter = fourth.headers[Self.header("retry-after")].flatMap { Int($0) } ?? 0
+            #expect((3500...3600).contains(retryAfter))
         }
     }
 }

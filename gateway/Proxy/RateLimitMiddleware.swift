@@ -28,14 +28,11 @@ struct RateLimitMiddleware: RouterMiddleware {
                 "ip:\(context.clientAddress)"
             }
         let decision = limiter.check(key: key, policy: policy, now: clock.now().timeIntervalSince1970)
-        var headers: HTTPFields = [.rateLimitPolicy: policy.policyHeader, .rateLimit: decision.header(for: policy)]
         guard decision.allowed else {
-            headers[.retryAfter] = String(decision.retryAfter)
-            throw ServiceError(
-                .rateLimitExceeded, "Too many requests; retry in \(decision.retryAfter) s.", headers: headers)
+            throw ServiceError.rateLimited("Too many requests.", policy: policy, decision: decision)
         }
         var response = try await next(request, context)
-        response.headers.append(contentsOf: headers)
+        response.headers.append(contentsOf: decision.headers(for: policy))
         return response
     }
 }

@@ -11,12 +11,14 @@ extension MediaStore {
     func createUpload(_ upload: UploadRecord, perHour: Int, inFlightBytes: Int) async throws {
         try await database.write { db in
             typealias Columns = UploadRecord.Columns
+            let policy = RatePolicy(name: "uploads", limit: perHour, window: 3600)
             let recent = try UploadRecord.filter(
                 Columns.ownerId == upload.ownerId && Columns.createdAt > upload.createdAt.addingTimeInterval(-3600)
-            ).fetchCount(db)
-            guard recent < perHour else {
-                throw ServiceError(
-                    .rateLimitExceeded, "At most \(perHour) uploads an hour.", headers: [.retryAfter: "3600"])
+            ).select(Columns.createdAt, as: Date.self).fetchAll(db)
+            let decision = policy.decide(after: recent, now: upload.createdAt)
+            guard decision.allowed else {
+                throw ServiceError.rateLimited(
+                    "At most \(perHour) uploads an hour.", policy: policy, decision: decision)
             }
             let pending =
                 try Int.fetchOne(

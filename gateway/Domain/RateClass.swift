@@ -1,0 +1,26 @@
+import ServiceKit
+
+/// Rate-limit classes of the route table.
+enum RateClass: String, Sendable, CaseIterable {
+    /// Sign-up, sign-in and refresh: keyed by client address, tight.
+    case auth
+    /// GET and HEAD.
+    case read
+    /// Every other method.
+    case write
+    /// Starting an upload (SkateHubba: 20 per hour).
+    case upload
+    /// Searching people (`GET /v1/friends/search`): the user directory, read a page at a time,
+    /// on a budget of its own so that it cannot be walked at the read class's pace.
+    case search
+
+    var defaultPolicy: RatePolicy {
+        switch self {
+        case .auth: RatePolicy(name: rawValue, limit: 20, window: 60)
+        case .read: RatePolicy(name: rawValue, limit: 600, window: 60)
+        case .write: RatePolicy(name: rawValue, limit: 120, window: 60)
+        case .upload: RatePolicy(name: rawValue, limit: 20, window: 3600)
+        case .search: RatePolicy(name: rawValue, limit: 60, window: 60)
+        }
+    }
+}
