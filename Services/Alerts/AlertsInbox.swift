@@ -18,6 +18,11 @@ enum AlertsInbox {
         inbox.on(StreakWindowOpened.self) { try AlertsStore.windowOpened($0, jobs: jobs, in: $1) }
         inbox.on(StreakWindowClosing.self) { try AlertsStore.windowClosing($0, jobs: jobs, in: $1) }
         inbox.on(StreakMilestoneReached.self) { try AlertsStore.streakMilestone($0, jobs: jobs, in: $1) }
+        inbox.on(ChallengeCreated.self) { try AlertsStore.challengeCreated($0, jobs: jobs, in: $1) }
+        inbox.on(ChallengeAccepted.self) { try AlertsStore.challengeAccepted($0, jobs: jobs, in: $1) }
+        inbox.on(ChallengeClipReady.self) { try AlertsStore.challengeClipReady($0, jobs: jobs, in: $1) }
+        inbox.on(ChallengeVotingStarted.self) { try AlertsStore.challengeVotingStarted($0, jobs: jobs, in: $1) }
+        inbox.on(ChallengeCompleted.self) { try AlertsStore.challengeCompleted($0, jobs: jobs, in: $1) }
         inbox.on(DuressRaised.self) {
             try AlertsStore.duressRaised($0, reach: duressReach, jobs: jobs, now: clock.now(), in: $1)
         }

@@ -16,9 +16,12 @@ func buildApplication(
 /// What feed asks other services; tests pass fakes.
 struct FeedDependencies: Sendable {
     var media: Lookup<MediaSummary>
+    var users: Lookup<UserSummary> = .fixed([:])
 
     static func live(_ runtime: ServiceRuntime) -> FeedDependencies {
-        FeedDependencies(media: .internal(runtime.client, from: .media, path: "/internal/media"))
+        FeedDependencies(
+            media: .internal(runtime.client, from: .media, path: "/internal/media"),
+            users: .internal(runtime.client, from: .auth, path: "/internal/users"))
     }
 }
 
@@ -31,14 +34,21 @@ func buildRouter(
     let clock = runtime.clock
     let database = try runtime.openDatabase(registerMigrations: FeedStore.registerMigrations)
     let outbox = runtime.makeOutbox()
-    let store = FeedStore(database: database, outbox: outbox)
+    let jobs = runtime.makeJobQueue()
+    let store = FeedStore(database: database, outbox: outbox, jobs: jobs)
 
     var inbox = EventInbox(clock: clock)
     inbox.on(ContentHidden.self) { envelope, db in try FeedStore.hide(envelope.payload, at: clock.now(), in: db) }
     inbox.mirrorBlocks()
-    inbox.onUserDeleted(erase: FeedStore.erase)
-    inbox.on(MediaReady.self) { envelope, db in try FeedStore.mediaReady(envelope.payload, in: db) }
-    inbox.on(MediaRejected.self) { envelope, db in try FeedStore.mediaRejected(envelope.payload, in: db) }
+    inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, in: db) }
+    inbox.on(MediaReady.self) { envelope, db in
+        try FeedStore.mediaReady(envelope.payload, in: db)
+        try store.clipReady(envelope.payload, at: clock.now(), in: db)
+    }
+    inbox.on(MediaRejected.self) { envelope, db in
+        try FeedStore.mediaRejected(envelope.payload, in: db)
+        try FeedStore.clipRejected(envelope.payload, at: clock.now(), in: db)
+    }
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
@@ -48,5 +58,20 @@ func buildRouter(
         requireVerifiedPhone: settings.requireVerifiedPhone
     ).addRoutes(to: routes)
     NearbyController(store: store, maxRadius: settings.maxRadius).addRoutes(to: routes)
-    return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
+    ChallengesController(
+        store: store, media: dependencies.media, users: dependencies.users, settings: settings.challenges, clock: clock,
+        entropy: runtime.entropy
+    ).addRoutes(to: routes)
+    ChallengeVotingController(store: store, maxRadius: settings.maxRadius, clock: clock).addRoutes(to: routes)
+
+    // Each challenge not yet finished has one deadline job: expire, open voting, or the result.
+    var runner = runtime.makeJobRunner(database: database, queue: jobs)
+    let votingTime = settings.challenges.votingTime
+    runner.complete(ChallengeDeadline.kind) { (job: ChallengeDeadline.Job, _) in
+        .done(recording: { db in
+            try store.runDeadline(of: job.challengeId, votingFor: votingTime, at: clock.now(), in: db)
+        })
+    }
+    return ServiceParts(
+        router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner])
 }

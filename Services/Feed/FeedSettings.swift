@@ -1,18 +1,40 @@
 import Configuration
+import Foundation
 import ServiceKit
 
 /// Feed's own settings.
 ///
 /// Keys:
-/// - `feed.nearby.maxRadiusM` (default 50000): the largest `radius_m` a nearby query accepts.
+/// - `feed.nearby.maxRadiusM` (default 50000): the largest `radius_m` a nearby query accepts
+///   (posts, and challenges open for voting).
 /// - `feed.requireVerifiedPhone` (default false): only users with a verified phone number may
 ///   post (Agora); others get 403 `PHONE_VERIFICATION_REQUIRED`.
+/// - `feed.challenges.answerHours` (default 72): a challenge's deadline when its creator names
+///   none; both clips must be ready by then or it expires.
+/// - `feed.challenges.votingHours` (default 24): how long voting stays open once both clips are
+///   ready; the result is computed at its end.
+/// - `feed.challenges.perHour` (default 10, SkateHubba's): challenges a user may create an hour.
 struct FeedSettings: Sendable {
     let maxRadius: Int
     let requireVerifiedPhone: Bool
+    let challenges: Challenges
+
+    struct Challenges: Sendable {
+        var answerTime: TimeInterval
+        var votingTime: TimeInterval
+        var perHour: Int
+
+        var limit: RatePolicy { RatePolicy(name: "challenges", limit: perHour, window: 3600) }
+    }
 
     init(reader: ConfigReader) throws {
         self.maxRadius = try reader.integer("feed.nearby.maxRadiusM", default: 50_000, in: 1...20_000_000)
         self.requireVerifiedPhone = try reader.boolean("feed.requireVerifiedPhone", default: false)
+        self.challenges = Challenges(
+            answerTime: TimeInterval(
+                try reader.integer("feed.challenges.answerHours", default: 72, in: 1...336) * 3600),
+            votingTime: TimeInterval(
+                try reader.integer("feed.challenges.votingHours", default: 24, in: 1...336) * 3600),
+            perHour: try reader.integer("feed.challenges.perHour", default: 10, in: 1...100_000))
     }
 }

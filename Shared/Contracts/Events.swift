@@ -112,6 +112,11 @@ public enum EventCatalog {
         MediaReady.eventType: [.feed, .streak],
         MediaRejected.eventType: [.feed, .streak],
         SessionEnded.eventType: [.alerts],
+        ChallengeCreated.eventType: [.alerts],
+        ChallengeAccepted.eventType: [.alerts],
+        ChallengeClipReady.eventType: [.alerts],
+        ChallengeVotingStarted.eventType: [.alerts],
+        ChallengeCompleted.eventType: [.alerts],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -139,6 +144,11 @@ public enum EventCatalog {
         MediaReady.eventType: [.media],
         MediaRejected.eventType: [.media],
         SessionEnded.eventType: [.auth],
+        ChallengeCreated.eventType: [.feed],
+        ChallengeAccepted.eventType: [.feed],
+        ChallengeClipReady.eventType: [.feed],
+        ChallengeVotingStarted.eventType: [.feed],
+        ChallengeCompleted.eventType: [.feed],
     ]
 
     /// The services that receive `type`, or none.

@@ -65,6 +65,17 @@ import Testing
                             10, '\(String(repeating: "ab", count: 32))', 'ready', 'private', '2026-11-22 10:00:00.000')
                     """)
         },
+        "media 5a1e0c3d-0000-4000-8000-000000000002 is a 15 s MP4 of user 0a1ce000-0000-4000-8000-000000000001, processing":
+            { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO media (id, owner_id, content_type, byte_size, sha256, status, visibility, created_at,
+                                           duration_ms)
+                        VALUES ('5a1e0c3d-0000-4000-8000-000000000002', '0a1ce000-0000-4000-8000-000000000001', 'video/mp4',
+                                10, '\(String(repeating: "cd", count: 32))', 'processing', 'private',
+                                '2026-11-22 10:00:00.000', 15000)
+                        """)
+            },
         "user 0a1ce000-0000-4000-8000-000000000001 is Alice": { db in
             try db.execute(
                 sql: """
@@ -271,8 +282,23 @@ import Testing
         case MediaReady.eventType: return try roundTrip(MediaReady.self)
         case MediaRejected.eventType: return try roundTrip(MediaRejected.self)
         case SessionEnded.eventType: return try roundTrip(SessionEnded.self)
+        case ChallengeCreated.eventType: return try roundTrip(ChallengeCreated.self)
+        case ChallengeAccepted.eventType: return try roundTrip(ChallengeAccepted.self)
+        case ChallengeClipReady.eventType: return try roundTrip(ChallengeClipReady.self)
+        case ChallengeVotingStarted.eventType: return try roundTrip(ChallengeVotingStarted.self)
+        case ChallengeCompleted.eventType: return try roundTrip(ChallengeCompleted.self)
         default: throw StackError("no contract type for \(type)")
         }
+    }
+
+    /// The challenge the recorded challenge events are about.
+    static let challenge = "c4a11e00-0000-4000-8000-000000000001"
+
+    /// Whether alerts holds one notification of `type` for `user` with `link`.
+    static func challengeNotification(_ type: String, to user: String, link: String, in db: Database) throws -> Bool {
+        try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM notification WHERE type = ? AND user_id = ? AND link = ?",
+            arguments: [type, user, link]) == 1
     }
 
     /// What a consumer holds before an event and must hold after it.
@@ -584,6 +610,23 @@ import Testing
                     WHERE incident_id = '1c1d0000-0000-4000-8000-000000000001' AND customer_ref = 'CUST001'
                       AND latitude = 51.5 AND device_platform = 'ios'
                     """) == 1
+        }),
+        "challenge.created → alerts": Effect(then: { db in
+            try challengeNotification("challenge_received", to: bob, link: "/challenge/\(challenge)", in: db)
+        }),
+        "challenge.accepted → alerts": Effect(then: { db in
+            try challengeNotification("challenge_accepted", to: alice, link: "/challenge/\(challenge)", in: db)
+        }),
+        "challenge.clip_ready → alerts": Effect(then: { db in
+            try challengeNotification("opponent_uploaded", to: alice, link: "/challenge/\(challenge)/playback", in: db)
+        }),
+        "challenge.voting_started → alerts": Effect(then: { db in
+            try challengeNotification("voting_started", to: alice, link: "/challenge/\(challenge)/vote", in: db)
+                && challengeNotification("voting_started", to: bob, link: "/challenge/\(challenge)/vote", in: db)
+        }),
+        "challenge.completed → alerts": Effect(then: { db in
+            try challengeNotification("challenge_won", to: alice, link: "/challenge/\(challenge)/result", in: db)
+                && challengeNotification("challenge_lost", to: bob, link: "/challenge/\(challenge)/result", in: db)
         }),
         "duress.cleared → alerts": Effect(then: { db in
             try Int.fetchOne(

@@ -329,9 +329,10 @@ import Testing
             let bob = try await harness.token(for: Self.bob)
             let defaults = try await client.get("/v1/me/notification-preferences", token: alice)
                 .json(NotificationPreferences.self)
-            #expect(Set(defaults.push.keys) == Set(NotificationType.allCases.map(\.rawValue)))
-            let catalog = Dictionary(
-                uniqueKeysWithValues: NotificationCatalog.kinds.map { ($0.type.rawValue, $0.pushByDefault) })
+            let choosable = NotificationCatalog.kinds.filter { $0.governedBy == nil }
+            #expect(Set(defaults.push.keys) == Set(choosable.map(\.type.rawValue)))
+            #expect(defaults.push["challenge_won"] == nil)  // follows `result_posted`
+            let catalog = Dictionary(uniqueKeysWithValues: choosable.map { ($0.type.rawValue, $0.pushByDefault) })
             #expect(defaults.push == catalog)
             #expect(defaults.push["duress_acknowledged"] == false && defaults.push["challenge_received"] == true)
 
@@ -341,7 +342,7 @@ import Testing
             ).json(NotificationPreferences.self)
             #expect(changed.push["spot_nearby"] == false && changed.push["new_follower"] == false)
             #expect(changed.push["challenge_received"] == true)
-            #expect(changed.push.count == NotificationType.allCases.count)
+            #expect(changed.push.count == choosable.count)
 
             // Turned back on, one at a time; Bob's are his own.
             let again = try await client.send(
@@ -359,6 +360,12 @@ import Testing
                 NotificationPreferences(push: ["new_follower": true, "horoscope": false]), token: alice)
             #expect(unknown.status == .badRequest)
             #expect(unknown.error?.message.contains("horoscope") == true)
+            // SkateHubba's activity types follow its six preferences: set the preference.
+            let governed = try await client.send(
+                .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["challenge_won": false]),
+                token: alice)
+            #expect(governed.status == .badRequest)
+            #expect(governed.error?.message.contains("result_posted") == true)
             #expect(
                 try await client.get("/v1/me/notification-preferences", token: alice).json(NotificationPreferences.self)
                     .push["new_follower"] == false)

@@ -277,6 +277,50 @@ import Testing
         }
     }
 
+    @Test func skateHubbasActivityTypesFollowItsSixPreferences() async throws {
+        try await Setup.run { setup, client in
+            let alice = try await setup.registerAlicesDevices(client)
+            _ = try await client.send(
+                .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["result_posted": false]),
+                token: alice)
+            let challenge = "c4a11e00-0000-4000-8000-000000000001"
+            let (me, bob) = (
+                ChallengeParty(userId: Self.alice, displayName: "Alice"),
+                ChallengeParty(userId: Self.bob, displayName: "Bob")
+            )
+            let jobs = JobQueue(clock: setup.harness.clock)
+            let now = setup.harness.clock.now()
+            try await setup.harness.database().write { db in
+                // The result (won: follows `result_posted`, off) and Bob's clip (`opponent_uploaded`, on).
+                try AlertsStore.challengeCompleted(
+                    EventEnvelope(
+                        id: UUID(), type: ChallengeCompleted.eventType, source: .feed, occurredAt: now,
+                        payload: ChallengeCompleted(
+                            challengeId: challenge, participants: [me, bob],
+                            result: ChallengeResult(winner: Self.alice, creatorVotes: 4, opponentVotes: 1))),
+                    jobs: jobs, in: db)
+                try AlertsStore.challengeClipReady(
+                    EventEnvelope(
+                        id: UUID(), type: ChallengeClipReady.eventType, source: .feed, occurredAt: now,
+                        payload: ChallengeClipReady(challengeId: challenge, uploader: bob, toUserId: Self.alice)),
+                    jobs: jobs, in: db)
+            }
+            await setup.runner.runDue()
+            let listed = try await client.get("/v1/notifications", token: alice).json(Page<AppNotification>.self).items
+            let won = try #require(listed.first { $0.type == .challengeWon })
+            #expect(won.body == "You beat Bob 4–1" && won.link == "/challenge/\(challenge)/result")
+            #expect(won.data["result"] == "win")
+            // Only the clip was pushed, with the seed's playback link, once per device.
+            #expect(setup.fake.pushes.count == 3)
+            #expect(
+                setup.fake.pushes.allSatisfy {
+                    $0.provider != "apns" || $0.body["type"] as? String == "opponent_uploaded"
+                })
+            let apns = try #require(setup.fake.pushes.first { $0.provider == "apns" })
+            #expect(apns.body["link"] as? String == "/challenge/\(challenge)/playback")
+        }
+    }
+
     @Test func expoReceiptsRemoveDevicesTheyCallUnregistered() async throws {
         try await Setup.run { setup, client in
             _ = try await setup.registerAlicesDevices(client)

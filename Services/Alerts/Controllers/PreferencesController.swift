@@ -29,6 +29,9 @@ struct PreferencesController: Sendable {
             guard let type = NotificationType(rawValue: name) else {
                 throw ServiceError.validation("`push.\(name)` is not a notification type.")
             }
+            if let governing = NotificationCatalog.kind(of: type).governedBy {
+                throw ServiceError.validation("`push.\(name)` follows `\(governing.rawValue)`: set that one.")
+            }
             guard push || !NotificationCatalog.kind(of: type).critical else {
                 throw ServiceError.validation("`push.\(name)` is critical: it cannot be turned off.")
             }

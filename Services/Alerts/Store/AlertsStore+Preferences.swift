@@ -6,7 +6,8 @@ import ServiceKit
 /// What each user wants pushed, and when not: their choices over the catalog's defaults, and
 /// their quiet hours.
 extension AlertsStore {
-    /// Push per type (every type of the catalog) and quiet hours.
+    /// Push per type (every type of the catalog a user chooses for: those no other type
+    /// governs) and quiet hours.
     struct Preferences: Sendable, Equatable {
         var push: [NotificationType: Bool]
         var quietHours: QuietHours?
@@ -39,13 +40,17 @@ extension AlertsStore {
     }
 
     static func preferences(of user: String, in db: Database) throws -> Preferences {
-        var push = Dictionary(uniqueKeysWithValues: NotificationCatalog.kinds.map { ($0.type, $0.pushByDefault) })
+        var push = Dictionary(
+            uniqueKeysWithValues: NotificationCatalog.kinds.filter { $0.governedBy == nil }.map {
+                ($0.type, $0.pushByDefault)
+            })
         // Statements the connection keeps: every push reads its user's preferences.
         let choices = try Row.fetchCursor(
             db.cachedStatement(sql: "SELECT type, push FROM notification_preference WHERE user_id = ?"),
             arguments: [user])
         while let choice = try choices.next() {
-            push[try choice.decode(forColumn: "type")] = try choice.decode(Bool.self, forColumn: "push")
+            let type: NotificationType = try choice.decode(forColumn: "type")
+            if push[type] != nil { push[type] = try choice.decode(Bool.self, forColumn: "push") }
         }
         // A critical type cannot be turned off (a choice stored before that rule is ignored).
         for kind in NotificationCatalog.kinds where kind.critical { push[kind.type] = true }

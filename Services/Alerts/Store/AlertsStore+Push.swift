@@ -30,7 +30,7 @@ extension AlertsStore {
             let user = notification.userId
             let kind = NotificationCatalog.kind(of: notification.type)
             let preferences = try Self.preferences(of: user, in: db)
-            guard kind.critical || preferences.push[notification.type] ?? kind.pushByDefault else { return nil }
+            guard kind.critical || preferences.push[kind.preference] ?? kind.pushByDefault else { return nil }
             if let actor = notification.actorId, try BlockMirror.isBlocked(actor, user, in: db) { return nil }
             let devices = try DeviceRecord.fetchAll(
                 db.cachedStatement(

@@ -3,12 +3,12 @@ import Hummingbird
 import ServiceKit
 
 /// `GET /internal/users/{id}`: whether a user exists and their display name, for services
-/// that take a user id from a client (friend requests, blocks); `GET /internal/users?q=&limit=`:
+/// that take a user id from a client (friend requests, blocks, challenges); `GET /internal/users?q=&limit=`:
 /// people found by name or email (``NameSearch``), for friend search. Internal callers only.
 struct UsersController: Sendable {
     let store: UserStore
 
-    static let callers: Set<ServiceName> = [.streak, .moderation]
+    static let callers: Set<ServiceName> = [.feed, .streak, .moderation]
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.open.get("/internal/users/:id", use: user)

@@ -4,12 +4,22 @@ import ServiceKit
 extension FeedStore {
     /// Applies `user.deleted`: the user's posts (and the votes on them) and their votes on
     /// other posts (taken back out of those posts' counts) go; the kit forgets their blocks.
-    static func erase(userID: String, in db: Database) throws {
+    /// Every challenge they took part in goes whole (clips, votes, its job: the other side's
+    /// clip stays their media, referenced by nothing); their votes on others' challenges and
+    /// their standing go too. The other participant keeps the standing their results earned.
+    static func erase(userID: String, jobs: JobQueue, in db: Database) throws {
         try db.execute(
             sql:
                 "UPDATE post SET upvotes = upvotes - (SELECT COUNT(*) FROM vote WHERE vote.post_id = post.id AND vote.user_id = ?1 AND value > 0), downvotes = downvotes - (SELECT COUNT(*) FROM vote WHERE vote.post_id = post.id AND vote.user_id = ?1 AND value < 0) WHERE id IN (SELECT post_id FROM vote WHERE user_id = ?1)",
             arguments: [userID])
         try VoteRecord.filter(VoteRecord.Columns.userId == userID).deleteAll(db)
         try PostRecord.filter(PostRecord.Columns.authorId == userID).deleteAll(db)
+        let challenges = ChallengeRecord.all().involving(userID)
+        for id in try challenges.select(ChallengeRecord.Columns.id, as: String.self).fetchAll(db) {
+            try jobs.cancel(ChallengeDeadline.kind, key: id, in: db)
+        }
+        try challenges.deleteAll(db)
+        try ChallengeVoteRecord.filter(ChallengeVoteRecord.Columns.voterId == userID).deleteAll(db)
+        try ChallengeStatsRecord.deleteOne(db, key: userID)
     }
 }

@@ -50,5 +50,73 @@ extension FeedStore {
         // Blocks move to the kit's one copy (`kit_block`, the same in every service that keeps one).
         BlockMirror.registerMigration(
             &migrator, movingRowsFrom: (table: "block", migration: "feed.v3.blocks-to-kit-mirror"))
+
+        // SkateHubba's challenges: one row each, a clip per participant, a vote per voter,
+        // each user's standing.
+        migrator.registerMigration("feed.v4.challenges") { db in
+            try db.create(table: "challenge") { table in
+                table.column("id", .text).primaryKey()
+                table.column("creator_id", .text).notNull()
+                table.column("opponent_id", .text).notNull()
+                table.column("creator_name", .text).notNull()
+                table.column("opponent_name", .text).notNull()
+                table.column("status", .text).notNull()
+                table.column("max_duration", .integer).notNull()
+                table.column("trick", .text)
+                table.column("spot_id", .text)
+                table.column("latitude", .double)
+                table.column("longitude", .double)
+                table.column("deadline", .datetime).notNull()
+                table.column("voting_deadline", .datetime)
+                // When voting opened, in milliseconds: the order of lists open for voting.
+                table.column("voting_ms", .integer)
+                table.column("winner_id", .text)
+                table.column("creator_votes", .integer)
+                table.column("opponent_votes", .integer)
+                table.column("created_at", .datetime).notNull()
+                table.column("updated_at", .datetime).notNull()
+            }
+            try db.create(index: "challenge_by_creator", on: "challenge", columns: ["creator_id", "created_at", "id"])
+            try db.create(
+                index: "challenge_by_opponent", on: "challenge", columns: ["opponent_id", "created_at", "id"])
+            // Open for voting near a point (read from the index alone, as posts are) or at a spot.
+            try db.execute(
+                sql: """
+                    CREATE INDEX challenge_voting_by_place ON challenge(latitude, longitude, voting_ms, id)
+                    WHERE status = 'voting' AND latitude IS NOT NULL
+                    """)
+            try db.execute(
+                sql: """
+                    CREATE INDEX challenge_voting_by_spot ON challenge(spot_id, voting_ms, id)
+                    WHERE status = 'voting' AND spot_id IS NOT NULL
+                    """)
+            try db.create(table: "challenge_clip") { table in
+                table.column("challenge_id", .text).notNull().references("challenge", onDelete: .cascade)
+                table.column("user_id", .text).notNull()
+                table.column("media_id", .text).notNull().indexed()
+                table.column("state", .text).notNull()
+                table.column("duration_ms", .integer)
+                table.column("uploaded_at", .datetime).notNull()
+                table.column("rejection_reason", .text)
+                table.primaryKey(["challenge_id", "user_id"])
+            }
+            try db.create(table: "challenge_vote") { table in
+                table.column("challenge_id", .text).notNull().references("challenge", onDelete: .cascade)
+                table.column("voter_id", .text).notNull().indexed()
+                table.column("voted_for", .text).notNull()
+                table.column("updated_at", .datetime).notNull()
+                table.primaryKey(["challenge_id", "voter_id"])
+            }
+            try db.create(table: "challenge_stats") { table in
+                table.column("user_id", .text).primaryKey()
+                table.column("points", .integer).notNull()
+                table.column("wins", .integer).notNull()
+                table.column("losses", .integer).notNull()
+                table.column("draws", .integer).notNull()
+                table.column("streak", .integer).notNull()
+                table.column("best_streak", .integer).notNull()
+                table.column("updated_at", .datetime).notNull()
+            }
+        }
     }
 }

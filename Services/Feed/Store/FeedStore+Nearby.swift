@@ -3,49 +3,62 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// The nearby feed: posts around a point, newest first.
+/// Places: the nearby feed (posts around a point, newest first) and the scan it shares with
+/// challenges open for voting near a point.
 extension FeedStore {
     /// Posts within `radius` metres of `center` that `viewer` may see, newest first, after
-    /// `position`. Returns up to `limit + 1` posts (one more tells the caller there is a next
-    /// page).
-    ///
-    /// Candidates come from `post_by_place` alone (a latitude range, the longitude range when
-    /// the box does not wrap, newest first) and are checked against the exact distance; only
-    /// those within the radius are read, with the hidden and block checks. Batches continue
-    /// after the last candidate until the page is full or the candidates run out.
+    /// `position`. Returns up to `limit + 1` posts (``scan(_:center:radius:after:limit:in:visible:)``
+    /// over `post_by_place`).
     func nearby(
         center: Coordinate, radius: Double, viewer: String, after position: TimePosition?, limit: Int
     ) async throws -> [(record: PostRecord, post: Post)] {
+        try await database.read { db in
+            try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) { chunk in
+                let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
+                return try chunk.compactMap { id, distance in
+                    guard let row = rows[id] else { return nil }
+                    let record = try PostRecord(row: row)
+                    return (record, record.post(myVote: VoteValue(weight: row["my_vote"]), distance: distance))
+                }
+            }
+        }
+    }
+
+    /// Rows of `index` within `radius` metres of `center`, newest first, after `position`: up
+    /// to `limit + 1` of what `visible` makes of them (one more tells the caller there is a
+    /// next page).
+    ///
+    /// Candidates come from the index alone (a latitude range, the longitude range when the
+    /// box does not wrap, newest first) and are checked against the exact distance; only those
+    /// within the radius go to `visible`, which reads their rows with the hidden and block
+    /// checks and drops what the viewer may not see. Batches continue after the last candidate
+    /// until the page is full or the candidates run out.
+    static func scan<Item>(
+        _ index: PlaceIndex, center: Coordinate, radius: Double, after position: TimePosition?, limit: Int,
+        in db: Database, visible: ([(id: String, distance: Double)]) throws -> [Item]
+    ) throws -> [Item] {
         let box = center.boundingBox(radius: radius)
         let batch = max(50, limit * 4)
-        return try await database.read { db in
-            var found: [(PostRecord, Post)] = []
-            var after = position.map { (milliseconds: JSONCoding.milliseconds($0.createdAt), id: $0.id) }
-            while found.count <= limit {
-                let candidates = try Self.candidates(in: box, after: after, batch: batch, db: db)
-                let inside = candidates.compactMap { candidate -> (id: String, distance: Double)? in
-                    let distance = center.distance(to: candidate.point)
-                    return distance <= radius ? (candidate.id, distance) : nil
-                }
-                // Read only as many rows as the page still needs; more when some turn out to
-                // be hidden or blocked.
-                var pending = inside[...]
-                while found.count <= limit, !pending.isEmpty {
-                    let chunk = pending.prefix(limit + 1 - found.count)
-                    pending = pending.dropFirst(chunk.count)
-                    let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
-                    for (id, distance) in chunk {
-                        guard let row = rows[id] else { continue }
-                        let record = try PostRecord(row: row)
-                        found.append(
-                            (record, record.post(myVote: VoteValue(weight: row["my_vote"]), distance: distance)))
-                    }
-                }
-                guard candidates.count == batch, let last = candidates.last else { break }
-                after = (last.milliseconds, last.id)
+        var found: [Item] = []
+        var after = position.map { (milliseconds: JSONCoding.milliseconds($0.createdAt), id: $0.id) }
+        while found.count <= limit {
+            let candidates = try candidates(index, in: box, after: after, batch: batch, db: db)
+            let inside = candidates.compactMap { candidate -> (id: String, distance: Double)? in
+                let distance = center.distance(to: candidate.point)
+                return distance <= radius ? (candidate.id, distance) : nil
             }
-            return found.map { (record: $0.0, post: $0.1) }
+            // Read only as many rows as the page still needs; more when some turn out to
+            // be hidden or blocked.
+            var pending = inside[...]
+            while found.count <= limit, !pending.isEmpty {
+                let chunk = pending.prefix(limit + 1 - found.count)
+                pending = pending.dropFirst(chunk.count)
+                found += try visible(Array(chunk))
+            }
+            guard candidates.count == batch, let last = candidates.last else { break }
+            after = (last.milliseconds, last.id)
         }
+        return found
     }
 
     /// The rows of the posts among `ids` that `viewer` may see, with the viewer's vote, by id.
@@ -62,12 +75,27 @@ extension FeedStore {
         return Dictionary(uniqueKeysWithValues: rows.map { row in (row["id"] as String, row) })
     }
 
-    /// One batch of posts in the box, newest first, read from the index alone.
+    /// A place index the nearby scan reads: `latitude, longitude, <time>, id`, newest first.
+    struct PlaceIndex: Sendable {
+        let table: String
+        let name: String
+        /// Milliseconds since 1970, the order.
+        let time: String
+        /// The partial index's own condition, repeated so that SQLite may use it.
+        let condition: String?
+
+        static let posts = PlaceIndex(table: "post", name: "post_by_place", time: "created_ms", condition: nil)
+        static let votingChallenges = PlaceIndex(
+            table: "challenge", name: "challenge_voting_by_place", time: "voting_ms",
+            condition: "status = 'voting' AND latitude IS NOT NULL")
+    }
+
+    /// One batch of the index's rows in the box, newest first, read from the index alone.
     static func candidates(
-        in box: (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?),
+        _ index: PlaceIndex, in box: (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?),
         after: (milliseconds: Int64, id: String)?, batch: Int, db: Database
     ) throws -> [(id: String, milliseconds: Int64, point: Coordinate)] {
-        var conditions = ["latitude BETWEEN :minLat AND :maxLat"]
+        var conditions = ["latitude BETWEEN :minLat AND :maxLat"] + (index.condition.map { [$0] } ?? [])
         var arguments: StatementArguments = [
             "minLat": box.latitudes.lowerBound, "maxLat": box.latitudes.upperBound, "batch": batch,
         ]
@@ -75,18 +103,19 @@ extension FeedStore {
             conditions.append("longitude BETWEEN :minLon AND :maxLon")
             _ = arguments.append(contentsOf: ["minLon": longitudes.lowerBound, "maxLon": longitudes.upperBound])
         }
+        let time = index.time
         if let after {
-            conditions.append("(created_ms < :afterMs OR (created_ms = :afterMs AND id < :afterID))")
+            conditions.append("(\(time) < :afterMs OR (\(time) = :afterMs AND id < :afterID))")
             _ = arguments.append(contentsOf: ["afterMs": after.milliseconds, "afterID": after.id])
         }
         return try Row.fetchAll(
             db,
             sql: """
-                SELECT id, created_ms, latitude, longitude FROM post INDEXED BY post_by_place
-                WHERE \(conditions.joined(separator: " AND ")) ORDER BY created_ms DESC, id DESC LIMIT :batch
+                SELECT id, \(time) AS t, latitude, longitude FROM \(index.table) INDEXED BY \(index.name)
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC LIMIT :batch
                 """, arguments: arguments
         ).map { row in
-            (row["id"], row["created_ms"], try Coordinate(latitude: row["latitude"], longitude: row["longitude"]))
+            (row["id"], row["t"], try Coordinate(latitude: row["latitude"], longitude: row["longitude"]))
         }
     }
 }

@@ -3,10 +3,12 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// The feed service's database: posts and votes (and, through the kit, a copy of blocks).
+/// The feed service's database: posts and votes, SkateHubba's challenges (and, through the
+/// kit, a copy of blocks and the challenges' deadline jobs).
 struct FeedStore: Sendable {
     let database: DatabasePool
     let outbox: Outbox
+    let jobs: JobQueue
 
     /// Stores a post and, in the same transaction, tells media that its photo is now public.
     /// A photo is posted at most once: when its author already posted it (a retry whose first

@@ -19,6 +19,12 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case resultPosted = "result_posted"
     case newFollower = "new_follower"
     case spotNearby = "spot_nearby"
+    // SkateHubba's activity types besides those: each follows one of the six preferences.
+    case challengeAccepted = "challenge_accepted"
+    case votingStarted = "voting_started"
+    case challengeWon = "challenge_won"
+    case challengeLost = "challenge_lost"
+    case spotUnlocked = "spot_unlocked"
     // Transrify
     case duressAlert = "duress_alert"
     case duressAcknowledged = "duress_acknowledged"

@@ -17,6 +17,12 @@ public struct NotificationKind: Sendable {
     public let body: String
     /// The deep link template the app opens, from the seed that names it.
     public let link: String?
+    /// The type whose push preference decides this one's, when that is another type
+    /// (SkateHubba's activity types follow its six preferences); nil: its own.
+    public var governedBy: NotificationType? = nil
+
+    /// The type a user's push choice for this one is stored under.
+    public var preference: NotificationType { governedBy ?? type }
 
     /// `template` with each `{key}` replaced by `values[key]` (unknown keys are left as they are).
     public static func render(_ template: String, _ values: [String: String]) -> String {
@@ -63,25 +69,47 @@ public enum NotificationCatalog {
             type: .nudge, event: StreakNudged.eventType, critical: false, pushByDefault: true,
             title: "👉 {actor} nudged you",
             body: "Your streak with {actor} is waiting for today's snap", link: "/streaks/{streakId}"),
-        // SkateHubba's six, with its deep links.
+        // SkateHubba: its six preferences are types of their own; its activity types follow
+        // one of them. Deep links are the seed's.
         NotificationKind(
-            type: .challengeReceived, event: nil, critical: false, pushByDefault: true, title: "New challenge",
-            body: "{actor} challenged you", link: "/challenge/{challengeId}"),
+            type: .challengeReceived, event: ChallengeCreated.eventType, critical: false, pushByDefault: true,
+            title: "New challenge", body: "{actor} challenged you", link: "/challenge/{challengeId}"),
         NotificationKind(
-            type: .opponentUploaded, event: nil, critical: false, pushByDefault: true, title: "Your opponent uploaded",
-            body: "{actor} posted their clip", link: "/challenge/{challengeId}/playback"),
+            type: .challengeAccepted, event: ChallengeAccepted.eventType, critical: false, pushByDefault: true,
+            title: "Challenge accepted", body: "{actor} accepted your challenge and is uploading",
+            link: "/challenge/{challengeId}", governedBy: .opponentUploaded),
+        NotificationKind(
+            type: .opponentUploaded, event: ChallengeClipReady.eventType, critical: false, pushByDefault: true,
+            title: "Your opponent uploaded", body: "{actor} posted their clip",
+            link: "/challenge/{challengeId}/playback"),
+        NotificationKind(
+            type: .votingStarted, event: ChallengeVotingStarted.eventType, critical: false, pushByDefault: true,
+            title: "Voting is open", body: "Both clips are in: the crowd now votes on who landed it",
+            link: "/challenge/{challengeId}/vote", governedBy: .votingRequested),
         NotificationKind(
             type: .votingRequested, event: nil, critical: false, pushByDefault: true, title: "Vote on a challenge",
             body: "Both clips are in: who landed it?", link: "/challenge/{challengeId}/vote"),
         NotificationKind(
-            type: .resultPosted, event: nil, critical: false, pushByDefault: true, title: "The result is in",
-            body: "See who won your challenge", link: "/challenge/{challengeId}/result"),
+            type: .challengeWon, event: ChallengeCompleted.eventType, critical: false, pushByDefault: true,
+            title: "🏆 You won!", body: "You beat {opponent} {myVotes}–{theirVotes}",
+            link: "/challenge/{challengeId}/result", governedBy: .resultPosted),
+        NotificationKind(
+            type: .challengeLost, event: ChallengeCompleted.eventType, critical: false, pushByDefault: true,
+            title: "Challenge lost", body: "{opponent} won {theirVotes}–{myVotes}",
+            link: "/challenge/{challengeId}/result", governedBy: .resultPosted),
+        NotificationKind(
+            type: .resultPosted, event: ChallengeCompleted.eventType, critical: false, pushByDefault: true,
+            title: "The result is in", body: "A draw with {opponent}, {myVotes}–{theirVotes}",
+            link: "/challenge/{challengeId}/result"),
         NotificationKind(
             type: .newFollower, event: nil, critical: false, pushByDefault: true, title: "New follower",
             body: "{actor} followed you", link: "/profile/{userId}"),
         NotificationKind(
             type: .spotNearby, event: nil, critical: false, pushByDefault: true, title: "A spot nearby",
             body: "{spot} is close to you", link: "/spots/{spotId}"),
+        NotificationKind(
+            type: .spotUnlocked, event: nil, critical: false, pushByDefault: true, title: "Spot unlocked",
+            body: "You checked in at {spot} for the first time", link: "/spots/{spotId}", governedBy: .spotNearby),
         // Transrify: a colleague in duress is never held back.
         NotificationKind(
             type: .duressAlert, event: nil, critical: true, pushByDefault: true, title: "Nearby Duress Alert",

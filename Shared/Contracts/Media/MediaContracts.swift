@@ -79,14 +79,17 @@ public struct MediaSummary: Codable, Sendable, Equatable {
     public var ownerId: String
     public var contentType: String
     public var status: MediaStatus
+    /// Videos: the duration in milliseconds, from the container (known while still processing).
+    public var durationMs: Int?
 
-    enum CodingKeys: String, CodingKey { case id, ownerId, contentType, status }
+    enum CodingKeys: String, CodingKey { case id, ownerId, contentType, status, durationMs }
 
-    public init(id: String, ownerId: String, contentType: String, status: MediaStatus) {
+    public init(id: String, ownerId: String, contentType: String, status: MediaStatus, durationMs: Int? = nil) {
         self.id = id
         self.ownerId = ownerId
         self.contentType = contentType
         self.status = status
+        self.durationMs = durationMs
     }
 }
 

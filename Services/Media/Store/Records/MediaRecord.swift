@@ -61,7 +61,7 @@ struct MediaRecord: ServiceRecord {
     }
 
     var summary: MediaSummary {
-        MediaSummary(id: id, ownerId: ownerId, contentType: contentType, status: status)
+        MediaSummary(id: id, ownerId: ownerId, contentType: contentType, status: status, durationMs: durationMs)
     }
 
     /// Whether `userID` may see it: its owner always, others once it is public.

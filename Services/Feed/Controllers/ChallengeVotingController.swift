@@ -1,0 +1,71 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// Voting and standings: `PUT /v1/challenges/{id}/vote`,
+/// `GET /v1/challenges/voting?lat=&lon=&radius_m=` or `?spotId=`, `GET /v1/challenges/stats/{userId}`.
+struct ChallengeVotingController: Sendable {
+    let store: FeedStore
+    let maxRadius: Int
+    let clock: any WallClock
+
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.put("/v1/challenges/:id/vote", use: vote)
+        routes.authenticated.get("/v1/challenges/voting", use: voting)
+        routes.authenticated.get("/v1/challenges/stats/:userId", use: stats)
+    }
+
+    /// One vote per voter, for the creator or the opponent, changeable until voting ends; the
+    /// tallies stay hidden until the result. Participants cannot vote (403); a challenge whose
+    /// participant blocks the voter, or is blocked by them, is not found.
+    @Sendable func vote(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Challenge")
+        let body = try await request.decodeJSON(as: ChallengeVoteRequest.self, context: context)
+        let votedFor = try ObjectID.field(body.votedFor, "votedFor")
+        guard let found = try await store.vote(challenge: id, by: user.userID, for: votedFor, at: clock.now()) else {
+            throw ServiceError.notFound("Challenge")
+        }
+        return try Response.json(found.record.contract(viewer: user.userID, clips: found.clips, myVote: found.myVote))
+    }
+
+    /// Challenges open for voting that the caller may vote on, most recently opened first:
+    /// within `radius_m` of `lat`,`lon`, or at `spotId`.
+    @Sendable func voting(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let page = try PageRequest<TimePosition>(request: request)
+        let found: [FeedStore.ChallengeView]
+        if let spot = request.uri.queryParameters["spotId"] {
+            let spotID = try ObjectID.field(String(spot), "spotId")
+            found = try await store.votingChallenges(
+                at: spotID, viewer: user.userID, after: page.position, limit: page.limit)
+        } else {
+            let center = try Coordinate(
+                latitude: request.requiredQueryNumber("lat"), longitude: request.requiredQueryNumber("lon"))
+            let radius = try request.queryNumber("radius_m") ?? 5000
+            guard radius >= 1, radius <= Double(maxRadius) else {
+                throw ServiceError.validation("`radius_m` must be from 1 to \(maxRadius).")
+            }
+            found = try await store.votingChallenges(
+                near: center, radius: radius, viewer: user.userID, after: page.position, limit: page.limit)
+        }
+        return try Response.json(
+            Page(found, limit: page.limit) {
+                $0.record.contract(viewer: user.userID, clips: $0.clips, myVote: $0.myVote, distance: $0.distance)
+            } position: {
+                TimePosition(
+                    createdAt: Date(timeIntervalSince1970: Double($0.record.votingMs ?? 0) / 1000), id: $0.record.id)
+            })
+    }
+
+    /// A user's points, wins, losses, draws and streak of wins; a block either way is a 404.
+    @Sendable func stats(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let of = try ObjectID.path(context.parameters.require("userId"), "User")
+        guard let stats = try await store.stats(of: of, viewer: user.userID, at: clock.now()) else {
+            throw ServiceError.notFound("User")
+        }
+        return try Response.json(stats.contract)
+    }
+}

@@ -1,0 +1,261 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// The challenge's one job, keyed by its id and due at the next moment that matters: its
+/// deadline (expire), now (open voting once both clips are ready), the voting deadline (result).
+enum ChallengeDeadline {
+    static let kind: JobKind = "challenge.deadline"
+
+    struct Job: Codable, Sendable {
+        var challengeId: String
+    }
+}
+
+/// SkateHubba's challenges: every move of ``ChallengeLifecycle`` in one transaction with its
+/// event and the challenge's next job.
+extension FeedStore {
+    /// Stores a new challenge unless the creator made `policy.limit` within its window (429),
+    /// decided in the same transaction.
+    func create(_ challenge: ChallengeRecord, limit policy: RatePolicy) async throws -> ChallengeRecord {
+        try await database.write { [outbox, jobs] db in
+            let recent = try ChallengeRecord.filter(ChallengeRecord.Columns.creatorId == challenge.creatorId)
+                .filter(ChallengeRecord.Columns.createdAt > challenge.createdAt.addingTimeInterval(-policy.window))
+                .select(ChallengeRecord.Columns.createdAt, as: Date.self).fetchAll(db)
+            let decision = policy.decide(after: recent, now: challenge.createdAt)
+            guard decision.allowed else {
+                throw ServiceError.rateLimited(
+                    "At most \(policy.limit) challenges an hour.", policy: policy, decision: decision)
+            }
+            if try BlockMirror.isBlocked(challenge.creatorId, challenge.opponentId, in: db) {
+                throw ServiceError.notFound("User")
+            }
+            try challenge.insert(db)
+            try outbox.enqueue(
+                ChallengeCreated(
+                    challengeId: challenge.id, creator: challenge.party(challenge.creatorId),
+                    opponentId: challenge.opponentId, trick: challenge.trick, deadline: challenge.deadline), in: db)
+            try jobs.schedule(
+                ChallengeDeadline.kind, key: challenge.id, payload: ChallengeDeadline.Job(challengeId: challenge.id),
+                at: challenge.deadline, in: db)
+            return challenge
+        }
+    }
+
+    /// The challenge with its clips, and `viewer`'s vote, when `viewer` may see it: a
+    /// participant always; anyone else once voting opened, unless a block stands between them
+    /// and either participant.
+    func challenge(
+        id: String, viewer: String
+    ) async throws -> (record: ChallengeRecord, clips: [ChallengeClipRecord], myVote: String?)? {
+        try await database.read { db in try Self.visibleChallenge(id: id, viewer: viewer, in: db) }
+    }
+
+    static func visibleChallenge(
+        id: String, viewer: String, in db: Database
+    ) throws -> (record: ChallengeRecord, clips: [ChallengeClipRecord], myVote: String?)? {
+        guard let record = try ChallengeRecord.fetchOne(db, key: id) else { return nil }
+        if !record.isParticipant(viewer) {
+            guard record.status == .voting || record.status == .completed,
+                try !record.participants.contains(where: { try BlockMirror.isBlocked(viewer, $0, in: db) })
+            else { return nil }
+        }
+        let clips = try ChallengeClipRecord.filter(ChallengeClipRecord.Columns.challengeId == id).fetchAll(db)
+        let vote = try ChallengeVoteRecord.fetchOne(db, key: ["challenge_id": id, "voter_id": viewer])
+        return (record, clips, vote?.votedFor)
+    }
+
+    /// Attaches `clip` (its owner a participant of the challenge): the creator records first,
+    /// the opponent accepts by recording (``ChallengeLifecycle/attaching(by:at:)``). Media is
+    /// told, in the same transaction, that the opponent may play it. Attaching the clip already
+    /// attached changes nothing.
+    func attach(_ clip: ChallengeClipRecord, at now: Date) async throws -> ChallengeRecord? {
+        try await database.write { [outbox] db in
+            guard var challenge = try ChallengeRecord.fetchOne(db, key: clip.challengeId),
+                challenge.isParticipant(clip.userId)
+            else { return nil }
+            let existing = try ChallengeClipRecord.fetchOne(
+                db, key: ["challenge_id": clip.challengeId, "user_id": clip.userId])
+            if let existing, existing.mediaId == clip.mediaId, existing.state != .rejected { return challenge }
+            let creator = clip.userId == challenge.creatorId
+            challenge.status = try ChallengeLifecycle.attaching(by: creator, at: challenge.status)
+            challenge.updatedAt = now
+            try challenge.update(db)
+            try clip.upsert(db)
+            try outbox.enqueue(
+                MediaAttached(
+                    mediaId: clip.mediaId, ownerId: clip.userId, visibility: .private, referenceType: "challenge",
+                    referenceId: challenge.id, readers: [challenge.other(than: clip.userId)]), in: db)
+            if !creator {
+                try outbox.enqueue(
+                    ChallengeAccepted(
+                        challengeId: challenge.id, opponent: challenge.party(clip.userId),
+                        creatorId: challenge.creatorId), in: db)
+            }
+            return challenge
+        }
+    }
+
+    /// A participant cancels before both clips are ready.
+    func cancel(challenge id: String, by user: String, at now: Date) async throws -> ChallengeRecord? {
+        try await database.write { [jobs] db in
+            guard var challenge = try ChallengeRecord.fetchOne(db, key: id), challenge.isParticipant(user) else {
+                return nil
+            }
+            guard challenge.status != .cancelled else { return challenge }
+            challenge.status = try ChallengeLifecycle.cancelling(at: challenge.status)
+            challenge.updatedAt = now
+            try challenge.update(db)
+            try jobs.cancel(ChallengeDeadline.kind, key: id, in: db)
+            return challenge
+        }
+    }
+
+    /// `viewer`'s vote for `votedFor`, while voting is open: not a participant's, and not on a
+    /// challenge whose participant blocks the voter or is blocked by them (nil: not found).
+    func vote(
+        challenge id: String, by viewer: String, for votedFor: String, at now: Date
+    ) async throws -> (record: ChallengeRecord, clips: [ChallengeClipRecord], myVote: String?)? {
+        try await database.write { db in
+            guard let found = try Self.visibleChallenge(id: id, viewer: viewer, in: db) else { return nil }
+            let challenge = found.record
+            guard !challenge.isParticipant(viewer) else {
+                throw ServiceError(.forbidden, "Participants do not vote on their own challenge.")
+            }
+            guard challenge.status == .voting,
+                !ChallengeLifecycle.reached(challenge.votingDeadline ?? .distantPast, at: now)
+            else {
+                throw ServiceError(.conflict, "Voting on this challenge is closed.")
+            }
+            guard challenge.isParticipant(votedFor) else {
+                throw ServiceError.validation("`votedFor` must be the creator's or the opponent's id.")
+            }
+            try ChallengeVoteRecord(challengeId: id, voterId: viewer, votedFor: votedFor, updatedAt: now).upsert(db)
+            return (challenge, found.clips, votedFor)
+        }
+    }
+
+    /// The standing of `user` (all zeros before their first result), nil when a block stands
+    /// between them and `viewer`.
+    func stats(of user: String, viewer: String, at now: Date) async throws -> ChallengeStatsRecord? {
+        try await database.read { db in
+            guard try !BlockMirror.isBlocked(viewer, user, in: db) else { return nil }
+            return try ChallengeStatsRecord.fetchOne(db, key: user)
+                ?? ChallengeStatsRecord(userId: user, updatedAt: now)
+        }
+    }
+
+    // MARK: - Media's verdicts
+
+    /// `media.ready` for a clip: the challenge moves on (``ChallengeLifecycle/clipReady(of:at:)``)
+    /// and the other participant hears of it; with both clips ready, voting opens at once (the job).
+    func clipReady(_ event: MediaReady, at now: Date, in db: Database) throws {
+        for var clip in try Self.waitingClips(media: event.mediaId, owner: event.ownerId, in: db) {
+            guard var challenge = try ChallengeRecord.fetchOne(db, key: clip.challengeId) else { continue }
+            clip.state = .ready
+            try clip.update(db)
+            guard let next = ChallengeLifecycle.clipReady(of: clip.userId == challenge.creatorId, at: challenge.status)
+            else { continue }
+            challenge.status = next
+            challenge.updatedAt = now
+            try challenge.update(db)
+            try outbox.enqueue(
+                ChallengeClipReady(
+                    challengeId: challenge.id, uploader: challenge.party(clip.userId),
+                    toUserId: challenge.other(than: clip.userId)), in: db)
+            if next == .bothReady {
+                try jobs.schedule(
+                    ChallengeDeadline.kind, key: challenge.id,
+                    payload: ChallengeDeadline.Job(challengeId: challenge.id), onConflict: .replace, in: db)
+            }
+        }
+    }
+
+    /// `media.rejected` for a clip: it is marked with media's reason and the challenge steps
+    /// back so that its owner can attach another.
+    static func clipRejected(_ event: MediaRejected, at now: Date, in db: Database) throws {
+        for var clip in try waitingClips(media: event.mediaId, owner: event.ownerId, in: db) {
+            clip.state = .rejected
+            clip.rejectionReason = event.reason
+            try clip.update(db)
+            guard var challenge = try ChallengeRecord.fetchOne(db, key: clip.challengeId),
+                let back = ChallengeLifecycle.clipRejected(
+                    of: clip.userId == challenge.creatorId, at: challenge.status)
+            else { continue }
+            challenge.status = back
+            challenge.updatedAt = now
+            try challenge.update(db)
+        }
+    }
+
+    private static func waitingClips(media: String, owner: String, in db: Database) throws -> [ChallengeClipRecord] {
+        typealias Columns = ChallengeClipRecord.Columns
+        return try ChallengeClipRecord.filter(
+            Columns.mediaId == media && Columns.userId == owner && Columns.state == ChallengeClipStatus.processing
+        ).fetchAll(db)
+    }
+
+    // MARK: - The deadline job
+
+    /// The job's work, in the transaction that completes it: whatever ``ChallengeLifecycle/due(_:at:)``
+    /// says, each once (a second run finds nothing due).
+    func runDeadline(of id: String, votingFor votingTime: TimeInterval, at now: Date, in db: Database) throws {
+        guard var challenge = try ChallengeRecord.fetchOne(db, key: id) else { return }
+        guard let next = ChallengeLifecycle.due(challenge, at: now) else {
+            // Early (a clock moved back, say): look again when it is due.
+            if let check = ChallengeLifecycle.nextCheck(challenge, at: now) {
+                try jobs.schedule(
+                    ChallengeDeadline.kind, key: id, payload: ChallengeDeadline.Job(challengeId: id), at: check,
+                    onConflict: .move, in: db)
+            }
+            return
+        }
+        challenge.status = next
+        challenge.updatedAt = now
+        switch next {
+        case .voting:
+            let deadline = now.addingTimeInterval(votingTime)
+            challenge.votingDeadline = deadline
+            challenge.votingMs = JSONCoding.milliseconds(now)
+            // Both clips become playable by everyone signed in (the seed's storage rule).
+            for clip in try ChallengeClipRecord.filter(ChallengeClipRecord.Columns.challengeId == id).fetchAll(db) {
+                try outbox.enqueue(
+                    MediaAttached(
+                        mediaId: clip.mediaId, ownerId: clip.userId, visibility: .public, referenceType: "challenge",
+                        referenceId: id), in: db)
+            }
+            try outbox.enqueue(
+                ChallengeVotingStarted(challengeId: id, participants: challenge.parties, votingDeadline: deadline),
+                in: db)
+            try jobs.schedule(
+                ChallengeDeadline.kind, key: id, payload: ChallengeDeadline.Job(challengeId: id), at: deadline,
+                onConflict: .replace, in: db)
+        case .completed:
+            let tally = try Dictionary(
+                Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT voted_for, COUNT(*) AS n FROM challenge_vote WHERE challenge_id = ? GROUP BY voted_for",
+                    arguments: [id]
+                ).map { ($0["voted_for"] as String, $0["n"] as Int) }, uniquingKeysWith: +)
+            let result = ChallengeLifecycle.result(
+                creator: challenge.creatorId, opponent: challenge.opponentId,
+                creatorVotes: tally[challenge.creatorId] ?? 0, opponentVotes: tally[challenge.opponentId] ?? 0)
+            (challenge.winnerId, challenge.creatorVotes, challenge.opponentVotes) =
+                (result.winner, result.creatorVotes, result.opponentVotes)
+            for user in challenge.participants {
+                var stats =
+                    try ChallengeStatsRecord.fetchOne(db, key: user)
+                    ?? ChallengeStatsRecord(userId: user, updatedAt: now)
+                stats = ChallengeLifecycle.standing(after: result, of: stats)
+                stats.updatedAt = now
+                try stats.upsert(db)
+            }
+            try outbox.enqueue(
+                ChallengeCompleted(challengeId: id, participants: challenge.parties, result: result), in: db)
+        default: break
+        }
+        try challenge.update(db)
+    }
+}

@@ -1,0 +1,88 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `challenge`: who, the rules, where it stands, and its result once there is one.
+/// Participants' names are those at its creation (events carry them).
+struct ChallengeRecord: ServiceRecord {
+    static let databaseTableName = "challenge"
+
+    var id: String
+    var creatorId: String
+    var opponentId: String
+    var creatorName: String
+    var opponentName: String
+    var status: ChallengeStatus
+    /// Seconds.
+    var maxDuration: Int
+    var trick: String?
+    var spotId: String?
+    var latitude: Double?
+    var longitude: Double?
+    /// Both clips must be ready by then, or the challenge expires.
+    var deadline: Date
+    var votingDeadline: Date?
+    var votingMs: Int64?
+    var winnerId: String?
+    var creatorVotes: Int?
+    var opponentVotes: Int?
+    var createdAt: Date
+    var updatedAt: Date
+
+    /// The columns queries name.
+    enum Columns: String, ColumnExpression {
+        case id, status
+        case creatorId = "creator_id"
+        case opponentId = "opponent_id"
+        case createdAt = "created_at"
+    }
+
+    var participants: [String] { [creatorId, opponentId] }
+
+    func isParticipant(_ user: String) -> Bool { user == creatorId || user == opponentId }
+
+    /// The other participant.
+    func other(than user: String) -> String { user == creatorId ? opponentId : creatorId }
+
+    func party(_ user: String) -> ChallengeParty {
+        ChallengeParty(userId: user, displayName: user == creatorId ? creatorName : opponentName)
+    }
+
+    var parties: [ChallengeParty] { participants.map(party) }
+
+    var result: ChallengeResult? {
+        guard status == .completed, let creatorVotes, let opponentVotes else { return nil }
+        return ChallengeResult(winner: winnerId, creatorVotes: creatorVotes, opponentVotes: opponentVotes)
+    }
+
+    /// The challenge as `viewer` sees it (who may see it at all is the store's check): a
+    /// participant sees their own clip always and the other's once it is ready; anyone sees
+    /// both once voting opened.
+    func contract(viewer: String, clips: [ChallengeClipRecord], myVote: String?, distance: Double? = nil) -> Challenge {
+        let votingOpen = status == .voting || status == .completed
+        var shown: [String: ChallengeClip] = [:]
+        for user in participants {
+            guard let clip = clips.first(where: { $0.userId == user }) else {
+                shown[user] = ChallengeClip(userId: user, status: .pendingUpload)
+                continue
+            }
+            let visible = votingOpen || user == viewer || clip.state == .ready
+            shown[user] = clip.contract(showingMedia: visible)
+        }
+        return Challenge(
+            id: id, createdBy: creatorId, opponent: opponentId, status: status,
+            rules: ChallengeRules(maxDuration: maxDuration, trick: trick, spotId: spotId), clips: shown,
+            voting: votingDeadline.map { ChallengeVoting(deadline: $0, myVote: myVote, result: result) },
+            deadline: deadline, latitude: latitude, longitude: longitude, distanceM: distance, createdAt: createdAt,
+            updatedAt: updatedAt)
+    }
+}
+
+extension DerivableRequest<ChallengeRecord> {
+    /// Challenges `user` takes part in.
+    func involving(_ user: String) -> Self {
+        filter(ChallengeRecord.Columns.creatorId == user || ChallengeRecord.Columns.opponentId == user)
+    }
+}
+extension ChallengeStatus: DatabaseValueConvertible {}
