@@ -23,6 +23,7 @@ enum AlertsInbox {
         inbox.on(ChallengeClipReady.self) { try AlertsStore.challengeClipReady($0, jobs: jobs, in: $1) }
         inbox.on(ChallengeVotingStarted.self) { try AlertsStore.challengeVotingStarted($0, jobs: jobs, in: $1) }
         inbox.on(ChallengeCompleted.self) { try AlertsStore.challengeCompleted($0, jobs: jobs, in: $1) }
+        inbox.on(SpotUnlocked.self) { try AlertsStore.spotUnlocked($0, jobs: jobs, in: $1) }
         inbox.on(DuressRaised.self) {
             try AlertsStore.duressRaised($0, reach: duressReach, jobs: jobs, now: clock.now(), in: $1)
         }

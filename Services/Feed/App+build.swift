@@ -63,6 +63,12 @@ func buildRouter(
         entropy: runtime.entropy
     ).addRoutes(to: routes)
     ChallengeVotingController(store: store, maxRadius: settings.maxRadius, clock: clock).addRoutes(to: routes)
+    SpotsController(
+        store: store, media: dependencies.media, settings: settings.spots, maxRadius: settings.maxRadius, clock: clock,
+        entropy: runtime.entropy
+    ).addRoutes(to: routes)
+    SpotVisitsController(store: store, settings: settings.spots, clock: clock, entropy: runtime.entropy)
+        .addRoutes(to: routes)
 
     // Each challenge not yet finished has one deadline job: expire, open voting, or the result.
     var runner = runtime.makeJobRunner(database: database, queue: jobs)

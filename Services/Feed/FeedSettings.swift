@@ -14,10 +14,20 @@ import ServiceKit
 /// - `feed.challenges.votingHours` (default 24): how long voting stays open once both clips are
 ///   ready; the result is computed at its end.
 /// - `feed.challenges.perHour` (default 10, SkateHubba's): challenges a user may create an hour.
+/// - `feed.spots.perDay` (default 5, SkateHubba's): spots a user may create a day.
+/// - `feed.spots.checkInRadiusM` (default 200): how near a spot a check-in must be made.
 struct FeedSettings: Sendable {
     let maxRadius: Int
     let requireVerifiedPhone: Bool
     let challenges: Challenges
+    let spots: Spots
+
+    struct Spots: Sendable {
+        var perDay: Int
+        var checkInRadius: Double
+
+        var limit: RatePolicy { RatePolicy(name: "spots", limit: perDay, window: 86400) }
+    }
 
     struct Challenges: Sendable {
         var answerTime: TimeInterval
@@ -36,5 +46,8 @@ struct FeedSettings: Sendable {
             votingTime: TimeInterval(
                 try reader.integer("feed.challenges.votingHours", default: 24, in: 1...336) * 3600),
             perHour: try reader.integer("feed.challenges.perHour", default: 10, in: 1...100_000))
+        self.spots = Spots(
+            perDay: try reader.integer("feed.spots.perDay", default: 5, in: 1...100_000),
+            checkInRadius: Double(try reader.integer("feed.spots.checkInRadiusM", default: 200, in: 10...10_000)))
     }
 }

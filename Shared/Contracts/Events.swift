@@ -117,6 +117,7 @@ public enum EventCatalog {
         ChallengeClipReady.eventType: [.alerts],
         ChallengeVotingStarted.eventType: [.alerts],
         ChallengeCompleted.eventType: [.alerts],
+        SpotUnlocked.eventType: [.alerts],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -149,6 +150,7 @@ public enum EventCatalog {
         ChallengeClipReady.eventType: [.feed],
         ChallengeVotingStarted.eventType: [.feed],
         ChallengeCompleted.eventType: [.feed],
+        SpotUnlocked.eventType: [.feed],
     ]
 
     /// The services that receive `type`, or none.

@@ -287,6 +287,7 @@ import Testing
         case ChallengeClipReady.eventType: return try roundTrip(ChallengeClipReady.self)
         case ChallengeVotingStarted.eventType: return try roundTrip(ChallengeVotingStarted.self)
         case ChallengeCompleted.eventType: return try roundTrip(ChallengeCompleted.self)
+        case SpotUnlocked.eventType: return try roundTrip(SpotUnlocked.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -627,6 +628,14 @@ import Testing
         "challenge.completed → alerts": Effect(then: { db in
             try challengeNotification("challenge_won", to: alice, link: "/challenge/\(challenge)/result", in: db)
                 && challengeNotification("challenge_lost", to: bob, link: "/challenge/\(challenge)/result", in: db)
+        }),
+        "spot.unlocked → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM notification WHERE type = 'spot_unlocked' AND user_id = ?
+                    AND link = '/spots/5b070000-0000-4000-8000-000000000001' AND body LIKE '%Venice Beach Skatepark%'
+                    """, arguments: [alice]) == 1
         }),
         "duress.cleared → alerts": Effect(then: { db in
             try Int.fetchOne(

@@ -9,7 +9,8 @@ import Testing
 /// with SIGKILL between two of them. Every push reaches each fake once, and the stream,
 /// reopened with the last id it saw, misses nothing and repeats nothing. Then, on the same
 /// stack (its executables run under libfaketime), two weeks of StreakSnap with moved clocks
-/// (``StreakStoryFlow``), and Transrify's duress alerts (``DuressStoryFlow``).
+/// (``StreakStoryFlow``), Transrify's duress alerts (``DuressStoryFlow``) and one whole
+/// SkateHubba challenge (``SkateHubbaStoryFlow``).
 extension StackTests {
     @Test func pushesAndTheLiveStreamSurviveAKilledAlertsWithNothingLostOrDoubledAndTwoWeeksOfStreaks() async throws {
         let fakeDirectory = try TestDataDirectory.make()
@@ -33,8 +34,9 @@ extension StackTests {
             try await NotificationFlow(flow: flow, fake: fake).run()
             try await StreakStoryFlow(flow: flow, fake: fake).run()
             try await DuressStoryFlow(flow: flow, fake: fake).run()
+            try await SkateHubbaStoryFlow(flow: flow, fake: fake).run()
         } catch {
-            for name in [ServiceName.alerts, .streak, .auth, .gateway] {
+            for name in [ServiceName.alerts, .streak, .feed, .media, .auth, .gateway] {
                 print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))
             }
             await stack.stop()

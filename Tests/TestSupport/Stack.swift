@@ -117,6 +117,9 @@ public final class Stack: Sendable {
         return stack
     }
 
+    /// The executables' wall clock: this machine's, moved as ``moveClock(to:)`` last set it.
+    public var now: Date { Date().addingTimeInterval(TimeInterval(clockOffset.withLock { $0 })) }
+
     /// Sets every executable's wall clock to `date` (as it moves on from there) and waits until
     /// each running one's `Date` header says so. Only for a stack started with `fakeClock`; the
     /// clock of this process (and so of its TLS checks) stays real.

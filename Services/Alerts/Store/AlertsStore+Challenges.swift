@@ -80,3 +80,14 @@ extension AlertsStore {
         }
     }
 }
+
+/// SkateHubba's spots.
+extension AlertsStore {
+    /// `spot.unlocked` → `spot_unlocked` "You checked in at X for the first time".
+    static func spotUnlocked(_ envelope: EventEnvelope<SpotUnlocked>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            .spotUnlocked, for: event.userId, values: ["spot": event.spotName], data: ["spotId": event.spotId],
+            actor: nil, event: envelope.header, jobs: jobs, in: db)
+    }
+}

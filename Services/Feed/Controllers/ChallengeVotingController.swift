@@ -59,13 +59,14 @@ struct ChallengeVotingController: Sendable {
             })
     }
 
-    /// A user's points, wins, losses, draws and streak of wins; a block either way is a 404.
+    /// A user's points, wins, losses, draws, streak of wins and spots unlocked; a block either
+    /// way is a 404.
     @Sendable func stats(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let of = try ObjectID.path(context.parameters.require("userId"), "User")
         guard let stats = try await store.stats(of: of, viewer: user.userID, at: clock.now()) else {
             throw ServiceError.notFound("User")
         }
-        return try Response.json(stats.contract)
+        return try Response.json(stats.record.contract(spotsUnlocked: stats.spotsUnlocked))
     }
 }

@@ -18,8 +18,11 @@ enum ChallengeDeadline {
 extension FeedStore {
     /// Stores a new challenge unless the creator made `policy.limit` within its window (429),
     /// decided in the same transaction.
+    /// A challenge at a spot takes the spot's place unless it names its own, and counts on the
+    /// spot; an unknown spot (or one across a block) is a 404.
     func create(_ challenge: ChallengeRecord, limit policy: RatePolicy) async throws -> ChallengeRecord {
         try await database.write { [outbox, jobs] db in
+            var challenge = challenge
             let recent = try ChallengeRecord.filter(ChallengeRecord.Columns.creatorId == challenge.creatorId)
                 .filter(ChallengeRecord.Columns.createdAt > challenge.createdAt.addingTimeInterval(-policy.window))
                 .select(ChallengeRecord.Columns.createdAt, as: Date.self).fetchAll(db)
@@ -30,6 +33,16 @@ extension FeedStore {
             }
             if try BlockMirror.isBlocked(challenge.creatorId, challenge.opponentId, in: db) {
                 throw ServiceError.notFound("User")
+            }
+            if let spotID = challenge.spotId {
+                guard var spot = try Self.visibleSpot(id: spotID, viewer: challenge.creatorId, in: db) else {
+                    throw ServiceError.notFound("Spot")
+                }
+                if challenge.latitude == nil {
+                    (challenge.latitude, challenge.longitude) = (spot.latitude, spot.longitude)
+                }
+                spot.challengeCount += 1
+                try spot.update(db)
             }
             try challenge.insert(db)
             try outbox.enqueue(
@@ -136,13 +149,20 @@ extension FeedStore {
         }
     }
 
-    /// The standing of `user` (all zeros before their first result), nil when a block stands
-    /// between them and `viewer`.
-    func stats(of user: String, viewer: String, at now: Date) async throws -> ChallengeStatsRecord? {
+    /// The standing of `user` (all zeros before their first result) and how many spots they
+    /// unlocked, nil when a block stands between them and `viewer`.
+    func stats(
+        of user: String, viewer: String, at now: Date
+    ) async throws -> (record: ChallengeStatsRecord, spotsUnlocked: Int)? {
         try await database.read { db in
             guard try !BlockMirror.isBlocked(viewer, user, in: db) else { return nil }
-            return try ChallengeStatsRecord.fetchOne(db, key: user)
-                ?? ChallengeStatsRecord(userId: user, updatedAt: now)
+            let stats =
+                try ChallengeStatsRecord.fetchOne(db, key: user) ?? ChallengeStatsRecord(userId: user, updatedAt: now)
+            let spots =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(DISTINCT spot_id) FROM spot_check_in WHERE user_id = ?", arguments: [user])
+                ?? 0
+            return (stats, spots)
         }
     }
 

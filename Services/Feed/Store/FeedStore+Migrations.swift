@@ -118,5 +118,60 @@ extension FeedStore {
                 table.column("updated_at", .datetime).notNull()
             }
         }
+
+        // SkateHubba's spots: each with its tags, photos, check-ins and one rating per user.
+        migrator.registerMigration("feed.v5.spots") { db in
+            try db.create(table: "spot") { table in
+                table.column("id", .text).primaryKey()
+                table.column("creator_id", .text).notNull().indexed()
+                table.column("name", .text).notNull()
+                table.column("description", .text).notNull()
+                table.column("latitude", .double).notNull()
+                table.column("longitude", .double).notNull()
+                table.column("address", .text)
+                table.column("difficulty", .text).notNull()
+                table.column("check_in_count", .integer).notNull().defaults(to: 0)
+                table.column("challenge_count", .integer).notNull().defaults(to: 0)
+                table.column("rating_sum", .integer).notNull().defaults(to: 0)
+                table.column("rating_count", .integer).notNull().defaults(to: 0)
+                table.column("created_at", .datetime).notNull()
+                table.column("created_ms", .integer).notNull()
+                table.column("updated_at", .datetime).notNull()
+            }
+            // Near a point, read from the index alone (as posts are).
+            try db.create(index: "spot_by_place", on: "spot", columns: ["latitude", "longitude", "created_ms", "id"])
+            try db.create(index: "spot_by_time", on: "spot", columns: ["created_at", "id"])
+            try db.create(table: "spot_tag") { table in
+                table.column("spot_id", .text).notNull().references("spot", onDelete: .cascade)
+                table.column("tag", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.primaryKey(["tag", "created_at", "spot_id"])
+            }
+            try db.create(index: "spot_tag_by_spot", on: "spot_tag", columns: ["spot_id"])
+            try db.create(table: "spot_image") { table in
+                table.column("spot_id", .text).notNull().references("spot", onDelete: .cascade)
+                table.column("position", .integer).notNull()
+                table.column("media_id", .text).notNull()
+                table.primaryKey(["spot_id", "position"])
+            }
+            try db.create(table: "spot_check_in") { table in
+                table.column("id", .text).primaryKey()
+                table.column("spot_id", .text).notNull().references("spot", onDelete: .cascade)
+                table.column("user_id", .text).notNull()
+                table.column("local_day", .text).notNull()
+                table.column("distance_m", .double).notNull()
+                table.column("created_at", .datetime).notNull()
+                // One a day per user and spot: a second is answered with the first.
+                table.uniqueKey(["spot_id", "user_id", "local_day"])
+            }
+            try db.create(index: "spot_check_in_by_user", on: "spot_check_in", columns: ["user_id", "spot_id"])
+            try db.create(table: "spot_rating") { table in
+                table.column("spot_id", .text).notNull().references("spot", onDelete: .cascade)
+                table.column("user_id", .text).notNull().indexed()
+                table.column("stars", .integer).notNull()
+                table.column("updated_at", .datetime).notNull()
+                table.primaryKey(["spot_id", "user_id"])
+            }
+        }
     }
 }

@@ -85,6 +85,7 @@ extension FeedStore {
         let condition: String?
 
         static let posts = PlaceIndex(table: "post", name: "post_by_place", time: "created_ms", condition: nil)
+        static let spots = PlaceIndex(table: "spot", name: "spot_by_place", time: "created_ms", condition: nil)
         static let votingChallenges = PlaceIndex(
             table: "challenge", name: "challenge_voting_by_place", time: "voting_ms",
             condition: "status = 'voting' AND latitude IS NOT NULL")

@@ -108,7 +108,8 @@ public enum NotificationCatalog {
             type: .spotNearby, event: nil, critical: false, pushByDefault: true, title: "A spot nearby",
             body: "{spot} is close to you", link: "/spots/{spotId}"),
         NotificationKind(
-            type: .spotUnlocked, event: nil, critical: false, pushByDefault: true, title: "Spot unlocked",
+            type: .spotUnlocked, event: SpotUnlocked.eventType, critical: false, pushByDefault: true,
+            title: "Spot unlocked",
             body: "You checked in at {spot} for the first time", link: "/spots/{spotId}", governedBy: .spotNearby),
         // Transrify: a colleague in duress is never held back.
         NotificationKind(

@@ -223,10 +223,16 @@ public struct ChallengeStats: Codable, Sendable, Equatable {
     /// Wins in a row, now; a loss or a draw ends it.
     public var streak: Int
     public var bestStreak: Int
+    /// Spots checked in at, each once.
+    public var spotsUnlocked: Int
 
-    enum CodingKeys: String, CodingKey { case userId, points, wins, losses, draws, streak, bestStreak }
+    enum CodingKeys: String, CodingKey { case userId, points, wins, losses, draws, streak, bestStreak, spotsUnlocked }
 
-    public init(userId: String, points: Int, wins: Int, losses: Int, draws: Int, streak: Int, bestStreak: Int) {
+    public init(
+        userId: String, points: Int, wins: Int, losses: Int, draws: Int, streak: Int, bestStreak: Int,
+        spotsUnlocked: Int = 0
+    ) {
+        self.spotsUnlocked = spotsUnlocked
         self.userId = userId
         self.points = points
         self.wins = wins

@@ -10,10 +10,11 @@ extension RatePolicy {
     public func decide(after times: [Date], now: Date) -> RateDecision {
         let start = now.addingTimeInterval(-window)
         let recent = times.filter { $0 > start }.sorted()
-        // Seconds until an action at `time` leaves the window (stored times may be rounded a
-        // little past `now`: never more than a window).
+        // Whole seconds until an action at `time` leaves the window. Stored times are whole
+        // milliseconds, rounded: a millisecond either way does not add a second.
         let wholeAgain = { (time: Date) in
-            min(Int(window), max(0, Int(time.addingTimeInterval(window).timeIntervalSince(now).rounded(.up))))
+            let left = time.addingTimeInterval(window).timeIntervalSince(now) - 0.001
+            return min(Int(window), max(0, Int(left.rounded(.up))))
         }
         guard recent.count < limit else {
             // One more is allowed once enough of the oldest have left the window.

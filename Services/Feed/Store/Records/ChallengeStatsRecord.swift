@@ -17,9 +17,9 @@ struct ChallengeStatsRecord: ServiceRecord {
     var bestStreak = 0
     var updatedAt: Date
 
-    var contract: ChallengeStats {
+    func contract(spotsUnlocked: Int) -> ChallengeStats {
         ChallengeStats(
             userId: userId, points: points, wins: wins, losses: losses, draws: draws, streak: streak,
-            bestStreak: bestStreak)
+            bestStreak: bestStreak, spotsUnlocked: spotsUnlocked)
     }
 }
