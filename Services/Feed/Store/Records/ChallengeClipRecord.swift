@@ -32,3 +32,17 @@ struct ChallengeClipRecord: ServiceRecord {
     }
 }
 extension ChallengeClipStatus: DatabaseValueConvertible {}
+
+extension ChallengeClipRecord {
+    /// Read by hand rather than through `Decodable`, as ``ChallengeRecord`` is: two per listed
+    /// challenge.
+    init(row: Row) throws {
+        challengeId = try row.decode(forColumn: "challenge_id")
+        userId = try row.decode(forColumn: "user_id")
+        mediaId = try row.decode(forColumn: "media_id")
+        state = try row.decode(forColumn: "state")
+        durationMs = try row.decode(forColumn: "duration_ms")
+        uploadedAt = try row.decode(forColumn: "uploaded_at")
+        rejectionReason = try row.decode(forColumn: "rejection_reason")
+    }
+}
