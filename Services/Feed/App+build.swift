@@ -39,7 +39,7 @@ func buildRouter(
 
     var inbox = EventInbox(clock: clock)
     inbox.on(ContentHidden.self) { envelope, db in try FeedStore.hide(envelope.payload, at: clock.now(), in: db) }
-    inbox.mirrorBlocks()
+    inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
     inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, in: db) }
     inbox.on(MediaReady.self) { envelope, db in
         try FeedStore.mediaReady(envelope.payload, in: db)

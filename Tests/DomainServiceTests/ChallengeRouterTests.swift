@@ -272,6 +272,8 @@ import Testing
             await runner.runDue()
             #expect(try await show(harness, client, late, as: Self.bob).json(Challenge.self).status == .created)
             harness.clock.advance(by: 1)
+            // Due, the job not yet run: too late to record all the same.
+            #expect(try await attach(harness, client, late, media: 1, as: Self.alice).status == .conflict)
             await runner.runDue()
             #expect(try await show(harness, client, late, as: Self.bob).json(Challenge.self).status == .expired)
             #expect(
@@ -281,7 +283,7 @@ import Testing
     }
 
     @Test func creationIsValidatedLimitedAndRefusedAcrossBlocks() async throws {
-        try await withFeed(config: ["feed.challenges.perHour": "3"]) { harness, client, _, _ in
+        try await withFeed(config: ["feed.challenges.perHour": "4"]) { harness, client, _, store in
             let alice = try await harness.token(for: Self.alice)
             for (body, status) in [
                 (CreateChallengeRequest(opponent: Self.alice), HTTPResponse.Status.badRequest),
@@ -300,14 +302,19 @@ import Testing
             ] {
                 #expect(try await client.post("/v1/challenges", body, token: alice).status == status)
             }
-            // Blocks either way: no challenge.
-            try await harness.database().write { db in
-                try BlockMirror.apply(UserBlocked(blockerId: Self.erin, blockedId: Self.alice), in: db)
+            // A block cancels the two's open challenges (applied as the inbox applies it).
+            let open = try await create(harness, client, against: Self.erin).json(Challenge.self).id
+            try await store.database.write { db in
+                let event = UserBlocked(blockerId: Self.erin, blockedId: Self.alice)
+                try BlockMirror.apply(event, in: db)
+                try store.blocked(event, at: harness.clock.now(), in: db)
             }
+            #expect(try await show(harness, client, open, as: Self.alice).json(Challenge.self).status == .cancelled)
+            // Blocks either way: no challenge.
             #expect(try await create(harness, client, against: Self.erin).status == .notFound)
             #expect(try await create(harness, client, by: Self.erin, against: Self.alice).status == .notFound)
 
-            // Three an hour (here): the fourth waits for the first to leave the window.
+            // Four an hour (here): the fifth waits for the first to leave the window.
             for _ in 0..<3 {
                 #expect(try await create(harness, client).status == .created)
                 harness.clock.advance(by: 600)
@@ -316,7 +323,7 @@ import Testing
             #expect(refused.status == .tooManyRequests)
             #expect(refused.error?.code == .rateLimitExceeded)
             #expect(refused.headers[HTTPField.Name("retry-after")!] == "1800")
-            #expect(refused.headers[HTTPField.Name("ratelimit-policy")!] == "\"challenges\";q=3;w=3600")
+            #expect(refused.headers[HTTPField.Name("ratelimit-policy")!] == "\"challenges\";q=4;w=3600")
             #expect(try await create(harness, client, by: Self.bob, against: Self.carol).status == .created)
             harness.clock.advance(by: 1800)
             #expect(try await create(harness, client).status == .created)

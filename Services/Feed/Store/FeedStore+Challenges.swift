@@ -16,10 +16,10 @@ enum ChallengeDeadline {
 /// SkateHubba's challenges: every move of ``ChallengeLifecycle`` in one transaction with its
 /// event and the challenge's next job.
 extension FeedStore {
-    /// Stores a new challenge unless the creator made `policy.limit` within its window (429),
-    /// decided in the same transaction.
-    /// A challenge at a spot takes the spot's place unless it names its own, and counts on the
-    /// spot; an unknown spot (or one across a block) is a 404.
+    /// Stores a new challenge unless the creator made `policy.limit` within its window (429,
+    /// decided in the same transaction) or a block stands between the two (404). A challenge at
+    /// a spot takes the spot's place unless it names its own, and counts on the spot; an
+    /// unknown spot (or one across a block) is a 404.
     func create(_ challenge: ChallengeRecord, limit policy: RatePolicy) async throws -> ChallengeRecord {
         try await database.write { [outbox, jobs] db in
             var challenge = challenge
@@ -93,6 +93,10 @@ extension FeedStore {
             if let existing, existing.mediaId == clip.mediaId, existing.state != .rejected { return challenge }
             let creator = clip.userId == challenge.creatorId
             challenge.status = try ChallengeLifecycle.attaching(by: creator, at: challenge.status)
+            // Past its deadline it is expired, whether or not the job has run yet.
+            guard !ChallengeLifecycle.reached(challenge.deadline, at: now) else {
+                throw ServiceError(.conflict, "The challenge's deadline has passed.")
+            }
             challenge.updatedAt = now
             try challenge.update(db)
             try clip.upsert(db)
@@ -122,6 +126,22 @@ extension FeedStore {
             try challenge.update(db)
             try jobs.cancel(ChallengeDeadline.kind, key: id, in: db)
             return challenge
+        }
+    }
+
+    /// `user.blocked`: the two's challenges still before both clips are ready are cancelled
+    /// (no challenge between blocked users); one already open for voting runs its course.
+    func blocked(_ event: UserBlocked, at now: Date, in db: Database) throws {
+        let pair = [event.blockerId, event.blockedId]
+        let between = try ChallengeRecord.filter(
+            pair.contains(ChallengeRecord.Columns.creatorId) && pair.contains(ChallengeRecord.Columns.opponentId)
+                && ChallengeLifecycle.open.map(\.rawValue).contains(ChallengeRecord.Columns.status)
+        ).fetchAll(db)
+        for var challenge in between {
+            challenge.status = .cancelled
+            challenge.updatedAt = now
+            try challenge.update(db)
+            try jobs.cancel(ChallengeDeadline.kind, key: challenge.id, in: db)
         }
     }
 
