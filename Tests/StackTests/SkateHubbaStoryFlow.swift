@@ -105,6 +105,9 @@ struct SkateHubbaStoryFlow {
             .PUT, "/v1/challenges/\(id)/clip", as: kai, json: AttachClipRequest(mediaId: kaisClip))
         #expect(attached.status == 200, "\(attached.text)")
         try await waitFor(.creatorReady, id, as: leo)
+        // Kai's clip is Leo's to play now, nobody else's before voting opens.
+        #expect(try await flow.call(.GET, "/v1/media/\(kaisClip)", as: leo).status == 200)
+        #expect(try await flow.call(.GET, "/v1/media/\(kaisClip)", as: max).status == 404)
         let leosClip = try await uploadClip(video, as: leo)
         let accepted = try await flow.call(
             .PUT, "/v1/challenges/\(id)/clip", as: leo, json: AttachClipRequest(mediaId: leosClip))
