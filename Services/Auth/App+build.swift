@@ -66,6 +66,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     UsersController(store: store.users).addRoutes(to: routes)
     InternalSessionsController(sessions: sessions, users: store.users, clock: clock).addRoutes(to: routes)
     MeController(users: store.users, sessions: sessions, clock: clock).addRoutes(to: routes)
+    ProfileController(users: store.users, clock: clock).addRoutes(to: routes)
     AdminController(tenants: store.tenants, users: store.users, clock: clock, entropy: entropy).addRoutes(to: routes)
     TenantsController(store: store.tenants, pins: pins, clock: clock, entropy: entropy).addRoutes(to: routes)
     PhoneController(store: store.phones, provider: phoneProvider, settings: settings.phone, clock: clock)

@@ -15,8 +15,9 @@ import Testing
                 "/v1/auth/register", "/v1/auth/login", "/v1/auth/refresh", "/v1/auth/guest", "/v1/auth/apple",
                 "/v1/sessions/login",
                 "/v1/sessions/verify", "/v1/webhooks/revenuecat", "/v1/media/presigned/*", "/v1/evidence/presigned/*",
-                "/.well-known/jwks.json",
+                "/.well-known/jwks.json", "/v1/auth/check-username/*",
             ])
+        #expect(RouteTable.route(path: "/v1/auth/check-username/kai", method: .get)?.access == .public)
         #expect(RouteTable.route(path: "/v1/sessions/verify", method: .post) == nil)
         #expect(RouteTable.route(path: "/v1/admin/tenants", method: .post)?.access == .authenticated)
         #expect(RouteTable.route(path: "/v1/tenants/x/customers", method: .post)?.service == .auth)

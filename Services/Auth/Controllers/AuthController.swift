@@ -34,12 +34,14 @@ struct AuthController: Sendable {
         let email = try Credentials.normalizedEmail(body.email)
         try Credentials.validateNewPassword(body.password)
         let displayName = try Credentials.displayName(body.displayName, email: email)
+        let usernameKey = try body.username.map(UsernameRules.requireKey)
         let hash = try await hasher.hash(body.password)
         let now = clock.now()
         let created = try await users.insertUserIfAbsent(
             UserRecord(
                 id: entropy.uuid().uuidString.lowercased(), email: email, passwordHash: hash,
-                displayName: displayName, createdAt: now, updatedAt: now))
+                displayName: displayName, createdAt: now, updatedAt: now, username: body.username,
+                usernameKey: usernameKey, usernameChangedAt: usernameKey.map { _ in now }))
         context.logger.info("registration accepted", metadata: ["new_account": "\(created)"])
         return try Response.json(Self.registerAccepted, status: .accepted)
     }

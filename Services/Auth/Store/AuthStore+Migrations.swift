@@ -210,5 +210,21 @@ extension AuthStore {
                 try UserNameWordRecord.index(userID: row["id"], displayName: row["display_name"], in: db)
             }
         }
+
+        migrator.registerMigration("auth.v6.usernames") { db in
+            try db.alter(table: "user") { table in
+                table.add(column: "username", .text)
+                table.add(column: "username_key", .text)
+                table.add(column: "username_changed_at", .datetime)
+            }
+            try db.execute(
+                sql: "CREATE UNIQUE INDEX user_by_username ON user(username_key) WHERE username_key IS NOT NULL")
+            // Names given up, held from everyone else until `held_until`.
+            try db.create(table: "released_username") { table in
+                table.column("username_key", .text).primaryKey()
+                table.column("user_id", .text).notNull().references("user", onDelete: .cascade)
+                table.column("held_until", .datetime).notNull()
+            }
+        }
     }
 }

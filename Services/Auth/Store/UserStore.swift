@@ -9,8 +9,12 @@ struct UserStore: Sendable {
 
     /// Inserts the user unless the email is taken. Returns whether a row was inserted; the
     /// caller must not let that difference show.
+    /// A username it names must be free (409 otherwise, decided in the same transaction).
     func insertUserIfAbsent(_ user: UserRecord) async throws -> Bool {
         try await database.write { db in
+            if let key = user.usernameKey, try Self.refusal(of: key, for: nil, at: user.createdAt, in: db) != nil {
+                throw ServiceError(.conflict, "The username \(user.username ?? key) is taken.")
+            }
             try user.insert(db, onConflict: .ignore)
             guard db.changesCount > 0 else { return false }
             try UserNameWordRecord.index(userID: user.id, displayName: user.displayName, in: db)

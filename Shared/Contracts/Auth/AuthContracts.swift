@@ -8,13 +8,46 @@ public struct RegisterRequest: Codable, Sendable {
     public var password: String
     /// Shown to others; defaults to the part of the email before `@`.
     public var displayName: String?
+    /// Optional: the `@username` others find you by (see `GET /v1/auth/check-username/{username}`).
+    public var username: String?
 
-    enum CodingKeys: String, CodingKey { case email, password, displayName }
+    enum CodingKeys: String, CodingKey { case email, password, displayName, username }
 
-    public init(email: String, password: String, displayName: String? = nil) {
+    public init(email: String, password: String, displayName: String? = nil, username: String? = nil) {
         self.email = email
         self.password = password
         self.displayName = displayName
+        self.username = username
+    }
+}
+
+/// `GET /v1/auth/check-username/{username}`: whether a username can be had now.
+public struct UsernameAvailability: Codable, Sendable, Equatable {
+    public var username: String
+    public var available: Bool
+    /// Why not: `invalid`, `reserved` or `taken` (also a name recently given up).
+    public var reason: String?
+
+    enum CodingKeys: String, CodingKey { case username, available, reason }
+
+    public init(username: String, available: Bool, reason: String? = nil) {
+        self.username = username
+        self.available = available
+        self.reason = reason
+    }
+}
+
+/// `PATCH /v1/me`: the fields to change.
+public struct ProfileUpdate: Codable, Sendable {
+    public var displayName: String?
+    /// At most one change per `auth.username.changeCooldownDays`.
+    public var username: String?
+
+    enum CodingKeys: String, CodingKey { case displayName, username }
+
+    public init(displayName: String? = nil, username: String? = nil) {
+        self.displayName = displayName
+        self.username = username
     }
 }
 
@@ -118,13 +151,19 @@ public struct UserProfile: Codable, Sendable, Equatable {
     /// Absent for accounts without one (PIN customers).
     public var email: String?
     public var displayName: String
+    /// Absent until the user picks one.
+    public var username: String?
     public var createdAt: Date
     /// Roles beyond `user`.
     public var roles: [RoleGrant]
 
-    enum CodingKeys: String, CodingKey { case id, email, displayName, createdAt, roles }
+    enum CodingKeys: String, CodingKey { case id, email, displayName, username, createdAt, roles }
 
-    public init(id: String, email: String?, displayName: String, createdAt: Date, roles: [RoleGrant] = []) {
+    public init(
+        id: String, email: String?, displayName: String, username: String? = nil, createdAt: Date,
+        roles: [RoleGrant] = []
+    ) {
+        self.username = username
         self.id = id
         self.email = email
         self.displayName = displayName

@@ -17,6 +17,10 @@ struct UserRecord: ServiceRecord {
     var updatedAt: Date
     /// Set when the account was deleted; the row stays until every service has confirmed.
     var deletedAt: Date? = nil
+    /// As the user typed it; `usernameKey` (lowercase) is unique.
+    var username: String? = nil
+    var usernameKey: String? = nil
+    var usernameChangedAt: Date? = nil
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
@@ -24,10 +28,12 @@ struct UserRecord: ServiceRecord {
         case passwordHash = "password_hash"
         case updatedAt = "updated_at"
         case deletedAt = "deleted_at"
+        case usernameKey = "username_key"
     }
 
     func profile(roles: [RoleGrant]) -> UserProfile {
-        UserProfile(id: id, email: email, displayName: displayName, createdAt: createdAt, roles: roles)
+        UserProfile(
+            id: id, email: email, displayName: displayName, username: username, createdAt: createdAt, roles: roles)
     }
 }
 

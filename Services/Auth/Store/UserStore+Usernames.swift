@@ -1,0 +1,85 @@
+import Contracts
+import Foundation
+import GRDB
+import HTTPTypes
+import ServiceKit
+
+/// Usernames: who holds which, and changing one's own (``UsernameRules``).
+extension UserStore {
+    /// How long a user keeps a username before changing it again, and how long a name given up
+    /// stays held from everyone else.
+    static let usernameCooldown: TimeInterval = 30 * 86400
+    static let usernameHold: TimeInterval = 30 * 86400
+
+    /// Why `key` cannot be `user`'s now (taken by a live account, or held after another gave
+    /// it up), or nil when it can.
+    static func refusal(
+        of key: String, for user: String?, at now: Date, in db: Database
+    ) throws -> UsernameRules.Refusal? {
+        let holder = try String.fetchOne(
+            db, sql: "SELECT id FROM user WHERE username_key = ? AND deleted_at IS NULL", arguments: [key])
+        if let holder, holder != user { return .taken }
+        let held = try ReleasedUsernameRecord.fetchOne(db, key: key)
+        if let held, held.heldUntil > now, held.userId != user { return .taken }
+        return nil
+    }
+
+    /// Whether `key` can be had now by someone new.
+    func usernameRefusal(of key: String, at now: Date) async throws -> UsernameRules.Refusal? {
+        try await database.read { db in try Self.refusal(of: key, for: nil, at: now, in: db) }
+    }
+
+    /// Changes the user's display name and username (those given). A new username must be
+    /// free (409) and the last change at least ``usernameCooldown`` ago (429 with `Retry-After`);
+    /// the name given up is held from others for ``usernameHold``. A change of letter case only
+    /// is always allowed.
+    func updateProfile(
+        userID: String, displayName: String?, username: String?, at now: Date
+    ) async throws -> UserRecord? {
+        try await database.write { db in
+            guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
+            if let displayName, displayName != user.displayName {
+                user.displayName = displayName
+                try UserNameWordRecord.index(userID: user.id, displayName: displayName, in: db)
+            }
+            if let username {
+                let key = try UsernameRules.requireKey(username)
+                if key != user.usernameKey {
+                    // Stored times are whole milliseconds, rounded: a millisecond does not count.
+                    let left = user.usernameChangedAt.map {
+                        $0.addingTimeInterval(Self.usernameCooldown).timeIntervalSince(now) - 0.001
+                    }
+                    if let left, left > 0, user.usernameKey != nil {
+                        let wait = Int(left.rounded(.up))
+                        throw ServiceError(
+                            .rateLimitExceeded, "A username can be changed once every 30 days.",
+                            headers: [.retryAfter: String(wait)])
+                    }
+                    if try Self.refusal(of: key, for: userID, at: now, in: db) != nil {
+                        throw ServiceError(.conflict, "The username \(username) is taken.")
+                    }
+                    if let old = user.usernameKey {
+                        try ReleasedUsernameRecord(
+                            usernameKey: old, userId: userID, heldUntil: now.addingTimeInterval(Self.usernameHold)
+                        )
+                        .upsert(db)
+                    }
+                    try ReleasedUsernameRecord.deleteOne(db, key: key)
+                    user.usernameKey = key
+                    user.usernameChangedAt = now
+                }
+                user.username = username
+            }
+            user.updatedAt = now
+            try user.update(db)
+            return user
+        }
+    }
+
+    /// The live account whose username is `key` now (an old name finds nobody).
+    func user(usernameKey key: String) async throws -> UserRecord? {
+        try await database.read { db in
+            try UserRecord.filter(UserRecord.Columns.usernameKey == key).live().fetchOne(db)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import AuthService
+
+/// Usernames: the rules, the check as one types, registration and `PATCH /v1/me`, the change
+/// cooldown and the hold on a name given up.
+@Suite struct UsernameTests {
+    @Test(
+        arguments: [
+            ("alice", nil), ("Alice_99", nil), ("a.b_c", nil), ("ab", "invalid"), ("9lives", "invalid"),
+            ("al..ice", "invalid"), ("alice.", "invalid"), ("al ice", "invalid"), ("ålice", "invalid"),
+            (String(repeating: "a", count: 21), "invalid"), ("Admin", "reserved"), ("streaksnap", "reserved"),
+        ] as [(String, String?)])
+    func theRulesSayWhatAUsernameMayBe(name: String, refusal: String?) {
+        switch UsernameRules.key(name) {
+        case .success(let key): #expect(refusal == nil && key == name.lowercased())
+        case .failure(let reason): #expect(reason.rawValue == refusal)
+        }
+    }
+
+    @Test func aNameIsCheckedTakenAtRegistrationChangedOnceAMonthAndHeldWhenGivenUp() async throws {
+        let clock = ManualClock(Date())
+        try await withAuth(clock: clock) { client in
+            func check(_ name: String) async throws -> UsernameAvailability {
+                try await client.get("/v1/auth/check-username/\(name)").json(UsernameAvailability.self)
+            }
+            #expect(try await check("Kai") == UsernameAvailability(username: "Kai", available: true))
+            #expect(try await check("admin").reason == "reserved")
+            #expect(try await check("x").reason == "invalid")
+
+            // Registration takes it, case-insensitively; a second account cannot.
+            let kai = RegisterRequest(email: "kai@example.com", password: "correct horse battery", username: "Kai")
+            #expect(try await client.post("/v1/auth/register", kai).status == .accepted)
+            #expect(try await check("kai").reason == "taken")
+            var other = RegisterRequest(email: "leo@example.com", password: "correct horse battery", username: "KAI")
+            #expect(try await client.post("/v1/auth/register", other).status == .conflict)
+            other.username = "bad name"
+            #expect(try await client.post("/v1/auth/register", other).status == .badRequest)
+            other.username = nil
+            #expect(try await client.post("/v1/auth/register", other).status == .accepted)
+
+            let login = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "kai@example.com", password: "correct horse battery")
+            ).json(TokenResponse.self)
+            let me = try await client.get("/v1/me", token: login.accessToken).json(UserProfile.self)
+            #expect(me.username == "Kai")
+
+            // Letter case changes freely; another name waits 30 days from the last change.
+            let token = login.accessToken
+            var changed = try await client.send(.patch, "/v1/me", ProfileUpdate(username: "KAI"), token: token)
+            #expect(try changed.json(UserProfile.self).username == "KAI")
+            let early = try await client.send(.patch, "/v1/me", ProfileUpdate(username: "kai_2"), token: token)
+            #expect(early.status == .tooManyRequests)
+            #expect(early.headers[HTTPField.Name("retry-after")!] == String(30 * 86400))
+            clock.advance(by: 30 * 86400)
+            let fresh = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "kai@example.com", password: "correct horse battery")
+            ).json(TokenResponse.self).accessToken
+            changed = try await client.send(
+                .patch, "/v1/me", ProfileUpdate(displayName: "Kai R", username: "kai_2"), token: fresh)
+            let profile = try changed.json(UserProfile.self)
+            #expect(profile.username == "kai_2" && profile.displayName == "Kai R")
+
+            // The old name is held from everyone else for 30 days, then free.
+            #expect(try await check("kai").reason == "taken")
+            let leo = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "leo@example.com", password: "correct horse battery")
+            ).json(TokenResponse.self).accessToken
+            #expect(
+                try await client.send(.patch, "/v1/me", ProfileUpdate(username: "kai"), token: leo).status == .conflict)
+            #expect(
+                try await client.send(.patch, "/v1/me", ProfileUpdate(username: "kai_2"), token: leo).status
+                    == .conflict)
+            clock.advance(by: 30 * 86400 + 1)
+            #expect(try await check("kai").available)
+            let leoLater = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "leo@example.com", password: "correct horse battery")
+            ).json(TokenResponse.self).accessToken
+            let taken = try await client.send(.patch, "/v1/me", ProfileUpdate(username: "kai"), token: leoLater)
+            #expect(try taken.json(UserProfile.self).username == "kai")
+            #expect(
+                try await client.send(.patch, "/v1/me", ProfileUpdate(displayName: ""), token: leoLater).status
+                    == .badRequest)
+
+            // Deleting the account gives the name up at once: someone new may register with it.
+            let deleted = try await client.send(
+                .delete, "/v1/me", AccountDeletionRequest(password: "correct horse battery"), token: leoLater)
+            #expect(deleted.status == .accepted)
+            #expect(try await check("kai").available)
+            let newcomer = RegisterRequest(email: "nia@example.com", password: "correct horse battery", username: "kai")
+            #expect(try await client.post("/v1/auth/register", newcomer).status == .accepted)
+            let nia = try await client.post(
+                "/v1/auth/login", LoginRequest(email: "nia@example.com", password: "correct horse battery"))
+            #expect(nia.status == .ok)
+        }
+    }
+}
