@@ -25,6 +25,15 @@ import Testing
         }
     }
 
+    @Test func aUsernameIsSearchedByItsStartWithOrWithoutTheAt() throws {
+        #expect(try NameSearch.query("@Kai") == .words(["kai"]))
+        #expect(NameSearch.usernamePrefix("@Kai_2") == "kai_2")
+        #expect(NameSearch.usernamePrefix("kai") == "kai")
+        #expect(NameSearch.usernamePrefix("Kai Ross") == nil)
+        #expect(NameSearch.usernamePrefix("kai@example.com") == nil)
+        #expect(try NameSearch.query("kai@example.com") == .email("kai@example.com"))
+    }
+
     @Test func wholeWordsRankFirstThenNames() {
         let users = [
             UserSummary(id: "3", displayName: "Annabel"), UserSummary(id: "1", displayName: "Ann Lee"),

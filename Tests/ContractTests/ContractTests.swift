@@ -139,6 +139,12 @@ import Testing
                             '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000', '2026-11-22 10:01:00.000')
                     """)
         },
+        "users Alice Liddell, Álvaro Alison and Bob Smith; Bob is @ali_b": { db in
+            try states["users Alice Liddell, Álvaro Alison and Bob Smith"]?(db)
+            try db.execute(
+                sql: "UPDATE user SET username = 'ali_b', username_key = 'ali_b' WHERE id = ?",
+                arguments: ["0a1ce000-0000-4000-8000-000000000003"])
+        },
         "users Alice Liddell, Álvaro Alison and Bob Smith": { db in
             // As registration leaves them: the account and the words of its name.
             for (number, name, email, words) in [

@@ -17,18 +17,20 @@ struct UsersController: Sendable {
 
     @Sendable func search(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await PeerIdentity.require(context, oneOf: [.streak])
-        let query = try NameSearch.query(request.uri.queryParameters.get("q"))
+        let text = request.uri.queryParameters.get("q")
+        let query = try NameSearch.query(text)
         let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? NameSearch.maxResults
         guard (1...100).contains(limit) else {
             throw ServiceError(.validationFailed, "`limit` must be 1 to 100.")
         }
-        return try Response.json(UserSearch(users: try await store.search(query, limit: limit)))
+        let users = try await store.search(query, usernamePrefix: NameSearch.usernamePrefix(text), limit: limit)
+        return try Response.json(UserSearch(users: users))
     }
 
     @Sendable func user(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await PeerIdentity.require(context, oneOf: Self.callers)
         let id = try ObjectID.path(context.parameters.require("id"), "User")
         guard let record = try await store.user(id: id) else { throw ServiceError.notFound("User") }
-        return try Response.json(UserSummary(id: record.id, displayName: record.displayName))
+        return try Response.json(record.summary)
     }
 }

@@ -2,8 +2,9 @@ import Contracts
 import Foundation
 import ServiceKit
 
-/// How people find each other (StreakSnap's "add friend" search): by the start of any word of a
-/// display name, ignoring case, accents and width, or by a whole email address. An email is
+/// How people find each other (StreakSnap's "add friend" search): by the start of a username
+/// (with or without `@`) or of any word of a display name, ignoring case, accents and width, or
+/// by a whole email address. An email is
 /// never matched by its prefix, so a search cannot walk the address book; results carry the id
 /// and display name only. PIN customers (Transrify) are not listed.
 enum NameSearch {
@@ -42,10 +43,24 @@ enum NameSearch {
                 "`q` must be \(queryLength.lowerBound) to \(queryLength.upperBound) characters: a name or an email address."
             )
         }
-        if text.contains("@") { return .email(text.lowercased()) }
+        // `@kai`: a username, not an address.
+        if text.contains("@"), !text.hasPrefix("@") { return .email(text.lowercased()) }
         let words = words(of: text)
         guard !words.isEmpty else { throw ServiceError(.validationFailed, "`q` must hold a letter or a digit.") }
         return .words(words)
+    }
+
+    /// The start of a username `raw` may be (`kai`, `@kai_2`): lowercase, without the `@`; nil
+    /// when it holds anything a username cannot.
+    static func usernamePrefix(_ raw: String?) -> String? {
+        var text = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        if text.hasPrefix("@") { text.removeFirst() }
+        guard (1...UsernameRules.length.upperBound).contains(text.count),
+            text.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
+            })
+        else { return nil }
+        return text
     }
 
     /// Whether a name's words answer `words`: each query word starts one of them.

@@ -36,14 +36,24 @@ struct UserStore: Sendable {
 
     /// App users (not deleted, not PIN customers) found by ``NameSearch``, at most `limit`,
     /// whole-word matches first.
-    func search(_ query: NameSearch.Query, limit: Int) async throws -> [UserSummary] {
+    /// Users whose username starts with `usernamePrefix` come first (the exact one first).
+    func search(_ query: NameSearch.Query, usernamePrefix: String? = nil, limit: Int) async throws -> [UserSummary] {
         try await database.read { db in
             switch query {
             case .email(let email):
                 let found = try UserRecord.filter(UserRecord.Columns.email == email).live()
                     .filter(sql: "id NOT IN (SELECT user_id FROM customer)").fetchOne(db)
-                return found.map { [UserSummary(id: $0.id, displayName: $0.displayName)] } ?? []
+                return found.map { [$0.summary] } ?? []
             case .words(let words):
+                let byUsername =
+                    try usernamePrefix.map { prefix in
+                        try UserRecord.fetchAll(
+                            db,
+                            sql: """
+                                SELECT * FROM user WHERE username_key >= ? AND username_key < ? AND deleted_at IS NULL
+                                AND id NOT IN (SELECT user_id FROM customer) ORDER BY length(username_key), username_key LIMIT ?
+                                """, arguments: [prefix, prefix + "\u{10FFFF}", limit])
+                    } ?? []
                 // The index range of the longest word: every word that starts with it.
                 let longest = query.longest ?? ""
                 let candidates = try String.fetchAll(
@@ -53,9 +63,11 @@ struct UserStore: Sendable {
                         ORDER BY word, user_id LIMIT ?
                         """, arguments: [longest, longest + "\u{10FFFF}", limit * 10])
                 let users = try UserRecord.fetchAll(db, keys: candidates).filter { $0.deletedAt == nil }
-                let matching = users.filter { NameSearch.matches($0.displayName, words) }
-                    .map { UserSummary(id: $0.id, displayName: $0.displayName) }
-                return Array(NameSearch.rank(matching, for: words).prefix(limit))
+                let matching = users.filter { NameSearch.matches($0.displayName, words) }.map(\.summary)
+                let first = byUsername.map(\.summary)
+                let shown = Set(first.map(\.id))
+                return Array(
+                    (first + NameSearch.rank(matching, for: words).filter { !shown.contains($0.id) }).prefix(limit))
             }
         }
     }

@@ -91,15 +91,16 @@ extension StreakStore {
         try await database.read { db in
             try found.compactMap { other -> FoundUser? in
                 guard other.id != user, try BlockMirror.isBlocked(user, other.id, in: db) == false else { return nil }
+                var person = FoundUser(
+                    userId: other.id, displayName: other.displayName, relation: .none, username: other.username)
                 if try StreakRecord.all().pair(user, other.id).ofFriends().isEmpty(db) == false {
-                    return FoundUser(userId: other.id, displayName: other.displayName, relation: .friend)
+                    person.relation = .friend
+                } else if let request = try FriendRequestRecord.all().pending(between: user, and: other.id).fetchOne(db)
+                {
+                    person.relation = request.fromUserId == user ? .requestSent : .requestReceived
+                    person.requestId = request.id
                 }
-                if let request = try FriendRequestRecord.all().pending(between: user, and: other.id).fetchOne(db) {
-                    return FoundUser(
-                        userId: other.id, displayName: other.displayName,
-                        relation: request.fromUserId == user ? .requestSent : .requestReceived, requestId: request.id)
-                }
-                return FoundUser(userId: other.id, displayName: other.displayName, relation: .none)
+                return person
             }
         }
     }

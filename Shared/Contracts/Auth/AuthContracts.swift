@@ -256,12 +256,15 @@ public struct UserSearch: Codable, Sendable, Equatable {
 public struct UserSummary: Codable, Sendable, Equatable {
     public var id: String
     public var displayName: String
+    /// When the user picked one.
+    public var username: String?
 
-    enum CodingKeys: String, CodingKey { case id, displayName }
+    enum CodingKeys: String, CodingKey { case id, displayName, username }
 
-    public init(id: String, displayName: String) {
+    public init(id: String, displayName: String, username: String? = nil) {
         self.id = id
         self.displayName = displayName
+        self.username = username
     }
 }
 

@@ -398,14 +398,20 @@ public struct FoundUser: Codable, Sendable, Equatable {
     public var relation: FriendRelation
     /// The pending request between the two, when there is one.
     public var requestId: String?
+    /// When they picked one.
+    public var username: String?
 
-    enum CodingKeys: String, CodingKey { case userId, displayName, relation, requestId }
+    enum CodingKeys: String, CodingKey { case userId, displayName, relation, requestId, username }
 
-    public init(userId: String, displayName: String, relation: FriendRelation, requestId: String? = nil) {
+    public init(
+        userId: String, displayName: String, relation: FriendRelation, requestId: String? = nil,
+        username: String? = nil
+    ) {
         self.userId = userId
         self.displayName = displayName
         self.relation = relation
         self.requestId = requestId
+        self.username = username
     }
 }
 

@@ -31,6 +31,8 @@ struct UserRecord: ServiceRecord {
         case usernameKey = "username_key"
     }
 
+    var summary: UserSummary { UserSummary(id: id, displayName: displayName, username: username) }
+
     func profile(roles: [RoleGrant]) -> UserProfile {
         UserProfile(
             id: id, email: email, displayName: displayName, username: username, createdAt: createdAt, roles: roles)
