@@ -101,3 +101,43 @@ import Testing
         }
     }
 }
+
+@Suite struct PublicProfileTests {
+    @Test func aProfileIsReadByIdOrCurrentUsernameButNotAcrossABlock() async throws {
+        let directory = try TestDataDirectory.make()
+        defer { directory.remove() }
+        try await withAuth(directory: directory) { client in
+            for (email, username) in [("kai@example.com", "Kai_R"), ("leo@example.com", "leo")] {
+                let register = RegisterRequest(email: email, password: "correct horse battery", username: username)
+                #expect(try await client.post("/v1/auth/register", register).status == .accepted)
+            }
+            func signIn(_ email: String) async throws -> String {
+                try await client.post("/v1/auth/login", LoginRequest(email: email, password: "correct horse battery"))
+                    .json(TokenResponse.self).accessToken
+            }
+            let (kai, leo) = (try await signIn("kai@example.com"), try await signIn("leo@example.com"))
+            let kaiID = try await client.get("/v1/me", token: kai).json(UserProfile.self).id
+            let leoID = try await client.get("/v1/me", token: leo).json(UserProfile.self).id
+
+            let byID = try await client.get("/v1/users/\(kaiID)", token: leo).json(PublicProfile.self)
+            #expect(byID.username == "Kai_R" && byID.displayName == "kai" && byID.id == kaiID)
+            for name in ["kai_r", "@KAI_R", "Kai_R"] {
+                #expect(
+                    try await client.get("/v1/users/by-username/\(name)", token: leo).json(PublicProfile.self) == byID)
+            }
+            #expect(try await client.get("/v1/users/by-username/nobody", token: leo).status == .notFound)
+            #expect(try await client.get("/v1/users/by-username/x", token: leo).status == .notFound)
+
+            // A block either way hides each from the other.
+            try await directory.authDatabase().write { db in
+                try BlockMirror.apply(UserBlocked(blockerId: kaiID, blockedId: leoID), in: db)
+            }
+            #expect(try await client.get("/v1/users/\(kaiID)", token: leo).status == .notFound)
+            #expect(try await client.get("/v1/users/by-username/leo", token: kai).status == .notFound)
+            try await directory.authDatabase().write { db in
+                try BlockMirror.apply(UserUnblocked(blockerId: kaiID, blockedId: leoID), in: db)
+            }
+            #expect(try await client.get("/v1/users/by-username/leo", token: kai).status == .ok)
+        }
+    }
+}

@@ -496,6 +496,8 @@ import Testing
                 try String.fetchOne(db, sql: "SELECT status || ' ' || broken_reason FROM streak") == "broken blocked"
                     && String.fetchOne(db, sql: "SELECT type FROM kit_outbox_event") == "media.sharing_ended"
             }),
+        "user.blocked → auth": Effect(then: { db in try BlockMirror.isBlocked(alice, bob, in: db) }),
+        "user.unblocked → auth": Effect(then: { db in try !BlockMirror.isBlocked(alice, bob, in: db) }),
         "user.blocked → alerts": Effect(then: { db in
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM kit_block WHERE blocker_id = ? AND blocked_id = ?",
@@ -653,7 +655,7 @@ import Testing
         }),
     ]
 
-    @Test(arguments: [ServiceName.media, .feed, .streak, .alerts, .moderation])
+    @Test(arguments: [ServiceName.auth, .media, .feed, .streak, .alerts, .moderation])
     func theConsumerAppliesEachRecordedEventOnce(consumer: ServiceName) async throws {
         let events = try Self.load("events", as: [EventContract].self).filter { $0.consumers.contains(consumer) }
         #expect(!events.isEmpty)

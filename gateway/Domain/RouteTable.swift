@@ -105,6 +105,7 @@ enum RouteTable {
         authenticated("/v1/me/push-token", .alerts),
         authenticated("/v1/me/notification-preferences", .alerts),
         authenticated("/v1/me", .auth),
+        authenticated("/v1/users", .auth),
         authenticated("/v1/admin", .auth),
         authenticated("/v1/tenants", .auth),
         authenticated("/v1/media", .media, body: .upload, rateClass: nil),

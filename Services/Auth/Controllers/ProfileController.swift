@@ -2,8 +2,9 @@ import Contracts
 import Hummingbird
 import ServiceKit
 
-/// Usernames and one's own profile: `GET /v1/auth/check-username/{username}` (StreakSnap's
-/// check on blur, before an account exists) and `PATCH /v1/me`.
+/// Usernames and profiles: `GET /v1/auth/check-username/{username}` (StreakSnap's check on
+/// blur, before an account exists), `PATCH /v1/me`, `GET /v1/users/{id}` and
+/// `GET /v1/users/by-username/{username}`.
 struct ProfileController: Sendable {
     let users: UserStore
     let clock: any WallClock
@@ -11,6 +12,33 @@ struct ProfileController: Sendable {
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.open.get("/v1/auth/check-username/:username", use: checkUsername)
         routes.authenticated.patch("/v1/me", use: update)
+        routes.authenticated.get("/v1/users/:id", use: show)
+        routes.authenticated.get("/v1/users/by-username/:username", use: showByUsername)
+    }
+
+    /// A user's public profile; someone a block stands between (either way), a deleted account
+    /// or a PIN customer is a 404.
+    @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "User")
+        return try await profile(users.visibleUser(id: id, viewer: user.userID))
+    }
+
+    /// The same, by the username the user holds now (any letter case; an old name is a 404).
+    @Sendable func showByUsername(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let name = try context.parameters.require("username")
+        guard case .success(let key) = UsernameRules.key(name.hasPrefix("@") ? String(name.dropFirst()) : name) else {
+            throw ServiceError.notFound("User")
+        }
+        return try await profile(users.visibleUser(usernameKey: key, viewer: user.userID))
+    }
+
+    private func profile(_ record: UserRecord?) throws -> Response {
+        guard let record else { throw ServiceError.notFound("User") }
+        return try Response.json(
+            PublicProfile(
+                id: record.id, username: record.username, displayName: record.displayName, createdAt: record.createdAt))
     }
 
     /// Whether the name can be had now: `available`, or why not (`invalid`, `reserved`,

@@ -1,4 +1,5 @@
 import GRDB
+import ServiceKit
 
 extension AuthStore {
     /// Append-only; never edit a migration that has shipped.
@@ -226,5 +227,8 @@ extension AuthStore {
                 table.column("held_until", .datetime).notNull()
             }
         }
+
+        // A copy of moderation's blocks: a profile is not shown across one.
+        BlockMirror.registerMigration(&migrator)
     }
 }

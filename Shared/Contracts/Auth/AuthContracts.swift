@@ -37,6 +37,24 @@ public struct UsernameAvailability: Codable, Sendable, Equatable {
     }
 }
 
+/// `GET /v1/users/{id}`, `GET /v1/users/by-username/{username}`: what anyone signed in sees of
+/// a user (not across a block).
+public struct PublicProfile: Codable, Sendable, Equatable {
+    public var id: String
+    public var username: String?
+    public var displayName: String
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case id, username, displayName, createdAt }
+
+    public init(id: String, username: String?, displayName: String, createdAt: Date) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+        self.createdAt = createdAt
+    }
+}
+
 /// `PATCH /v1/me`: the fields to change.
 public struct ProfileUpdate: Codable, Sendable {
     public var displayName: String?

@@ -68,7 +68,7 @@ public enum BlockMirror {
     }
 
     /// Forgets every block by or of `userID` (account deletion).
-    static func erase(userID: String, in db: Database) throws {
+    public static func erase(userID: String, in db: Database) throws {
         typealias Columns = BlockMirrorRecord.Columns
         guard try db.tableExists(BlockMirrorRecord.databaseTableName) else { return }
         _ = try BlockMirrorRecord.filter(Columns.blockerId == userID || Columns.blockedId == userID).deleteAll(db)
