@@ -115,23 +115,39 @@ extension FeedStore {
         }
     }
 
-    /// Spots newest first, by `tag` and `difficulty` when given: up to `limit + 1`.
+    /// Spots newest first, by `tag` and `difficulty` when given: up to `limit + 1`. A tag's
+    /// list is read in order from `spot_tag` (keyed by tag, then time), the rest from
+    /// `spot_by_time`.
     func spots(
         tag: String?, difficulty: SpotDifficulty?, viewer: String, after position: TimePosition?, limit: Int
     ) async throws -> [SpotView] {
         try await database.read { db in
             var arguments: StatementArguments = ["viewer": viewer, "limit": limit + 1]
-            var after = ""
+            // The rows ordered: a tag's entries, or every spot.
+            let (source, time, id) =
+                tag == nil
+                ? ("spot s", "s.created_at", "s.id")
+                : (
+                    "spot_tag t JOIN spot s ON s.id = t.spot_id", "t.created_at", "t.spot_id"
+                )
+            var conditions = [BlockMirror.neitherBlocks(":viewer", "s.creator_id")]
+            if let tag {
+                conditions.append("t.tag = :tag")
+                _ = arguments.append(contentsOf: ["tag": tag])
+            }
+            if let difficulty {
+                conditions.append("s.difficulty = :difficulty")
+                _ = arguments.append(contentsOf: ["difficulty": difficulty.rawValue])
+            }
             if let position {
-                after = "AND (s.created_at < :at OR (s.created_at = :at AND s.id < :id))"
+                conditions.append("(\(time) < :at OR (\(time) = :at AND \(id) < :id))")
                 _ = arguments.append(contentsOf: ["at": position.createdAt, "id": position.id])
             }
-            let filters = Self.filters(tag: tag, difficulty: difficulty, arguments: &arguments)
             let records = try SpotRecord.fetchAll(
                 db,
                 sql: """
-                    SELECT s.* FROM spot s WHERE \(BlockMirror.neitherBlocks(":viewer", "s.creator_id")) \(filters) \(after)
-                    ORDER BY s.created_at DESC, s.id DESC LIMIT :limit
+                    SELECT s.* FROM \(source) WHERE \(conditions.joined(separator: " AND "))
+                    ORDER BY \(time) DESC, \(id) DESC LIMIT :limit
                     """, arguments: arguments)
             return try Self.views(records, viewer: viewer, in: db)
         }
