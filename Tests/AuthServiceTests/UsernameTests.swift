@@ -126,6 +126,16 @@ import Testing
                     try await client.get("/v1/users/by-username/\(name)", token: leo).json(PublicProfile.self) == byID)
             }
             #expect(try await client.get("/v1/users/by-username/nobody", token: leo).status == .notFound)
+
+            // A bio: written, shown, too long refused, emptied away.
+            _ = try await client.send(.patch, "/v1/me", ProfileUpdate(bio: "  Street, mostly ledges. "), token: kai)
+            #expect(
+                try await client.get("/v1/users/\(kaiID)", token: leo).json(PublicProfile.self).bio
+                    == "Street, mostly ledges.")
+            let long = ProfileUpdate(bio: String(repeating: "x", count: 161))
+            #expect(try await client.send(.patch, "/v1/me", long, token: kai).status == .badRequest)
+            _ = try await client.send(.patch, "/v1/me", ProfileUpdate(bio: ""), token: kai)
+            #expect(try await client.get("/v1/users/\(kaiID)", token: leo).json(PublicProfile.self).bio == nil)
             #expect(try await client.get("/v1/users/by-username/x", token: leo).status == .notFound)
 
             // A block either way hides each from the other.

@@ -1,4 +1,5 @@
 import Contracts
+import Foundation
 import Hummingbird
 import ServiceKit
 
@@ -38,7 +39,15 @@ struct ProfileController: Sendable {
         guard let record else { throw ServiceError.notFound("User") }
         return try Response.json(
             PublicProfile(
-                id: record.id, username: record.username, displayName: record.displayName, createdAt: record.createdAt))
+                id: record.id, username: record.username, displayName: record.displayName, bio: record.bio,
+                createdAt: record.createdAt))
+    }
+
+    /// A bio as stored: trimmed, at most 160 characters; empty removes it (nil).
+    static func bio(_ raw: String) throws -> String? {
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.count <= 160 else { throw ServiceError.validation("`bio` is at most 160 characters.") }
+        return text.isEmpty ? nil : text
     }
 
     /// Whether the name can be had now: `available`, or why not (`invalid`, `reserved`,
@@ -55,15 +64,16 @@ struct ProfileController: Sendable {
             UsernameAvailability(username: name, available: refusal == nil, reason: refusal?.rawValue))
     }
 
-    /// Changes the display name and the username (those given); answers the profile.
+    /// Changes the display name, the username and the bio (those given); answers the profile.
     @Sendable func update(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let body = try await request.decodeJSON(as: ProfileUpdate.self, context: context)
         let displayName = try body.displayName.map { try Credentials.displayName($0, email: "") }
         if let username = body.username { _ = try UsernameRules.requireKey(username) }
+        let bio = try body.bio.map(Self.bio)
         guard
             let record = try await users.updateProfile(
-                userID: user.userID, displayName: displayName, username: body.username, at: clock.now())
+                userID: user.userID, displayName: displayName, username: body.username, bio: bio, at: clock.now())
         else { throw ServiceError.notFound("User") }
         return try Response.json(record.profile(roles: try await users.roles(userID: user.userID)))
     }

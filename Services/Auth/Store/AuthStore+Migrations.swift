@@ -230,5 +230,9 @@ extension AuthStore {
 
         // A copy of moderation's blocks: a profile is not shown across one.
         BlockMirror.registerMigration(&migrator)
+
+        migrator.registerMigration("auth.v7.bio") { db in
+            try db.alter(table: "user") { table in table.add(column: "bio", .text) }
+        }
     }
 }

@@ -29,15 +29,16 @@ extension UserStore {
         try await database.read { db in try Self.refusal(of: key, for: nil, at: now, in: db) }
     }
 
-    /// Changes the user's display name and username (those given). A new username must be
+    /// Changes the user's display name, username and bio (those given; a bio of nil removes it). A new username must be
     /// free (409) and the last change at least ``usernameCooldown`` ago (429 with `Retry-After`);
     /// the name given up is held from others for ``usernameHold``. A change of letter case only
     /// is always allowed.
     func updateProfile(
-        userID: String, displayName: String?, username: String?, at now: Date
+        userID: String, displayName: String?, username: String?, bio: String?? = .none, at now: Date
     ) async throws -> UserRecord? {
         try await database.write { db in
             guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
+            if case .some(let bio) = bio { user.bio = bio }
             if let displayName, displayName != user.displayName {
                 user.displayName = displayName
                 try UserNameWordRecord.index(userID: user.id, displayName: displayName, in: db)

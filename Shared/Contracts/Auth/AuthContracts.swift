@@ -43,14 +43,17 @@ public struct PublicProfile: Codable, Sendable, Equatable {
     public var id: String
     public var username: String?
     public var displayName: String
+    /// Agora's bio: up to 160 characters, absent until written.
+    public var bio: String?
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, username, displayName, createdAt }
+    enum CodingKeys: String, CodingKey { case id, username, displayName, bio, createdAt }
 
-    public init(id: String, username: String?, displayName: String, createdAt: Date) {
+    public init(id: String, username: String?, displayName: String, bio: String? = nil, createdAt: Date) {
         self.id = id
         self.username = username
         self.displayName = displayName
+        self.bio = bio
         self.createdAt = createdAt
     }
 }
@@ -58,14 +61,17 @@ public struct PublicProfile: Codable, Sendable, Equatable {
 /// `PATCH /v1/me`: the fields to change.
 public struct ProfileUpdate: Codable, Sendable {
     public var displayName: String?
-    /// At most one change per `auth.username.changeCooldownDays`.
+    /// Another name at most once every 30 days.
     public var username: String?
+    /// Up to 160 characters; an empty one removes it.
+    public var bio: String?
 
-    enum CodingKeys: String, CodingKey { case displayName, username }
+    enum CodingKeys: String, CodingKey { case displayName, username, bio }
 
-    public init(displayName: String? = nil, username: String? = nil) {
+    public init(displayName: String? = nil, username: String? = nil, bio: String? = nil) {
         self.displayName = displayName
         self.username = username
+        self.bio = bio
     }
 }
 

@@ -21,6 +21,8 @@ struct UserRecord: ServiceRecord {
     var username: String? = nil
     var usernameKey: String? = nil
     var usernameChangedAt: Date? = nil
+    /// Agora's bio, up to 160 characters.
+    var bio: String? = nil
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
