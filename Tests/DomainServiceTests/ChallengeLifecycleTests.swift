@@ -57,8 +57,8 @@ import Testing
         case .completed, .expired, .cancelled: #expect(before == nil && after == nil)
         }
         // A deadline stored as whole milliseconds is reached by the job due at it.
-        #expect(ChallengeLifecycle.reached(Self.now.addingTimeInterval(0.0004), at: Self.now))
-        #expect(!ChallengeLifecycle.reached(Self.now.addingTimeInterval(0.01), at: Self.now))
+        #expect(StoredTime.reached(Self.now.addingTimeInterval(0.0004), at: Self.now))
+        #expect(!StoredTime.reached(Self.now.addingTimeInterval(0.01), at: Self.now))
     }
 
     @Test func moreVotesWinEqualVotesDrawAndTheStreakCountsWinsInARow() {

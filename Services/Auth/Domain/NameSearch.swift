@@ -56,9 +56,7 @@ enum NameSearch {
         var text = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         if text.hasPrefix("@") { text.removeFirst() }
         guard (1...UsernameRules.length.upperBound).contains(text.count),
-            text.unicodeScalars.allSatisfy({
-                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
-            })
+            text.unicodeScalars.allSatisfy(UsernameRules.allowed)
         else { return nil }
         return text
     }

@@ -27,12 +27,14 @@ enum UsernameRules {
     static func key(_ raw: String) -> Result<String, Refusal> {
         let key = raw.lowercased()
         guard length.contains(key.count), let first = key.unicodeScalars.first, ("a"..."z").contains(first),
-            key.unicodeScalars.allSatisfy({
-                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
-            }),
-            !key.contains(".."), !key.hasSuffix(".")
+            key.unicodeScalars.allSatisfy(allowed), !key.contains(".."), !key.hasSuffix(".")
         else { return .failure(.invalid) }
         return reserved.contains(key) ? .failure(.reserved) : .success(key)
+    }
+
+    /// Whether a username (lowercased) may hold `scalar`.
+    static func allowed(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "."
     }
 
     /// The key of `raw`, or 400 `VALIDATION_FAILED` saying what a username may be.

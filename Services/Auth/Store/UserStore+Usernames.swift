@@ -46,12 +46,10 @@ extension UserStore {
             if let username {
                 let key = try UsernameRules.requireKey(username)
                 if key != user.usernameKey {
-                    // Stored times are whole milliseconds, rounded: a millisecond does not count.
-                    let left = user.usernameChangedAt.map {
-                        $0.addingTimeInterval(Self.usernameCooldown).timeIntervalSince(now) - 0.001
+                    let wait = user.usernameChangedAt.map {
+                        StoredTime.wholeSeconds(from: now, until: $0.addingTimeInterval(Self.usernameCooldown))
                     }
-                    if let left, left > 0, user.usernameKey != nil {
-                        let wait = Int(left.rounded(.up))
+                    if let wait, wait > 0, user.usernameKey != nil {
                         throw ServiceError(
                             .rateLimitExceeded, "A username can be changed once every 30 days.",
                             headers: [.retryAfter: String(wait)])

@@ -116,9 +116,9 @@ struct ChallengesController: Sendable {
         let clip = ChallengeClipRecord(
             challengeId: id, userId: user.userID, mediaId: mediaID, state: .processing, durationMs: summary.durationMs,
             uploadedAt: clock.now())
-        guard let updated = try await store.attach(clip, at: clock.now()),
-            let found = try await store.challenge(id: updated.id, viewer: user.userID)
-        else { throw ServiceError.notFound("Challenge") }
+        guard let found = try await store.attach(clip, at: clock.now()) else {
+            throw ServiceError.notFound("Challenge")
+        }
         return try Response.json(found.record.contract(viewer: user.userID, clips: found.clips, myVote: found.myVote))
     }
 
@@ -126,9 +126,9 @@ struct ChallengesController: Sendable {
     @Sendable func cancel(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try ObjectID.path(context.parameters.require("id"), "Challenge")
-        guard try await store.cancel(challenge: id, by: user.userID, at: clock.now()) != nil,
-            let found = try await store.challenge(id: id, viewer: user.userID)
-        else { throw ServiceError.notFound("Challenge") }
+        guard let found = try await store.cancel(challenge: id, by: user.userID, at: clock.now()) else {
+            throw ServiceError.notFound("Challenge")
+        }
         return try Response.json(found.record.contract(viewer: user.userID, clips: found.clips, myVote: found.myVote))
     }
 

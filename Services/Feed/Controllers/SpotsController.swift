@@ -92,10 +92,6 @@ struct SpotsController: Sendable {
         let user = try context.requireUser()
         let id = try ObjectID.path(context.parameters.require("id"), "Spot")
         let body = try await request.decodeJSON(as: SpotInput.self, context: context)
-        var probe = SpotRecord(
-            id: id, creatorId: user.userID, name: "x", description: "", latitude: 0, longitude: 0,
-            difficulty: .beginner, createdAt: .distantPast, createdMs: 0, updatedAt: .distantPast)
-        try Self.apply(body, to: &probe)  // validates before anything is written
         let tags = try body.tags.map(Self.tags)
         var images: [String]?
         if let named = body.images { images = try await ownImages(named, of: user.userID) }
@@ -103,7 +99,7 @@ struct SpotsController: Sendable {
         guard
             let spot = try await store.updateSpot(
                 id: id, by: user.userID, at: clock.now(), tags: tags, images: images,
-                change: { record in try? Self.apply(change, to: &record) })
+                change: { record in try Self.apply(change, to: &record) })
         else { throw ServiceError.notFound("Spot") }
         return try Response.json(spot.contract)
     }

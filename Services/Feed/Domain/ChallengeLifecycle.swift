@@ -62,9 +62,9 @@ enum ChallengeLifecycle {
     /// voting (both clips ready), or complete it (voting past its deadline); nil: nothing yet.
     static func due(_ challenge: ChallengeRecord, at now: Date) -> ChallengeStatus? {
         switch challenge.status {
-        case let status where open.contains(status): reached(challenge.deadline, at: now) ? .expired : nil
+        case let status where open.contains(status): StoredTime.reached(challenge.deadline, at: now) ? .expired : nil
         case .bothReady: .voting
-        case .voting: reached(challenge.votingDeadline ?? .distantFuture, at: now) ? .completed : nil
+        case .voting: StoredTime.reached(challenge.votingDeadline ?? .distantFuture, at: now) ? .completed : nil
         default: nil
         }
     }
@@ -78,12 +78,6 @@ enum ChallengeLifecycle {
         case .voting: challenge.votingDeadline
         default: nil
         }
-    }
-
-    /// Whether `deadline` has come at `now`. Stored times are whole milliseconds (rounded), so
-    /// a deadline within a millisecond counts as reached: the job due at it must find it so.
-    static func reached(_ deadline: Date, at now: Date) -> Bool {
-        now.addingTimeInterval(0.001) >= deadline
     }
 
     /// The result from the votes for each: more votes win; equal votes (none included) are a

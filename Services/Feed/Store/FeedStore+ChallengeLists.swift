@@ -109,7 +109,7 @@ extension FeedStore {
     }
 
     /// `records` with their clips and `viewer`'s votes, two reads for the whole list.
-    private static func views(
+    static func views(
         _ records: [ChallengeRecord], viewer: String, in db: Database
     ) throws -> [ChallengeView] {
         let ids = records.map(\.id)

@@ -59,42 +59,38 @@ extension FeedStore {
     /// The challenge with its clips, and `viewer`'s vote, when `viewer` may see it: a
     /// participant always; anyone else once voting opened, unless a block stands between them
     /// and either participant.
-    func challenge(
-        id: String, viewer: String
-    ) async throws -> (record: ChallengeRecord, clips: [ChallengeClipRecord], myVote: String?)? {
+    func challenge(id: String, viewer: String) async throws -> ChallengeView? {
         try await database.read { db in try Self.visibleChallenge(id: id, viewer: viewer, in: db) }
     }
 
-    static func visibleChallenge(
-        id: String, viewer: String, in db: Database
-    ) throws -> (record: ChallengeRecord, clips: [ChallengeClipRecord], myVote: String?)? {
+    static func visibleChallenge(id: String, viewer: String, in db: Database) throws -> ChallengeView? {
         guard let record = try ChallengeRecord.fetchOne(db, key: id) else { return nil }
         if !record.isParticipant(viewer) {
             guard record.status == .voting || record.status == .completed,
                 try !record.participants.contains(where: { try BlockMirror.isBlocked(viewer, $0, in: db) })
             else { return nil }
         }
-        let clips = try ChallengeClipRecord.filter(ChallengeClipRecord.Columns.challengeId == id).fetchAll(db)
-        let vote = try ChallengeVoteRecord.fetchOne(db, key: ["challenge_id": id, "voter_id": viewer])
-        return (record, clips, vote?.votedFor)
+        return try views([record], viewer: viewer, in: db).first
     }
 
     /// Attaches `clip` (its owner a participant of the challenge): the creator records first,
     /// the opponent accepts by recording (``ChallengeLifecycle/attaching(by:at:)``). Media is
     /// told, in the same transaction, that the opponent may play it. Attaching the clip already
     /// attached changes nothing.
-    func attach(_ clip: ChallengeClipRecord, at now: Date) async throws -> ChallengeRecord? {
+    func attach(_ clip: ChallengeClipRecord, at now: Date) async throws -> ChallengeView? {
         try await database.write { [outbox] db in
             guard var challenge = try ChallengeRecord.fetchOne(db, key: clip.challengeId),
                 challenge.isParticipant(clip.userId)
             else { return nil }
             let existing = try ChallengeClipRecord.fetchOne(
                 db, key: ["challenge_id": clip.challengeId, "user_id": clip.userId])
-            if let existing, existing.mediaId == clip.mediaId, existing.state != .rejected { return challenge }
+            if let existing, existing.mediaId == clip.mediaId, existing.state != .rejected {
+                return try Self.views([challenge], viewer: clip.userId, in: db).first
+            }
             let creator = clip.userId == challenge.creatorId
             challenge.status = try ChallengeLifecycle.attaching(by: creator, at: challenge.status)
             // Past its deadline it is expired, whether or not the job has run yet.
-            guard !ChallengeLifecycle.reached(challenge.deadline, at: now) else {
+            guard !StoredTime.reached(challenge.deadline, at: now) else {
                 throw ServiceError(.conflict, "The challenge's deadline has passed.")
             }
             challenge.updatedAt = now
@@ -110,22 +106,23 @@ extension FeedStore {
                         challengeId: challenge.id, opponent: challenge.party(clip.userId),
                         creatorId: challenge.creatorId), in: db)
             }
-            return challenge
+            return try Self.views([challenge], viewer: clip.userId, in: db).first
         }
     }
 
     /// A participant cancels before both clips are ready.
-    func cancel(challenge id: String, by user: String, at now: Date) async throws -> ChallengeRecord? {
+    func cancel(challenge id: String, by user: String, at now: Date) async throws -> ChallengeView? {
         try await database.write { [jobs] db in
             guard var challenge = try ChallengeRecord.fetchOne(db, key: id), challenge.isParticipant(user) else {
                 return nil
             }
-            guard challenge.status != .cancelled else { return challenge }
-            challenge.status = try ChallengeLifecycle.cancelling(at: challenge.status)
-            challenge.updatedAt = now
-            try challenge.update(db)
-            try jobs.cancel(ChallengeDeadline.kind, key: id, in: db)
-            return challenge
+            if challenge.status != .cancelled {
+                challenge.status = try ChallengeLifecycle.cancelling(at: challenge.status)
+                challenge.updatedAt = now
+                try challenge.update(db)
+                try jobs.cancel(ChallengeDeadline.kind, key: id, in: db)
+            }
+            return try Self.views([challenge], viewer: user, in: db).first
         }
     }
 
@@ -149,7 +146,7 @@ extension FeedStore {
     /// challenge whose participant blocks the voter or is blocked by them (nil: not found).
     func vote(
         challenge id: String, by viewer: String, for votedFor: String, at now: Date
-    ) async throws -> (record: ChallengeRecord, clips: [ChallengeClipRecord], myVote: String?)? {
+    ) async throws -> ChallengeView? {
         try await database.write { db in
             guard let found = try Self.visibleChallenge(id: id, viewer: viewer, in: db) else { return nil }
             let challenge = found.record
@@ -157,7 +154,7 @@ extension FeedStore {
                 throw ServiceError(.forbidden, "Participants do not vote on their own challenge.")
             }
             guard challenge.status == .voting,
-                !ChallengeLifecycle.reached(challenge.votingDeadline ?? .distantPast, at: now)
+                !StoredTime.reached(challenge.votingDeadline ?? .distantPast, at: now)
             else {
                 throw ServiceError(.conflict, "Voting on this challenge is closed.")
             }
@@ -165,7 +162,7 @@ extension FeedStore {
                 throw ServiceError.validation("`votedFor` must be the creator's or the opponent's id.")
             }
             try ChallengeVoteRecord(challengeId: id, voterId: viewer, votedFor: votedFor, updatedAt: now).upsert(db)
-            return (challenge, found.clips, votedFor)
+            return (challenge, found.clips, votedFor, nil)
         }
     }
 

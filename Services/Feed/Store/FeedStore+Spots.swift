@@ -42,14 +42,15 @@ extension FeedStore {
     }
 
     /// Changes the spot when `user` created it (nil otherwise, as for a spot that does not
-    /// exist): `change` edits the row; tags and photos, when given, replace the old ones.
+    /// exist): `change` edits the row (or throws, and nothing is written); tags and photos,
+    /// when given, replace the old ones.
     func updateSpot(
         id: String, by user: String, at now: Date, tags: [String]?, images: [String]?,
-        change: @Sendable (inout SpotRecord) -> Void
+        change: @Sendable (inout SpotRecord) throws -> Void
     ) async throws -> SpotView? {
         try await database.write { [outbox] db in
             guard var spot = try SpotRecord.fetchOne(db, key: id), spot.creatorId == user else { return nil }
-            change(&spot)
+            try change(&spot)  // invalid input throws: nothing is written
             spot.updatedAt = now
             try spot.update(db)
             if tags != nil || images != nil {

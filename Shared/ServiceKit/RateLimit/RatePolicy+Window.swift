@@ -10,11 +10,9 @@ extension RatePolicy {
     public func decide(after times: [Date], now: Date) -> RateDecision {
         let start = now.addingTimeInterval(-window)
         let recent = times.filter { $0 > start }.sorted()
-        // Whole seconds until an action at `time` leaves the window. Stored times are whole
-        // milliseconds, rounded: a millisecond either way does not add a second.
+        // Whole seconds until an action at `time` leaves the window (never more than a window).
         let wholeAgain = { (time: Date) in
-            let left = time.addingTimeInterval(window).timeIntervalSince(now) - 0.001
-            return min(Int(window), max(0, Int(left.rounded(.up))))
+            min(Int(window), StoredTime.wholeSeconds(from: now, until: time.addingTimeInterval(window)))
         }
         guard recent.count < limit else {
             // One more is allowed once enough of the oldest have left the window.
