@@ -24,6 +24,7 @@ enum AlertsInbox {
         inbox.on(ChallengeVotingStarted.self) { try AlertsStore.challengeVotingStarted($0, jobs: jobs, in: $1) }
         inbox.on(ChallengeCompleted.self) { try AlertsStore.challengeCompleted($0, jobs: jobs, in: $1) }
         inbox.on(SpotUnlocked.self) { try AlertsStore.spotUnlocked($0, jobs: jobs, in: $1) }
+        inbox.on(UserFollowed.self) { try AlertsStore.userFollowed($0, jobs: jobs, in: $1) }
         inbox.on(DuressRaised.self) {
             try AlertsStore.duressRaised($0, reach: duressReach, jobs: jobs, now: clock.now(), in: $1)
         }

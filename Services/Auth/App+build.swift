@@ -69,6 +69,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     ProfileController(users: store.users, clock: clock).addRoutes(to: routes)
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks()
+    inbox.on(ProfileCountsChanged.self) { envelope, db in try UserStore.countsChanged(envelope.payload, in: db) }
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     AdminController(tenants: store.tenants, users: store.users, clock: clock, entropy: entropy).addRoutes(to: routes)
     TenantsController(store: store.tenants, pins: pins, clock: clock, entropy: entropy).addRoutes(to: routes)

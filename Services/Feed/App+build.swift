@@ -38,9 +38,11 @@ func buildRouter(
     let store = FeedStore(database: database, outbox: outbox, jobs: jobs)
 
     var inbox = EventInbox(clock: clock)
-    inbox.on(ContentHidden.self) { envelope, db in try FeedStore.hide(envelope.payload, at: clock.now(), in: db) }
+    inbox.on(ContentHidden.self) { envelope, db in
+        try FeedStore.hide(envelope.payload, at: clock.now(), outbox: outbox, in: db)
+    }
     inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
-    inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, in: db) }
+    inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
     inbox.on(MediaReady.self) { envelope, db in
         try FeedStore.mediaReady(envelope.payload, in: db)
         try store.clipReady(envelope.payload, at: clock.now(), in: db)
@@ -68,6 +70,8 @@ func buildRouter(
         entropy: runtime.entropy
     ).addRoutes(to: routes)
     SpotVisitsController(store: store, settings: settings.spots, clock: clock, entropy: runtime.entropy)
+        .addRoutes(to: routes)
+    FollowsController(store: store, users: dependencies.users, limit: settings.follows, clock: clock)
         .addRoutes(to: routes)
 
     // Each challenge not yet finished has one deadline job: expire, open voting, or the result.

@@ -16,11 +16,13 @@ import ServiceKit
 /// - `feed.challenges.perHour` (default 10, SkateHubba's): challenges a user may create an hour.
 /// - `feed.spots.perDay` (default 5, SkateHubba's): spots a user may create a day.
 /// - `feed.spots.checkInRadiusM` (default 200): how near a spot a check-in must be made.
+/// - `feed.follows.perDay` (default 400): people a user may start following a day.
 struct FeedSettings: Sendable {
     let maxRadius: Int
     let requireVerifiedPhone: Bool
     let challenges: Challenges
     let spots: Spots
+    let follows: RatePolicy
 
     struct Spots: Sendable {
         var perDay: Int
@@ -49,5 +51,8 @@ struct FeedSettings: Sendable {
         self.spots = Spots(
             perDay: try reader.integer("feed.spots.perDay", default: 5, in: 1...100_000),
             checkInRadius: Double(try reader.integer("feed.spots.checkInRadiusM", default: 200, in: 10...10_000)))
+        self.follows = RatePolicy(
+            name: "follows", limit: try reader.integer("feed.follows.perDay", default: 400, in: 1...100_000),
+            window: 86400)
     }
 }

@@ -118,6 +118,8 @@ public enum EventCatalog {
         ChallengeVotingStarted.eventType: [.alerts],
         ChallengeCompleted.eventType: [.alerts],
         SpotUnlocked.eventType: [.alerts],
+        UserFollowed.eventType: [.alerts],
+        ProfileCountsChanged.eventType: [.auth],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -151,6 +153,8 @@ public enum EventCatalog {
         ChallengeVotingStarted.eventType: [.feed],
         ChallengeCompleted.eventType: [.feed],
         SpotUnlocked.eventType: [.feed],
+        UserFollowed.eventType: [.feed],
+        ProfileCountsChanged.eventType: [.feed],
     ]
 
     /// The services that receive `type`, or none.

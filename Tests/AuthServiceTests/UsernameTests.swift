@@ -148,6 +148,28 @@ import Testing
                 try BlockMirror.apply(UserUnblocked(blockerId: kaiID, blockedId: leoID), in: db)
             }
             #expect(try await client.get("/v1/users/by-username/leo", token: kai).status == .ok)
+
+            // Feed's counts: the highest revision wins whatever order they come in; a user
+            // auth does not know is ignored.
+            #expect(
+                try await client.get("/v1/users/\(kaiID)", token: leo).json(PublicProfile.self).counts
+                    == ProfileCounts())
+            try await directory.authDatabase().write { db in
+                for (followers, revision) in [(2, 2), (1, 1), (3, 3), (9, 2)] {
+                    try UserStore.countsChanged(
+                        ProfileCountsChanged(
+                            userId: kaiID, counts: ProfileCounts(followers: followers, following: 4, posts: 5),
+                            revision: revision), in: db)
+                }
+                try UserStore.countsChanged(
+                    ProfileCountsChanged(
+                        userId: "00000000-0000-4000-8000-0000000000ff", counts: ProfileCounts(), revision: 1),
+                    in: db)
+                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM profile_count") == 1)
+            }
+            #expect(
+                try await client.get("/v1/users/by-username/kai_r", token: leo).json(PublicProfile.self).counts
+                    == ProfileCounts(followers: 3, following: 4, posts: 5))
         }
     }
 }

@@ -294,6 +294,8 @@ import Testing
         case ChallengeVotingStarted.eventType: return try roundTrip(ChallengeVotingStarted.self)
         case ChallengeCompleted.eventType: return try roundTrip(ChallengeCompleted.self)
         case SpotUnlocked.eventType: return try roundTrip(SpotUnlocked.self)
+        case UserFollowed.eventType: return try roundTrip(UserFollowed.self)
+        case ProfileCountsChanged.eventType: return try roundTrip(ProfileCountsChanged.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -645,6 +647,27 @@ import Testing
                     AND link = '/spots/5b070000-0000-4000-8000-000000000001' AND body LIKE '%Venice Beach Skatepark%'
                     """, arguments: [alice]) == 1
         }),
+        "user.followed → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM notification WHERE type = 'new_follower' AND user_id = ? AND actor_id = ?
+                    AND link = '/profile/' || ? AND body = 'Bob followed you'
+                    """, arguments: [alice, bob, bob]) == 1
+        }),
+        "profile.counts_changed → auth": Effect(
+            given: { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO user (id, email, password_hash, display_name, created_at, updated_at)
+                        VALUES (?, 'alice@example.com', 'x', 'Alice', '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
+                        """, arguments: [alice])
+            },
+            then: { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT followers, following, posts, revision FROM profile_count WHERE user_id = ?",
+                    arguments: [alice]) == ["followers": 12, "following": 3, "posts": 7, "revision": 15]
+            }),
         "duress.cleared → alerts": Effect(then: { db in
             try Int.fetchOne(
                 db,

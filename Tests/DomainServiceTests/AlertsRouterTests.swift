@@ -79,6 +79,40 @@ import Testing
     static let apnsToken = String(repeating: "ab12", count: 16)
     static let fcmToken = "cXz1:APA91b" + String(repeating: "Fq3_-k", count: 20)
 
+    @Test func aFollowTellsTheFollowedOncePerFollowerADay() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let jobs = JobQueue(clock: harness.clock)
+            @Sendable func follow(by follower: String, _ name: String, at date: Date) async throws {
+                let envelope = EventEnvelope(
+                    id: UUID(), type: UserFollowed.eventType, source: .feed, occurredAt: date,
+                    payload: UserFollowed(
+                        follower: EventActor(userId: follower, displayName: name), followeeId: Self.alice))
+                try await harness.database().write { db in try AlertsStore.userFollowed(envelope, jobs: jobs, in: db) }
+            }
+            let alice = try await harness.token(for: Self.alice)
+            func listed() async throws -> [AppNotification] {
+                try await client.get("/v1/notifications", token: alice).json(Page<AppNotification>.self).items
+            }
+            let start = Date()
+            try await follow(by: Self.bob, "Bob", at: start)
+            // Unfollowed and followed again within the day: still one.
+            try await follow(by: Self.bob, "Bob", at: start.addingTimeInterval(3600))
+            let first = try await listed()
+            #expect(first.count == 1)
+            #expect(
+                first.first.map { [$0.title, $0.body, $0.link, $0.actorId] }
+                    == ["New follower", "Bob followed you", "/profile/\(Self.bob)", Self.bob])
+            #expect(first.first?.type == .newFollower && first.first?.data == ["userId": Self.bob])
+            // Another follower, and Bob again a day later, each tell her.
+            let carol = "00000000-0000-4000-8000-00000000000c"
+            try await follow(by: carol, "Carol", at: start.addingTimeInterval(7200))
+            try await follow(by: Self.bob, "Bob", at: start.addingTimeInterval(86400 + 1))
+            #expect(try await listed().map(\.actorId) == [Self.bob, carol, Self.bob])
+        }
+    }
+
     @Test func devicesAreRegisteredPerSessionMovedBetweenUsersAndRemoved() async throws {
         let harness = try ServiceHarness(.alerts)
         let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)

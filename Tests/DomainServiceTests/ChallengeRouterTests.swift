@@ -46,10 +46,7 @@ import Testing
             dependencies: FeedDependencies(media: media, users: users))
         let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
         // A second handle on the store, for what the inbox does with media's verdicts.
-        let store = FeedStore(
-            database: try DatabasePool(
-                path: harness.runtime.settings.ownDirectory().appendingPathComponent("feed.sqlite").path),
-            outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue())
+        let store = try FeedStore.opened(beside: harness)
         try await harness.test(parts) { client in try await body(harness, client, runner, store) }
     }
 
@@ -341,7 +338,7 @@ import Testing
                     userId: Self.alice, points: 3, wins: 1, streak: 1, bestStreak: 1, updatedAt: Date()
                 )
                 .insert(db)
-                try FeedStore.erase(userID: Self.alice, jobs: store.jobs, in: db)
+                try FeedStore.erase(userID: Self.alice, jobs: store.jobs, outbox: store.outbox, in: db)
             }
             #expect(try await show(harness, client, id, as: Self.bob).status == .notFound)
             #expect(try await show(harness, client, other, as: Self.bob).status == .ok)

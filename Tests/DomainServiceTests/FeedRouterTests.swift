@@ -114,7 +114,7 @@ import Testing
                 headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
                 body: .init(string: #"{"mediaId":"x","latitude":"north","longitude":2}"#))
             #expect(wrongType.error?.code == .malformedRequest)
-            #expect(try harness.outboxTypes() == ["media.attached"])
+            #expect(try harness.outboxTypes() == ["profile.counts_changed", "media.attached"])
         }
     }
 
@@ -222,9 +222,11 @@ import Testing
             #expect(try await nearby(bobToken) == [alicePost.id, carolPost.id])
 
             // What `content.hidden` and `user.blocked` do, applied the way the inbox applies them.
+            let outbox = harness.runtime.makeOutbox()
             try await harness.database().write { db in
                 try FeedStore.hide(
-                    ContentHidden(targetType: .post, targetId: alicePost.id, reportCount: 3), at: Date(), in: db)
+                    ContentHidden(targetType: .post, targetId: alicePost.id, reportCount: 3), at: Date(),
+                    outbox: outbox, in: db)
                 try BlockMirror.apply(UserBlocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
             }
             #expect(try await nearby(bobToken).isEmpty)

@@ -285,8 +285,8 @@ import Testing
                 token: alice)
             let challenge = "c4a11e00-0000-4000-8000-000000000001"
             let (me, bob) = (
-                ChallengeParty(userId: Self.alice, displayName: "Alice"),
-                ChallengeParty(userId: Self.bob, displayName: "Bob")
+                EventActor(userId: Self.alice, displayName: "Alice"),
+                EventActor(userId: Self.bob, displayName: "Bob")
             )
             let jobs = JobQueue(clock: setup.harness.clock)
             let now = setup.harness.clock.now()

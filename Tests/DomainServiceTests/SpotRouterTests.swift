@@ -205,7 +205,9 @@ import Testing
 
             // Bob's account goes: his rating and check-in leave the spot's counts.
             try await harness.database().write { db in
-                try FeedStore.erase(userID: Self.bob, jobs: JobQueue(clock: harness.clock), in: db)
+                try FeedStore.erase(
+                    userID: Self.bob, jobs: JobQueue(clock: harness.clock), outbox: harness.runtime.makeOutbox(), in: db
+                )
             }
             let after = try await client.get("/v1/spots/\(spot.id)", token: alice).json(Spot.self)
             #expect(after.stats == SpotStats(checkInCount: 0, challengeCount: 0, rating: 2, ratingCount: 1))

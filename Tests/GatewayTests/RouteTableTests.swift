@@ -8,6 +8,7 @@ import Testing
             switch route.match {
             case .exact(let path): return path
             case .prefix(let prefix): return prefix + "/*"
+            case .template(let template): return template
             }
         }
         #expect(
@@ -40,6 +41,18 @@ import Testing
         #expect(RouteTable.route(path: "/v1/posts/abc/votes", method: .put)?.service == .feed)
         #expect(RouteTable.route(path: "/internal/events", method: .post) == nil)
         #expect(RouteTable.route(path: "/health/ready", method: .get) == nil)
+    }
+
+    @Test func templatesMatchOneSegmentInPlaceOfTheirStar() {
+        #expect(RouteTable.route(path: "/v1/users/u-1/follow", method: .put)?.service == .feed)
+        #expect(RouteTable.route(path: "/v1/users/u-1/followers", method: .get)?.service == .feed)
+        #expect(RouteTable.route(path: "/v1/users/u-1/following", method: .get)?.service == .feed)
+        // Anything else under /v1/users stays auth's: a profile, a longer path, an empty segment.
+        #expect(RouteTable.route(path: "/v1/users/u-1", method: .get)?.service == .auth)
+        #expect(RouteTable.route(path: "/v1/users/by-username/kai", method: .get)?.service == .auth)
+        #expect(RouteTable.route(path: "/v1/users/u-1/follow/x", method: .get)?.service == .auth)
+        #expect(RouteTable.route(path: "/v1/users//follow", method: .get)?.service == .auth)
+        #expect(RouteTable.route(path: "/v1/users/u-1/follow", method: .put)?.access == .authenticated)
     }
 
     @Test(arguments: [

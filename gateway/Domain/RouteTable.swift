@@ -22,6 +22,8 @@ struct GatewayRoute: Sendable {
         case exact(String)
         /// This path or anything below it.
         case prefix(String)
+        /// A path of these segments, `*` standing for any one (`/v1/users/*/follow`).
+        case template(String)
     }
 
     let match: Match
@@ -38,6 +40,11 @@ struct GatewayRoute: Sendable {
         switch match {
         case .exact(let exact): return path == exact
         case .prefix(let prefix): return path == prefix || path.hasPrefix(prefix + "/")
+        case .template(let template):
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+            let pattern = template.split(separator: "/", omittingEmptySubsequences: false)
+            return segments.count == pattern.count
+                && zip(segments, pattern).allSatisfy { $1 == "*" ? !$0.isEmpty : $0 == $1 }
         }
     }
 
@@ -105,6 +112,10 @@ enum RouteTable {
         authenticated("/v1/me/push-token", .alerts),
         authenticated("/v1/me/notification-preferences", .alerts),
         authenticated("/v1/me", .auth),
+        // The follow graph is feed's; the rest of /v1/users (profiles) is auth's.
+        authenticated(template: "/v1/users/*/follow", .feed),
+        authenticated(template: "/v1/users/*/followers", .feed),
+        authenticated(template: "/v1/users/*/following", .feed),
         authenticated("/v1/users", .auth),
         authenticated("/v1/admin", .auth),
         authenticated("/v1/tenants", .auth),
@@ -148,6 +159,12 @@ enum RouteTable {
         GatewayRoute(
             match: .prefix(prefix), methods: nil, service: service, access: .authenticated, rateClass: rateClass,
             body: body)
+    }
+
+    private static func authenticated(template: String, _ service: ServiceName) -> GatewayRoute {
+        GatewayRoute(
+            match: .template(template), methods: nil, service: service, access: .authenticated, rateClass: nil,
+            body: .json)
     }
 
     /// Whether a path is safe to forward as is: absolute, no empty, `.` or `..` segments, no

@@ -35,12 +35,12 @@ struct ProfileController: Sendable {
         return try await profile(users.visibleUser(usernameKey: key, viewer: user.userID))
     }
 
-    private func profile(_ record: UserRecord?) throws -> Response {
-        guard let record else { throw ServiceError.notFound("User") }
+    private func profile(_ found: (user: UserRecord, counts: ProfileCounts)?) throws -> Response {
+        guard let (record, counts) = found else { throw ServiceError.notFound("User") }
         return try Response.json(
             PublicProfile(
                 id: record.id, username: record.username, displayName: record.displayName, bio: record.bio,
-                createdAt: record.createdAt))
+                counts: counts, createdAt: record.createdAt))
     }
 
     /// A bio as stored: trimmed, at most 160 characters; empty removes it (nil).

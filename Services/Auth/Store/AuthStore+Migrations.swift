@@ -234,5 +234,16 @@ extension AuthStore {
         migrator.registerMigration("auth.v7.bio") { db in
             try db.alter(table: "user") { table in table.add(column: "bio", .text) }
         }
+
+        // Feed's counts of each user, for profiles (`profile.counts_changed`).
+        migrator.registerMigration("auth.v8.profile-counts") { db in
+            try db.create(table: "profile_count") { table in
+                table.column("user_id", .text).primaryKey().references("user", onDelete: .cascade)
+                table.column("followers", .integer).notNull()
+                table.column("following", .integer).notNull()
+                table.column("posts", .integer).notNull()
+                table.column("revision", .integer).notNull()
+            }
+        }
     }
 }

@@ -74,18 +74,4 @@ extension UserStore {
             return user
         }
     }
-
-    /// The app user (not deleted, not a PIN customer) with this id, or whose username is `key`
-    /// now (an old name finds nobody), unless a block stands between them and `viewer`.
-    func visibleUser(id: String? = nil, usernameKey key: String? = nil, viewer: String) async throws -> UserRecord? {
-        try await database.read { db in
-            var request = UserRecord.all().live().filter(sql: "id NOT IN (SELECT user_id FROM customer)")
-            if let id { request = request.filter(key: id) }
-            if let key { request = request.filter(UserRecord.Columns.usernameKey == key) }
-            guard let user = try request.fetchOne(db), try !BlockMirror.isBlocked(viewer, user.id, in: db) else {
-                return nil
-            }
-            return user
-        }
-    }
 }

@@ -127,7 +127,8 @@ extension FeedStore {
     }
 
     /// `user.blocked`: the two's challenges still before both clips are ready are cancelled
-    /// (no challenge between blocked users); one already open for voting runs its course.
+    /// (no challenge between blocked users); one already open for voting runs its course. The
+    /// two stop following each other.
     func blocked(_ event: UserBlocked, at now: Date, in db: Database) throws {
         let pair = [event.blockerId, event.blockedId]
         let between = try ChallengeRecord.filter(
@@ -140,6 +141,7 @@ extension FeedStore {
             try challenge.update(db)
             try jobs.cancel(ChallengeDeadline.kind, key: challenge.id, in: db)
         }
+        try Self.unfollowBoth(event, outbox: outbox, in: db)
     }
 
     /// `viewer`'s vote for `votedFor`, while voting is open: not a participant's, and not on a

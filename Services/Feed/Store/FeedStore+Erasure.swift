@@ -7,8 +7,9 @@ extension FeedStore {
     /// Every challenge they took part in goes whole (clips, votes, its job: the other side's
     /// clip stays their media, referenced by nothing); their votes on others' challenges and
     /// their standing go too. The other participant keeps the standing their results earned.
-    /// Their spots go; their check-ins and ratings leave other spots' counts.
-    static func erase(userID: String, jobs: JobQueue, in db: Database) throws {
+    /// Their spots go; their check-ins and ratings leave other spots' counts. Their follows go
+    /// both ways, out of everyone's counts.
+    static func erase(userID: String, jobs: JobQueue, outbox: Outbox, in db: Database) throws {
         try db.execute(
             sql:
                 "UPDATE post SET upvotes = upvotes - (SELECT COUNT(*) FROM vote WHERE vote.post_id = post.id AND vote.user_id = ?1 AND value > 0), downvotes = downvotes - (SELECT COUNT(*) FROM vote WHERE vote.post_id = post.id AND vote.user_id = ?1 AND value < 0) WHERE id IN (SELECT post_id FROM vote WHERE user_id = ?1)",
@@ -42,5 +43,6 @@ extension FeedStore {
                 """, arguments: [userID])
         try SpotRatingRecord.filter(SpotRatingRecord.Columns.userId == userID).deleteAll(db)
         try SpotCheckInRecord.filter(SpotCheckInRecord.Columns.userId == userID).deleteAll(db)
+        try eraseFollows(of: userID, outbox: outbox, in: db)
     }
 }

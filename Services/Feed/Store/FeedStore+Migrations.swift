@@ -173,5 +173,32 @@ extension FeedStore {
                 table.primaryKey(["spot_id", "user_id"])
             }
         }
+        migrator.registerMigration("feed.v6.follows") { db in
+            try db.create(table: "follow", options: .withoutRowID) { table in
+                table.column("follower_id", .text).notNull()
+                table.column("followee_id", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.primaryKey(["follower_id", "followee_id"])
+            }
+            // Both lists read newest first from an index alone.
+            try db.create(
+                index: "follow_by_follower", on: "follow", columns: ["follower_id", "created_at", "followee_id"])
+            try db.create(
+                index: "follow_by_followee", on: "follow", columns: ["followee_id", "created_at", "follower_id"])
+            // Counts kept in the transaction of each change; `revision` orders the copies
+            // `profile.counts_changed` leaves at auth.
+            try db.create(table: "profile_count") { table in
+                table.column("user_id", .text).primaryKey()
+                table.column("followers", .integer).notNull().defaults(to: 0)
+                table.column("following", .integer).notNull().defaults(to: 0)
+                table.column("posts", .integer).notNull().defaults(to: 0)
+                table.column("revision", .integer).notNull().defaults(to: 0)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO profile_count (user_id, posts)
+                    SELECT author_id, COUNT(*) FROM post WHERE hidden_at IS NULL GROUP BY author_id
+                    """)
+        }
     }
 }

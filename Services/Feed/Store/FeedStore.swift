@@ -10,7 +10,8 @@ struct FeedStore: Sendable {
     let outbox: Outbox
     let jobs: JobQueue
 
-    /// Stores a post and, in the same transaction, tells media that its photo is now public.
+    /// Stores a post and, in the same transaction, counts it and tells media that its photo is
+    /// now public.
     /// A photo is posted at most once: when its author already posted it (a retry whose first
     /// answer was lost, say), the existing post is returned and nothing is written.
     func create(_ record: PostRecord) async throws -> (post: PostRecord, created: Bool) {
@@ -20,6 +21,7 @@ struct FeedStore: Sendable {
                 return (existing, false)
             }
             try record.insert(db)
+            try Self.adjustCounts(of: record.authorId, posts: 1, outbox: outbox, in: db)
             try outbox.enqueue(
                 MediaAttached(
                     mediaId: record.mediaId, ownerId: record.authorId, visibility: .public, referenceType: "post",

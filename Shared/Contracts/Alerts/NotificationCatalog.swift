@@ -102,7 +102,8 @@ public enum NotificationCatalog {
             title: "The result is in", body: "A draw with {opponent}, {myVotes}–{theirVotes}",
             link: "/challenge/{challengeId}/result"),
         NotificationKind(
-            type: .newFollower, event: nil, critical: false, pushByDefault: true, title: "New follower",
+            type: .newFollower, event: UserFollowed.eventType, critical: false, pushByDefault: true,
+            title: "New follower",
             body: "{actor} followed you", link: "/profile/{userId}"),
         NotificationKind(
             type: .spotNearby, event: nil, critical: false, pushByDefault: true, title: "A spot nearby",

@@ -45,15 +45,21 @@ public struct PublicProfile: Codable, Sendable, Equatable {
     public var displayName: String
     /// Agora's bio: up to 160 characters, absent until written.
     public var bio: String?
+    /// Followers, following and posts, as feed last published them.
+    public var counts: ProfileCounts
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, username, displayName, bio, createdAt }
+    enum CodingKeys: String, CodingKey { case id, username, displayName, bio, counts, createdAt }
 
-    public init(id: String, username: String?, displayName: String, bio: String? = nil, createdAt: Date) {
+    public init(
+        id: String, username: String?, displayName: String, bio: String? = nil, counts: ProfileCounts = ProfileCounts(),
+        createdAt: Date
+    ) {
         self.id = id
         self.username = username
         self.displayName = displayName
         self.bio = bio
+        self.counts = counts
         self.createdAt = createdAt
     }
 }

@@ -245,8 +245,8 @@ public struct ChallengeStats: Codable, Sendable, Equatable {
 
 // MARK: - Events
 
-/// A participant as an event names them.
-public struct ChallengeParty: Codable, Sendable, Equatable {
+/// A user as an event names them: id and the display name at the time.
+public struct EventActor: Codable, Sendable, Equatable {
     public var userId: String
     public var displayName: String
 
@@ -262,14 +262,14 @@ public struct ChallengeParty: Codable, Sendable, Equatable {
 public struct ChallengeCreated: DomainEvent, Equatable {
     public static let eventType: EventType = "challenge.created"
     public var challengeId: String
-    public var creator: ChallengeParty
+    public var creator: EventActor
     public var opponentId: String
     public var trick: String?
     public var deadline: Date
 
     enum CodingKeys: String, CodingKey { case challengeId, creator, opponentId, trick, deadline }
 
-    public init(challengeId: String, creator: ChallengeParty, opponentId: String, trick: String?, deadline: Date) {
+    public init(challengeId: String, creator: EventActor, opponentId: String, trick: String?, deadline: Date) {
         self.challengeId = challengeId
         self.creator = creator
         self.opponentId = opponentId
@@ -283,12 +283,12 @@ public struct ChallengeCreated: DomainEvent, Equatable {
 public struct ChallengeAccepted: DomainEvent, Equatable {
     public static let eventType: EventType = "challenge.accepted"
     public var challengeId: String
-    public var opponent: ChallengeParty
+    public var opponent: EventActor
     public var creatorId: String
 
     enum CodingKeys: String, CodingKey { case challengeId, opponent, creatorId }
 
-    public init(challengeId: String, opponent: ChallengeParty, creatorId: String) {
+    public init(challengeId: String, opponent: EventActor, creatorId: String) {
         self.challengeId = challengeId
         self.opponent = opponent
         self.creatorId = creatorId
@@ -300,12 +300,12 @@ public struct ChallengeAccepted: DomainEvent, Equatable {
 public struct ChallengeClipReady: DomainEvent, Equatable {
     public static let eventType: EventType = "challenge.clip_ready"
     public var challengeId: String
-    public var uploader: ChallengeParty
+    public var uploader: EventActor
     public var toUserId: String
 
     enum CodingKeys: String, CodingKey { case challengeId, uploader, toUserId }
 
-    public init(challengeId: String, uploader: ChallengeParty, toUserId: String) {
+    public init(challengeId: String, uploader: EventActor, toUserId: String) {
         self.challengeId = challengeId
         self.uploader = uploader
         self.toUserId = toUserId
@@ -317,12 +317,12 @@ public struct ChallengeClipReady: DomainEvent, Equatable {
 public struct ChallengeVotingStarted: DomainEvent, Equatable {
     public static let eventType: EventType = "challenge.voting_started"
     public var challengeId: String
-    public var participants: [ChallengeParty]
+    public var participants: [EventActor]
     public var votingDeadline: Date
 
     enum CodingKeys: String, CodingKey { case challengeId, participants, votingDeadline }
 
-    public init(challengeId: String, participants: [ChallengeParty], votingDeadline: Date) {
+    public init(challengeId: String, participants: [EventActor], votingDeadline: Date) {
         self.challengeId = challengeId
         self.participants = participants
         self.votingDeadline = votingDeadline
@@ -334,12 +334,12 @@ public struct ChallengeVotingStarted: DomainEvent, Equatable {
 public struct ChallengeCompleted: DomainEvent, Equatable {
     public static let eventType: EventType = "challenge.completed"
     public var challengeId: String
-    public var participants: [ChallengeParty]
+    public var participants: [EventActor]
     public var result: ChallengeResult
 
     enum CodingKeys: String, CodingKey { case challengeId, participants, result }
 
-    public init(challengeId: String, participants: [ChallengeParty], result: ChallengeResult) {
+    public init(challengeId: String, participants: [EventActor], result: ChallengeResult) {
         self.challengeId = challengeId
         self.participants = participants
         self.result = result

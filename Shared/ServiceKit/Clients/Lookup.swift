@@ -40,6 +40,16 @@ public struct Lookup<Value: Decodable & Sendable>: Sendable {
         }
     }
 
+    /// The objects with these ids that exist, asked for all at once (one page of a list).
+    public func findAll(_ ids: [String]) async throws -> [String: Value] {
+        try await withThrowingTaskGroup(of: (String, Value?).self) { group in
+            for id in Set(ids) { group.addTask { (id, try await find(id)) } }
+            var found: [String: Value] = [:]
+            for try await (id, value) in group { found[id] = value }
+            return found
+        }
+    }
+
     /// A lookup that answers from a fixed table, for tests.
     public static func fixed(_ values: [String: Value]) -> Lookup {
         Lookup { id in values[id] }

@@ -25,7 +25,10 @@ struct NotificationRecord: ServiceRecord {
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case userId = "user_id"
+        case type
+        case actorId = "actor_id"
         case readAt = "read_at"
+        case createdAt = "created_at"
     }
 
     /// The notification `id`, with a statement the connection keeps.

@@ -45,11 +45,11 @@ struct ChallengeRecord: ServiceRecord {
     /// The other participant.
     func other(than user: String) -> String { user == creatorId ? opponentId : creatorId }
 
-    func party(_ user: String) -> ChallengeParty {
-        ChallengeParty(userId: user, displayName: user == creatorId ? creatorName : opponentName)
+    func party(_ user: String) -> EventActor {
+        EventActor(userId: user, displayName: user == creatorId ? creatorName : opponentName)
     }
 
-    var parties: [ChallengeParty] { participants.map(party) }
+    var parties: [EventActor] { participants.map(party) }
 
     var result: ChallengeResult? {
         guard status == .completed, let creatorVotes, let opponentVotes else { return nil }

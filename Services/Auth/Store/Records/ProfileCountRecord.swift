@@ -1,0 +1,17 @@
+import Contracts
+import GRDB
+import ServiceKit
+
+/// A row of `profile_count`: a user's followers, following and posts as feed last published
+/// them (`profile.counts_changed`), with the revision they carried.
+struct ProfileCountRecord: ServiceRecord {
+    static let databaseTableName = "profile_count"
+
+    var userId: String
+    var followers: Int
+    var following: Int
+    var posts: Int
+    var revision: Int
+
+    var counts: ProfileCounts { ProfileCounts(followers: followers, following: following, posts: posts) }
+}

@@ -1,0 +1,38 @@
+import Contracts
+import GRDB
+import ServiceKit
+
+/// Public profiles: who may see whom, and the counts feed publishes.
+extension UserStore {
+    /// The app user (not deleted, not a PIN customer) with this id, or whose username is `key`
+    /// now (an old name finds nobody), unless a block stands between them and `viewer`.
+    func visibleUser(
+        id: String? = nil, usernameKey key: String? = nil, viewer: String
+    ) async throws -> (user: UserRecord, counts: ProfileCounts)? {
+        try await database.read { db in
+            var request = UserRecord.all().live().filter(sql: "id NOT IN (SELECT user_id FROM customer)")
+            if let id { request = request.filter(key: id) }
+            if let key { request = request.filter(UserRecord.Columns.usernameKey == key) }
+            guard let user = try request.fetchOne(db), try !BlockMirror.isBlocked(viewer, user.id, in: db) else {
+                return nil
+            }
+            return (user, try ProfileCountRecord.fetchOne(db, key: user.id)?.counts ?? ProfileCounts())
+        }
+    }
+
+    /// `profile.counts_changed`: keeps the counts unless a later revision is already here (or
+    /// the user is gone).
+    static func countsChanged(_ event: ProfileCountsChanged, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO profile_count (user_id, followers, following, posts, revision)
+                SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM user WHERE id = ?1)
+                ON CONFLICT (user_id) DO UPDATE SET followers = excluded.followers,
+                    following = excluded.following, posts = excluded.posts, revision = excluded.revision
+                WHERE excluded.revision > profile_count.revision
+                """,
+            arguments: [
+                event.userId, event.counts.followers, event.counts.following, event.counts.posts, event.revision,
+            ])
+    }
+}

@@ -1,0 +1,85 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// The follow graph: `GET`, `PUT` and `DELETE /v1/users/{id}/follow`,
+/// `GET /v1/users/{id}/followers` and `GET /v1/users/{id}/following`.
+struct FollowsController: Sendable {
+    let store: FeedStore
+    let users: Lookup<UserSummary>
+    let limit: RatePolicy
+    let clock: any WallClock
+
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.get("/v1/users/:id/follow", use: show)
+        routes.authenticated.put("/v1/users/:id/follow", use: follow)
+        routes.authenticated.delete("/v1/users/:id/follow", use: unfollow)
+        routes.authenticated.get("/v1/users/:id/followers", use: followers)
+        routes.authenticated.get("/v1/users/:id/following", use: following)
+    }
+
+    @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "User")
+        guard let state = try await store.followState(of: id, viewer: user.userID) else {
+            throw ServiceError.notFound("User")
+        }
+        return try Response.json(state)
+    }
+
+    /// Follows the user (following already changes nothing); a user who does not exist, or
+    /// whom a block stands between, is a 404.
+    @Sendable func follow(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "User")
+        guard id != user.userID else { throw ServiceError.validation("You cannot follow yourself.") }
+        guard try await users.find(id) != nil else { throw ServiceError.notFound("User") }
+        let me = try await users.find(user.userID)
+        let follower = EventActor(userId: user.userID, displayName: me?.displayName ?? "Someone")
+        guard let state = try await store.follow(id, by: follower, at: clock.now(), limit: limit) else {
+            throw ServiceError.notFound("User")
+        }
+        return try Response.json(state)
+    }
+
+    /// Stops following (not following changes nothing).
+    @Sendable func unfollow(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "User")
+        guard let state = try await store.unfollow(id, by: user.userID) else { throw ServiceError.notFound("User") }
+        return try Response.json(state)
+    }
+
+    @Sendable func followers(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await list(.followers, request, context: context)
+    }
+
+    @Sendable func following(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await list(.following, request, context: context)
+    }
+
+    /// A page of either list, newest follow first, with each person's name as auth has it now
+    /// (an account deleted meanwhile is left out).
+    private func list(
+        _ list: FeedStore.FollowList, _ request: Request, context: ServiceRequestContext
+    ) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "User")
+        let page = try PageRequest<TimePosition>(request: request)
+        guard
+            let rows = try await store.follows(
+                list, of: id, viewer: user.userID, after: page.position, limit: page.limit + 1)
+        else { throw ServiceError.notFound("User") }
+        let names = try await users.findAll(rows.prefix(page.limit).map(\.userId))
+        let shown = rows.prefix(page.limit)
+        let next =
+            rows.count > page.limit ? shown.last.map { TimePosition(createdAt: $0.followedAt, id: $0.userId) } : nil
+        return try Response.json(
+            Page(
+                items: shown.compactMap { row in
+                    names[row.userId].map { FollowEntry(user: $0, followedAt: row.followedAt) }
+                },
+                nextCursor: next.map(Cursor.encode)))
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// `GET`, `PUT` and `DELETE /v1/users/{id}/follow`: where the viewer and the user stand.
+public struct FollowState: Codable, Sendable, Equatable {
+    /// The user looked at.
+    public var userId: String
+    /// Whether the viewer follows them.
+    public var following: Bool
+    /// Whether they follow the viewer.
+    public var followsYou: Bool
+    /// Their counts, as they now stand.
+    public var counts: ProfileCounts
+
+    enum CodingKeys: String, CodingKey { case userId, following, followsYou, counts }
+
+    public init(userId: String, following: Bool, followsYou: Bool, counts: ProfileCounts) {
+        self.userId = userId
+        self.following = following
+        self.followsYou = followsYou
+        self.counts = counts
+    }
+}
+
+/// What a profile counts: followers, people followed, posts.
+public struct ProfileCounts: Codable, Sendable, Equatable {
+    public var followers: Int
+    public var following: Int
+    public var posts: Int
+
+    enum CodingKeys: String, CodingKey { case followers, following, posts }
+
+    public init(followers: Int = 0, following: Int = 0, posts: Int = 0) {
+        self.followers = followers
+        self.following = following
+        self.posts = posts
+    }
+}
+
+/// One person of `GET /v1/users/{id}/followers` or `/following`, newest follow first.
+public struct FollowEntry: Codable, Sendable, Equatable {
+    public var user: UserSummary
+    public var followedAt: Date
+
+    enum CodingKeys: String, CodingKey { case user, followedAt }
+
+    public init(user: UserSummary, followedAt: Date) {
+        self.user = user
+        self.followedAt = followedAt
+    }
+}
+
+/// `user.followed`: `follower` started following `followeeId` (notification `new_follower`).
+public struct UserFollowed: DomainEvent, Equatable {
+    public static let eventType: EventType = "user.followed"
+    public var follower: EventActor
+    public var followeeId: String
+
+    enum CodingKeys: String, CodingKey { case follower, followeeId }
+
+    public init(follower: EventActor, followeeId: String) {
+        self.follower = follower
+        self.followeeId = followeeId
+    }
+}
+
+/// `profile.counts_changed`: a user's counts as feed now keeps them. `revision` grows with every
+/// change of that user's counts; a copy keeps the highest it has seen, so a late one is ignored.
+public struct ProfileCountsChanged: DomainEvent, Equatable {
+    public static let eventType: EventType = "profile.counts_changed"
+    public var userId: String
+    public var counts: ProfileCounts
+    public var revision: Int
+
+    enum CodingKeys: String, CodingKey { case userId, counts, revision }
+
+    public init(userId: String, counts: ProfileCounts, revision: Int) {
+        self.userId = userId
+        self.counts = counts
+        self.revision = revision
+    }
+}
