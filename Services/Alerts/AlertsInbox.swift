@@ -25,6 +25,9 @@ enum AlertsInbox {
         inbox.on(ChallengeCompleted.self) { try AlertsStore.challengeCompleted($0, jobs: jobs, in: $1) }
         inbox.on(SpotUnlocked.self) { try AlertsStore.spotUnlocked($0, jobs: jobs, in: $1) }
         inbox.on(UserFollowed.self) { try AlertsStore.userFollowed($0, jobs: jobs, in: $1) }
+        inbox.on(PostLiked.self) { try AlertsStore.postLiked($0, jobs: jobs, in: $1) }
+        inbox.on(PostReplied.self) { try AlertsStore.postReplied($0, jobs: jobs, in: $1) }
+        inbox.on(PostReposted.self) { try AlertsStore.postReposted($0, jobs: jobs, in: $1) }
         inbox.on(DuressRaised.self) {
             try AlertsStore.duressRaised($0, reach: duressReach, jobs: jobs, now: clock.now(), in: $1)
         }

@@ -56,9 +56,11 @@ func buildRouter(
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     InternalPostsController(store: store).addRoutes(to: routes)
     PostsController(
-        store: store, media: dependencies.media, clock: clock, entropy: runtime.entropy,
+        store: store, media: dependencies.media, users: dependencies.users, clock: clock, entropy: runtime.entropy,
         requireVerifiedPhone: settings.requireVerifiedPhone
     ).addRoutes(to: routes)
+    PostInteractionsController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)
+    TimelineController(store: store).addRoutes(to: routes)
     NearbyController(store: store, maxRadius: settings.maxRadius).addRoutes(to: routes)
     ChallengesController(
         store: store, media: dependencies.media, users: dependencies.users, settings: settings.challenges, clock: clock,
@@ -77,6 +79,9 @@ func buildRouter(
     // Each challenge not yet finished has one deadline job: expire, open voting, or the result.
     var runner = runtime.makeJobRunner(database: database, queue: jobs)
     let votingTime = settings.challenges.votingTime
+    runner.complete(TimelineFanOut.kind) { (job: TimelineFanOut.Job, _) in
+        .done(recording: { db in try FeedStore.fanOut(job, jobs: jobs, in: db) })
+    }
     runner.complete(ChallengeDeadline.kind) { (job: ChallengeDeadline.Job, _) in
         .done(recording: { db in
             try store.runDeadline(of: job.challengeId, votingFor: votingTime, at: clock.now(), in: db)

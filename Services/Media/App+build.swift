@@ -39,6 +39,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
 
     var inbox = EventInbox(clock: clock)
     inbox.on(MediaAttached.self) { envelope, db in try store.attach(envelope, in: db) }
+    inbox.on(MediaDetached.self) { envelope, db in try MediaStore.detach(envelope, in: db) }
     inbox.on(MediaSharingEnded.self) { envelope, db in try MediaStore.endSharing(envelope, in: db) }
     inbox.on(MediaWithdrawn.self) { envelope, db in try MediaStore.withdraw(envelope, blobs: blobs, in: db) }
     inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, uploads: files, in: db) }

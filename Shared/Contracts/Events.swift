@@ -120,6 +120,10 @@ public enum EventCatalog {
         SpotUnlocked.eventType: [.alerts],
         UserFollowed.eventType: [.alerts],
         ProfileCountsChanged.eventType: [.auth],
+        PostLiked.eventType: [.alerts],
+        PostReplied.eventType: [.alerts],
+        PostReposted.eventType: [.alerts],
+        MediaDetached.eventType: [.media],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -155,6 +159,10 @@ public enum EventCatalog {
         SpotUnlocked.eventType: [.feed],
         UserFollowed.eventType: [.feed],
         ProfileCountsChanged.eventType: [.feed],
+        PostLiked.eventType: [.feed],
+        PostReplied.eventType: [.feed],
+        PostReposted.eventType: [.feed],
+        MediaDetached.eventType: [.feed],
     ]
 
     /// The services that receive `type`, or none.

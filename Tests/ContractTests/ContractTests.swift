@@ -296,6 +296,10 @@ import Testing
         case SpotUnlocked.eventType: return try roundTrip(SpotUnlocked.self)
         case UserFollowed.eventType: return try roundTrip(UserFollowed.self)
         case ProfileCountsChanged.eventType: return try roundTrip(ProfileCountsChanged.self)
+        case PostLiked.eventType: return try roundTrip(PostLiked.self)
+        case PostReplied.eventType: return try roundTrip(PostReplied.self)
+        case PostReposted.eventType: return try roundTrip(PostReposted.self)
+        case MediaDetached.eventType: return try roundTrip(MediaDetached.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -356,6 +360,16 @@ import Testing
 
     static let alice = "0a1ce000-0000-4000-8000-000000000001"
     static let bob = "0b0b0000-0000-4000-8000-000000000001"
+
+    /// Whether Alice has one notification of `type` from Bob about post 1, opening `link`.
+    static func postNotification(_ type: String, link: String, in db: Database) throws -> Bool {
+        try Int.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) FROM notification WHERE type = ? AND user_id = ? AND actor_id = ? AND link = ?
+                AND instr(data, '9057a000-0000-4000-8000-000000000001') > 0
+                """, arguments: [type, alice, bob, link]) == 1
+    }
 
     static let effects: [String: Effect] = [
         "media.attached → media": Effect(
@@ -655,6 +669,34 @@ import Testing
                     AND link = '/profile/' || ? AND body = 'Bob followed you'
                     """, arguments: [alice, bob, bob]) == 1
         }),
+        "post.liked → alerts": Effect(then: { db in
+            try postNotification("like", link: "/posts/9057a000-0000-4000-8000-000000000001", in: db)
+        }),
+        "post.replied → alerts": Effect(then: { db in
+            try postNotification("reply", link: "/posts/9057a000-0000-4000-8000-000000000002", in: db)
+        }),
+        "post.reposted → alerts": Effect(then: { db in
+            try postNotification("repost", link: "/posts/9057a000-0000-4000-8000-000000000001", in: db)
+        }),
+        // A deleted post's photo: once nothing references it, only its owner reads it.
+        "media.detached → media": Effect(
+            given: { db in
+                try privateMedia(
+                    "5a1e0c3d-0000-4000-8000-000000000009", madeFor: ("feed", "post"), readBy: bob, in: db)
+                try db.execute(
+                    sql: "UPDATE media SET visibility = 'public' WHERE id = '5a1e0c3d-0000-4000-8000-000000000009'")
+            },
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT visibility FROM media WHERE id = '5a1e0c3d-0000-4000-8000-000000000009'")
+                    == "private"
+                    && Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT (SELECT COUNT(*) FROM media_reference WHERE media_id = '5a1e0c3d-0000-4000-8000-000000000009')
+                                 + (SELECT COUNT(*) FROM media_reader WHERE media_id = '5a1e0c3d-0000-4000-8000-000000000009')
+                            """) == 0
+            }),
         "profile.counts_changed → auth": Effect(
             given: { db in
                 try db.execute(

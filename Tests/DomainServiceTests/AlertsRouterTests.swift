@@ -113,6 +113,51 @@ import Testing
         }
     }
 
+    @Test func likesAndRepostsTellOncePerPostADayAndEveryReplyTells() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let jobs = JobQueue(clock: harness.clock)
+            let bob = EventActor(userId: Self.bob, displayName: "Bob")
+            let (post, other) = ("9057a000-0000-4000-8000-000000000001", "9057a000-0000-4000-8000-000000000002")
+            let start = Date()
+            try await harness.database().write { db in
+                func header(_ minutes: Double) -> (UUID, Date) {
+                    (UUID(), start.addingTimeInterval(minutes * 60))
+                }
+                for (minutes, postId) in [(0.0, post), (5, post), (6, other)] {
+                    let (id, at) = header(minutes)
+                    try AlertsStore.postLiked(
+                        EventEnvelope(
+                            id: id, type: PostLiked.eventType, source: .feed, occurredAt: at,
+                            payload: PostLiked(PostActivity(postId: postId, authorId: Self.alice, actor: bob))),
+                        jobs: jobs, in: db)
+                }
+                for minutes in [7.0, 8] {
+                    let (id, at) = header(minutes)
+                    try AlertsStore.postReplied(
+                        EventEnvelope(
+                            id: id, type: PostReplied.eventType, source: .feed, occurredAt: at,
+                            payload: PostReplied(
+                                PostActivity(postId: post, authorId: Self.alice, actor: bob, replyId: UUID().uuidString)
+                            )),
+                        jobs: jobs, in: db)
+                }
+                let (id, at) = header(9)
+                try AlertsStore.postReposted(
+                    EventEnvelope(
+                        id: id, type: PostReposted.eventType, source: .feed, occurredAt: at,
+                        payload: PostReposted(PostActivity(postId: post, authorId: Self.alice, actor: bob))),
+                    jobs: jobs, in: db)
+            }
+            let listed = try await client.get("/v1/notifications", token: try await harness.token(for: Self.alice))
+                .json(Page<AppNotification>.self).items
+            #expect(listed.map(\.type) == [.repost, .reply, .reply, .like, .like])
+            #expect(listed.last?.body == "Bob liked your post" && listed.last?.link == "/posts/\(post)")
+            #expect(listed[3].link == "/posts/\(other)" && listed[0].body == "Bob reposted your post")
+        }
+    }
+
     @Test func devicesAreRegisteredPerSessionMovedBetweenUsersAndRemoved() async throws {
         let harness = try ServiceHarness(.alerts)
         let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)

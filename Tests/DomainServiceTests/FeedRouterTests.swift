@@ -77,13 +77,15 @@ import Testing
             #expect(post.caption == "#1")
             // The same photo again (a retry whose answer was lost): the same post, nothing new.
             let again = try await client.post(
-                "/v1/posts", CreatePostRequest(mediaId: post.mediaId, latitude: 1, longitude: 1), token: token)
+                "/v1/posts", CreatePostRequest(mediaId: try #require(post.mediaId), latitude: 1, longitude: 1),
+                token: token)
             #expect(again.status == .ok)
             #expect(try again.json(Post.self) == post)
             #expect(
                 try harness.outboxEvents(MediaAttached.self) == [
                     MediaAttached(
-                        mediaId: post.mediaId, ownerId: Self.alice, visibility: .public, referenceType: "post",
+                        mediaId: try #require(post.mediaId), ownerId: Self.alice, visibility: .public,
+                        referenceType: "post",
                         referenceId: post.id)
                 ])
 
@@ -94,8 +96,9 @@ import Testing
                 var caption: String?
             }
             let bad: [(Loose, HTTPResponse.Status, ErrorCode)] = [
-                (Loose(mediaId: nil), .badRequest, .malformedRequest),
-                (Loose(latitude: nil), .badRequest, .malformedRequest),
+                // Neither words nor a photo; half a place.
+                (Loose(mediaId: nil), .badRequest, .validationFailed),
+                (Loose(latitude: nil), .badRequest, .validationFailed),
                 (Loose(latitude: 90.5), .badRequest, .validationFailed),
                 (Loose(longitude: -180.01), .badRequest, .validationFailed),
                 (Loose(mediaId: "photo-1"), .badRequest, .validationFailed),
@@ -266,11 +269,14 @@ import Testing
 
             // What `media.ready` and `media.rejected` do, applied the way the inbox applies them.
             try await harness.database().write { db in
-                try FeedStore.mediaReady(MediaReady(mediaId: waiting.mediaId, ownerId: Self.alice), in: db)
+                try FeedStore.mediaReady(
+                    MediaReady(mediaId: try #require(waiting.mediaId), ownerId: Self.alice), in: db)
                 try FeedStore.mediaRejected(
-                    MediaRejected(mediaId: doomed.mediaId, ownerId: Self.alice, reason: "cannot be decoded"), in: db)
+                    MediaRejected(
+                        mediaId: try #require(doomed.mediaId), ownerId: Self.alice, reason: "cannot be decoded"), in: db
+                )
                 // Someone else's id changes nothing.
-                try FeedStore.mediaReady(MediaReady(mediaId: doomed.mediaId, ownerId: Self.bob), in: db)
+                try FeedStore.mediaReady(MediaReady(mediaId: try #require(doomed.mediaId), ownerId: Self.bob), in: db)
             }
             #expect(try await nearby() == [waiting.id])
             #expect(try await client.get("/v1/posts/\(waiting.id)", token: bob).json(Post.self).mediaStatus == .ready)

@@ -112,10 +112,11 @@ enum RouteTable {
         authenticated("/v1/me/push-token", .alerts),
         authenticated("/v1/me/notification-preferences", .alerts),
         authenticated("/v1/me", .auth),
-        // The follow graph is feed's; the rest of /v1/users (profiles) is auth's.
+        // The follow graph and a user's posts are feed's; the rest of /v1/users (profiles) is auth's.
         authenticated(template: "/v1/users/*/follow", .feed),
         authenticated(template: "/v1/users/*/followers", .feed),
         authenticated(template: "/v1/users/*/following", .feed),
+        authenticated(template: "/v1/users/*/posts", .feed),
         authenticated("/v1/users", .auth),
         authenticated("/v1/admin", .auth),
         authenticated("/v1/tenants", .auth),

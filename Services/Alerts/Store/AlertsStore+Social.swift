@@ -3,27 +3,67 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// Agora's social events.
+/// Agora's social events. Following, liking or reposting again after taking it back tells the
+/// user once a day per actor (and post), however often it churns.
 extension AlertsStore {
-    /// How long one follower's follows make one `new_follower`: following, unfollowing and
-    /// following again tells the user once.
-    static let followerNoticeWindow: TimeInterval = 86400
+    /// How long one actor's repeated follow, like or repost makes one notification.
+    static let churnWindow: TimeInterval = 86400
 
-    /// `user.followed` → `new_follower` "X followed you" for the one followed, unless the same
-    /// follower already made one within ``followerNoticeWindow``.
+    /// `user.followed` → `new_follower` "X followed you" for the one followed.
     static func userFollowed(_ envelope: EventEnvelope<UserFollowed>, jobs: JobQueue, in db: Database) throws {
         let event = envelope.payload
-        let since = envelope.occurredAt.addingTimeInterval(-followerNoticeWindow)
-        let notYetTold = try NotificationRecord.filter(
-            NotificationRecord.Columns.userId == event.followeeId
-                && NotificationRecord.Columns.type
-                    == NotificationType.newFollower.rawValue
-                && NotificationRecord.Columns.actorId == event.follower.userId
-                && NotificationRecord.Columns.createdAt > since
-        ).isEmpty(db)
-        guard notYetTold else { return }
+        try insertOncePerDay(
+            .newFollower, for: event.followeeId, actor: event.follower, data: ["userId": event.follower.userId],
+            event: envelope.header, jobs: jobs, in: db)
+    }
+
+    /// `post.liked` → `like` "X liked your post" for its author.
+    static func postLiked(_ envelope: EventEnvelope<PostLiked>, jobs: JobQueue, in db: Database) throws {
+        try activity(.like, envelope.payload.activity, event: envelope.header, jobs: jobs, in: db)
+    }
+
+    /// `post.reposted` → `repost` "X reposted your post" for its author.
+    static func postReposted(_ envelope: EventEnvelope<PostReposted>, jobs: JobQueue, in db: Database) throws {
+        try activity(.repost, envelope.payload.activity, event: envelope.header, jobs: jobs, in: db)
+    }
+
+    /// `post.replied` → `reply` "X replied to your post" for its author (each reply tells).
+    static func postReplied(_ envelope: EventEnvelope<PostReplied>, jobs: JobQueue, in db: Database) throws {
+        let activity = envelope.payload.activity
         try insert(
-            .newFollower, for: event.followeeId, values: [:], data: ["userId": event.follower.userId],
-            actor: (event.follower.userId, event.follower.displayName), event: envelope.header, jobs: jobs, in: db)
+            .reply, for: activity.authorId, values: [:], data: data(of: activity),
+            actor: (activity.actor.userId, activity.actor.displayName), event: envelope.header, jobs: jobs, in: db)
+    }
+
+    private static func activity(
+        _ type: NotificationType, _ activity: PostActivity, event: EventHeader, jobs: JobQueue, in db: Database
+    ) throws {
+        try insertOncePerDay(
+            type, for: activity.authorId, actor: activity.actor, data: data(of: activity), event: event, jobs: jobs,
+            in: db)
+    }
+
+    private static func data(of activity: PostActivity) -> [String: String] {
+        var data = ["postId": activity.postId]
+        if let reply = activity.replyId { data["replyId"] = reply }
+        return data
+    }
+
+    /// ``insert(_:for:values:data:actor:event:shared:jobs:in:)`` unless the same actor made one
+    /// of this type with the same data for the user within ``churnWindow``.
+    private static func insertOncePerDay(
+        _ type: NotificationType, for user: String, actor: EventActor, data: [String: String], event: EventHeader,
+        jobs: JobQueue, in db: Database
+    ) throws {
+        let json = String(decoding: try JSONCoding.encoder().encode(data), as: UTF8.self)
+        typealias Columns = NotificationRecord.Columns
+        let told = try NotificationRecord.filter(
+            Columns.userId == user && Columns.type == type.rawValue && Columns.actorId == actor.userId
+                && Columns.data == json && Columns.createdAt > event.occurredAt.addingTimeInterval(-churnWindow)
+        ).fetchCount(db)
+        guard told == 0 else { return }
+        try insert(
+            type, for: user, values: [:], data: data, actor: (actor.userId, actor.displayName), event: event,
+            jobs: jobs, in: db)
     }
 }

@@ -3,54 +3,66 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// Posts and votes: `POST /v1/posts`, `GET /v1/posts/{id}`, `PUT`/`DELETE /v1/posts/{id}/vote`.
+/// Posts and votes: `POST /v1/posts`, `GET`/`DELETE /v1/posts/{id}`, `PUT`/`DELETE
+/// /v1/posts/{id}/vote`.
 struct PostsController: Sendable {
     let store: FeedStore
     let media: Lookup<MediaSummary>
+    let users: Lookup<UserSummary>
     let clock: any WallClock
     let entropy: any Entropy
     var requireVerifiedPhone = false
 
-    static let maxCaptionLength = 500
-
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.idempotent(routes.authenticated).post("/v1/posts", use: create)
         routes.authenticated.get("/v1/posts/:id", use: show)
+        routes.authenticated.delete("/v1/posts/:id", use: delete)
         routes.authenticated.put("/v1/posts/:id/vote", use: vote)
         routes.authenticated.delete("/v1/posts/:id/vote", use: removeVote)
     }
 
-    /// Publishes one of the author's photos or videos at a place; one still processing is
-    /// shown to others once `media.ready` arrives. The photo becomes public through
-    /// a `media.attached` event written with the post. Posting a photo that is already posted
-    /// answers 200 with the existing post.
+    /// Publishes a post (``PostDraft``): Unum's photo at a place, or Agora's text with a link,
+    /// media and place, maybe answering or quoting a post. Media must be the author's; a single
+    /// photo may still be processing (others see the post once `media.ready` arrives), several
+    /// must be ready. The photos become public through `media.attached` events written with
+    /// the post. Posting a photo that is already posted answers 200 with the existing post.
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         if requireVerifiedPhone, !user.phoneVerified {
             throw ServiceError(
                 .phoneVerificationRequired, "Verify a phone number before posting: POST /v1/me/phone/verification.")
         }
-        let body = try await request.decodeJSON(as: CreatePostRequest.self, context: context)
-        let mediaID = try ObjectID.field(body.mediaId, "mediaId")
-        let point = try Coordinate(latitude: body.latitude, longitude: body.longitude)
-        let caption = body.caption?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let caption, caption.count > Self.maxCaptionLength {
-            throw ServiceError.validation("`caption` is at most \(Self.maxCaptionLength) characters.")
+        let draft = try PostDraft(try await request.decodeJSON(as: CreatePostRequest.self, context: context))
+        let found = try await media.findAll(draft.mediaIds)
+        var state = MediaStatus.ready
+        for id in draft.mediaIds {
+            guard let summary = found[id], summary.ownerId == user.userID else { throw ServiceError.notFound("Media") }
+            guard summary.status != .rejected else {
+                throw ServiceError(.conflict, "The media was rejected; upload it again.")
+            }
+            if summary.status != .ready {
+                guard draft.mediaIds.count == 1 else {
+                    throw ServiceError(.conflict, "Each photo of a post with several must be processed first.")
+                }
+                state = summary.status
+            }
         }
-        guard let summary = try await media.find(mediaID), summary.ownerId == user.userID else {
-            throw ServiceError.notFound("Media")
-        }
-        guard summary.status != .rejected else {
-            throw ServiceError(.conflict, "The media was rejected; upload it again.")
-        }
+        let needsName = draft.replyTo != nil || draft.quoteOf != nil
+        let name = needsName ? try await users.find(user.userID)?.displayName : nil
         let record = PostRecord(
-            id: entropy.uuid().uuidString.lowercased(), authorId: user.userID, mediaId: mediaID,
-            caption: caption?.isEmpty == true ? nil : caption, latitude: point.latitude, longitude: point.longitude,
-            createdAt: clock.now(), mediaState: summary.status)
-        let (post, created) = try await store.create(record)
+            id: entropy.uuid().uuidString.lowercased(), authorId: user.userID, mediaId: draft.mediaIds.first,
+            caption: draft.text, latitude: draft.place?.latitude, longitude: draft.place?.longitude,
+            createdAt: clock.now(), mediaState: state, linkUrl: draft.linkURL, parentId: draft.replyTo,
+            quoteOf: draft.quoteOf)
+        let (post, created) = try await store.create(
+            FeedStore.NewPost(
+                record: record, moreMedia: Array(draft.mediaIds.dropFirst()),
+                author: EventActor(userId: user.userID, displayName: name ?? "Someone")))
         if created { context.logger.info("post created", metadata: ["post_id": "\(post.id)"]) }
-        let myVote = created ? nil : try await store.post(id: post.id, viewer: user.userID)?.myVote
-        var response = try Response.json(post.post(myVote: myVote), status: created ? .created : .ok)
+        guard let view = try await store.post(id: post.id, viewer: user.userID) else {
+            throw ServiceError.notFound("Post")
+        }
+        var response = try Response.json(view, status: created ? .created : .ok)
         response.headers[.location] = "/v1/posts/\(post.id)"
         return response
     }
@@ -60,6 +72,16 @@ struct PostsController: Sendable {
         let id = try ObjectID.path(context.parameters.require("id"), "Post")
         guard let post = try await store.post(id: id, viewer: user.userID) else { throw ServiceError.notFound("Post") }
         return try Response.json(post)
+    }
+
+    /// Deletes the caller's own post (204); its replies keep it as a placeholder.
+    @Sendable func delete(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try ObjectID.path(context.parameters.require("id"), "Post")
+        guard try await store.delete(post: id, by: user.userID, at: clock.now()) else {
+            throw ServiceError.notFound("Post")
+        }
+        return Response(status: .noContent)
     }
 
     /// One vote per user per post; voting again changes it. Answers the post as it now stands.

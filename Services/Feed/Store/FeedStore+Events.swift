@@ -8,8 +8,8 @@ extension FeedStore {
     /// `content.hidden`: the post stops being listed or shown, and leaves its author's count.
     static func hide(_ event: ContentHidden, at now: Date, outbox: Outbox, in db: Database) throws {
         guard event.targetType == .post,
-            let post = try PostRecord.filter(key: event.targetId).filter(PostRecord.Columns.hiddenAt == nil).fetchOne(
-                db)
+            let post = try PostRecord.filter(key: event.targetId).filter(PostRecord.Columns.hiddenAt == nil)
+                .filter(PostRecord.Columns.deletedAt == nil).fetchOne(db)
         else { return }
         try PostRecord.filter(key: post.id).updateAll(db, PostRecord.Columns.hiddenAt.set(to: now))
         try adjustCounts(of: post.authorId, posts: -1, outbox: outbox, in: db)

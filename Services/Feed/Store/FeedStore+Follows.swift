@@ -44,7 +44,8 @@ extension FeedStore {
 
     /// `follower` follows `followee` (again: nothing changes), unless a block stands between
     /// them (nil) or they followed `policy.limit` people within its window (429). A new follow
-    /// counts on both and tells alerts (`user.followed`).
+    /// counts on both, brings the followee's latest posts into the follower's timeline and
+    /// tells alerts (`user.followed`).
     func follow(
         _ followee: String, by follower: EventActor, at now: Date, limit policy: RatePolicy
     ) async throws -> FollowState? {
@@ -61,6 +62,7 @@ extension FeedStore {
                         "At most \(policy.limit) follows a day.", policy: policy, decision: decision)
                 }
                 try FollowRecord(followerId: me, followeeId: followee, createdAt: now).insert(db)
+                try Self.backfill(me, from: followee, in: db)
                 try Self.adjustCounts(of: me, following: 1, outbox: outbox, in: db)
                 try Self.adjustCounts(of: followee, followers: 1, outbox: outbox, in: db)
                 try outbox.enqueue(UserFollowed(follower: follower, followeeId: followee), in: db)
@@ -79,9 +81,11 @@ extension FeedStore {
         }
     }
 
-    /// Removes one follow, if it exists, and takes it out of both counts.
+    /// Removes one follow, if it exists, takes it out of both counts and what it brought out of
+    /// the follower's timeline.
     static func removeFollow(from follower: String, to followee: String, outbox: Outbox, in db: Database) throws {
         guard try FollowRecord.deleteOne(db, key: ["follower_id": follower, "followee_id": followee]) else { return }
+        try forget(followee, in: follower, db: db)
         try adjustCounts(of: follower, following: -1, outbox: outbox, in: db)
         try adjustCounts(of: followee, followers: -1, outbox: outbox, in: db)
     }

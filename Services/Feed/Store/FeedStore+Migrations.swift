@@ -200,5 +200,86 @@ extension FeedStore {
                     SELECT author_id, COUNT(*) FROM post WHERE hidden_at IS NULL GROUP BY author_id
                     """)
         }
+        // Agora's posts: text with an optional link, media and place; replies, quotes, likes and
+        // reposts. `post` is rebuilt (SQLite cannot drop NOT NULL) keeping every row; a post
+        // needs a photo and a place only to be listed nearby (Unum's, unchanged).
+        migrator.registerMigration("feed.v7.social-posts") { db in
+            try db.create(table: "post_new") { table in
+                table.column("id", .text).primaryKey()
+                table.column("author_id", .text).notNull()
+                // A photo is posted once: a retried create finds the first post.
+                table.column("media_id", .text).unique()
+                table.column("caption", .text)
+                table.column("latitude", .double)
+                table.column("longitude", .double)
+                table.column("upvotes", .integer).notNull().defaults(to: 0)
+                table.column("downvotes", .integer).notNull().defaults(to: 0)
+                table.column("hidden_at", .datetime)
+                table.column("created_at", .datetime).notNull()
+                table.column("created_ms", .integer).notNull()
+                table.column("media_state", .text).notNull().defaults(to: "ready")
+                table.column("link_url", .text)
+                table.column("parent_id", .text)
+                table.column("root_id", .text)
+                table.column("quote_of", .text)
+                table.column("like_count", .integer).notNull().defaults(to: 0)
+                table.column("reply_count", .integer).notNull().defaults(to: 0)
+                table.column("repost_count", .integer).notNull().defaults(to: 0)
+                table.column("deleted_at", .datetime)
+            }
+            let kept =
+                "id, author_id, media_id, caption, latitude, longitude, upvotes, downvotes, hidden_at, "
+                + "created_at, created_ms, media_state"
+            try db.execute(sql: "INSERT INTO post_new (\(kept)) SELECT \(kept) FROM post")
+            try db.drop(table: "post")
+            try db.rename(table: "post_new", to: "post")
+            // Nearby reads photos at a place, not replies, from this index alone.
+            try db.execute(
+                sql: """
+                    CREATE INDEX post_by_place ON post (latitude, longitude, created_ms, id)
+                    WHERE latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL
+                    """)
+            try db.create(index: "post_by_author", on: "post", columns: ["author_id", "created_ms", "id"])
+            try db.execute(
+                sql: """
+                    CREATE INDEX post_by_parent ON post (parent_id, created_at, id) WHERE parent_id IS NOT NULL
+                    """)
+            // A post's further photos and videos (the first is `post.media_id`).
+            try db.create(table: "post_media") { table in
+                table.column("post_id", .text).notNull().references("post", onDelete: .cascade)
+                table.column("position", .integer).notNull()
+                table.column("media_id", .text).notNull()
+                table.primaryKey(["post_id", "position"])
+            }
+            try db.create(table: "post_like", options: .withoutRowID) { table in
+                table.column("post_id", .text).notNull().references("post", onDelete: .cascade)
+                table.column("user_id", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.primaryKey(["post_id", "user_id"])
+            }
+            try db.create(index: "post_like_by_user", on: "post_like", columns: ["user_id"])
+            // Plain reposts (a quote is a post with `quote_of`).
+            try db.create(table: "repost", options: .withoutRowID) { table in
+                table.column("post_id", .text).notNull().references("post", onDelete: .cascade)
+                table.column("user_id", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.column("created_ms", .integer).notNull()
+                table.primaryKey(["post_id", "user_id"])
+            }
+            try db.create(index: "repost_by_user", on: "repost", columns: ["user_id", "created_ms"])
+            // The following feed, written ahead (fan-out on write): one row per reader and post
+            // (or repost), `source_id` the followed user who brought it (author or reposter).
+            try db.create(table: "timeline", options: .withoutRowID) { table in
+                table.column("user_id", .text).notNull()
+                table.column("at_ms", .integer).notNull()
+                table.column("post_id", .text).notNull()
+                table.column("source_id", .text).notNull()
+                table.column("repost", .boolean).notNull()
+                table.primaryKey(["user_id", "at_ms", "post_id", "source_id"])
+            }
+            try db.create(index: "timeline_by_source", on: "timeline", columns: ["user_id", "source_id"])
+            // A post leaves every timeline at once; a reader sees it once, at its newest row.
+            try db.create(index: "timeline_by_post", on: "timeline", columns: ["post_id", "user_id", "at_ms"])
+        }
     }
 }

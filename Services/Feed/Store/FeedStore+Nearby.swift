@@ -15,11 +15,10 @@ extension FeedStore {
         try await database.read { db in
             try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) { chunk in
                 let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
-                return try chunk.compactMap { id, distance in
-                    guard let row = rows[id] else { return nil }
-                    let record = try PostRecord(row: row)
-                    return (record, record.post(myVote: VoteValue(weight: row["my_vote"]), distance: distance))
-                }
+                let records = try chunk.compactMap { id, _ in try rows[id].map(PostRecord.init(row:)) }
+                let distances = Dictionary(chunk.map { ($0.id, $0.distance) }) { first, _ in first }
+                let posts = try Self.views(records, viewer: viewer, distances: distances, in: db)
+                return Array(zip(records, posts))
             }
         }
     }
@@ -61,14 +60,14 @@ extension FeedStore {
         return found
     }
 
-    /// The rows of the posts among `ids` that `viewer` may see, with the viewer's vote, by id.
+    /// The rows of the posts among `ids` that `viewer` may see, by id.
     static func visibleRows(ids: [String], viewer: String, db: Database) throws -> [String: Row] {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT p.*, v.value AS my_vote FROM post p
-                LEFT JOIN vote v ON v.post_id = p.id AND v.user_id = :viewer
+                SELECT p.* FROM post p
                 WHERE p.id IN (SELECT value FROM json_each(:ids)) AND p.hidden_at IS NULL AND p.media_state = 'ready'
+                AND p.deleted_at IS NULL
                 AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
                 """,
             arguments: ["viewer": viewer, "ids": String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)])
@@ -84,7 +83,9 @@ extension FeedStore {
         /// The partial index's own condition, repeated so that SQLite may use it.
         let condition: String?
 
-        static let posts = PlaceIndex(table: "post", name: "post_by_place", time: "created_ms", condition: nil)
+        static let posts = PlaceIndex(
+            table: "post", name: "post_by_place", time: "created_ms",
+            condition: "latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL")
         static let spots = PlaceIndex(table: "spot", name: "spot_by_place", time: "created_ms", condition: nil)
         static let votingChallenges = PlaceIndex(
             table: "challenge", name: "challenge_voting_by_place", time: "voting_ms",

@@ -13,11 +13,11 @@ extension FeedStore {
     /// difference, in one transaction: the counts always equal the votes.
     func setVote(_ value: VoteValue?, post id: String, viewer: String, at now: Date) async throws -> Post? {
         try await database.write { db in
-            guard var record = try Self.visiblePost(id: id, viewer: viewer, in: db), record.hiddenAt == nil else {
-                return nil
-            }
+            guard var record = try Self.visiblePost(id: id, viewer: viewer, in: db), record.hiddenAt == nil,
+                record.deletedAt == nil
+            else { return nil }
             let old = try Self.myVote(post: id, viewer: viewer, in: db)
-            guard old != value else { return record.post(myVote: value) }
+            guard old != value else { return try Self.views([record], viewer: viewer, in: db)[0] }
             if let value {
                 try VoteRecord(postId: id, userId: viewer, value: value.weight, updatedAt: now).upsert(db)
             } else {
@@ -30,7 +30,7 @@ extension FeedStore {
                 arguments: [up, down, id])
             record.upvotes += up
             record.downvotes += down
-            return record.post(myVote: value)
+            return try Self.views([record], viewer: viewer, in: db)[0]
         }
     }
 }

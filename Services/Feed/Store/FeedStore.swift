@@ -3,35 +3,84 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// The feed service's database: posts and votes, SkateHubba's challenges (and, through the
-/// kit, a copy of blocks and the challenges' deadline jobs).
+/// The feed service's database: posts, votes, likes and reposts, the follow graph and the
+/// following timeline, SkateHubba's challenges and spots (and, through the kit, a copy of
+/// blocks and the service's jobs).
 struct FeedStore: Sendable {
     let database: DatabasePool
     let outbox: Outbox
     let jobs: JobQueue
 
-    /// Stores a post and, in the same transaction, counts it and tells media that its photo is
-    /// now public.
-    /// A photo is posted at most once: when its author already posted it (a retry whose first
-    /// answer was lost, say), the existing post is returned and nothing is written.
-    func create(_ record: PostRecord) async throws -> (post: PostRecord, created: Bool) {
-        try await database.write { [outbox] db in
-            if let existing = try PostRecord.filter(PostRecord.Columns.mediaId == record.mediaId).fetchOne(db) {
+    /// What a new post is: the row, its further media, and who wrote it (for the events).
+    struct NewPost: Sendable {
+        var record: PostRecord
+        /// Media after the first, in order.
+        var moreMedia: [String] = []
+        var author: EventActor
+    }
+
+    /// Stores a post and, in the same transaction, counts it, tells media that its photos are
+    /// now public, counts it on the post it answers or quotes (telling that post's author) and
+    /// plans its way into followers' timelines. A photo is posted at most once: when its author
+    /// already posted it (a retry whose first answer was lost, say), the existing post is
+    /// returned and nothing is written. A post answered or quoted must be one the author may
+    /// see and not deleted (404).
+    func create(_ new: NewPost) async throws -> (post: PostRecord, created: Bool) {
+        try await database.write { [outbox, jobs] db in
+            var record = new.record
+            if let mediaId = record.mediaId,
+                let existing = try PostRecord.filter(PostRecord.Columns.mediaId == mediaId).fetchOne(db)
+            {
                 guard existing.authorId == record.authorId else { throw ServiceError.notFound("Media") }
                 return (existing, false)
             }
+            if let parentId = record.parentId {
+                guard let parent = try Self.visiblePost(id: parentId, viewer: record.authorId, in: db),
+                    parent.deletedAt == nil, parent.hiddenAt == nil
+                else { throw ServiceError.notFound("Post") }
+                record.rootId = parent.rootId ?? parent.id
+                try db.execute(sql: "UPDATE post SET reply_count = reply_count + 1 WHERE id = ?", arguments: [parentId])
+                if parent.authorId != record.authorId {
+                    try outbox.enqueue(
+                        PostReplied(
+                            PostActivity(
+                                postId: parentId, authorId: parent.authorId, actor: new.author, replyId: record.id)),
+                        in: db)
+                }
+            }
+            if let quoted = record.quoteOf {
+                guard let original = try Self.visiblePost(id: quoted, viewer: record.authorId, in: db),
+                    original.deletedAt == nil, original.hiddenAt == nil
+                else { throw ServiceError.notFound("Post") }
+                try db.execute(sql: "UPDATE post SET repost_count = repost_count + 1 WHERE id = ?", arguments: [quoted])
+                if original.authorId != record.authorId {
+                    try outbox.enqueue(
+                        PostReposted(
+                            PostActivity(
+                                postId: quoted, authorId: original.authorId, actor: new.author, replyId: record.id)),
+                        in: db)
+                }
+            }
             try record.insert(db)
+            for (position, mediaId) in new.moreMedia.enumerated() {
+                try PostMediaRecord(postId: record.id, position: position + 1, mediaId: mediaId).insert(db)
+            }
             try Self.adjustCounts(of: record.authorId, posts: 1, outbox: outbox, in: db)
-            try outbox.enqueue(
-                MediaAttached(
-                    mediaId: record.mediaId, ownerId: record.authorId, visibility: .public, referenceType: "post",
-                    referenceId: record.id), in: db)
+            for mediaId in (record.mediaId.map { [$0] } ?? []) + new.moreMedia {
+                try outbox.enqueue(
+                    MediaAttached(
+                        mediaId: mediaId, ownerId: record.authorId, visibility: .public, referenceType: "post",
+                        referenceId: record.id), in: db)
+            }
+            if record.parentId == nil {
+                try Self.planFanOut(of: record.id, by: record.authorId, at: record.createdMs, jobs: jobs, in: db)
+            }
             return (record, true)
         }
     }
 
     /// A post `viewer` may see: not hidden and its media ready (unless it is theirs), and no
-    /// block either way.
+    /// block either way. A deleted post is found (as its thread's placeholder).
     static func visiblePost(id: String, viewer: String, in db: Database) throws -> PostRecord? {
         try PostRecord.fetchOne(
             db,
@@ -46,7 +95,49 @@ struct FeedStore: Sendable {
     func post(id: String, viewer: String) async throws -> Post? {
         try await database.read { db in
             guard let record = try Self.visiblePost(id: id, viewer: viewer, in: db) else { return nil }
-            return record.post(myVote: try Self.myVote(post: id, viewer: viewer, in: db))
+            return try Self.views([record], viewer: viewer, in: db)[0]
+        }
+    }
+
+    /// `records` as `viewer` sees them: their vote, like and repost, and every post's media,
+    /// read for all at once; `distances` by post id for a nearby list.
+    static func views(
+        _ records: [PostRecord], viewer: String, distances: [String: Double] = [:], in db: Database
+    ) throws -> [Post] {
+        guard !records.isEmpty else { return [] }
+        let ids = String(decoding: try JSONEncoder().encode(records.map(\.id)), as: UTF8.self)
+        let arguments: StatementArguments = ["viewer": viewer, "ids": ids]
+        let mine = { (table: String, column: String) -> [String: DatabaseValue] in
+            Dictionary(
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT post_id, \(column) AS value FROM \(table)
+                        WHERE user_id = :viewer AND post_id IN (SELECT value FROM json_each(:ids))
+                        """, arguments: arguments
+                ).map { ($0["post_id"], $0["value"]) }
+            ) { first, _ in first }
+        }
+        let votes = try mine("vote", "value")
+        let likes = try mine("post_like", "1")
+        let reposts = try mine("repost", "1")
+        var media: [String: [String]] = [:]
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT post_id, media_id FROM post_media WHERE post_id IN (SELECT value FROM json_each(:ids))
+                ORDER BY post_id, position
+                """, arguments: arguments)
+        {
+            media[row["post_id"], default: []].append(row["media_id"])
+        }
+        return records.map { record in
+            let all = record.mediaId.map { [$0] + (media[record.id] ?? []) }
+            return record.post(
+                myVote: VoteValue(weight: votes[record.id].flatMap { Int.fromDatabaseValue($0) }),
+                distance: distances[record.id],
+                viewer: PostRecord.ViewerMarks(
+                    liked: likes[record.id] != nil, reposted: reposts[record.id] != nil, mediaIds: all))
         }
     }
 

@@ -128,6 +128,26 @@ struct MediaStore: Sendable {
         }
     }
 
+    /// Applies `media.detached`: the sender's reference goes; once nothing references the
+    /// owner's media, only the owner may read it again (public no more, no readers). While
+    /// another reference remains, what it made visible stays.
+    static func detach(_ envelope: EventEnvelope<MediaDetached>, in db: Database) throws {
+        let event = envelope.payload
+        guard let media = try MediaRecord.fetchOne(db, key: event.mediaId), media.ownerId == event.ownerId else {
+            return
+        }
+        try db.execute(
+            sql: """
+                DELETE FROM media_reference
+                WHERE media_id = ? AND service = ? AND reference_type = ? AND reference_id = ?
+                """, arguments: [media.id, envelope.source.rawValue, event.referenceType, event.referenceId])
+        guard try MediaReferenceRecord.filter(sql: "media_id = ?", arguments: [media.id]).fetchCount(db) == 0 else {
+            return
+        }
+        try db.execute(sql: "DELETE FROM media_reader WHERE media_id = ?", arguments: [media.id])
+        try db.execute(sql: "UPDATE media SET visibility = 'private' WHERE id = ?", arguments: [media.id])
+    }
+
     /// Applies `media.sharing_ended`: each of the two stops reading the other's media that the
     /// sending service referenced (a snap's partner loses its photo once the streak ends by an
     /// unfriending or a block). Readers other services named stay; presigned URLs already handed

@@ -25,6 +25,10 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case challengeWon = "challenge_won"
     case challengeLost = "challenge_lost"
     case spotUnlocked = "spot_unlocked"
+    // Agora
+    case like
+    case reply
+    case repost
     // Transrify
     case duressAlert = "duress_alert"
     case duressAcknowledged = "duress_acknowledged"

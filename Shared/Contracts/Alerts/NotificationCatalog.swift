@@ -105,6 +105,16 @@ public enum NotificationCatalog {
             type: .newFollower, event: UserFollowed.eventType, critical: false, pushByDefault: true,
             title: "New follower",
             body: "{actor} followed you", link: "/profile/{userId}"),
+        // Agora: the post acted on opens.
+        NotificationKind(
+            type: .like, event: PostLiked.eventType, critical: false, pushByDefault: true, title: "New like",
+            body: "{actor} liked your post", link: "/posts/{postId}"),
+        NotificationKind(
+            type: .reply, event: PostReplied.eventType, critical: false, pushByDefault: true, title: "New reply",
+            body: "{actor} replied to your post", link: "/posts/{replyId}"),
+        NotificationKind(
+            type: .repost, event: PostReposted.eventType, critical: false, pushByDefault: true, title: "New repost",
+            body: "{actor} reposted your post", link: "/posts/{postId}"),
         NotificationKind(
             type: .spotNearby, event: nil, critical: false, pushByDefault: true, title: "A spot nearby",
             body: "{spot} is close to you", link: "/spots/{spotId}"),

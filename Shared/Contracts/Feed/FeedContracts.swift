@@ -1,23 +1,50 @@
 import Foundation
 
-/// `POST /v1/posts`.
+/// `POST /v1/posts`: Unum's photo at a place (`mediaId`, `latitude`, `longitude`, an optional
+/// `caption`), or Agora's post: `text` with an optional `linkURL`, media (`mediaIds`, or
+/// `mediaId`) and place; `replyTo` answers a post, `quoteOf` quotes one.
 public struct CreatePostRequest: Codable, Sendable {
-    /// A media object of the author's that is `ready`.
-    public var mediaId: String
-    /// Up to 500 characters.
+    /// A media object of the author's (Unum: required, `ready` or still processing).
+    public var mediaId: String?
+    /// Unum's name for the words; the same as `text`.
     public var caption: String?
-    /// -90...90.
-    public var latitude: Double
+    /// Up to 500 characters.
+    public var text: String?
+    /// An `https` (or `http`) link shown with the post; never fetched by the server.
+    public var linkURL: String?
+    /// Up to 4 of the author's media, `ready`, in order.
+    public var mediaIds: [String]?
+    /// -90...90, with `longitude` (both or neither).
+    public var latitude: Double?
     /// -180...180.
-    public var longitude: Double
+    public var longitude: Double?
+    /// The post this one answers.
+    public var replyTo: String?
+    /// The post this one quotes.
+    public var quoteOf: String?
 
-    enum CodingKeys: String, CodingKey { case mediaId, caption, latitude, longitude }
+    enum CodingKeys: String, CodingKey {
+        case mediaId, caption, text, linkURL, mediaIds, latitude, longitude, replyTo, quoteOf
+    }
 
     public init(mediaId: String, caption: String? = nil, latitude: Double, longitude: Double) {
         self.mediaId = mediaId
         self.caption = caption
         self.latitude = latitude
         self.longitude = longitude
+    }
+
+    public init(
+        text: String?, linkURL: String? = nil, mediaIds: [String]? = nil, latitude: Double? = nil,
+        longitude: Double? = nil, replyTo: String? = nil, quoteOf: String? = nil
+    ) {
+        self.text = text
+        self.linkURL = linkURL
+        self.mediaIds = mediaIds
+        self.latitude = latitude
+        self.longitude = longitude
+        self.replyTo = replyTo
+        self.quoteOf = quoteOf
     }
 }
 
@@ -42,11 +69,13 @@ public struct VoteRequest: Codable, Sendable {
 public struct Post: Codable, Sendable, Equatable {
     public var id: String
     public var authorId: String
-    public var mediaId: String
+    /// The first photo or video, if any.
+    public var mediaId: String?
+    /// Unum's name for `text` (absent when there are no words).
     public var caption: String?
-    public var latitude: Double
-    public var longitude: Double
-    /// `upvotes - downvotes`.
+    public var latitude: Double?
+    public var longitude: Double?
+    /// `upvotes - downvotes` (Unum's votes).
     public var score: Int
     public var upvotes: Int
     public var downvotes: Int
@@ -58,16 +87,37 @@ public struct Post: Codable, Sendable, Equatable {
     /// The media's state: only its author sees a post whose media is still `processing` (or
     /// was `rejected`); everyone sees it once `ready`.
     public var mediaStatus: MediaStatus
+    /// The words ("" when none); empty too once deleted.
+    public var text: String
+    public var linkURL: String?
+    /// Every photo and video, in order.
+    public var mediaIds: [String]?
+    /// The post this one answers, and the first post of its thread.
+    public var replyTo: String?
+    public var rootId: String?
+    /// The post this one quotes.
+    public var quoteOf: String?
+    public var likeCount: Int
+    public var replyCount: Int
+    public var repostCount: Int
+    /// Whether the reader liked it, reposted it.
+    public var liked: Bool
+    public var reposted: Bool
+    /// True for a post its author deleted, kept as a placeholder in its thread.
+    public var deleted: Bool?
 
     enum CodingKeys: String, CodingKey {
         case id, authorId, mediaId, caption, latitude, longitude, score, upvotes, downvotes, myVote, distanceM
-        case createdAt, mediaStatus
+        case createdAt, mediaStatus, text, linkURL, mediaIds, replyTo, rootId, quoteOf, likeCount, replyCount
+        case repostCount, liked, reposted, deleted
     }
 
     public init(
-        id: String, authorId: String, mediaId: String, caption: String?, latitude: Double, longitude: Double,
+        id: String, authorId: String, mediaId: String?, caption: String?, latitude: Double?, longitude: Double?,
         score: Int, upvotes: Int, downvotes: Int, myVote: VoteValue?, distanceM: Double?, createdAt: Date,
-        mediaStatus: MediaStatus = .ready
+        mediaStatus: MediaStatus = .ready, text: String? = nil, linkURL: String? = nil, mediaIds: [String]? = nil,
+        replyTo: String? = nil, rootId: String? = nil, quoteOf: String? = nil, likeCount: Int = 0,
+        replyCount: Int = 0, repostCount: Int = 0, liked: Bool = false, reposted: Bool = false, deleted: Bool? = nil
     ) {
         self.mediaStatus = mediaStatus
         self.id = id
@@ -82,7 +132,82 @@ public struct Post: Codable, Sendable, Equatable {
         self.myVote = myVote
         self.distanceM = distanceM
         self.createdAt = createdAt
+        self.text = text ?? caption ?? ""
+        self.linkURL = linkURL
+        self.mediaIds = mediaIds
+        self.replyTo = replyTo
+        self.rootId = rootId
+        self.quoteOf = quoteOf
+        self.likeCount = likeCount
+        self.replyCount = replyCount
+        self.repostCount = repostCount
+        self.liked = liked
+        self.reposted = reposted
+        self.deleted = deleted
     }
+}
+
+/// One item of the following feed: a post, or a post someone I follow reposted.
+public struct TimelineItem: Codable, Sendable, Equatable {
+    public var post: Post
+    /// Who reposted it, when the item is a repost.
+    public var repostedBy: String?
+    /// When it entered the feed (the post's time, or the repost's).
+    public var at: Date
+
+    enum CodingKeys: String, CodingKey { case post, repostedBy, at }
+
+    public init(post: Post, repostedBy: String?, at: Date) {
+        self.post = post
+        self.repostedBy = repostedBy
+        self.at = at
+    }
+}
+
+/// `post.liked`, `post.replied`, `post.reposted`: someone acted on `authorId`'s post
+/// (notifications `like`, `reply`, `repost`; `postId` is the post acted on, `replyId` the
+/// reply or quote when there is one).
+public struct PostActivity: Codable, Sendable, Equatable {
+    public var postId: String
+    public var authorId: String
+    public var actor: EventActor
+    public var replyId: String?
+
+    enum CodingKeys: String, CodingKey { case postId, authorId, actor, replyId }
+
+    public init(postId: String, authorId: String, actor: EventActor, replyId: String? = nil) {
+        self.postId = postId
+        self.authorId = authorId
+        self.actor = actor
+        self.replyId = replyId
+    }
+}
+
+/// `post.liked`.
+public struct PostLiked: DomainEvent, Equatable {
+    public static let eventType: EventType = "post.liked"
+    public var activity: PostActivity
+    public init(_ activity: PostActivity) { self.activity = activity }
+    public init(from decoder: any Decoder) throws { activity = try PostActivity(from: decoder) }
+    public func encode(to encoder: any Encoder) throws { try activity.encode(to: encoder) }
+}
+
+/// `post.replied`: `replyId` answers `postId`.
+public struct PostReplied: DomainEvent, Equatable {
+    public static let eventType: EventType = "post.replied"
+    public var activity: PostActivity
+    public init(_ activity: PostActivity) { self.activity = activity }
+    public init(from decoder: any Decoder) throws { activity = try PostActivity(from: decoder) }
+    public func encode(to encoder: any Encoder) throws { try activity.encode(to: encoder) }
+}
+
+/// `post.reposted`: a plain repost, or a quote (`replyId` is the quoting post).
+public struct PostReposted: DomainEvent, Equatable {
+    public static let eventType: EventType = "post.reposted"
+    public var activity: PostActivity
+    public init(_ activity: PostActivity) { self.activity = activity }
+    public init(from decoder: any Decoder) throws { activity = try PostActivity(from: decoder) }
+    public func encode(to encoder: any Encoder) throws { try activity.encode(to: encoder) }
 }
 
 /// `GET /internal/posts/{id}` on feed: what moderation checks before taking a report.

@@ -154,6 +154,25 @@ public struct MediaRejected: DomainEvent, Equatable {
     }
 }
 
+/// `media.detached`: a service no longer references a media object (a deleted post). Once
+/// nothing references it, only its owner may read it again.
+public struct MediaDetached: DomainEvent, Equatable {
+    public static let eventType: EventType = "media.detached"
+    public var mediaId: String
+    public var ownerId: String
+    public var referenceType: String
+    public var referenceId: String
+
+    enum CodingKeys: String, CodingKey { case mediaId, ownerId, referenceType, referenceId }
+
+    public init(mediaId: String, ownerId: String, referenceType: String, referenceId: String) {
+        self.mediaId = mediaId
+        self.ownerId = ownerId
+        self.referenceType = referenceType
+        self.referenceId = referenceId
+    }
+}
+
 /// `media.sharing_ended`: the two users stopped sharing through the sending service (an
 /// unfriending or a block ended their streak). Neither may read the other's private media any
 /// more where the sender named them a reader; what other services shared stays shared.

@@ -192,7 +192,7 @@ public struct JobRunner: Service {
         return claimed.count == batchSize
     }
 
-    /// Runs due jobs until none is left, as a pipeline: the next batch is claimed while the
+    /// Runs due jobs until none is left (also those the jobs' own writes schedule), as a pipeline: the next batch is claimed while the
     /// last one runs, up to `concurrency` handlers run at all times (a slow job holds up only
     /// its own slot, not a batch), and the outcomes that finished while one write was recording
     /// are recorded together in the next. Each stage is a write or a handler, so claiming,
@@ -266,6 +266,8 @@ public struct JobRunner: Service {
                 case .recorded(let seqs):
                     recording = false
                     claimed.subtract(seqs)
+                    // What was recorded may have scheduled more, due now (a fan-out's next batch).
+                    more = true
                 case .between: break
                 }
             }

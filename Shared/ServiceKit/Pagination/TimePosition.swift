@@ -34,6 +34,19 @@ extension QueryInterfaceRequest {
         }
         return request.order(sql: "\(timeColumn) DESC, \(idColumn) DESC").limit(limit)
     }
+
+    /// This request oldest first, after `position` (a thread's replies, a fan-out's batches).
+    public func oldestFirst(
+        after position: TimePosition?, idColumn: String = "id", limit: Int, timeColumn: String = "created_at"
+    ) -> Self {
+        var request = self
+        if let position {
+            request = request.filter(
+                sql: "(\(timeColumn) > ? OR (\(timeColumn) = ? AND \(idColumn) > ?))",
+                arguments: [position.createdAt, position.createdAt, position.id])
+        }
+        return request.order(sql: "\(timeColumn), \(idColumn)").limit(limit)
+    }
 }
 
 extension Page {

@@ -31,6 +31,11 @@ public enum JSONCoding {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
+    /// The date of `milliseconds` since 1970.
+    public static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
     /// A new decoder with Pinhole's conventions; accepts dates with or without fractions.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()

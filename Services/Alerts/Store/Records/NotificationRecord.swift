@@ -27,6 +27,7 @@ struct NotificationRecord: ServiceRecord {
         case userId = "user_id"
         case type
         case actorId = "actor_id"
+        case data
         case readAt = "read_at"
         case createdAt = "created_at"
     }

@@ -3,31 +3,47 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// A row of `post`. `upvotes` and `downvotes` are kept in step with `vote` in the same
-/// transaction as every vote change.
+/// A row of `post`: Unum's photo at a place, or Agora's text with an optional link, media and
+/// place, maybe a reply (`parentId`, `rootId`) or a quote (`quoteOf`). The counts (`upvotes`,
+/// `downvotes`, `likeCount`, `replyCount`, `repostCount`) are kept in the transaction of each
+/// action that changes them.
 struct PostRecord: ServiceRecord {
     static let databaseTableName = "post"
 
     var id: String
     var authorId: String
-    var mediaId: String
+    /// The first photo or video (the others are in `post_media`).
+    var mediaId: String?
+    /// The words: Unum's caption, Agora's text.
     var caption: String?
-    var latitude: Double
-    var longitude: Double
-    var upvotes: Int
-    var downvotes: Int
+    var latitude: Double?
+    var longitude: Double?
+    var upvotes = 0
+    var downvotes = 0
     /// Set when moderation hid it (`content.hidden`).
     var hiddenAt: Date?
     var createdAt: Date
-    /// `createdAt` in milliseconds since 1970, the order of nearby lists.
+    /// `createdAt` in milliseconds since 1970, the order of lists.
     var createdMs: Int64
     /// The photo's or video's state at media: others see the post only once it is `ready`
     /// (`media.ready`); `rejected` (`media.rejected`) keeps it from them for good.
     var mediaState: MediaStatus = .ready
+    var linkUrl: String?
+    /// The post this one answers, and the first post of its thread.
+    var parentId: String?
+    var rootId: String?
+    /// The post this one quotes.
+    var quoteOf: String?
+    var likeCount = 0
+    var replyCount = 0
+    var repostCount = 0
+    /// Set when its author deleted it: the row stays, emptied, as its replies' placeholder.
+    var deletedAt: Date?
 
     init(
-        id: String, authorId: String, mediaId: String, caption: String?, latitude: Double, longitude: Double,
-        upvotes: Int = 0, downvotes: Int = 0, hiddenAt: Date? = nil, createdAt: Date, mediaState: MediaStatus = .ready
+        id: String, authorId: String, mediaId: String?, caption: String?, latitude: Double?, longitude: Double?,
+        createdAt: Date, mediaState: MediaStatus = .ready, linkUrl: String? = nil, parentId: String? = nil,
+        rootId: String? = nil, quoteOf: String? = nil
     ) {
         self.id = id
         self.authorId = authorId
@@ -35,12 +51,13 @@ struct PostRecord: ServiceRecord {
         self.caption = caption
         self.latitude = latitude
         self.longitude = longitude
-        self.upvotes = upvotes
-        self.downvotes = downvotes
-        self.hiddenAt = hiddenAt
         self.createdAt = createdAt
         self.createdMs = JSONCoding.milliseconds(createdAt)
         self.mediaState = mediaState
+        self.linkUrl = linkUrl
+        self.parentId = parentId
+        self.rootId = rootId
+        self.quoteOf = quoteOf
     }
 
     /// The columns queries name.
@@ -49,13 +66,28 @@ struct PostRecord: ServiceRecord {
         case mediaId = "media_id"
         case hiddenAt = "hidden_at"
         case mediaState = "media_state"
+        case parentId = "parent_id"
+        case deletedAt = "deleted_at"
     }
 
-    func post(myVote: VoteValue?, distance: Double? = nil) -> Post {
-        Post(
+    /// The post as `viewer` sees it, with what they did to it.
+    func post(myVote: VoteValue?, distance: Double? = nil, viewer: ViewerMarks = ViewerMarks()) -> Post {
+        let deleted = deletedAt != nil
+        return Post(
             id: id, authorId: authorId, mediaId: mediaId, caption: caption, latitude: latitude, longitude: longitude,
             score: upvotes - downvotes, upvotes: upvotes, downvotes: downvotes, myVote: myVote,
-            distanceM: distance.map { ($0 * 10).rounded() / 10 }, createdAt: createdAt, mediaStatus: mediaState)
+            distanceM: distance.map { ($0 * 10).rounded() / 10 }, createdAt: createdAt, mediaStatus: mediaState,
+            text: caption ?? "", linkURL: linkUrl, mediaIds: viewer.mediaIds, replyTo: parentId, rootId: rootId,
+            quoteOf: quoteOf, likeCount: likeCount, replyCount: replyCount, repostCount: repostCount,
+            liked: viewer.liked, reposted: viewer.reposted, deleted: deleted ? true : nil)
+    }
+
+    /// What a post's reader did to it, and its media beyond the first.
+    struct ViewerMarks: Sendable {
+        var liked = false
+        var reposted = false
+        /// Every photo and video, in order (nil: none).
+        var mediaIds: [String]? = nil
     }
 }
 

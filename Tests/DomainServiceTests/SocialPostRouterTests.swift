@@ -1,0 +1,315 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ServiceKit
+import TestSupport
+import Testing
+
+@testable import FeedService
+
+/// Agora's posts through feed's router: text with a link and media, threads, likes, reposts and
+/// quotes, deleting one's own, and the following feed written ahead.
+@Suite struct SocialPostRouterTests {
+    static let alice = "00000000-0000-4000-8000-00000000000a"
+    static let bob = "00000000-0000-4000-8000-00000000000b"
+    static let carol = "00000000-0000-4000-8000-00000000000c"
+
+    static func mediaID(_ index: Int) -> String { String(format: "3e000000-0000-4000-8000-%012d", index) }
+
+    static let library: [MediaSummary] =
+        (1...6).map { MediaSummary(id: mediaID($0), ownerId: alice, contentType: "image/jpeg", status: .ready) } + [
+            MediaSummary(id: mediaID(7), ownerId: alice, contentType: "video/mp4", status: .processing),
+            MediaSummary(id: mediaID(8), ownerId: bob, contentType: "image/jpeg", status: .ready),
+        ]
+
+    static let names = [alice: "Alice", bob: "Bob", carol: "Carol"]
+
+    func withFeed(
+        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner, FeedStore) async throws -> Void
+    ) async throws {
+        let harness = try ServiceHarness(.feed)
+        let media = Lookup<MediaSummary>.fixed(Dictionary(uniqueKeysWithValues: Self.library.map { ($0.id, $0) }))
+        let users = Lookup<UserSummary>.fixed(
+            Dictionary(
+                uniqueKeysWithValues: Self.names.map { ($0.key, UserSummary(id: $0.key, displayName: $0.value)) }))
+        let parts = try await FeedService.buildRouter(
+            runtime: harness.runtime, reader: harness.reader,
+            dependencies: FeedDependencies(media: media, users: users))
+        let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
+        let store = try FeedStore.opened(beside: harness)
+        try await harness.test(parts) { client in try await body(harness, client, runner, store) }
+    }
+
+    func post(
+        _ harness: ServiceHarness, _ client: some TestClientProtocol, _ request: CreatePostRequest,
+        by user: String = alice
+    ) async throws -> TestResponse {
+        try await client.post("/v1/posts", request, token: try await harness.token(for: user))
+    }
+
+    func act(
+        _ harness: ServiceHarness, _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ path: String,
+        by user: String
+    ) async throws -> TestResponse {
+        try await client.request(method, path, token: try await harness.token(for: user))
+    }
+
+    @Test func aPostIsTextWithALinkMediaAndAPlaceOrUnumsPhotoAndBadOnesChangeNothing() async throws {
+        try await withFeed { harness, client, _, _ in
+            let created = try await post(
+                harness, client,
+                CreatePostRequest(
+                    text: "  Golden hour at the pier ", linkURL: "https://example.com/pier?x=1",
+                    mediaIds: [Self.mediaID(2), Self.mediaID(1)]))
+            #expect(created.status == .created)
+            let agora = try created.json(Post.self)
+            #expect(agora.text == "Golden hour at the pier" && agora.caption == "Golden hour at the pier")
+            #expect(agora.linkURL == "https://example.com/pier?x=1" && agora.latitude == nil)
+            #expect(agora.mediaId == Self.mediaID(2) && agora.mediaIds == [Self.mediaID(2), Self.mediaID(1)])
+            #expect(agora.likeCount == 0 && agora.replyCount == 0 && !agora.liked && agora.deleted == nil)
+            #expect(
+                try harness.outboxEvents(MediaAttached.self).map(\.mediaId) == [Self.mediaID(2), Self.mediaID(1)])
+            // Words alone, and Unum's photo at a place, as before.
+            let words = try await post(harness, client, CreatePostRequest(text: "Just words")).json(Post.self)
+            #expect(words.mediaId == nil && words.mediaIds == nil && words.text == "Just words")
+            let unum = try await post(
+                harness, client, CreatePostRequest(mediaId: Self.mediaID(3), caption: "pier", latitude: 1, longitude: 2)
+            )
+            #expect(unum.status == .created)
+            #expect(try unum.json(Post.self).mediaIds == [Self.mediaID(3)])
+
+            let before = try harness.outboxTypes()
+            let bad: [(CreatePostRequest, HTTPResponse.Status)] = [
+                (CreatePostRequest(text: "   "), .badRequest),
+                (CreatePostRequest(text: String(repeating: "é", count: 501)), .badRequest),
+                (CreatePostRequest(text: "x", linkURL: "ftp://example.com/f"), .badRequest),
+                (CreatePostRequest(text: "x", linkURL: "https://user:pw@example.com/"), .badRequest),
+                (CreatePostRequest(text: "x", linkURL: "example.com"), .badRequest),
+                (CreatePostRequest(text: "x", mediaIds: (1...5).map(Self.mediaID)), .badRequest),
+                (CreatePostRequest(text: "x", mediaIds: [Self.mediaID(4), Self.mediaID(4)]), .badRequest),
+                (CreatePostRequest(text: "x", latitude: 1), .badRequest),
+                (
+                    CreatePostRequest(
+                        text: "x", replyTo: "00000000-0000-4000-8000-000000000001",
+                        quoteOf: "00000000-0000-4000-8000-000000000002"), .badRequest
+                ),
+                (CreatePostRequest(text: "x", replyTo: "00000000-0000-4000-8000-000000000001"), .notFound),
+                (CreatePostRequest(text: "x", mediaIds: [Self.mediaID(8)]), .notFound),
+                (CreatePostRequest(text: "x", mediaIds: [Self.mediaID(4), Self.mediaID(7)]), .conflict),
+            ]
+            for (request, status) in bad {
+                #expect(try await post(harness, client, request).status == status, "\(request)")
+            }
+            var both = CreatePostRequest(text: "a")
+            both.caption = "b"
+            #expect(try await post(harness, client, both).status == .badRequest)
+            #expect(try harness.outboxTypes() == before)
+        }
+    }
+
+    @Test func repliesFormAThreadLikesAndRepostsCountAndTellTheAuthor() async throws {
+        try await withFeed { harness, client, _, store in
+            let root = try await post(harness, client, CreatePostRequest(text: "Thread start")).json(Post.self)
+            let reply = try await post(
+                harness, client, CreatePostRequest(text: "Bob answers", replyTo: root.id), by: Self.bob
+            ).json(Post.self)
+            harness.clock.advance(by: 1)
+            let deeper = try await post(
+                harness, client, CreatePostRequest(text: "Carol answers Bob", replyTo: reply.id), by: Self.carol
+            ).json(Post.self)
+            harness.clock.advance(by: 1)
+            let own = try await post(harness, client, CreatePostRequest(text: "Alice too", replyTo: root.id))
+                .json(Post.self)
+            #expect(reply.replyTo == root.id && reply.rootId == root.id)
+            #expect(deeper.replyTo == reply.id && deeper.rootId == root.id)
+            func replies(_ id: String, as viewer: String = Self.carol) async throws -> [String] {
+                var ids: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await act(
+                        harness, client, .get,
+                        "/v1/posts/\(id)/replies?limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""), by: viewer
+                    ).json(Page<Post>.self)
+                    ids += page.items.map(\.id)
+                    cursor = page.nextCursor
+                } while cursor != nil
+                return ids
+            }
+            #expect(try await replies(root.id) == [reply.id, own.id])
+            #expect(try await replies(reply.id) == [deeper.id])
+            #expect(
+                try await act(harness, client, .get, "/v1/posts/\(root.id)", by: Self.bob).json(Post.self).replyCount
+                    == 2)
+            // The author of the post answered is told, not the one answering themselves.
+            #expect(
+                try harness.outboxEvents(PostReplied.self).map { [$0.activity.authorId, $0.activity.actor.userId] } == [
+                    [Self.alice, Self.bob], [Self.bob, Self.carol],
+                ])
+
+            // Likes: one each, again changes nothing; one's own like tells nobody.
+            for _ in 0..<2 {
+                let liked = try await act(harness, client, .put, "/v1/posts/\(root.id)/like", by: Self.bob)
+                #expect(try liked.json(Post.self).likeCount == 1 && liked.json(Post.self).liked)
+            }
+            #expect(
+                try await act(harness, client, .put, "/v1/posts/\(root.id)/like", by: Self.alice).json(Post.self)
+                    .likeCount == 2)
+            #expect(try harness.outboxEvents(PostLiked.self).map(\.activity.actor.userId) == [Self.bob])
+            let unliked = try await act(harness, client, .delete, "/v1/posts/\(root.id)/like", by: Self.bob)
+            #expect(try unliked.json(Post.self).likeCount == 1 && !unliked.json(Post.self).liked)
+            #expect(try await act(harness, client, .delete, "/v1/posts/\(root.id)/like", by: Self.bob).status == .ok)
+
+            // A repost and a quote both count, and both tell Alice.
+            let reposted = try await act(harness, client, .put, "/v1/posts/\(root.id)/repost", by: Self.bob)
+            #expect(try reposted.json(Post.self).reposted && reposted.json(Post.self).repostCount == 1)
+            let quote = try await post(
+                harness, client, CreatePostRequest(text: "Read this", quoteOf: root.id), by: Self.carol
+            ).json(Post.self)
+            #expect(quote.quoteOf == root.id)
+            #expect(
+                try await act(harness, client, .get, "/v1/posts/\(root.id)", by: Self.bob).json(Post.self).repostCount
+                    == 2)
+            #expect(
+                try harness.outboxEvents(PostReposted.self).map(\.activity) == [
+                    PostActivity(
+                        postId: root.id, authorId: Self.alice, actor: EventActor(userId: Self.bob, displayName: "Bob")),
+                    PostActivity(
+                        postId: root.id, authorId: Self.alice,
+                        actor: EventActor(userId: Self.carol, displayName: "Carol"),
+                        replyId: quote.id),
+                ])
+
+            // Across a block nothing can be done to the other's posts.
+            try await store.database.write { db in
+                try BlockMirror.apply(UserBlocked(blockerId: Self.alice, blockedId: Self.carol), in: db)
+            }
+            #expect(
+                try await act(harness, client, .put, "/v1/posts/\(root.id)/like", by: Self.carol).status == .notFound)
+            // Alice no longer sees Carol's answer in the thread; Carol still does.
+            #expect(try await replies(reply.id, as: Self.alice).isEmpty)
+            #expect(try await replies(reply.id) == [deeper.id])
+        }
+    }
+
+    @Test func deletingOnesPostLeavesAPlaceholderAndReleasesItsMedia() async throws {
+        try await withFeed { harness, client, _, _ in
+            let root = try await post(
+                harness, client, CreatePostRequest(text: "Soon gone", mediaIds: [Self.mediaID(5), Self.mediaID(6)])
+            ).json(Post.self)
+            let reply = try await post(harness, client, CreatePostRequest(text: "Kept", replyTo: root.id), by: Self.bob)
+                .json(Post.self)
+            _ = try await act(harness, client, .put, "/v1/posts/\(root.id)/like", by: Self.bob)
+            #expect(try await act(harness, client, .delete, "/v1/posts/\(root.id)", by: Self.bob).status == .notFound)
+            #expect(
+                try await act(harness, client, .delete, "/v1/posts/\(root.id)", by: Self.alice).status == .noContent)
+            #expect(try await act(harness, client, .delete, "/v1/posts/\(root.id)", by: Self.alice).status == .notFound)
+            let placeholder = try await act(harness, client, .get, "/v1/posts/\(root.id)", by: Self.bob).json(Post.self)
+            #expect(placeholder.deleted == true && placeholder.text.isEmpty && placeholder.mediaIds == nil)
+            #expect(placeholder.likeCount == 0 && !placeholder.liked && placeholder.replyCount == 1)
+            let thread = try await act(harness, client, .get, "/v1/posts/\(root.id)/replies", by: Self.bob)
+                .json(Page<Post>.self)
+            #expect(thread.items.map(\.id) == [reply.id])
+            #expect(
+                try harness.outboxEvents(MediaDetached.self) == [
+                    MediaDetached(
+                        mediaId: Self.mediaID(5), ownerId: Self.alice, referenceType: "post", referenceId: root.id),
+                    MediaDetached(
+                        mediaId: Self.mediaID(6), ownerId: Self.alice, referenceType: "post", referenceId: root.id),
+                ])
+            // Nothing more happens to it: no like, no reply, no vote.
+            #expect(try await act(harness, client, .put, "/v1/posts/\(root.id)/like", by: Self.bob).status == .notFound)
+            #expect(
+                try await post(harness, client, CreatePostRequest(text: "Late", replyTo: root.id), by: Self.bob).status
+                    == .notFound)
+            let counts = try harness.outboxEvents(ProfileCountsChanged.self).filter { $0.userId == Self.alice }
+            #expect(counts.last?.counts.posts == 0)
+        }
+    }
+
+    @Test func theFollowingFeedShowsWhatTheFollowedPostAndRepostAndNothingElse() async throws {
+        try await withFeed { harness, client, runner, store in
+            func bobFollows(_ user: String) async throws {
+                #expect(try await act(harness, client, .put, "/v1/users/\(user)/follow", by: Self.bob).status == .ok)
+            }
+            func feed(_ user: String = Self.bob) async throws -> [String] {
+                var items: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await act(
+                        harness, client, .get, "/v1/feed/following?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                        by: user
+                    ).json(Page<TimelineItem>.self)
+                    items += page.items.map { $0.post.text + ($0.repostedBy.map { " ↻\(Self.names[$0]!)" } ?? "") }
+                    cursor = page.nextCursor
+                } while cursor != nil
+                return items
+            }
+            let early = try await post(harness, client, CreatePostRequest(text: "A1")).json(Post.self)
+            try await bobFollows(Self.alice)
+            // Following brings her latest posts in at once.
+            #expect(try await feed() == ["A1"])
+            for text in ["A2", "A3"] {
+                harness.clock.advance(by: 1)
+                _ = try await post(harness, client, CreatePostRequest(text: text))
+            }
+            harness.clock.advance(by: 1)
+            _ = try await post(harness, client, CreatePostRequest(text: "B1"), by: Self.bob)
+            // Replies stay in their threads.
+            _ = try await post(harness, client, CreatePostRequest(text: "A-reply", replyTo: early.id))
+            // Followers' rows are written by the fan-out jobs, a moment later.
+            #expect(try await feed() == ["B1", "A1"])
+            await runner.drain()
+            #expect(try await feed() == ["B1", "A3", "A2", "A1"])
+            #expect(try await feed(Self.carol).isEmpty)
+
+            // Carol reposts Alice's first post; once Bob follows Carol it comes back to the top.
+            try await bobFollows(Self.carol)
+            harness.clock.advance(by: 1)
+            _ = try await act(harness, client, .put, "/v1/posts/\(early.id)/repost", by: Self.carol)
+            await runner.drain()
+            #expect(try await feed() == ["A1 ↻Carol", "B1", "A3", "A2"])
+            #expect(try await feed(Self.carol) == ["A1 ↻Carol"])
+
+            // Hidden and deleted posts drop out; unfollowing Alice takes hers but not Carol's repost.
+            let hidden = try #require(
+                try await store.database.read { db in
+                    try String.fetchOne(db, sql: "SELECT id FROM post WHERE caption = 'A2'")
+                })
+            try await store.database.write { db in
+                try FeedStore.hide(
+                    ContentHidden(targetType: .post, targetId: hidden, reportCount: 3), at: Date(),
+                    outbox: store.outbox,
+                    in: db)
+            }
+            #expect(try await feed() == ["A1 ↻Carol", "B1", "A3"])
+            #expect(
+                try await act(harness, client, .delete, "/v1/users/\(Self.alice)/follow", by: Self.bob).status == .ok)
+            #expect(try await feed() == ["A1 ↻Carol", "B1"])
+            _ = try await act(harness, client, .delete, "/v1/posts/\(early.id)/repost", by: Self.carol)
+            #expect(try await feed() == ["B1"])
+        }
+    }
+
+    @Test func aPostReachesEveryFollowerInBatches() async throws {
+        try await withFeed { harness, client, runner, store in
+            let followers = TimelineFanOut.batch + 37
+            try await store.database.write { db in
+                for index in 0..<followers {
+                    try FollowRecord(
+                        followerId: String(format: "f0000000-0000-4000-8000-%012d", index), followeeId: Self.alice,
+                        createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index % 7))
+                    ).insert(db)
+                }
+            }
+            let post = try await post(harness, client, CreatePostRequest(text: "To everyone")).json(Post.self)
+            await runner.drain()
+            let reached = try await store.database.read { db in
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(DISTINCT user_id) FROM timeline WHERE post_id = ?", arguments: [post.id])
+            }
+            #expect(reached == followers + 1)
+        }
+    }
+}
