@@ -102,6 +102,13 @@ import Yams
         #expect(documented == ErrorCode.allCases.map(\.rawValue))
     }
 
+    @Test func theDocumentedNotificationTypesAreExactlyTheOnesInContracts() throws {
+        let document = try OpenAPIDocument.load()
+        let schema = try #require(document.resolve("#/components/schemas/Notification"))
+        let type = (schema["properties"] as? [String: Any])?["type"] as? [String: Any]
+        #expect((type?["enum"] as? [String]) == NotificationType.allCases.map(\.rawValue))
+    }
+
     @Test func theSchemaCheckerCatchesWrongBodies() throws {
         let document = try OpenAPIDocument.load()
         let good = Data(

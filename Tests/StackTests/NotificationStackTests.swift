@@ -10,7 +10,7 @@ import Testing
 /// reopened with the last id it saw, misses nothing and repeats nothing. Then, on the same
 /// stack (its executables run under libfaketime), two weeks of StreakSnap with moved clocks
 /// (``StreakStoryFlow``), Transrify's duress alerts (``DuressStoryFlow``) and one whole
-/// SkateHubba challenge (``SkateHubbaStoryFlow``).
+/// SkateHubba challenge (``SkateHubbaStoryFlow``) and an Agora session (``AgoraStoryFlow``).
 extension StackTests {
     @Test func pushesAndTheLiveStreamSurviveAKilledAlertsWithNothingLostOrDoubledAndTwoWeeksOfStreaks() async throws {
         let fakeDirectory = try TestDataDirectory.make()
@@ -35,6 +35,7 @@ extension StackTests {
             try await StreakStoryFlow(flow: flow, fake: fake).run()
             try await DuressStoryFlow(flow: flow, fake: fake).run()
             try await SkateHubbaStoryFlow(flow: flow, fake: fake).run()
+            try await AgoraStoryFlow(flow: flow).run()
         } catch {
             for name in [ServiceName.alerts, .streak, .feed, .media, .auth, .gateway] {
                 print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))

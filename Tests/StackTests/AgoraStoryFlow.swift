@@ -1,0 +1,101 @@
+import Foundation
+import ServiceKit
+import TestSupport
+import Testing
+
+/// An Agora session over the real executables, on the notifications stack: Ada and Ben pick
+/// usernames and follow each other; Ada posts text with a link and a photo; Ben finds it in his
+/// following feed (written by feed's fan-out job), answers in a thread, likes and reposts it;
+/// profiles count it all (through `profile.counts_changed` at auth); every notification
+/// arrives once; Ada deletes the post and it leaves Ben's feed, its thread keeping a placeholder.
+struct AgoraStoryFlow {
+    let flow: SliceFlow
+
+    func following(_ person: Person) async throws -> [TimelineItem] {
+        try await flow.call(.GET, "/v1/feed/following?limit=50", as: person).decode(Page<TimelineItem>.self).items
+    }
+
+    func run() async throws {
+        let ada = try await flow.signUp("Ada")
+        let ben = try await flow.signUp("Ben")
+        for (person, name) in [(ada, "ada_k"), (ben, "ben.r")] {
+            let named = try await flow.call(.PATCH, "/v1/me", as: person, json: ProfileUpdate(username: name))
+            #expect(named.status == 200, "\(named.text)")
+        }
+        let check = try await flow.call(.GET, "/v1/auth/check-username/ADA_K")
+        #expect(try check.decode(UsernameAvailability.self).reason == "taken")
+
+        // Ben follows Ada; she is told, and her profile counts him.
+        let followed = try await flow.call(.PUT, "/v1/users/\(ada.id)/follow", as: ben)
+        #expect(try followed.decode(FollowState.self).following, "\(followed.text)")
+        #expect(
+            await flow.eventually {
+                let profile = try? await flow.call(.GET, "/v1/users/by-username/ada_k", as: ben)
+                    .decode(PublicProfile.self)
+                return profile?.counts.followers == 1
+            }, "Ada's profile never counted Ben")
+
+        // Ada posts words, a link and a photo; it reaches Ben's following feed.
+        let photo = try await flow.upload(TestImages.jpeg(seed: 31, gps: false), as: ada)
+        let created = try await flow.acknowledged(
+            .POST, "/v1/posts", as: ada,
+            json: CreatePostRequest(
+                text: "Golden hour at the pier", linkURL: "https://example.com/pier", mediaIds: [photo.id]),
+            headers: [("idempotency-key", "agora-ada-1")])
+        #expect(created.status == 201, "\(created.text)")
+        let post = try created.decode(Post.self)
+        #expect(
+            await flow.eventually { (try? await following(ben))?.first?.post.id == post.id },
+            "Ada's post never reached Ben's following feed")
+        #expect(try await flow.call(.GET, "/v1/media/\(photo.id)", as: ben).status == 200)
+
+        // A thread: Ben answers, Ada answers him; Ben likes and reposts.
+        let reply = try await flow.call(
+            .POST, "/v1/posts", as: ben, json: CreatePostRequest(text: "Which pier?", replyTo: post.id))
+        #expect(reply.status == 201, "\(reply.text)")
+        let benReply = try reply.decode(Post.self)
+        let answer = try await flow.call(
+            .POST, "/v1/posts", as: ada, json: CreatePostRequest(text: "Santa Monica", replyTo: benReply.id))
+        #expect(try answer.decode(Post.self).rootId == post.id)
+        #expect(try await flow.call(.PUT, "/v1/posts/\(post.id)/like", as: ben).decode(Post.self).likeCount == 1)
+        #expect(try await flow.call(.PUT, "/v1/posts/\(post.id)/repost", as: ben).decode(Post.self).repostCount == 1)
+        let thread = try await flow.call(.GET, "/v1/posts/\(post.id)/replies", as: ada).decode(Page<Post>.self)
+        #expect(thread.items.map(\.id) == [benReply.id])
+
+        // Every notification once, each opening what it is about.
+        let expected: [(Person, [NotificationType: String])] = [
+            (
+                ada,
+                [
+                    .newFollower: "/profile/\(ben.id)", .reply: "/posts/\(benReply.id)", .like: "/posts/\(post.id)",
+                    .repost: "/posts/\(post.id)",
+                ]
+            ),
+            (ben, [.reply: "/posts/\(try answer.decode(Post.self).id)"]),
+        ]
+        for (person, links) in expected {
+            var listed: [AppNotification] = []
+            #expect(
+                await flow.eventually {
+                    listed = (try? await flow.notifications(of: person)) ?? []
+                    return listed.count >= links.count
+                }, "\(person.name) has \(listed.map(\.type))")
+            #expect(listed.count == links.count, "\(person.name): \(listed.map(\.type))")
+            for notification in listed {
+                #expect(links[notification.type] == notification.link, "\(notification)")
+            }
+        }
+        #expect(
+            await flow.eventually {
+                let counts = try? await flow.call(.GET, "/v1/users/\(ada.id)", as: ben).decode(PublicProfile.self)
+                    .counts
+                return counts == ProfileCounts(followers: 1, following: 0, posts: 2)
+            }, "Ada's profile counts")
+
+        // Ada deletes the post: it leaves Ben's feed; the thread keeps a placeholder.
+        #expect(try await flow.call(.DELETE, "/v1/posts/\(post.id)", as: ada).status == 204)
+        #expect(try await following(ben).allSatisfy { $0.post.id != post.id })
+        let placeholder = try await flow.call(.GET, "/v1/posts/\(post.id)", as: ben).decode(Post.self)
+        #expect(placeholder.deleted == true && placeholder.text.isEmpty && placeholder.replyCount == 1)
+    }
+}
