@@ -99,7 +99,8 @@ import Testing
         let text = output.lines.joined(separator: "\n")
         for expected in [
             #""accessToken":"#, #""displayName":"Alice""#, #""contentType":"image/jpeg""#, "UNSUPPORTED_MEDIA_TYPE",
-            #""myVote":"up""#, #""score":1,"#, #""title":"New friend request""#, #""count":1"#, #""lastCompletedDate":"#,
+            #""myVote":"up""#, #""score":1,"#, #""title":"New friend request""#, #""count":1"#,
+            #""lastCompletedDate":"#,
             #""reason":"spam""#, #""userId":"#, #""friendState":"revealed""#, #""method":"GET""#,
             #""displayName":"Bob","streak":"#, #""days":[0,0,0,0,0,0,3]"#, #""custom":false"#,
             #""enforced":false"#, #""totalSnaps":1"#, #""next":7"#,
