@@ -28,6 +28,7 @@ enum AlertsInbox {
         inbox.on(PostLiked.self) { try AlertsStore.postLiked($0, jobs: jobs, in: $1) }
         inbox.on(PostReplied.self) { try AlertsStore.postReplied($0, jobs: jobs, in: $1) }
         inbox.on(PostReposted.self) { try AlertsStore.postReposted($0, jobs: jobs, in: $1) }
+        inbox.on(PostMentioned.self) { try AlertsStore.postMentioned($0, jobs: jobs, in: $1) }
         inbox.on(DuressRaised.self) {
             try AlertsStore.duressRaised($0, reach: duressReach, jobs: jobs, now: clock.now(), in: $1)
         }

@@ -17,11 +17,14 @@ func buildApplication(
 struct FeedDependencies: Sendable {
     var media: Lookup<MediaSummary>
     var users: Lookup<UserSummary> = .fixed([:])
+    /// Who holds a username now (`@mentions`).
+    var usernames: Lookup<UserSummary> = .fixed([:])
 
     static func live(_ runtime: ServiceRuntime) -> FeedDependencies {
         FeedDependencies(
             media: .internal(runtime.client, from: .media, path: "/internal/media"),
-            users: .internal(runtime.client, from: .auth, path: "/internal/users"))
+            users: .internal(runtime.client, from: .auth, path: "/internal/users"),
+            usernames: .internal(runtime.client, from: .auth, path: "/internal/users/by-username"))
     }
 }
 
@@ -56,7 +59,8 @@ func buildRouter(
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     InternalPostsController(store: store).addRoutes(to: routes)
     PostsController(
-        store: store, media: dependencies.media, users: dependencies.users, clock: clock, entropy: runtime.entropy,
+        store: store, media: dependencies.media, users: dependencies.users, usernames: dependencies.usernames,
+        clock: clock, entropy: runtime.entropy,
         requireVerifiedPhone: settings.requireVerifiedPhone
     ).addRoutes(to: routes)
     PostInteractionsController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)

@@ -123,6 +123,7 @@ public enum EventCatalog {
         PostLiked.eventType: [.alerts],
         PostReplied.eventType: [.alerts],
         PostReposted.eventType: [.alerts],
+        PostMentioned.eventType: [.alerts],
         MediaDetached.eventType: [.media],
     ]
 
@@ -162,6 +163,7 @@ public enum EventCatalog {
         PostLiked.eventType: [.feed],
         PostReplied.eventType: [.feed],
         PostReposted.eventType: [.feed],
+        PostMentioned.eventType: [.feed],
         MediaDetached.eventType: [.feed],
     ]
 

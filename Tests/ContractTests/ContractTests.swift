@@ -50,7 +50,9 @@ import Testing
         return try JSONDecoder().decode(type, from: Data(contentsOf: url))
     }
 
-    static let lookupFiles = ["media-lookup", "user-lookup", "user-search", "post-lookup", "session-lookup"]
+    static let lookupFiles = [
+        "media-lookup", "user-lookup", "user-by-username-lookup", "user-search", "post-lookup", "session-lookup",
+    ]
 
     // MARK: - Service-to-service calls
 
@@ -82,6 +84,14 @@ import Testing
                     INSERT INTO user (id, email, password_hash, display_name, created_at, updated_at)
                     VALUES ('0a1ce000-0000-4000-8000-000000000001', 'alice@example.com', 'x', 'Alice',
                             '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
+                    """)
+        },
+        "user 0a1ce000-0000-4000-8000-000000000001 is Alice, @alice_l": { db in
+            try states["user 0a1ce000-0000-4000-8000-000000000001 is Alice"]!(db)
+            try db.execute(
+                sql: """
+                    UPDATE user SET username = 'alice_l', username_key = 'alice_l'
+                    WHERE id = '0a1ce000-0000-4000-8000-000000000001'
                     """)
         },
         "post 9057a000-0000-4000-8000-000000000001 by user 0a1ce000-0000-4000-8000-000000000001 is listed": { db in
@@ -202,7 +212,8 @@ import Testing
                 body: ByteBuffer(bytes: body))
             switch contract.path {
             case "/internal/media/{id}": try Self.expectDecoded(MediaSummary.self, response, interaction, from: .media)
-            case "/internal/users/{id}": try Self.expectDecoded(UserSummary.self, response, interaction, from: .auth)
+            case "/internal/users/{id}", "/internal/users/by-username/{username}":
+                try Self.expectDecoded(UserSummary.self, response, interaction, from: .auth)
             case "/internal/users":
                 // Streak's reading: the users of a 200, the client's own error relayed for a 400.
                 if interaction.response.status == 200 {
@@ -297,6 +308,7 @@ import Testing
         case UserFollowed.eventType: return try roundTrip(UserFollowed.self)
         case ProfileCountsChanged.eventType: return try roundTrip(ProfileCountsChanged.self)
         case PostLiked.eventType: return try roundTrip(PostLiked.self)
+        case PostMentioned.eventType: return try roundTrip(PostMentioned.self)
         case PostReplied.eventType: return try roundTrip(PostReplied.self)
         case PostReposted.eventType: return try roundTrip(PostReposted.self)
         case MediaDetached.eventType: return try roundTrip(MediaDetached.self)
@@ -674,6 +686,14 @@ import Testing
         }),
         "post.replied → alerts": Effect(then: { db in
             try postNotification("reply", link: "/posts/9057a000-0000-4000-8000-000000000002", in: db)
+        }),
+        "post.mentioned → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM notification WHERE type = 'mention' AND user_id = ? AND actor_id = ?
+                    AND link = '/posts/9057a000-0000-4000-8000-000000000003' AND body = 'Bob mentioned you'
+                    """, arguments: [alice, bob]) == 1
         }),
         "post.reposted → alerts": Effect(then: { db in
             try postNotification("repost", link: "/posts/9057a000-0000-4000-8000-000000000001", in: db)

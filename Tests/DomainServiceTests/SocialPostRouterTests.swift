@@ -26,6 +26,50 @@ import Testing
 
     static let names = [alice: "Alice", bob: "Bob", carol: "Carol"]
 
+    @Test(arguments: [
+        ("Thanks @Ada_K and @ben.r. See you", ["ada_k", "ben.r"]),
+        ("mail me at ada@example.com or @ada_k", ["ada_k"]),
+        ("@ab is too short, @1abc starts with a digit, @@ada is not one", []),
+        ("@kai @Kai @KAI", ["kai"]),
+        ("(@kai_r), @leo…", ["kai_r", "leo"]),
+    ])
+    func mentionsAreNamesInTheUsernamesAlphabetAfterAnAt(text: String, names: [String]) {
+        #expect(Mentions.names(in: text) == names)
+    }
+
+    @Test func aMentionTellsEachOneNamedOnceButNotAcrossABlockNorTheOneAnswered() async throws {
+        let harness = try ServiceHarness(.feed)
+        let named = Lookup<UserSummary>.fixed([
+            "bob": UserSummary(id: Self.bob, displayName: "Bob", username: "Bob"),
+            "carol": UserSummary(id: Self.carol, displayName: "Carol", username: "carol"),
+            "ada": UserSummary(id: Self.alice, displayName: "Alice", username: "ada"),
+        ])
+        let users = Lookup<UserSummary>.fixed(
+            Dictionary(
+                uniqueKeysWithValues: Self.names.map { ($0.key, UserSummary(id: $0.key, displayName: $0.value)) }))
+        let parts = try await FeedService.buildRouter(
+            runtime: harness.runtime, reader: harness.reader,
+            dependencies: FeedDependencies(media: .fixed([:]), users: users, usernames: named))
+        let store = try FeedStore.opened(beside: harness)
+        try await harness.test(parts) { client in
+            let posted = try await post(
+                harness, client, CreatePostRequest(text: "Thanks @bob, @Carol, @nobody and me @ada, cc bob@x.com"))
+            let first = try posted.json(Post.self)
+            let alice = EventActor(userId: Self.alice, displayName: "Alice")
+            #expect(
+                try harness.outboxEvents(PostMentioned.self) == [
+                    PostMentioned(postId: first.id, mentionedId: Self.bob, actor: alice),
+                    PostMentioned(postId: first.id, mentionedId: Self.carol, actor: alice),
+                ])
+            try await store.database.write { db in
+                try BlockMirror.apply(UserBlocked(blockerId: Self.carol, blockedId: Self.alice), in: db)
+            }
+            let bobs = try await post(harness, client, CreatePostRequest(text: "Hi"), by: Self.bob).json(Post.self)
+            _ = try await post(harness, client, CreatePostRequest(text: "@bob @carol yes", replyTo: bobs.id))
+            #expect(try harness.outboxEvents(PostMentioned.self).count == 2)
+        }
+    }
+
     func withFeed(
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner, FeedStore) async throws -> Void
     ) async throws {

@@ -5,7 +5,8 @@ import Testing
 
 /// An Agora session over the real executables, on the notifications stack: Ada and Ben pick
 /// usernames and follow each other; Ada posts text with a link and a photo; Ben finds it in his
-/// following feed (written by feed's fan-out job), answers in a thread, likes and reposts it;
+/// following feed (written by feed's fan-out job) and is told she mentioned him; he answers
+/// in a thread, likes and reposts it;
 /// profiles count it all (through `profile.counts_changed` at auth); every notification
 /// arrives once; Ada deletes the post and it leaves Ben's feed, its thread keeping a placeholder.
 struct AgoraStoryFlow {
@@ -40,7 +41,7 @@ struct AgoraStoryFlow {
         let created = try await flow.acknowledged(
             .POST, "/v1/posts", as: ada,
             json: CreatePostRequest(
-                text: "Golden hour at the pier", linkURL: "https://example.com/pier", mediaIds: [photo.id]),
+                text: "Golden hour at the pier with @ben.r", linkURL: "https://example.com/pier", mediaIds: [photo.id]),
             headers: [("idempotency-key", "agora-ada-1")])
         #expect(created.status == 201, "\(created.text)")
         let post = try created.decode(Post.self)
@@ -71,7 +72,7 @@ struct AgoraStoryFlow {
                     .repost: "/posts/\(post.id)",
                 ]
             ),
-            (ben, [.reply: "/posts/\(try answer.decode(Post.self).id)"]),
+            (ben, [.reply: "/posts/\(try answer.decode(Post.self).id)", .mention: "/posts/\(post.id)"]),
         ]
         for (person, links) in expected {
             var listed: [AppNotification] = []

@@ -35,6 +35,14 @@ extension AlertsStore {
             actor: (activity.actor.userId, activity.actor.displayName), event: envelope.header, jobs: jobs, in: db)
     }
 
+    /// `post.mentioned` → `mention` "X mentioned you" for the one named.
+    static func postMentioned(_ envelope: EventEnvelope<PostMentioned>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            .mention, for: event.mentionedId, values: [:], data: ["postId": event.postId],
+            actor: (event.actor.userId, event.actor.displayName), event: envelope.header, jobs: jobs, in: db)
+    }
+
     private static func activity(
         _ type: NotificationType, _ activity: PostActivity, event: EventHeader, jobs: JobQueue, in db: Database
     ) throws {

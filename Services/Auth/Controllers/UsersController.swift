@@ -4,7 +4,8 @@ import ServiceKit
 
 /// `GET /internal/users/{id}`: whether a user exists and their display name, for services
 /// that take a user id from a client (friend requests, blocks, challenges); `GET /internal/users?q=&limit=`:
-/// people found by name or email (``NameSearch``), for friend search. Internal callers only.
+/// people found by name or email (``NameSearch``), for friend search; `GET
+/// /internal/users/by-username/{username}`: who holds a username, for mentions. Internal callers only.
 struct UsersController: Sendable {
     let store: UserStore
 
@@ -13,6 +14,16 @@ struct UsersController: Sendable {
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.open.get("/internal/users/:id", use: user)
         routes.open.get("/internal/users", use: search)
+        routes.open.get("/internal/users/by-username/:username", use: userByUsername)
+    }
+
+    /// The user who holds the username now (any letter case), for feed's `@mentions`.
+    @Sendable func userByUsername(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await PeerIdentity.require(context, oneOf: [.feed])
+        guard case .success(let key) = UsernameRules.key(try context.parameters.require("username")),
+            let record = try await store.user(usernameKey: key)
+        else { throw ServiceError.notFound("User") }
+        return try Response.json(record.summary)
     }
 
     @Sendable func search(_ request: Request, context: ServiceRequestContext) async throws -> Response {

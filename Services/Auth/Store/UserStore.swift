@@ -34,6 +34,13 @@ struct UserStore: Sendable {
         try await database.read { db in try UserRecord.filter(key: id).live().fetchOne(db) }
     }
 
+    /// The live user whose username is `key` now.
+    func user(usernameKey key: String) async throws -> UserRecord? {
+        try await database.read { db in
+            try UserRecord.filter(UserRecord.Columns.usernameKey == key).live().fetchOne(db)
+        }
+    }
+
     /// App users (not deleted, not PIN customers) found by ``NameSearch``, at most `limit`,
     /// whole-word matches first.
     /// Users whose username starts with `usernamePrefix` come first (the exact one first).

@@ -9,6 +9,7 @@ struct PostsController: Sendable {
     let store: FeedStore
     let media: Lookup<MediaSummary>
     let users: Lookup<UserSummary>
+    let usernames: Lookup<UserSummary>
     let clock: any WallClock
     let entropy: any Entropy
     var requireVerifiedPhone = false
@@ -22,7 +23,8 @@ struct PostsController: Sendable {
     }
 
     /// Publishes a post (``PostDraft``): Unum's photo at a place, or Agora's text with a link,
-    /// media and place, maybe answering or quoting a post. Media must be the author's; a single
+    /// media and place, maybe answering or quoting a post; `@username`s that someone holds tell
+    /// them (``Mentions``). Media must be the author's; a single
     /// photo may still be processing (others see the post once `media.ready` arrives), several
     /// must be ready. The photos become public through `media.attached` events written with
     /// the post. Posting a photo that is already posted answers 200 with the existing post.
@@ -47,7 +49,11 @@ struct PostsController: Sendable {
                 state = summary.status
             }
         }
-        let needsName = draft.replyTo != nil || draft.quoteOf != nil
+        // Names that nobody holds mention nobody.
+        let names = Mentions.names(in: draft.text ?? "")
+        let holders = try await usernames.findAll(names)
+        let mentioned = names.compactMap { holders[$0]?.id }
+        let needsName = draft.replyTo != nil || draft.quoteOf != nil || !mentioned.isEmpty
         let name = needsName ? try await users.find(user.userID)?.displayName : nil
         let record = PostRecord(
             id: entropy.uuid().uuidString.lowercased(), authorId: user.userID, mediaId: draft.mediaIds.first,
@@ -56,7 +62,7 @@ struct PostsController: Sendable {
             quoteOf: draft.quoteOf)
         let (post, created) = try await store.create(
             FeedStore.NewPost(
-                record: record, moreMedia: Array(draft.mediaIds.dropFirst()),
+                record: record, moreMedia: Array(draft.mediaIds.dropFirst()), mentioned: mentioned,
                 author: EventActor(userId: user.userID, displayName: name ?? "Someone")))
         if created { context.logger.info("post created", metadata: ["post_id": "\(post.id)"]) }
         guard let view = try await store.post(id: post.id, viewer: user.userID) else {

@@ -16,11 +16,14 @@ struct FeedStore: Sendable {
         var record: PostRecord
         /// Media after the first, in order.
         var moreMedia: [String] = []
+        /// Users named with `@username` in the words.
+        var mentioned: [String] = []
         var author: EventActor
     }
 
     /// Stores a post and, in the same transaction, counts it, tells media that its photos are
-    /// now public, counts it on the post it answers or quotes (telling that post's author) and
+    /// now public, counts it on the post it answers or quotes (telling that post's author), tells
+    /// the people it mentions and
     /// plans its way into followers' timelines. A photo is posted at most once: when its author
     /// already posted it (a retry whose first answer was lost, say), the existing post is
     /// returned and nothing is written. A post answered or quoted must be one the author may
@@ -71,6 +74,16 @@ struct FeedStore: Sendable {
                     MediaAttached(
                         mediaId: mediaId, ownerId: record.authorId, visibility: .public, referenceType: "post",
                         referenceId: record.id), in: db)
+            }
+            // Each one named is told once, unless it is the author, someone a block stands
+            // between them and the author, or the author of the post answered (told already).
+            var told = Set([record.authorId])
+            if let parentId = record.parentId, let parent = try PostRecord.fetchOne(db, key: parentId) {
+                told.insert(parent.authorId)
+            }
+            for user in new.mentioned where told.insert(user).inserted {
+                guard try !BlockMirror.isBlocked(record.authorId, user, in: db) else { continue }
+                try outbox.enqueue(PostMentioned(postId: record.id, mentionedId: user, actor: new.author), in: db)
             }
             if record.parentId == nil {
                 try Self.planFanOut(of: record.id, by: record.authorId, at: record.createdMs, jobs: jobs, in: db)

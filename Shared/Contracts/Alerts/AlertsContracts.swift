@@ -29,6 +29,7 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case like
     case reply
     case repost
+    case mention
     // Transrify
     case duressAlert = "duress_alert"
     case duressAcknowledged = "duress_acknowledged"

@@ -116,6 +116,9 @@ public enum NotificationCatalog {
             type: .repost, event: PostReposted.eventType, critical: false, pushByDefault: true, title: "New repost",
             body: "{actor} reposted your post", link: "/posts/{postId}"),
         NotificationKind(
+            type: .mention, event: PostMentioned.eventType, critical: false, pushByDefault: true,
+            title: "New mention", body: "{actor} mentioned you", link: "/posts/{postId}"),
+        NotificationKind(
             type: .spotNearby, event: nil, critical: false, pushByDefault: true, title: "A spot nearby",
             body: "{spot} is close to you", link: "/spots/{spotId}"),
         NotificationKind(

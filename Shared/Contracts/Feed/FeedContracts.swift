@@ -183,6 +183,23 @@ public struct PostActivity: Codable, Sendable, Equatable {
     }
 }
 
+/// `post.mentioned`: `actor` named `mentionedId` (`@username`) in post `postId`
+/// (notification `mention`).
+public struct PostMentioned: DomainEvent, Equatable {
+    public static let eventType: EventType = "post.mentioned"
+    public var postId: String
+    public var mentionedId: String
+    public var actor: EventActor
+
+    enum CodingKeys: String, CodingKey { case postId, mentionedId, actor }
+
+    public init(postId: String, mentionedId: String, actor: EventActor) {
+        self.postId = postId
+        self.mentionedId = mentionedId
+        self.actor = actor
+    }
+}
+
 /// `post.liked`.
 public struct PostLiked: DomainEvent, Equatable {
     public static let eventType: EventType = "post.liked"
