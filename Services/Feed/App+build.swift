@@ -46,6 +46,7 @@ func buildRouter(
     }
     inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
     inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
+    inbox.on(KeywordMutesChanged.self) { envelope, db in try FeedStore.mutesChanged(envelope.payload, in: db) }
     inbox.on(MediaReady.self) { envelope, db in
         try FeedStore.mediaReady(envelope.payload, in: db)
         try store.clipReady(envelope.payload, at: clock.now(), in: db)
@@ -64,8 +65,8 @@ func buildRouter(
         requireVerifiedPhone: settings.requireVerifiedPhone
     ).addRoutes(to: routes)
     PostInteractionsController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)
-    TimelineController(store: store).addRoutes(to: routes)
-    NearbyController(store: store, maxRadius: settings.maxRadius).addRoutes(to: routes)
+    TimelineController(store: store, clock: clock).addRoutes(to: routes)
+    NearbyController(store: store, maxRadius: settings.maxRadius, clock: clock).addRoutes(to: routes)
     ChallengesController(
         store: store, media: dependencies.media, users: dependencies.users, settings: settings.challenges, clock: clock,
         entropy: runtime.entropy

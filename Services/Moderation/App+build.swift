@@ -44,5 +44,6 @@ func buildRouter(
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     ReportsController(store: store, posts: dependencies.posts, clock: clock, entropy: entropy).addRoutes(to: routes)
     BlocksController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)
+    KeywordMutesController(store: store, clock: clock, entropy: entropy).addRoutes(to: routes)
     return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
 }

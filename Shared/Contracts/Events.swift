@@ -124,6 +124,7 @@ public enum EventCatalog {
         PostReplied.eventType: [.alerts],
         PostReposted.eventType: [.alerts],
         PostMentioned.eventType: [.alerts],
+        KeywordMutesChanged.eventType: [.feed],
         MediaDetached.eventType: [.media],
     ]
 
@@ -164,6 +165,7 @@ public enum EventCatalog {
         PostReplied.eventType: [.feed],
         PostReposted.eventType: [.feed],
         PostMentioned.eventType: [.feed],
+        KeywordMutesChanged.eventType: [.moderation],
         MediaDetached.eventType: [.feed],
     ]
 

@@ -309,6 +309,7 @@ import Testing
         case ProfileCountsChanged.eventType: return try roundTrip(ProfileCountsChanged.self)
         case PostLiked.eventType: return try roundTrip(PostLiked.self)
         case PostMentioned.eventType: return try roundTrip(PostMentioned.self)
+        case KeywordMutesChanged.eventType: return try roundTrip(KeywordMutesChanged.self)
         case PostReplied.eventType: return try roundTrip(PostReplied.self)
         case PostReposted.eventType: return try roundTrip(PostReposted.self)
         case MediaDetached.eventType: return try roundTrip(MediaDetached.self)
@@ -694,6 +695,15 @@ import Testing
                     SELECT COUNT(*) FROM notification WHERE type = 'mention' AND user_id = ? AND actor_id = ?
                     AND link = '/posts/9057a000-0000-4000-8000-000000000003' AND body = 'Bob mentioned you'
                     """, arguments: [alice, bob]) == 1
+        }),
+        "keyword_mutes.changed → feed": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM muted_words WHERE user_id = ? AND revision = 3
+                    AND json_extract(mutes, '$[0].phrase') = 'Spoiler' AND json_extract(mutes, '$[0].until') IS NULL
+                    AND json_extract(mutes, '$[1].phrase') = 'the finale' AND json_extract(mutes, '$[1].until') IS NOT NULL
+                    """, arguments: [bob]) == 1
         }),
         "post.reposted → alerts": Effect(then: { db in
             try postNotification("repost", link: "/posts/9057a000-0000-4000-8000-000000000001", in: db)

@@ -62,6 +62,66 @@ import Testing
         }
     }
 
+    @Test func keywordMutesAreKeptPerPhraseAndEachChangeSendsTheWholeList() async throws {
+        try await withModeration { harness, client in
+            let token = try await harness.token(for: Self.people[1])
+            let other = try await harness.token(for: Self.people[2])
+            let week = harness.clock.now().addingTimeInterval(7 * 86400)
+            let first = try await client.post("/v1/mutes/words", KeywordMuteCreate(phrase: "  Spoiler "), token: token)
+            #expect(first.status == .created)
+            let spoiler = try first.json(KeywordMute.self)
+            #expect(spoiler.phrase == "Spoiler" && spoiler.until == nil)
+            // The same phrase in another case and accent is the same mute: a new end replaces the old.
+            let again = try await client.post(
+                "/v1/mutes/words", KeywordMuteCreate(phrase: "SPÖILER", until: week), token: token)
+            #expect(try again.status == .ok && again.json(KeywordMute.self).id == spoiler.id)
+            harness.clock.advance(by: 1)
+            let finale = try await client.post(
+                "/v1/mutes/words", KeywordMuteCreate(phrase: "the finale"), token: token
+            ).json(KeywordMute.self)
+            for bad in [
+                KeywordMuteCreate(phrase: "  "), KeywordMuteCreate(phrase: "!!!"),
+                KeywordMuteCreate(phrase: String(repeating: "a", count: 101)),
+                KeywordMuteCreate(phrase: "late", until: harness.clock.now().addingTimeInterval(-1)),
+            ] {
+                #expect(try await client.post("/v1/mutes/words", bad, token: token).status == .badRequest)
+            }
+            let listed = try await client.get("/v1/mutes/words", token: token).json(Page<KeywordMute>.self)
+            #expect(listed.items.map(\.phrase) == ["Spoiler", "the finale"])
+            #expect(try await client.get("/v1/mutes/words", token: other).json(Page<KeywordMute>.self).items.isEmpty)
+            // Someone else's mute is not theirs to remove.
+            #expect(try await client.request(.delete, "/v1/mutes/words/\(finale.id)", token: other).status == .notFound)
+            #expect(
+                try await client.request(.delete, "/v1/mutes/words/\(finale.id)", token: token).status == .noContent)
+            #expect(try await client.request(.delete, "/v1/mutes/words/\(finale.id)", token: token).status == .notFound)
+            // Each change sent the whole list, with a growing revision.
+            let sent = try harness.outboxEvents(KeywordMutesChanged.self)
+            #expect(sent.map(\.revision) == [1, 2, 3, 4])
+            #expect(
+                sent.map { $0.mutes.map(\.phrase) } == [
+                    ["Spoiler"], ["Spoiler"], ["Spoiler", "the finale"], ["Spoiler"],
+                ])
+            #expect(sent.last?.mutes.first?.until.map(JSONCoding.milliseconds) == JSONCoding.milliseconds(week))
+            // Past its end a mute no longer holds.
+            harness.clock.advance(by: 8 * 86400)
+            let later = try await harness.token(for: Self.people[1])
+            #expect(try await client.get("/v1/mutes/words", token: later).json(Page<KeywordMute>.self).items.isEmpty)
+        }
+    }
+
+    @Test func aUserMutesAtMostTwoHundredPhrases() async throws {
+        try await withModeration { harness, client in
+            let token = try await harness.token(for: Self.people[3])
+            for index in 0..<200 {
+                #expect(
+                    try await client.post("/v1/mutes/words", KeywordMuteCreate(phrase: "word\(index)"), token: token)
+                        .status == .created)
+            }
+            let refused = try await client.post("/v1/mutes/words", KeywordMuteCreate(phrase: "one more"), token: token)
+            #expect(refused.status == .conflict && refused.error?.code == .conflict)
+        }
+    }
+
     @Test func blocksAreIdempotentAndAnnouncedOnce() async throws {
         try await withModeration { harness, client in
             let me = try await harness.token(for: Self.people[1])

@@ -8,7 +8,8 @@ import Testing
 /// following feed (written by feed's fan-out job) and is told she mentioned him; he answers
 /// in a thread, likes and reposts it;
 /// profiles count it all (through `profile.counts_changed` at auth); every notification
-/// arrives once; Ada deletes the post and it leaves Ben's feed, its thread keeping a placeholder.
+/// arrives once; Ben mutes a word of it and it leaves his feed; Ada deletes the post and it
+/// leaves hers, its thread keeping a placeholder.
 struct AgoraStoryFlow {
     let flow: SliceFlow
 
@@ -93,9 +94,18 @@ struct AgoraStoryFlow {
                 return counts == ProfileCounts(followers: 1, following: 0, posts: 2)
             }, "Ada's profile counts")
 
-        // Ada deletes the post: it leaves Ben's feed; the thread keeps a placeholder.
+        // Ben mutes "Pier" at moderation: feed learns it and keeps the post out of his feed
+        // (Ada's own feed still has it).
+        let muted = try await flow.call(.POST, "/v1/mutes/words", as: ben, json: KeywordMuteCreate(phrase: "Pier"))
+        #expect(muted.status == 201, "\(muted.text)")
+        #expect(
+            await flow.eventually { (try? await following(ben))?.contains { $0.post.id == post.id } == false },
+            "the muted post stayed in Ben's feed")
+        #expect(try await following(ada).contains { $0.post.id == post.id })
+
+        // Ada deletes the post: it leaves every feed; the thread keeps a placeholder.
         #expect(try await flow.call(.DELETE, "/v1/posts/\(post.id)", as: ada).status == 204)
-        #expect(try await following(ben).allSatisfy { $0.post.id != post.id })
+        #expect(try await following(ada).allSatisfy { $0.post.id != post.id })
         let placeholder = try await flow.call(.GET, "/v1/posts/\(post.id)", as: ben).decode(Post.self)
         #expect(placeholder.deleted == true && placeholder.text.isEmpty && placeholder.replyCount == 1)
     }

@@ -4,10 +4,11 @@ import Hummingbird
 import ServiceKit
 
 /// `GET /v1/feed/nearby?lat=&lon=&radius_m=&limit=&cursor=`: posts around a point, newest
-/// first, without hidden posts or posts between users who blocked each other.
+/// first, without hidden posts, posts between users who blocked each other or words the reader muted.
 struct NearbyController: Sendable {
     let store: FeedStore
     let maxRadius: Int
+    let clock: any WallClock
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/feed/nearby", use: nearby)
@@ -23,7 +24,8 @@ struct NearbyController: Sendable {
         }
         let page = try PageRequest<TimePosition>(request: request)
         let found = try await store.nearby(
-            center: center, radius: radius, viewer: user.userID, after: page.position, limit: page.limit)
+            center: center, radius: radius, viewer: user.userID, after: page.position, limit: page.limit,
+            now: clock.now())
         return try Response.json(
             Page(found, limit: page.limit, item: \.post) {
                 TimePosition(createdAt: $0.record.createdAt, id: $0.record.id)

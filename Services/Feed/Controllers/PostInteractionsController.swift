@@ -56,10 +56,9 @@ struct PostInteractionsController: Sendable {
         let id = try ObjectID.path(context.parameters.require("id"), "Post")
         let page = try PageRequest<TimePosition>(request: request)
         guard
-            let posts = try await store.replies(
-                to: id, viewer: user.userID, after: page.position, limit: page.limit + 1)
+            let replies = try await store.replies(
+                to: id, viewer: user.userID, after: page.position, limit: page.limit, now: clock.now())
         else { throw ServiceError.notFound("Post") }
-        return try Response.json(
-            Page(posts, limit: page.limit, item: \.self) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
+        return try Response.json(replies)
     }
 }

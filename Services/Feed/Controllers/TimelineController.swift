@@ -7,6 +7,7 @@ import ServiceKit
 /// `GET /v1/users/{id}/posts`.
 struct TimelineController: Sendable {
     let store: FeedStore
+    let clock: any WallClock
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/feed/following", use: following)
@@ -17,7 +18,8 @@ struct TimelineController: Sendable {
     @Sendable func following(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let page = try PageRequest<TimePosition>(request: request)
-        let (items, next) = try await store.following(viewer: user.userID, after: page.position, limit: page.limit)
+        let (items, next) = try await store.following(
+            viewer: user.userID, after: page.position, limit: page.limit, now: clock.now())
         return try Response.json(Page(items: items, nextCursor: next.map(Cursor.encode)))
     }
 
@@ -27,9 +29,9 @@ struct TimelineController: Sendable {
         let id = try ObjectID.path(context.parameters.require("id"), "User")
         let page = try PageRequest<TimePosition>(request: request)
         guard
-            let posts = try await store.posts(by: id, viewer: user.userID, after: page.position, limit: page.limit + 1)
+            let posts = try await store.posts(
+                by: id, viewer: user.userID, after: page.position, limit: page.limit, now: clock.now())
         else { throw ServiceError.notFound("User") }
-        return try Response.json(
-            Page(posts, limit: page.limit, item: \.self) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
+        return try Response.json(posts)
     }
 }

@@ -16,6 +16,7 @@ extension FeedStore {
             arguments: [userID])
         try VoteRecord.filter(VoteRecord.Columns.userId == userID).deleteAll(db)
         try eraseSocial(of: userID, in: db)
+        try MutedWordsRecord.deleteOne(db, key: userID)
         try PostRecord.filter(PostRecord.Columns.authorId == userID).deleteAll(db)
         let challenges = ChallengeRecord.all().involving(userID)
         for id in try challenges.select(ChallengeRecord.Columns.id, as: String.self).fetchAll(db) {

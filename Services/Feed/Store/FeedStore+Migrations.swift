@@ -281,5 +281,13 @@ extension FeedStore {
             // A post leaves every timeline at once; a reader sees it once, at its newest row.
             try db.create(index: "timeline_by_post", on: "timeline", columns: ["post_id", "user_id", "at_ms"])
         }
+        // Moderation's keyword mutes, one row per user (`keyword_mutes.changed`).
+        migrator.registerMigration("feed.v8.muted-words") { db in
+            try db.create(table: "muted_words") { table in
+                table.column("user_id", .text).primaryKey()
+                table.column("revision", .integer).notNull()
+                table.column("mutes", .jsonText).notNull()
+            }
+        }
     }
 }

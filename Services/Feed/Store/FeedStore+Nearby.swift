@@ -6,19 +6,21 @@ import ServiceKit
 /// Places: the nearby feed (posts around a point, newest first) and the scan it shares with
 /// challenges open for voting near a point.
 extension FeedStore {
-    /// Posts within `radius` metres of `center` that `viewer` may see, newest first, after
+    /// Posts within `radius` metres of `center` that `viewer` may see (and did not mute), newest first, after
     /// `position`. Returns up to `limit + 1` posts (``scan(_:center:radius:after:limit:in:visible:)``
     /// over `post_by_place`).
     func nearby(
-        center: Coordinate, radius: Double, viewer: String, after position: TimePosition?, limit: Int
+        center: Coordinate, radius: Double, viewer: String, after position: TimePosition?, limit: Int, now: Date
     ) async throws -> [(record: PostRecord, post: Post)] {
         try await database.read { db in
-            try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) { chunk in
+            let muted = try Self.mutedWords(of: viewer, at: now, in: db)
+            return try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) {
+                chunk in
                 let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
                 let records = try chunk.compactMap { id, _ in try rows[id].map(PostRecord.init(row:)) }
                 let distances = Dictionary(chunk.map { ($0.id, $0.distance) }) { first, _ in first }
                 let posts = try Self.views(records, viewer: viewer, distances: distances, in: db)
-                return Array(zip(records, posts))
+                return zip(records, posts).filter { !muted.matches($0.1.text) }
             }
         }
     }

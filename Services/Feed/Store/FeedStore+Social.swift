@@ -97,33 +97,45 @@ extension FeedStore {
     }
 
     /// The direct replies to a post `viewer` may see, oldest first (a thread read in order):
-    /// none hidden or across a block; a deleted one as its placeholder. Nil: no such post.
+    /// none hidden, muted or across a block; a deleted one as its placeholder. Nil: no such post.
     func replies(
-        to id: String, viewer: String, after position: TimePosition?, limit: Int
-    ) async throws -> [Post]? {
+        to id: String, viewer: String, after position: TimePosition?, limit: Int, now: Date
+    ) async throws -> Page<Post>? {
         try await database.read { db in
             guard try Self.visiblePost(id: id, viewer: viewer, in: db) != nil else { return nil }
             let records = try PostRecord.filter(PostRecord.Columns.parentId == id)
                 .filter(sql: "hidden_at IS NULL AND (media_state = 'ready' OR author_id = ?)", arguments: [viewer])
                 .filter(sql: BlockMirror.neitherBlocks("?", "author_id"), arguments: [viewer, viewer])
-                .oldestFirst(after: position, limit: limit)
+                .oldestFirst(after: position, limit: limit + 1)
                 .fetchAll(db)
-            return try Self.views(records, viewer: viewer, in: db)
+            return try Self.page(records, limit: limit, viewer: viewer, now: now, in: db)
         }
+    }
+
+    /// One page of `records` (fetched with `limit + 1`) as `viewer` sees them, without the
+    /// posts whose words they muted; the cursor follows the rows, muted or not.
+    static func page(
+        _ records: [PostRecord], limit: Int, viewer: String, now: Date, in db: Database
+    ) throws -> Page<Post> {
+        let shown = Array(records.prefix(limit))
+        let next = records.count > limit ? shown.last.map { TimePosition(createdAt: $0.createdAt, id: $0.id) } : nil
+        return Page(
+            items: try unmuted(try views(shown, viewer: viewer, in: db), viewer: viewer, at: now, in: db),
+            nextCursor: next.map(Cursor.encode))
     }
 
     /// `author`'s posts and quotes (not replies), newest first, as `viewer` sees them; nil
     /// when a block stands between them.
     func posts(
-        by author: String, viewer: String, after position: TimePosition?, limit: Int
-    ) async throws -> [Post]? {
+        by author: String, viewer: String, after position: TimePosition?, limit: Int, now: Date
+    ) async throws -> Page<Post>? {
         try await database.read { db in
             guard try !BlockMirror.isBlocked(viewer, author, in: db) else { return nil }
             var sql = """
                 SELECT * FROM post INDEXED BY post_by_author WHERE author_id = :author AND parent_id IS NULL
                 AND hidden_at IS NULL AND deleted_at IS NULL AND (media_state = 'ready' OR author_id = :viewer)
                 """
-            var arguments: StatementArguments = ["author": author, "viewer": viewer, "limit": limit]
+            var arguments: StatementArguments = ["author": author, "viewer": viewer, "limit": limit + 1]
             if let position {
                 sql += " AND (created_ms < :ms OR (created_ms = :ms AND id < :id))"
                 _ = arguments.append(contentsOf: [
@@ -132,7 +144,7 @@ extension FeedStore {
             }
             let records = try PostRecord.fetchAll(
                 db, sql: sql + " ORDER BY created_ms DESC, id DESC LIMIT :limit", arguments: arguments)
-            return try Self.views(records, viewer: viewer, in: db)
+            return try Self.page(records, limit: limit, viewer: viewer, now: now, in: db)
         }
     }
 }

@@ -80,12 +80,13 @@ extension FeedStore {
     }
 
     /// One page of `viewer`'s following feed, newest first: their own posts and those of the
-    /// people they follow, and what those people reposted; nothing hidden, deleted, or across
-    /// a block, each post once (at its newest row, across pages too).
+    /// people they follow, and what those people reposted; nothing hidden, deleted, muted or
+    /// across a block, each post once (at its newest row, across pages too).
     func following(
-        viewer: String, after position: TimePosition?, limit: Int
+        viewer: String, after position: TimePosition?, limit: Int, now: Date
     ) async throws -> (items: [TimelineItem], next: TimePosition?) {
         try await database.read { db in
+            let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             var items: [TimelineItem] = []
             var after = position
             var next: TimePosition?
@@ -115,7 +116,7 @@ extension FeedStore {
                         break scanning
                     }
                     after = position
-                    guard let post = posts[row.postId] else { continue }
+                    guard let post = posts[row.postId], !muted.matches(post.text) else { continue }
                     items.append(
                         TimelineItem(
                             post: post, repostedBy: row.repost ? row.sourceId : nil,

@@ -23,7 +23,7 @@ struct FeedStore: Sendable {
 
     /// Stores a post and, in the same transaction, counts it, tells media that its photos are
     /// now public, counts it on the post it answers or quotes (telling that post's author), tells
-    /// the people it mentions and
+    /// the people it mentions (none who muted its words) and
     /// plans its way into followers' timelines. A photo is posted at most once: when its author
     /// already posted it (a retry whose first answer was lost, say), the existing post is
     /// returned and nothing is written. A post answered or quoted must be one the author may
@@ -43,7 +43,9 @@ struct FeedStore: Sendable {
                 else { throw ServiceError.notFound("Post") }
                 record.rootId = parent.rootId ?? parent.id
                 try db.execute(sql: "UPDATE post SET reply_count = reply_count + 1 WHERE id = ?", arguments: [parentId])
-                if parent.authorId != record.authorId {
+                if parent.authorId != record.authorId,
+                    try !Self.mutes(record, for: parent.authorId, in: db)
+                {
                     try outbox.enqueue(
                         PostReplied(
                             PostActivity(
@@ -56,7 +58,9 @@ struct FeedStore: Sendable {
                     original.deletedAt == nil, original.hiddenAt == nil
                 else { throw ServiceError.notFound("Post") }
                 try db.execute(sql: "UPDATE post SET repost_count = repost_count + 1 WHERE id = ?", arguments: [quoted])
-                if original.authorId != record.authorId {
+                if original.authorId != record.authorId,
+                    try !Self.mutes(record, for: original.authorId, in: db)
+                {
                     try outbox.enqueue(
                         PostReposted(
                             PostActivity(
@@ -82,7 +86,9 @@ struct FeedStore: Sendable {
                 told.insert(parent.authorId)
             }
             for user in new.mentioned where told.insert(user).inserted {
-                guard try !BlockMirror.isBlocked(record.authorId, user, in: db) else { continue }
+                guard try !BlockMirror.isBlocked(record.authorId, user, in: db),
+                    try !Self.mutes(record, for: user, in: db)
+                else { continue }
                 try outbox.enqueue(PostMentioned(postId: record.id, mentionedId: user, actor: new.author), in: db)
             }
             if record.parentId == nil {
@@ -90,6 +96,11 @@ struct FeedStore: Sendable {
             }
             return (record, true)
         }
+    }
+
+    /// Whether `user` muted words of the post (it then tells them nothing).
+    static func mutes(_ record: PostRecord, for user: String, in db: Database) throws -> Bool {
+        try mutedWords(of: user, at: record.createdAt, in: db).matches(record.caption ?? "")
     }
 
     /// A post `viewer` may see: not hidden and its media ready (unless it is theirs), and no

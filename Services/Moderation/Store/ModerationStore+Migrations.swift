@@ -29,5 +29,22 @@ extension ModerationStore {
                 table.primaryKey(["blocker_id", "blocked_id"])
             }
         }
+        migrator.registerMigration("moderation.v2.keyword-mutes") { db in
+            try db.create(table: "keyword_mute") { table in
+                table.column("id", .text).primaryKey()
+                table.column("user_id", .text).notNull()
+                table.column("phrase", .text).notNull()
+                // ``MutedWords/key(_:)``: one mute per phrase whatever its case and accents.
+                table.column("phrase_key", .text).notNull()
+                table.column("until", .datetime)
+                table.column("created_at", .datetime).notNull()
+                table.uniqueKey(["user_id", "phrase_key"])
+            }
+            // Each user's revision of their mutes, carried by `keyword_mutes.changed`.
+            try db.create(table: "keyword_mute_revision") { table in
+                table.column("user_id", .text).primaryKey()
+                table.column("revision", .integer).notNull()
+            }
+        }
     }
 }
