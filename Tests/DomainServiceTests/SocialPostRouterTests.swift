@@ -71,9 +71,10 @@ import Testing
     }
 
     func withFeed(
+        sessions: Lookup<SessionState>? = nil,
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner, FeedStore) async throws -> Void
     ) async throws {
-        let harness = try ServiceHarness(.feed)
+        let harness = try ServiceHarness(.feed, sessions: sessions)
         let media = Lookup<MediaSummary>.fixed(Dictionary(uniqueKeysWithValues: Self.library.map { ($0.id, $0) }))
         let users = Lookup<UserSummary>.fixed(
             Dictionary(
@@ -90,14 +91,14 @@ import Testing
         _ harness: ServiceHarness, _ client: some TestClientProtocol, _ request: CreatePostRequest,
         by user: String = alice
     ) async throws -> TestResponse {
-        try await client.post("/v1/posts", request, token: try await harness.token(for: user))
+        try await client.post("/v1/posts", request, token: try await harness.token(for: user, session: user + "/app"))
     }
 
     func act(
         _ harness: ServiceHarness, _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ path: String,
         by user: String
     ) async throws -> TestResponse {
-        try await client.request(method, path, token: try await harness.token(for: user))
+        try await client.request(method, path, token: try await harness.token(for: user, session: user + "/app"))
     }
 
     @Test func aPostIsTextWithALinkMediaAndAPlaceOrUnumsPhotoAndBadOnesChangeNothing() async throws {
@@ -385,6 +386,93 @@ import Testing
             // The mute ends at its time.
             harness.clock.advance(by: 3600)
             #expect(try await texts("/v1/users/\(Self.alice)/posts").contains(muted.text))
+        }
+    }
+
+    @Test func forYouMixesTheFollowedTheirFollowsAndThePopularAndLeavesOutWhatWasSeen() async throws {
+        let dave = "00000000-0000-4000-8000-00000000000d"
+        // Each test session is named after its user; Carol's admin session may see the scores' factors.
+        let sessions = Lookup<SessionState> { id in
+            SessionState(
+                sessionId: id, userId: String(id.split(separator: "/")[0]), limited: false,
+                roles: id.hasSuffix("/admin") ? [RoleGrant(role: .admin)] : [], phoneVerified: false)
+        }
+        try await withFeed(sessions: sessions) { harness, client, runner, _ in
+            func forYou(
+                _ query: String = "", as user: String = Self.bob, admin: Bool = false
+            ) async throws
+                -> Page<ForYouItem>
+            {
+                try await client.get(
+                    "/v1/feed/for-you?" + query,
+                    token: try await harness.token(for: user, session: user + (admin ? "/admin" : "/app"))
+                ).json(Page<ForYouItem>.self)
+            }
+            _ = try await act(harness, client, .put, "/v1/users/\(Self.alice)/follow", by: Self.bob)
+            _ = try await act(harness, client, .put, "/v1/users/\(Self.carol)/follow", by: Self.alice)
+            let followed = try await post(harness, client, CreatePostRequest(text: "A1")).json(Post.self)
+            let twoHop = try await post(harness, client, CreatePostRequest(text: "C1"), by: Self.carol).json(Post.self)
+            let popular = try await post(harness, client, CreatePostRequest(text: "D1"), by: dave).json(Post.self)
+            _ = try await act(harness, client, .put, "/v1/posts/\(popular.id)/like", by: Self.carol)
+            _ = try await post(harness, client, CreatePostRequest(text: "B1"), by: Self.bob)
+            await runner.drain()
+            harness.clock.advance(by: 60)
+
+            let page = try await forYou()
+            #expect(Set(page.items.map(\.post.id)) == [followed.id, twoHop.id, popular.id])
+            let reasons = Dictionary(uniqueKeysWithValues: page.items.map { ($0.post.id, $0.reasons) })
+            #expect(reasons[followed.id] == ["You follow the author"])
+            #expect(reasons[twoHop.id] == ["People you follow follow the author"])
+            #expect(reasons[popular.id] == ["Popular right now"])
+            #expect(page.items.allSatisfy { $0.debug == nil })
+            // Deterministic for a seed; paged without repeats.
+            #expect(
+                try await forYou("seed=42").items.map(\.post.id) == (try await forYou("seed=42")).items.map(\.post.id))
+            var paged: [String] = []
+            var cursor: String?
+            repeat {
+                let next = try await forYou("seed=42&limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""))
+                paged += next.items.map(\.post.id)
+                cursor = next.nextCursor
+            } while cursor != nil
+            #expect(paged == (try await forYou("seed=42")).items.map(\.post.id))
+            #expect(
+                try await client.get(
+                    "/v1/feed/for-you?seed=x", token: try await harness.token(for: Self.bob, session: Self.bob + "/app")
+                ).status
+                    == .badRequest)
+
+            // An admin asking for it sees each factor of the score.
+            let debug = try await forYou("debug=true", as: Self.carol, admin: true)
+            let factors = try #require(debug.items.first?.debug)
+            #expect(
+                abs(
+                    factors.score - (1 + factors.engagement) * factors.decay * factors.sourceWeight
+                        * factors.affinityWeight * factors.jitter) < 1e-9)
+
+            // Signals: once per id; a seen post is not offered again today.
+            let signals = FeedSignalBatch(signals: [
+                FeedSignal(id: "s1", postId: followed.id, kind: .seen),
+                FeedSignal(id: "s2", postId: popular.id, kind: .dwell, dwellMs: 12_000),
+            ])
+            let bob = try await harness.token(for: Self.bob, session: Self.bob + "/app")
+            let first = try await client.post("/v1/feed/signals", signals, token: bob)
+            #expect(first.status == .accepted)
+            #expect(try first.json(FeedSignalReceipt.self) == FeedSignalReceipt(accepted: 2, duplicates: 0))
+            #expect(
+                try await client.post("/v1/feed/signals", signals, token: bob).json(FeedSignalReceipt.self).duplicates
+                    == 2)
+            for bad in [
+                FeedSignalBatch(signals: []),
+                FeedSignalBatch(signals: [FeedSignal(id: "x", postId: "nope", kind: .seen)]),
+                FeedSignalBatch(signals: [FeedSignal(id: "x", postId: followed.id, kind: .dwell)]),
+                FeedSignalBatch(signals: [FeedSignal(id: "", postId: followed.id, kind: .open)]),
+            ] {
+                #expect(try await client.post("/v1/feed/signals", bad, token: bob).status == .badRequest)
+            }
+            #expect(try await forYou().items.map(\.post.id).contains(followed.id) == false)
+            harness.clock.advance(by: 86400)
+            #expect(try await forYou().items.map(\.post.id).contains(followed.id))
         }
     }
 

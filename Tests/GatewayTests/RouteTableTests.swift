@@ -47,6 +47,7 @@ import Testing
         #expect(RouteTable.route(path: "/v1/users/u-1/follow", method: .put)?.service == .feed)
         #expect(RouteTable.route(path: "/v1/users/u-1/followers", method: .get)?.service == .feed)
         #expect(RouteTable.route(path: "/v1/users/u-1/following", method: .get)?.service == .feed)
+        #expect(RouteTable.route(path: "/v1/users/u-1/posts", method: .get)?.service == .feed)
         // Anything else under /v1/users stays auth's: a profile, a longer path, an empty segment.
         #expect(RouteTable.route(path: "/v1/users/u-1", method: .get)?.service == .auth)
         #expect(RouteTable.route(path: "/v1/users/by-username/kai", method: .get)?.service == .auth)

@@ -289,5 +289,30 @@ extension FeedStore {
                 table.column("mutes", .jsonText).notNull()
             }
         }
+        // For You: what readers tell of what they saw, their affinity for authors, and recent
+        // top-level posts by time (the popular candidates).
+        migrator.registerMigration("feed.v9.for-you") { db in
+            try db.create(table: "feed_signal", options: .withoutRowID) { table in
+                table.column("user_id", .text).notNull()
+                // The app's id for the signal: the same one sent again is applied once.
+                table.column("id", .text).notNull()
+                table.column("post_id", .text).notNull()
+                table.column("kind", .text).notNull()
+                table.column("dwell_ms", .integer)
+                table.column("at", .datetime).notNull()
+                table.primaryKey(["user_id", "id"])
+            }
+            try db.create(index: "feed_signal_by_post", on: "feed_signal", columns: ["user_id", "post_id", "at"])
+            try db.create(table: "affinity", options: .withoutRowID) { table in
+                table.column("user_id", .text).notNull()
+                table.column("author_id", .text).notNull()
+                table.column("score", .double).notNull()
+                table.primaryKey(["user_id", "author_id"])
+            }
+            try db.execute(
+                sql: """
+                    CREATE INDEX post_by_time ON post (created_ms) WHERE parent_id IS NULL AND deleted_at IS NULL
+                    """)
+        }
     }
 }

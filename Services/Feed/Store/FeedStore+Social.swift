@@ -23,6 +23,7 @@ extension FeedStore {
                 try PostLikeRecord(postId: id, userId: actor.userId, createdAt: now).insert(db, onConflict: .ignore)
                 if db.changesCount > 0 {
                     try db.execute(sql: "UPDATE post SET like_count = like_count + 1 WHERE id = ?", arguments: [id])
+                    try Self.addAffinity(AffinityStep.like, of: actor.userId, for: record.authorId, in: db)
                     if record.authorId != actor.userId {
                         try outbox.enqueue(
                             PostLiked(PostActivity(postId: id, authorId: record.authorId, actor: actor)), in: db)
@@ -47,6 +48,7 @@ extension FeedStore {
                     .insert(db, onConflict: .ignore)
                 if db.changesCount > 0 {
                     try db.execute(sql: "UPDATE post SET repost_count = repost_count + 1 WHERE id = ?", arguments: [id])
+                    try Self.addAffinity(AffinityStep.repost, of: me, for: record.authorId, in: db)
                     try Self.planFanOut(of: id, by: me, at: milliseconds, repost: true, jobs: jobs, in: db)
                     if record.authorId != me {
                         try outbox.enqueue(
@@ -161,6 +163,8 @@ extension FeedStore {
             "DELETE FROM timeline WHERE user_id = ?1",
             "DELETE FROM post_like WHERE user_id = ?1",
             "DELETE FROM repost WHERE user_id = ?1",
+            "DELETE FROM feed_signal WHERE user_id = ?1",
+            "DELETE FROM affinity WHERE user_id = ?1 OR author_id = ?1",
         ] {
             try db.execute(sql: statement, arguments: [user])
         }

@@ -43,6 +43,7 @@ struct FeedStore: Sendable {
                 else { throw ServiceError.notFound("Post") }
                 record.rootId = parent.rootId ?? parent.id
                 try db.execute(sql: "UPDATE post SET reply_count = reply_count + 1 WHERE id = ?", arguments: [parentId])
+                try Self.addAffinity(AffinityStep.reply, of: record.authorId, for: parent.authorId, in: db)
                 if parent.authorId != record.authorId,
                     try !Self.mutes(record, for: parent.authorId, in: db)
                 {
@@ -58,6 +59,7 @@ struct FeedStore: Sendable {
                     original.deletedAt == nil, original.hiddenAt == nil
                 else { throw ServiceError.notFound("Post") }
                 try db.execute(sql: "UPDATE post SET repost_count = repost_count + 1 WHERE id = ?", arguments: [quoted])
+                try Self.addAffinity(AffinityStep.repost, of: record.authorId, for: original.authorId, in: db)
                 if original.authorId != record.authorId,
                     try !Self.mutes(record, for: original.authorId, in: db)
                 {

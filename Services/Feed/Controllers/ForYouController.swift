@@ -1,0 +1,87 @@
+import Contracts
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// Agora's For You: `GET /v1/feed/for-you` ranked server-side (``ForYouRanking``), and
+/// `POST /v1/feed/signals`, what the app saw, dwelt on, skipped and opened.
+struct ForYouController: Sendable {
+    let store: FeedStore
+    let clock: any WallClock
+
+    static let maxSignals = 100
+
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.get("/v1/feed/for-you", use: forYou)
+        routes.authenticated.post("/v1/feed/signals", use: signals)
+    }
+
+    /// Where a For You page starts: the ranking's seed and time, and how many came before.
+    struct Position: Codable, Sendable {
+        var seed: UInt64
+        var asOf: Date
+        var offset: Int
+    }
+
+    /// One page of the ranking. `seed` (a whole number) reorders near-equals; without one, the
+    /// reader's seed of the day. Later pages keep the first page's seed and time. `debug=true`
+    /// adds each score's factors for an admin (ignored for anyone else).
+    @Sendable func forYou(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let page = try PageRequest<Position>(request: request)
+        let query = request.uri.queryParameters
+        let now = clock.now()
+        var position = page.position ?? Position(seed: 0, asOf: now, offset: 0)
+        if page.position == nil {
+            if let text = query["seed"] {
+                guard let seed = UInt64(String(text)) else {
+                    throw ServiceError.validation("`seed` must be a whole number from 0 to 2^64 - 1.")
+                }
+                position.seed = seed
+            } else {
+                let day = Int(now.timeIntervalSince1970 / 86400)
+                position.seed = UInt64(ForYouRanking.unit(seed: UInt64(day), user.userID) * Double(1 << 53))
+            }
+        }
+        let debug = query["debug"] == "true" && user.has(.admin)
+        let ranked = try await store.forYou(viewer: user.userID, now: position.asOf, seed: position.seed)
+        let shown = ranked.dropFirst(position.offset).prefix(page.limit)
+        let items = shown.map { post, ranked in
+            ForYouItem(
+                post: post, reasons: ranked.reasons,
+                debug: debug
+                    ? ForYouDebug(
+                        score: ranked.score, source: ranked.candidate.source.rawValue, engagement: ranked.engagement,
+                        decay: ranked.decay, sourceWeight: ranked.sourceWeight, affinity: ranked.candidate.affinity,
+                        affinityWeight: ranked.affinityWeight, jitter: ranked.jitter) : nil)
+        }
+        var next = position
+        next.offset += shown.count
+        return try Response.json(
+            Page(items: items, nextCursor: next.offset < ranked.count ? Cursor.encode(next) : nil))
+    }
+
+    /// Takes up to 100 signals at once; a signal whose id was taken already counts once (202).
+    @Sendable func signals(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let batch = try await request.decodeJSON(as: FeedSignalBatch.self, context: context)
+        guard (1...Self.maxSignals).contains(batch.signals.count) else {
+            throw ServiceError.validation("Send 1 to \(Self.maxSignals) signals at once.")
+        }
+        let signals = try batch.signals.enumerated().map { index, signal in
+            guard (1...64).contains(signal.id.count) else {
+                throw ServiceError.validation("`signals[\(index)].id` is 1 to 64 characters.")
+            }
+            let postId = try ObjectID.field(signal.postId, "signals[\(index)].postId")
+            if let dwell = signal.dwellMs, !(0...600_000).contains(dwell) {
+                throw ServiceError.validation("`signals[\(index)].dwellMs` is 0 to 600000.")
+            }
+            if signal.kind == .dwell, signal.dwellMs == nil {
+                throw ServiceError.validation("`signals[\(index)]` is a dwell without `dwellMs`.")
+            }
+            return FeedSignal(id: signal.id, postId: postId, kind: signal.kind, dwellMs: signal.dwellMs)
+        }
+        let receipt = try await store.record(signals, of: user.userID, at: clock.now())
+        return try Response.json(receipt, status: .accepted)
+    }
+}

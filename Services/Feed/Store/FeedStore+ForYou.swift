@@ -1,0 +1,140 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// Agora's For You: candidates from three sources, ranked by ``ForYouRanking``, and the signals
+/// and affinities that feed it.
+extension FeedStore {
+    /// How much one action moves a reader's affinity for an author.
+    enum AffinityStep {
+        static let like = 3.0
+        static let reply = 5.0
+        static let repost = 4.0
+        static let open = 1.0
+        static let skip = -1.0
+        /// Per 5 seconds looked at, up to 3.
+        static func dwell(milliseconds: Int) -> Double { min(3, Double(milliseconds / 5000) * 0.5) }
+    }
+
+    /// Adds `amount` to `user`'s affinity for `author` (never for themselves).
+    static func addAffinity(_ amount: Double, of user: String, for author: String, in db: Database) throws {
+        guard user != author, amount != 0 else { return }
+        try db.execute(
+            sql: """
+                INSERT INTO affinity (user_id, author_id, score) VALUES (?1, ?2, ?3)
+                ON CONFLICT (user_id, author_id) DO UPDATE SET score = score + ?3
+                """, arguments: [user, author, amount])
+    }
+
+    /// Stores the signals not stored yet (by the app's id) and moves affinities; counts both.
+    func record(_ signals: [FeedSignal], of user: String, at now: Date) async throws -> FeedSignalReceipt {
+        try await database.write { db in
+            var accepted = 0
+            for signal in signals {
+                try FeedSignalRecord(
+                    userId: user, id: signal.id, postId: signal.postId, kind: signal.kind.rawValue,
+                    dwellMs: signal.dwellMs, at: now
+                ).insert(db, onConflict: .ignore)
+                guard db.changesCount > 0 else { continue }
+                accepted += 1
+                guard
+                    let author = try String.fetchOne(
+                        db, sql: "SELECT author_id FROM post WHERE id = ?", arguments: [signal.postId])
+                else { continue }
+                let step: Double =
+                    switch signal.kind {
+                    case .seen: 0
+                    case .dwell: AffinityStep.dwell(milliseconds: signal.dwellMs ?? 0)
+                    case .skip: AffinityStep.skip
+                    case .open: AffinityStep.open
+                    }
+                try Self.addAffinity(step, of: user, for: author, in: db)
+            }
+            return FeedSignalReceipt(accepted: accepted, duplicates: signals.count - accepted)
+        }
+    }
+
+    /// `viewer`'s For You, ranked as of `now` with `seed`: posts of the last 72 hours from the
+    /// people they follow (and their reposts), from people those people follow, and popular
+    /// ones; never their own, nothing hidden, deleted, muted or across a block, nothing they
+    /// saw or skipped in the 24 hours before `now`. Each post once, from its strongest source.
+    /// Later pages rank as of the first page's `now`: what appeared or was seen since does not
+    /// move them.
+    func forYou(viewer: String, now: Date, seed: UInt64) async throws -> [(post: Post, ranked: ForYouRanking.Ranked)] {
+        try await database.read { db in
+            let since = JSONCoding.milliseconds(now.addingTimeInterval(-ForYouRanking.window))
+            let nowMs = JSONCoding.milliseconds(now)
+            var sources: [String: ForYouRanking.Source] = [:]
+            func offer(_ ids: [String], _ source: ForYouRanking.Source) {
+                for id in ids where sources[id] == nil { sources[id] = source }
+            }
+            offer(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT post_id FROM timeline WHERE user_id = ? AND at_ms >= ? AND at_ms <= ?
+                        ORDER BY at_ms DESC LIMIT 300
+                        """, arguments: [viewer, since, nowMs]), .followed)
+            // Whom the people I follow (the 200 I followed last) follow most, that I do not.
+            let authors = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT f2.followee_id FROM (SELECT followee_id FROM follow INDEXED BY follow_by_follower
+                                                 WHERE follower_id = :me ORDER BY created_at DESC LIMIT 200) f1
+                    JOIN follow f2 ON f2.follower_id = f1.followee_id
+                    WHERE f2.followee_id != :me
+                      AND NOT EXISTS (SELECT 1 FROM follow m WHERE m.follower_id = :me AND m.followee_id = f2.followee_id)
+                    GROUP BY f2.followee_id ORDER BY COUNT(*) DESC, f2.followee_id LIMIT 50
+                    """, arguments: ["me": viewer])
+            let recentBy = try db.cachedStatement(
+                sql: """
+                    SELECT id FROM post INDEXED BY post_by_author WHERE author_id = ? AND created_ms >= ?
+                    AND created_ms <= ? AND parent_id IS NULL ORDER BY created_ms DESC LIMIT 5
+                    """)
+            for author in authors {
+                offer(try String.fetchAll(recentBy, arguments: [author, since, nowMs]), .followsOfFollows)
+            }
+            offer(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id FROM (SELECT id, like_count + 2 * reply_count + 3 * repost_count AS engagement
+                                        FROM post INDEXED BY post_by_time
+                                        WHERE created_ms >= ? AND created_ms <= ? AND parent_id IS NULL
+                                        AND deleted_at IS NULL ORDER BY created_ms DESC LIMIT 2000)
+                        WHERE engagement > 0 ORDER BY engagement DESC, id LIMIT 200
+                        """, arguments: [since, nowMs]), .popular)
+
+            let dismissed = Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT post_id FROM feed_signal WHERE user_id = ? AND kind IN ('seen', 'skip')
+                        AND at > ? AND at <= ?
+                        """, arguments: [viewer, now.addingTimeInterval(-86400), now]))
+            let muted = try Self.mutedWords(of: viewer, at: now, in: db)
+            let records = try Self.feedPosts(
+                ids: sources.keys.filter { !dismissed.contains($0) }.sorted(), viewer: viewer, in: db
+            ).filter { $0.authorId != viewer && !muted.matches($0.caption ?? "") }
+            let affinities = Dictionary(
+                try AffinityRecord.filter(sql: "user_id = ?", arguments: [viewer])
+                    .filter(records.map(\.authorId).contains(Column("author_id"))).fetchAll(db)
+                    .map { ($0.authorId, $0.score) }
+            ) { first, _ in first }
+            let candidates = records.compactMap { record in
+                sources[record.id].map { source in
+                    ForYouRanking.Candidate(
+                        postId: record.id, authorId: record.authorId, createdAt: record.createdAt,
+                        likes: record.likeCount, replies: record.replyCount, reposts: record.repostCount,
+                        source: source, affinity: affinities[record.authorId] ?? 0)
+                }
+            }
+            let ranked = ForYouRanking.rank(candidates, now: now, seed: seed)
+            let posts = Dictionary(
+                zip(records.map(\.id), try Self.views(records, viewer: viewer, in: db)).map { ($0, $1) }
+            ) { first, _ in first }
+            return ranked.compactMap { ranked in posts[ranked.candidate.postId].map { ($0, ranked) } }
+        }
+    }
+}
