@@ -67,6 +67,7 @@ func buildRouter(
     PostInteractionsController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)
     TimelineController(store: store, clock: clock).addRoutes(to: routes)
     ForYouController(store: store, clock: clock).addRoutes(to: routes)
+    SearchController(store: store, clock: clock).addRoutes(to: routes)
     NearbyController(store: store, maxRadius: settings.maxRadius, clock: clock).addRoutes(to: routes)
     ChallengesController(
         store: store, media: dependencies.media, users: dependencies.users, settings: settings.challenges, clock: clock,

@@ -149,6 +149,24 @@ import Testing
             }
             #expect(try await client.get("/v1/users/by-username/leo", token: kai).status == .ok)
 
+            // People search: by username or name, never by email, never across a block.
+            func search(_ q: String, as token: String) async throws -> [String] {
+                try await client.get("/v1/users/search?q=\(q)", token: token).json(Page<UserSummary>.self).items.map(
+                    \.id)
+            }
+            #expect(try await search("kai_", as: leo) == [kaiID])
+            #expect(try await search("%40Kai", as: leo) == [kaiID])
+            #expect(try await search("leo", as: leo).isEmpty)  // not oneself
+            #expect(try await client.get("/v1/users/search?q=kai%40example.com", token: leo).status == .badRequest)
+            #expect(try await client.get("/v1/users/search?q=k", token: leo).status == .badRequest)
+            try await directory.authDatabase().write { db in
+                try BlockMirror.apply(UserBlocked(blockerId: leoID, blockedId: kaiID), in: db)
+            }
+            #expect(try await search("kai", as: leo).isEmpty)
+            try await directory.authDatabase().write { db in
+                try BlockMirror.apply(UserUnblocked(blockerId: leoID, blockedId: kaiID), in: db)
+            }
+
             // Feed's counts: the highest revision wins whatever order they come in; a user
             // auth does not know is ignored.
             #expect(

@@ -476,6 +476,59 @@ import Testing
         }
     }
 
+    @Test func postsAreFoundByTheirWordsButNotHiddenDeletedMutedOrAcrossABlock() async throws {
+        try await withFeed { harness, client, _, store in
+            func found(_ query: String, as user: String = Self.bob) async throws -> [String] {
+                var texts: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await act(
+                        harness, client, .get,
+                        "/v1/search/posts?limit=1&q="
+                            + (query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+                            + (cursor.map { "&cursor=\($0)" } ?? ""), by: user
+                    ).json(Page<Post>.self)
+                    texts += page.items.map(\.text)
+                    cursor = page.nextCursor
+                } while cursor != nil
+                return texts
+            }
+            let pier = try await post(harness, client, CreatePostRequest(text: "Golden hour at the Pier")).json(
+                Post.self)
+            harness.clock.advance(by: 1)
+            _ = try await post(harness, client, CreatePostRequest(text: "The pier café, pier again"), by: Self.carol)
+            _ = try await post(harness, client, CreatePostRequest(text: "Nothing to see"))
+            // Whole words or the start of the last one, any case or accent; the better match first.
+            #expect(try await found("pier") == ["The pier café, pier again", "Golden hour at the Pier"])
+            #expect(try await found("PIÉR gold") == ["Golden hour at the Pier"])
+            #expect(try await found("cafe") == ["The pier café, pier again"])
+            #expect(try await found("pie") == ["The pier café, pier again", "Golden hour at the Pier"])
+            #expect(try await found("ier").isEmpty)
+            // FTS syntax in the query is only words.
+            #expect(try await found("pier\" OR NEAR(x) *").isEmpty)
+            #expect(try await found("\"pier\"") == ["The pier café, pier again", "Golden hour at the Pier"])
+            for bad in ["a", "!!", String(repeating: "x", count: 101)] {
+                #expect(
+                    try await act(harness, client, .get, "/v1/search/posts?q=\(bad)", by: Self.bob).status
+                        == .badRequest)
+            }
+            // Muted, blocked, deleted: gone from the results.
+            try await store.database.write { db in
+                try FeedStore.mutesChanged(
+                    KeywordMutesChanged(
+                        userId: Self.bob, mutes: [MutedPhrase(phrase: "golden", until: nil)], revision: 1),
+                    in: db)
+                try BlockMirror.apply(UserBlocked(blockerId: Self.carol, blockedId: Self.alice), in: db)
+            }
+            #expect(try await found("pier") == ["The pier café, pier again"])
+            #expect(try await found("pier", as: Self.alice) == ["Golden hour at the Pier"])
+            #expect(
+                try await act(harness, client, .delete, "/v1/posts/\(pier.id)", by: Self.alice).status == .noContent)
+            #expect(try await found("pier", as: Self.alice).isEmpty)
+            #expect(try await found("golden", as: Self.carol).isEmpty)
+        }
+    }
+
     @Test func aPostReachesEveryFollowerInBatches() async throws {
         try await withFeed { harness, client, runner, store in
             let followers = TimelineFanOut.batch + 37

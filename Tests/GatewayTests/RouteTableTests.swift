@@ -1,3 +1,4 @@
+import ServiceKit
 import Testing
 
 @testable import Gateway
@@ -32,6 +33,10 @@ import Testing
         #expect(RouteTable.route(path: "/v1/friends/search", method: .get)?.service == .streak)
         #expect(RouteTable.route(path: "/v1/friends", method: .get)?.rateClass(for: .get) == .read)
         #expect(RouteTable.route(path: "/v1/friends/search/x", method: .get)?.rateClass(for: .get) == .read)
+        for (path, service) in [("/v1/users/search", ServiceName.auth), ("/v1/search/posts", .feed)] {
+            #expect(RouteTable.route(path: path, method: .get)?.rateClass(for: .get) == .search)
+            #expect(RouteTable.route(path: path, method: .get)?.service == service)
+        }
     }
 
     @Test func prefixesMatchOnSegmentBoundaries() {

@@ -112,6 +112,10 @@ enum RouteTable {
         authenticated("/v1/me/push-token", .alerts),
         authenticated("/v1/me/notification-preferences", .alerts),
         authenticated("/v1/me", .auth),
+        // Searching people has the search budget.
+        GatewayRoute(
+            match: .exact("/v1/users/search"), methods: [.get], service: .auth, access: .authenticated,
+            rateClass: .search, body: .json),
         // The follow graph and a user's posts are feed's; the rest of /v1/users (profiles) is auth's.
         authenticated(template: "/v1/users/*/follow", .feed),
         authenticated(template: "/v1/users/*/followers", .feed),
@@ -132,6 +136,9 @@ enum RouteTable {
             match: .exact("/v1/friends/search"), methods: [.get], service: .streak, access: .authenticated,
             rateClass: .search, body: .json),
         authenticated("/v1/friends", .streak),
+        GatewayRoute(
+            match: .exact("/v1/search/posts"), methods: [.get], service: .feed, access: .authenticated,
+            rateClass: .search, body: .json),
         authenticated("/v1/streaks", .streak),
         authenticated("/v1/snaps", .streak),
         authenticated("/v1/prompts", .streak),

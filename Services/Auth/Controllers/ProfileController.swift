@@ -5,7 +5,7 @@ import ServiceKit
 
 /// Usernames and profiles: `GET /v1/auth/check-username/{username}` (StreakSnap's check on
 /// blur, before an account exists), `PATCH /v1/me`, `GET /v1/users/{id}` and
-/// `GET /v1/users/by-username/{username}`.
+/// `GET /v1/users/by-username/{username}`, `GET /v1/users/search`.
 struct ProfileController: Sendable {
     let users: UserStore
     let clock: any WallClock
@@ -15,6 +15,24 @@ struct ProfileController: Sendable {
         routes.authenticated.patch("/v1/me", use: update)
         routes.authenticated.get("/v1/users/:id", use: show)
         routes.authenticated.get("/v1/users/by-username/:username", use: showByUsername)
+        routes.authenticated.get("/v1/users/search", use: search)
+    }
+
+    /// People by the start of their username (`kai`, `@kai`: those first) or of the words of
+    /// their display name, ranked as friend search ranks them (``NameSearch``); never by email,
+    /// never anyone a block stands between, never a PIN customer. One page of up to `limit` (50).
+    @Sendable func search(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let text = request.uri.queryParameters.get("q")
+        let query = try NameSearch.query(text)
+        guard case .words = query else {
+            throw ServiceError.validation("Search people by name or username; an email address finds nobody here.")
+        }
+        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? NameSearch.maxResults
+        guard (1...50).contains(limit) else { throw ServiceError.validation("`limit` must be 1 to 50.") }
+        let found = try await users.search(query, usernamePrefix: NameSearch.usernamePrefix(text), limit: limit + 10)
+        let visible = try await users.unblocked(found, viewer: user.userID)
+        return try Response.json(Page(items: Array(visible.prefix(limit)), nextCursor: nil))
     }
 
     /// A user's public profile; someone a block stands between (either way), a deleted account

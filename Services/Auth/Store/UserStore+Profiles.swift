@@ -20,6 +20,16 @@ extension UserStore {
         }
     }
 
+    /// `users` without the viewer and anyone a block stands between them and the viewer.
+    func unblocked(_ users: [UserSummary], viewer: String) async throws -> [UserSummary] {
+        try await database.read { db in
+            try users.filter { user in
+                guard user.id != viewer else { return false }
+                return try !BlockMirror.isBlocked(viewer, user.id, in: db)
+            }
+        }
+    }
+
     /// `profile.counts_changed`: keeps the counts unless a later revision is already here (or
     /// the user is gone).
     static func countsChanged(_ event: ProfileCountsChanged, in db: Database) throws {

@@ -314,5 +314,26 @@ extension FeedStore {
                     CREATE INDEX post_by_time ON post (created_ms) WHERE parent_id IS NULL AND deleted_at IS NULL
                     """)
         }
+        // Search posts by their words (SQLite FTS5 over `post.caption`, kept by triggers; folded
+        // for case and accents, as keyword mutes are).
+        migrator.registerMigration("feed.v10.post-search") { db in
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE post_fts USING fts5(
+                        caption, content = 'post', content_rowid = 'rowid',
+                        tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+                    CREATE TRIGGER post_fts_insert AFTER INSERT ON post BEGIN
+                        INSERT INTO post_fts (rowid, caption) VALUES (new.rowid, new.caption);
+                    END;
+                    CREATE TRIGGER post_fts_delete AFTER DELETE ON post BEGIN
+                        INSERT INTO post_fts (post_fts, rowid, caption) VALUES ('delete', old.rowid, old.caption);
+                    END;
+                    CREATE TRIGGER post_fts_update AFTER UPDATE OF caption ON post BEGIN
+                        INSERT INTO post_fts (post_fts, rowid, caption) VALUES ('delete', old.rowid, old.caption);
+                        INSERT INTO post_fts (rowid, caption) VALUES (new.rowid, new.caption);
+                    END;
+                    INSERT INTO post_fts (post_fts) VALUES ('rebuild');
+                    """)
+        }
     }
 }
