@@ -44,8 +44,8 @@ struct ForYouController: Sendable {
             }
         }
         let debug = query["debug"] == "true" && user.has(.admin)
-        let ranked = try await store.forYou(viewer: user.userID, now: position.asOf, seed: position.seed)
-        let shown = ranked.dropFirst(position.offset).prefix(page.limit)
+        let (shown, total) = try await store.forYou(
+            viewer: user.userID, now: position.asOf, seed: position.seed, offset: position.offset, limit: page.limit)
         let items = shown.map { post, ranked in
             ForYouItem(
                 post: post, reasons: ranked.reasons,
@@ -58,7 +58,7 @@ struct ForYouController: Sendable {
         var next = position
         next.offset += shown.count
         return try Response.json(
-            Page(items: items, nextCursor: next.offset < ranked.count ? Cursor.encode(next) : nil))
+            Page(items: items, nextCursor: next.offset < total ? Cursor.encode(next) : nil))
     }
 
     /// Takes up to 100 signals at once; a signal whose id was taken already counts once (202).

@@ -61,7 +61,10 @@ extension FeedStore {
     /// saw or skipped in the 24 hours before `now`. Each post once, from its strongest source.
     /// Later pages rank as of the first page's `now`: what appeared or was seen since does not
     /// move them.
-    func forYou(viewer: String, now: Date, seed: UInt64) async throws -> [(post: Post, ranked: ForYouRanking.Ranked)] {
+    /// Answers the page `offset ..< offset + limit` of the ranking, and how long the ranking is.
+    func forYou(
+        viewer: String, now: Date, seed: UInt64, offset: Int, limit: Int
+    ) async throws -> (page: [(post: Post, ranked: ForYouRanking.Ranked)], total: Int) {
         try await database.read { db in
             let since = JSONCoding.milliseconds(now.addingTimeInterval(-ForYouRanking.window))
             let nowMs = JSONCoding.milliseconds(now)
@@ -131,10 +134,12 @@ extension FeedStore {
                 }
             }
             let ranked = ForYouRanking.rank(candidates, now: now, seed: seed)
-            let posts = Dictionary(
-                zip(records.map(\.id), try Self.views(records, viewer: viewer, in: db)).map { ($0, $1) }
-            ) { first, _ in first }
-            return ranked.compactMap { ranked in posts[ranked.candidate.postId].map { ($0, ranked) } }
+            // Only the page's posts are built (with the reader's marks).
+            let page = Array(ranked.dropFirst(offset).prefix(limit))
+            let byID = Dictionary(records.map { ($0.id, $0) }) { first, _ in first }
+            let shown = page.compactMap { byID[$0.candidate.postId] }
+            let posts = try Self.views(shown, viewer: viewer, in: db)
+            return (Array(zip(posts, page)), ranked.count)
         }
     }
 }
