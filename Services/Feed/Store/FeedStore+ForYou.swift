@@ -117,28 +117,42 @@ extension FeedStore {
                         AND at > ? AND at <= ?
                         """, arguments: [viewer, now.addingTimeInterval(-86400), now]))
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
-            let records = try Self.feedPosts(
-                ids: sources.keys.filter { !dismissed.contains($0) }.sorted(), viewer: viewer, in: db
-            ).filter { $0.authorId != viewer && !muted.matches($0.caption ?? "") }
+            // Candidates are read as the few columns the ranking needs, by hand (decoding hundreds
+            // of whole posts cost most of a page); only the page's posts are built whole.
+            let ids = String(
+                decoding: try JSONEncoder().encode(sources.keys.filter { !dismissed.contains($0) }.sorted()),
+                as: UTF8.self)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.id, p.author_id, p.created_ms, p.like_count, p.reply_count, p.repost_count, p.caption
+                    FROM post p WHERE p.id IN (SELECT value FROM json_each(:ids))
+                    AND p.hidden_at IS NULL AND p.deleted_at IS NULL AND p.media_state = 'ready'
+                    AND p.author_id != :viewer AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
+                    """, arguments: ["ids": ids, "viewer": viewer]
+            ).filter { !muted.matches($0[6] as String? ?? "") }
+            let candidateAuthors = Set(rows.map { $0[1] as String })
             let affinities = Dictionary(
                 try AffinityRecord.filter(sql: "user_id = ?", arguments: [viewer])
-                    .filter(records.map(\.authorId).contains(Column("author_id"))).fetchAll(db)
+                    .filter(candidateAuthors.contains(Column("author_id"))).fetchAll(db)
                     .map { ($0.authorId, $0.score) }
             ) { first, _ in first }
-            let candidates = records.compactMap { record in
-                sources[record.id].map { source in
+            let candidates = rows.compactMap { row -> ForYouRanking.Candidate? in
+                let id: String = row[0]
+                let author: String = row[1]
+                return sources[id].map { source in
                     ForYouRanking.Candidate(
-                        postId: record.id, authorId: record.authorId, createdAt: record.createdAt,
-                        likes: record.likeCount, replies: record.replyCount, reposts: record.repostCount,
-                        source: source, affinity: affinities[record.authorId] ?? 0)
+                        postId: id, authorId: author, createdAt: JSONCoding.date(milliseconds: row[2]),
+                        likes: row[3], replies: row[4], reposts: row[5], source: source,
+                        affinity: affinities[author] ?? 0)
                 }
             }
             let ranked = ForYouRanking.rank(candidates, now: now, seed: seed)
-            // Only the page's posts are built (with the reader's marks).
             let page = Array(ranked.dropFirst(offset).prefix(limit))
-            let byID = Dictionary(records.map { ($0.id, $0) }) { first, _ in first }
-            let shown = page.compactMap { byID[$0.candidate.postId] }
-            let posts = try Self.views(shown, viewer: viewer, in: db)
+            let byID = Dictionary(
+                try PostRecord.fetchAll(db, keys: page.map(\.candidate.postId)).map { ($0.id, $0) }
+            ) { first, _ in first }
+            let posts = try Self.views(page.compactMap { byID[$0.candidate.postId] }, viewer: viewer, in: db)
             return (Array(zip(posts, page)), ranked.count)
         }
     }
