@@ -6,7 +6,7 @@ import Testing
 /// An Agora session over the real executables, on the notifications stack: Ada and Ben pick
 /// usernames and follow each other; Ada posts text with a link and a photo; Ben finds it in his
 /// following feed (written by feed's fan-out job) and is told she mentioned him; he answers
-/// in a thread, likes and reposts it;
+/// in a thread, likes and reposts it; For You offers it with why until he has seen it;
 /// profiles count it all (through `profile.counts_changed` at auth); every notification
 /// arrives once; Ben mutes a word of it and it leaves his feed; Ada deletes the post and it
 /// leaves hers, its thread keeping a placeholder.
@@ -93,6 +93,19 @@ struct AgoraStoryFlow {
                     .counts
                 return counts == ProfileCounts(followers: 1, following: 0, posts: 2)
             }, "Ada's profile counts")
+
+        // For You offers Ben Ada's post, with why; once he reports it seen, not again today.
+        let forYou = try await flow.call(.GET, "/v1/feed/for-you?seed=7", as: ben).decode(Page<ForYouItem>.self)
+        let picked = try #require(forYou.items.first { $0.post.id == post.id }, "\(forYou.items.map(\.post.text))")
+        #expect(picked.reasons.contains("You follow the author") && picked.debug == nil)
+        #expect(!forYou.items.contains { $0.post.authorId == ben.id })
+        let seen = try await flow.call(
+            .POST, "/v1/feed/signals", as: ben,
+            json: FeedSignalBatch(signals: [FeedSignal(id: "ben-seen-1", postId: post.id, kind: .seen)]))
+        #expect(seen.status == 202, "\(seen.text)")
+        #expect(
+            try await flow.call(.GET, "/v1/feed/for-you?seed=7", as: ben).decode(Page<ForYouItem>.self).items
+                .allSatisfy { $0.post.id != post.id })
 
         // Ben mutes "Pier" at moderation: feed learns it and keeps the post out of his feed
         // (Ada's own feed still has it).
