@@ -38,16 +38,7 @@ import Testing
         config: [String: String] = [:],
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner, FeedStore) async throws -> Void
     ) async throws {
-        let harness = try ServiceHarness(.feed, config: config)
-        let media = Lookup<MediaSummary>.fixed(Dictionary(uniqueKeysWithValues: Self.library.map { ($0.id, $0) }))
-        let users = Lookup<UserSummary>.fixed(Self.names.mapValues { UserSummary(id: "", displayName: $0) })
-        let parts = try await FeedService.buildRouter(
-            runtime: harness.runtime, reader: harness.reader,
-            dependencies: FeedDependencies(media: media, users: users))
-        let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
-        // A second handle on the store, for what the inbox does with media's verdicts.
-        let store = try FeedStore.opened(beside: harness)
-        try await harness.test(parts) { client in try await body(harness, client, runner, store) }
+        try await withFeedRouter(library: Self.library, names: Self.names, config: config, body)
     }
 
     func create(

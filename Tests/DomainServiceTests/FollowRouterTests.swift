@@ -52,16 +52,8 @@ import Testing
     func list(
         _ harness: ServiceHarness, _ client: some TestClientProtocol, _ path: String, as viewer: String
     ) async throws -> [String] {
-        var ids: [String] = []
-        var cursor: String?
-        repeat {
-            let page = try await client.get(
-                path + "?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: try await harness.token(for: viewer)
-            ).json(Page<FollowEntry>.self)
-            ids += page.items.map(\.user.id)
-            cursor = page.nextCursor
-        } while cursor != nil
-        return ids
+        try await client.allPages(path + "?limit=2", token: try await harness.token(for: viewer), of: FollowEntry.self)
+            .map(\.user.id)
     }
 
     @Test func followingIsIdempotentCountedOnBothSidesAndListedNewestFirst() async throws {

@@ -74,17 +74,7 @@ import Testing
         sessions: Lookup<SessionState>? = nil,
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner, FeedStore) async throws -> Void
     ) async throws {
-        let harness = try ServiceHarness(.feed, sessions: sessions)
-        let media = Lookup<MediaSummary>.fixed(Dictionary(uniqueKeysWithValues: Self.library.map { ($0.id, $0) }))
-        let users = Lookup<UserSummary>.fixed(
-            Dictionary(
-                uniqueKeysWithValues: Self.names.map { ($0.key, UserSummary(id: $0.key, displayName: $0.value)) }))
-        let parts = try await FeedService.buildRouter(
-            runtime: harness.runtime, reader: harness.reader,
-            dependencies: FeedDependencies(media: media, users: users))
-        let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
-        let store = try FeedStore.opened(beside: harness)
-        try await harness.test(parts) { client in try await body(harness, client, runner, store) }
+        try await withFeedRouter(library: Self.library, names: Self.names, sessions: sessions, body)
     }
 
     func post(
@@ -170,17 +160,11 @@ import Testing
             #expect(reply.replyTo == root.id && reply.rootId == root.id)
             #expect(deeper.replyTo == reply.id && deeper.rootId == root.id)
             func replies(_ id: String, as viewer: String = Self.carol) async throws -> [String] {
-                var ids: [String] = []
-                var cursor: String?
-                repeat {
-                    let page = try await act(
-                        harness, client, .get,
-                        "/v1/posts/\(id)/replies?limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""), by: viewer
-                    ).json(Page<Post>.self)
-                    ids += page.items.map(\.id)
-                    cursor = page.nextCursor
-                } while cursor != nil
-                return ids
+                try await client.allPages(
+                    "/v1/posts/\(id)/replies?limit=1",
+                    token: try await harness.token(for: viewer, session: viewer + "/app"),
+                    of: Post.self
+                ).map(\.id)
             }
             #expect(try await replies(root.id) == [reply.id, own.id])
             #expect(try await replies(reply.id) == [deeper.id])
@@ -279,17 +263,10 @@ import Testing
                 #expect(try await act(harness, client, .put, "/v1/users/\(user)/follow", by: Self.bob).status == .ok)
             }
             func feed(_ user: String = Self.bob) async throws -> [String] {
-                var items: [String] = []
-                var cursor: String?
-                repeat {
-                    let page = try await act(
-                        harness, client, .get, "/v1/feed/following?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""),
-                        by: user
-                    ).json(Page<TimelineItem>.self)
-                    items += page.items.map { $0.post.text + ($0.repostedBy.map { " ↻\(Self.names[$0]!)" } ?? "") }
-                    cursor = page.nextCursor
-                } while cursor != nil
-                return items
+                try await client.allPages(
+                    "/v1/feed/following?limit=2", token: try await harness.token(for: user, session: user + "/app"),
+                    of: TimelineItem.self
+                ).map { $0.post.text + ($0.repostedBy.map { " ↻\(Self.names[$0]!)" } ?? "") }
             }
             let early = try await post(harness, client, CreatePostRequest(text: "A1")).json(Post.self)
             try await bobFollows(Self.alice)
@@ -428,13 +405,10 @@ import Testing
             // Deterministic for a seed; paged without repeats.
             #expect(
                 try await forYou("seed=42").items.map(\.post.id) == (try await forYou("seed=42")).items.map(\.post.id))
-            var paged: [String] = []
-            var cursor: String?
-            repeat {
-                let next = try await forYou("seed=42&limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""))
-                paged += next.items.map(\.post.id)
-                cursor = next.nextCursor
-            } while cursor != nil
+            let paged = try await client.allPages(
+                "/v1/feed/for-you?seed=42&limit=1",
+                token: try await harness.token(for: Self.bob, session: Self.bob + "/app"), of: ForYouItem.self
+            ).map(\.post.id)
             #expect(paged == (try await forYou("seed=42")).items.map(\.post.id))
             #expect(
                 try await client.get(
@@ -479,19 +453,11 @@ import Testing
     @Test func postsAreFoundByTheirWordsButNotHiddenDeletedMutedOrAcrossABlock() async throws {
         try await withFeed { harness, client, _, store in
             func found(_ query: String, as user: String = Self.bob) async throws -> [String] {
-                var texts: [String] = []
-                var cursor: String?
-                repeat {
-                    let page = try await act(
-                        harness, client, .get,
-                        "/v1/search/posts?limit=1&q="
-                            + (query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-                            + (cursor.map { "&cursor=\($0)" } ?? ""), by: user
-                    ).json(Page<Post>.self)
-                    texts += page.items.map(\.text)
-                    cursor = page.nextCursor
-                } while cursor != nil
-                return texts
+                try await client.allPages(
+                    "/v1/search/posts?limit=1&q="
+                        + (query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                    token: try await harness.token(for: user, session: user + "/app"), of: Post.self
+                ).map(\.text)
             }
             let pier = try await post(harness, client, CreatePostRequest(text: "Golden hour at the Pier")).json(
                 Post.self)

@@ -98,6 +98,22 @@ extension TestClientProtocol {
     public func get(_ path: String, token: String? = nil) async throws -> TestResponse {
         try await request(.get, path, token: token)
     }
+
+    /// Every item of a paged list: `path` (with its query), then each `nextCursor` in turn.
+    public func allPages<Item: Codable & Sendable>(
+        _ path: String, token: String, of type: Item.Type
+    ) async throws -> [Item] {
+        var items: [Item] = []
+        var cursor: String?
+        let separator = path.contains("?") ? "&" : "?"
+        repeat {
+            let page = try await get(path + (cursor.map { "\(separator)cursor=\($0)" } ?? ""), token: token)
+                .json(Page<Item>.self)
+            items += page.items
+            cursor = page.nextCursor
+        } while cursor != nil
+        return items
+    }
 }
 
 extension TestResponse {

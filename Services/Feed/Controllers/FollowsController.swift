@@ -34,9 +34,10 @@ struct FollowsController: Sendable {
         let user = try context.requireUser()
         let id = try ObjectID.path(context.parameters.require("id"), "User")
         guard id != user.userID else { throw ServiceError.validation("You cannot follow yourself.") }
-        guard try await users.find(id) != nil else { throw ServiceError.notFound("User") }
-        let me = try await users.find(user.userID)
-        let follower = EventActor(userId: user.userID, displayName: me?.displayName ?? "Someone")
+        // Both asked at once: whether they exist, and my name for their notification.
+        let found = try await users.findAll([id, user.userID])
+        guard found[id] != nil else { throw ServiceError.notFound("User") }
+        let follower = EventActor(userId: user.userID, displayName: found[user.userID]?.displayName ?? "Someone")
         guard let state = try await store.follow(id, by: follower, at: clock.now(), limit: limit) else {
             throw ServiceError.notFound("User")
         }

@@ -38,37 +38,15 @@ struct FeedStore: Sendable {
                 return (existing, false)
             }
             if let parentId = record.parentId {
-                guard let parent = try Self.visiblePost(id: parentId, viewer: record.authorId, in: db),
-                    parent.deletedAt == nil, parent.hiddenAt == nil
-                else { throw ServiceError.notFound("Post") }
+                let parent = try Self.refer(
+                    to: parentId, by: record, author: new.author, counting: "reply_count",
+                    affinity: AffinityStep.reply, PostReplied.self, outbox: outbox, in: db)
                 record.rootId = parent.rootId ?? parent.id
-                try db.execute(sql: "UPDATE post SET reply_count = reply_count + 1 WHERE id = ?", arguments: [parentId])
-                try Self.addAffinity(AffinityStep.reply, of: record.authorId, for: parent.authorId, in: db)
-                if parent.authorId != record.authorId,
-                    try !Self.mutes(record, for: parent.authorId, in: db)
-                {
-                    try outbox.enqueue(
-                        PostReplied(
-                            PostActivity(
-                                postId: parentId, authorId: parent.authorId, actor: new.author, replyId: record.id)),
-                        in: db)
-                }
             }
             if let quoted = record.quoteOf {
-                guard let original = try Self.visiblePost(id: quoted, viewer: record.authorId, in: db),
-                    original.deletedAt == nil, original.hiddenAt == nil
-                else { throw ServiceError.notFound("Post") }
-                try db.execute(sql: "UPDATE post SET repost_count = repost_count + 1 WHERE id = ?", arguments: [quoted])
-                try Self.addAffinity(AffinityStep.repost, of: record.authorId, for: original.authorId, in: db)
-                if original.authorId != record.authorId,
-                    try !Self.mutes(record, for: original.authorId, in: db)
-                {
-                    try outbox.enqueue(
-                        PostReposted(
-                            PostActivity(
-                                postId: quoted, authorId: original.authorId, actor: new.author, replyId: record.id)),
-                        in: db)
-                }
+                try Self.refer(
+                    to: quoted, by: record, author: new.author, counting: "repost_count",
+                    affinity: AffinityStep.repost, PostReposted.self, outbox: outbox, in: db)
             }
             try record.insert(db)
             for (position, mediaId) in new.moreMedia.enumerated() {
@@ -98,6 +76,26 @@ struct FeedStore: Sendable {
             }
             return (record, true)
         }
+    }
+
+    /// The post a new post answers or quotes (404 unless its author may act on it): counted in
+    /// `column`, the new post's author's affinity for its author moved, and its author told with
+    /// `Event` unless the post is their own or they muted the new post's words.
+    @discardableResult
+    static func refer<Event: PostActivityEvent>(
+        to id: String, by record: PostRecord, author: EventActor, counting column: String, affinity: Double,
+        _ event: Event.Type, outbox: Outbox, in db: Database
+    ) throws -> PostRecord {
+        guard let target = try actionablePost(id: id, viewer: record.authorId, in: db) else {
+            throw ServiceError.notFound("Post")
+        }
+        try db.execute(sql: "UPDATE post SET \(column) = \(column) + 1 WHERE id = ?", arguments: [id])
+        try addAffinity(affinity, of: record.authorId, for: target.authorId, in: db)
+        if target.authorId != record.authorId, try !mutes(record, for: target.authorId, in: db) {
+            try outbox.enqueue(
+                Event(PostActivity(postId: id, authorId: target.authorId, actor: author, replyId: record.id)), in: db)
+        }
+        return target
     }
 
     /// Whether `user` muted words of the post (it then tells them nothing).

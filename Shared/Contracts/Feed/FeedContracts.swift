@@ -200,31 +200,37 @@ public struct PostMentioned: DomainEvent, Equatable {
     }
 }
 
-/// `post.liked`.
-public struct PostLiked: DomainEvent, Equatable {
-    public static let eventType: EventType = "post.liked"
-    public var activity: PostActivity
-    public init(_ activity: PostActivity) { self.activity = activity }
-    public init(from decoder: any Decoder) throws { activity = try PostActivity(from: decoder) }
+/// An event whose body is a ``PostActivity`` itself (no wrapper on the wire): `post.liked`,
+/// `post.replied`, `post.reposted` differ only in their type.
+public protocol PostActivityEvent: DomainEvent, Equatable {
+    var activity: PostActivity { get }
+    init(_ activity: PostActivity)
+}
+
+extension PostActivityEvent {
+    public init(from decoder: any Decoder) throws { self.init(try PostActivity(from: decoder)) }
     public func encode(to encoder: any Encoder) throws { try activity.encode(to: encoder) }
+}
+
+/// `post.liked`.
+public struct PostLiked: PostActivityEvent {
+    public static let eventType: EventType = "post.liked"
+    public let activity: PostActivity
+    public init(_ activity: PostActivity) { self.activity = activity }
 }
 
 /// `post.replied`: `replyId` answers `postId`.
-public struct PostReplied: DomainEvent, Equatable {
+public struct PostReplied: PostActivityEvent {
     public static let eventType: EventType = "post.replied"
-    public var activity: PostActivity
+    public let activity: PostActivity
     public init(_ activity: PostActivity) { self.activity = activity }
-    public init(from decoder: any Decoder) throws { activity = try PostActivity(from: decoder) }
-    public func encode(to encoder: any Encoder) throws { try activity.encode(to: encoder) }
 }
 
 /// `post.reposted`: a plain repost, or a quote (`replyId` is the quoting post).
-public struct PostReposted: DomainEvent, Equatable {
+public struct PostReposted: PostActivityEvent {
     public static let eventType: EventType = "post.reposted"
-    public var activity: PostActivity
+    public let activity: PostActivity
     public init(_ activity: PostActivity) { self.activity = activity }
-    public init(from decoder: any Decoder) throws { activity = try PostActivity(from: decoder) }
-    public func encode(to encoder: any Encoder) throws { try activity.encode(to: encoder) }
 }
 
 /// `GET /internal/posts/{id}` on feed: what moderation checks before taking a report.

@@ -26,26 +26,27 @@ extension QueryInterfaceRequest {
     public func newestFirst(
         after position: TimePosition?, idColumn: String = "id", limit: Int, timeColumn: String = "created_at"
     ) -> Self {
-        var request = self
-        if let position {
-            request = request.filter(
-                sql: "(\(timeColumn) < ? OR (\(timeColumn) = ? AND \(idColumn) < ?))",
-                arguments: [position.createdAt, position.createdAt, position.id])
-        }
-        return request.order(sql: "\(timeColumn) DESC, \(idColumn) DESC").limit(limit)
+        ordered(after: position, descending: true, idColumn: idColumn, limit: limit, timeColumn: timeColumn)
     }
 
     /// This request oldest first, after `position` (a thread's replies, a fan-out's batches).
     public func oldestFirst(
         after position: TimePosition?, idColumn: String = "id", limit: Int, timeColumn: String = "created_at"
     ) -> Self {
+        ordered(after: position, descending: false, idColumn: idColumn, limit: limit, timeColumn: timeColumn)
+    }
+
+    private func ordered(
+        after position: TimePosition?, descending: Bool, idColumn: String, limit: Int, timeColumn: String
+    ) -> Self {
+        let (beyond, direction) = descending ? ("<", " DESC") : (">", "")
         var request = self
         if let position {
             request = request.filter(
-                sql: "(\(timeColumn) > ? OR (\(timeColumn) = ? AND \(idColumn) > ?))",
+                sql: "(\(timeColumn) \(beyond) ? OR (\(timeColumn) = ? AND \(idColumn) \(beyond) ?))",
                 arguments: [position.createdAt, position.createdAt, position.id])
         }
-        return request.order(sql: "\(timeColumn), \(idColumn)").limit(limit)
+        return request.order(sql: "\(timeColumn)\(direction), \(idColumn)\(direction)").limit(limit)
     }
 }
 
