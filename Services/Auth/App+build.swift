@@ -8,14 +8,28 @@ import ServiceKit
 /// Builds the auth application; `App.swift` runs it, tests drive it in process.
 func buildApplication(
     reader: ConfigReader, clock: any WallClock = SystemClock(), entropy: any Entropy = SystemEntropy(),
-    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), dependencies: AuthDependencies? = nil
 ) async throws -> some ApplicationProtocol {
     let runtime = try ServiceRuntime(name: .auth, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
-    return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader))
+    return try runtime.makeApplication(
+        try await buildRouter(runtime: runtime, reader: reader, dependencies: dependencies))
+}
+
+/// What auth asks other services; tests pass fakes.
+struct AuthDependencies: Sendable {
+    /// Whose a photo is and whether it is ready (avatars).
+    var media: Lookup<MediaSummary>
+
+    static func live(_ runtime: ServiceRuntime) -> AuthDependencies {
+        AuthDependencies(media: .internal(runtime.client, from: .media, path: "/internal/media"))
+    }
 }
 
 /// The auth router and its long-running jobs.
-func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts<ServiceRequestContext> {
+func buildRouter(
+    runtime: ServiceRuntime, reader: ConfigReader, dependencies: AuthDependencies? = nil
+) async throws -> ServiceParts<ServiceRequestContext> {
+    let dependencies = dependencies ?? .live(runtime)
     let (clock, entropy) = (runtime.clock, runtime.entropy)
     let settings = try AuthSettings(reader: reader, shared: runtime.settings)
     let database = try runtime.openDatabase(registerMigrations: AuthStore.registerMigrations)
@@ -67,6 +81,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     InternalSessionsController(sessions: sessions, users: store.users, clock: clock).addRoutes(to: routes)
     MeController(users: store.users, sessions: sessions, clock: clock).addRoutes(to: routes)
     ProfileController(users: store.users, clock: clock).addRoutes(to: routes)
+    AvatarController(users: store.users, media: dependencies.media, clock: clock).addRoutes(to: routes)
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks()
     inbox.on(ProfileCountsChanged.self) { envelope, db in try UserStore.countsChanged(envelope.payload, in: db) }

@@ -131,7 +131,7 @@ public enum EventCatalog {
     /// Who may produce each event type (the subscriber checks the sender's certificate against
     /// the envelope's `source`, and the source against this table).
     public static let producers: [EventType: Set<ServiceName>] = [
-        MediaAttached.eventType: [.feed, .streak],
+        MediaAttached.eventType: [.feed, .streak, .auth],
         MediaSharingEnded.eventType: [.streak],
         MediaWithdrawn.eventType: [.streak],
         FriendRequestSent.eventType: [.streak],
@@ -166,7 +166,7 @@ public enum EventCatalog {
         PostReposted.eventType: [.feed],
         PostMentioned.eventType: [.feed],
         KeywordMutesChanged.eventType: [.moderation],
-        MediaDetached.eventType: [.feed],
+        MediaDetached.eventType: [.feed, .auth],
     ]
 
     /// The services that receive `type`, or none.

@@ -10,14 +10,17 @@ import TestSupport
 @testable import AuthService
 
 /// Runs `body` against an in-process auth application over a fresh data directory.
+/// `media` answers for media's lookup (avatars).
 func withAuth(
     clock: ManualClock = ManualClock(Date()), config: [String: String] = [:],
-    directory existing: TestDataDirectory? = nil,
+    directory existing: TestDataDirectory? = nil, media: Lookup<MediaSummary> = .fixed([:]),
     _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     let directory = try existing ?? TestDataDirectory.make()
     defer { if existing == nil { directory.remove() } }
-    let app = try await buildApplication(reader: directory.reader(config), clock: clock)
+    let app = try await buildApplication(
+        reader: directory.reader(config), clock: clock,
+        dependencies: AuthDependencies(media: media))
     try await app.test(.router) { client in try await body(client) }
 }
 

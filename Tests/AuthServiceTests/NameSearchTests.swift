@@ -55,7 +55,8 @@ import Testing
             ).json(TokenResponse.self)
             let id = try await client.userID(of: tokens)
             let store = UserStore(
-                database: try DatabasePool(path: directory.url.appendingPathComponent("auth/auth.sqlite").path))
+                database: try DatabasePool(path: directory.url.appendingPathComponent("auth/auth.sqlite").path),
+                outbox: Outbox(source: .auth, clock: SystemClock(), entropy: SystemEntropy()))
             let zoe = UserSummary(id: id, displayName: "Zoë Ångström")
             #expect(try await store.search(.words(["angs"]), limit: 20) == [zoe])
             #expect(try await store.search(.email("zoe@example.com"), limit: 20) == [zoe])

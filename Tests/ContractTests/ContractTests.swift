@@ -709,6 +709,40 @@ import Testing
             try postNotification("repost", link: "/posts/9057a000-0000-4000-8000-000000000001", in: db)
         }),
         // A deleted post's photo: once nothing references it, only its owner reads it.
+        // A user's avatar: public to everyone signed in, referenced by auth for that user.
+        "media.attached from auth → media": Effect(
+            given: { db in try privateMedia("5a1e0c3d-0000-4000-8000-00000000000a", in: db) },
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT visibility FROM media WHERE id = '5a1e0c3d-0000-4000-8000-00000000000a'")
+                    == "public"
+                    && String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT service || ' ' || reference_type || ' ' || reference_id FROM media_reference
+                            WHERE media_id = '5a1e0c3d-0000-4000-8000-00000000000a'
+                            """) == ["auth avatar \(alice)"]
+            }),
+        // Another avatar chosen: the old one is the owner's alone again.
+        "media.detached from auth → media": Effect(
+            given: { db in
+                try privateMedia("5a1e0c3d-0000-4000-8000-00000000000b", in: db)
+                try db.execute(
+                    sql: """
+                        UPDATE media SET visibility = 'public' WHERE id = '5a1e0c3d-0000-4000-8000-00000000000b';
+                        INSERT INTO media_reference (media_id, service, reference_type, reference_id)
+                        VALUES ('5a1e0c3d-0000-4000-8000-00000000000b', 'auth', 'avatar', ?)
+                        """, arguments: [alice])
+            },
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT visibility FROM media WHERE id = '5a1e0c3d-0000-4000-8000-00000000000b'")
+                    == "private"
+                    && Int.fetchOne(
+                        db,
+                        sql: "SELECT COUNT(*) FROM media_reference WHERE media_id = '5a1e0c3d-0000-4000-8000-00000000000b'")
+                        == 0
+            }),
         "media.detached → media": Effect(
             given: { db in
                 try privateMedia(

@@ -55,10 +55,7 @@ struct ProfileController: Sendable {
 
     private func profile(_ found: (user: UserRecord, counts: ProfileCounts)?) throws -> Response {
         guard let (record, counts) = found else { throw ServiceError.notFound("User") }
-        return try Response.json(
-            PublicProfile(
-                id: record.id, username: record.username, displayName: record.displayName, bio: record.bio,
-                counts: counts, createdAt: record.createdAt))
+        return try Response.json(record.publicProfile(counts: counts))
     }
 
     /// A bio as stored: trimmed, at most 160 characters; empty removes it (nil).

@@ -245,5 +245,10 @@ extension AuthStore {
                 table.column("revision", .integer).notNull()
             }
         }
+
+        // The photo a user shows as their avatar (`PUT /v1/me/avatar`).
+        migrator.registerMigration("auth.v9.avatars") { db in
+            try db.alter(table: "user") { table in table.add(column: "avatar_media_id", .text) }
+        }
     }
 }

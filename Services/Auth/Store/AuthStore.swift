@@ -14,7 +14,7 @@ struct AuthStore: Sendable {
     let deletions: DeletionStore
 
     init(database: DatabasePool, outbox: Outbox) {
-        self.users = UserStore(database: database)
+        self.users = UserStore(database: database, outbox: outbox)
         self.sessions = SessionStore(database: database, outbox: outbox)
         self.tenants = TenantStore(database: database, outbox: outbox)
         self.pinSignIns = PinSignInStore(database: database, outbox: outbox)

@@ -1,4 +1,5 @@
 import Contracts
+import Foundation
 import GRDB
 import ServiceKit
 
@@ -27,6 +28,31 @@ extension UserStore {
                 guard user.id != viewer else { return false }
                 return try !BlockMirror.isBlocked(viewer, user.id, in: db)
             }
+        }
+    }
+
+    /// Shows `photo` (the user's own, checked by the caller) as the user's avatar, or none: media
+    /// is told in the same transaction to make the new photo public (`media.attached`) and
+    /// that the old one is no longer the avatar (`media.detached`). Nil when the user is gone.
+    func setAvatar(userID: String, photo: MediaSummary?, at now: Date) async throws -> UserRecord? {
+        try await database.write { db in
+            guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
+            let old = user.avatarMediaId
+            guard old != photo?.id else { return user }
+            user.avatarMediaId = photo?.id
+            user.updatedAt = now
+            try user.update(db)
+            if let old {
+                try outbox.enqueue(
+                    MediaDetached(mediaId: old, ownerId: userID, referenceType: "avatar", referenceId: userID), in: db)
+            }
+            if let photo {
+                try outbox.enqueue(
+                    MediaAttached(
+                        mediaId: photo.id, ownerId: userID, visibility: .public, referenceType: "avatar",
+                        referenceId: userID), in: db)
+            }
+            return user
         }
     }
 

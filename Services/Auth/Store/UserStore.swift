@@ -6,6 +6,7 @@ import ServiceKit
 /// Accounts: users, their roles and their Sign in with Apple links.
 struct UserStore: Sendable {
     let database: DatabasePool
+    let outbox: Outbox
 
     /// Inserts the user unless the email is taken. Returns whether a row was inserted; the
     /// caller must not let that difference show.

@@ -45,23 +45,42 @@ public struct PublicProfile: Codable, Sendable, Equatable {
     public var displayName: String
     /// Agora's bio: up to 160 characters, absent until written.
     public var bio: String?
+    /// The square 300×300 thumbnail of the user's avatar photo (`PUT /v1/me/avatar`), absent
+    /// until one is set.
+    public var avatarURL: String?
     /// Followers, following and posts, as feed last published them.
     public var counts: ProfileCounts
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, username, displayName, bio, counts, createdAt }
+    enum CodingKeys: String, CodingKey { case id, username, displayName, bio, avatarURL, counts, createdAt }
 
     public init(
-        id: String, username: String?, displayName: String, bio: String? = nil, counts: ProfileCounts = ProfileCounts(),
-        createdAt: Date
+        id: String, username: String?, displayName: String, bio: String? = nil, avatarURL: String? = nil,
+        counts: ProfileCounts = ProfileCounts(), createdAt: Date
     ) {
         self.id = id
         self.username = username
         self.displayName = displayName
         self.bio = bio
+        self.avatarURL = avatarURL
         self.counts = counts
         self.createdAt = createdAt
     }
+}
+
+/// `PUT /v1/me/avatar`: one of the user's own photos (uploaded with purpose `avatar`, or any
+/// of their photos); everyone signed in may then see its square thumbnail.
+public struct AvatarUpdate: Codable, Sendable {
+    public var mediaId: String
+
+    enum CodingKeys: String, CodingKey { case mediaId }
+
+    public init(mediaId: String) { self.mediaId = mediaId }
+}
+
+extension UserSummary {
+    /// Where a user's avatar thumbnail is read (media serves it; it is public once set).
+    public static func avatarURL(mediaId: String?) -> String? { mediaId.map { "/v1/media/\($0)/thumbnail" } }
 }
 
 /// `PATCH /v1/me`: the fields to change.
@@ -183,17 +202,23 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public var displayName: String
     /// Absent until the user picks one.
     public var username: String?
+    /// Up to 160 characters, absent until written.
+    public var bio: String?
+    /// The avatar's square thumbnail, absent until one is set.
+    public var avatarURL: String?
     public var createdAt: Date
     /// Roles beyond `user`.
     public var roles: [RoleGrant]
 
-    enum CodingKeys: String, CodingKey { case id, email, displayName, username, createdAt, roles }
+    enum CodingKeys: String, CodingKey { case id, email, displayName, username, bio, avatarURL, createdAt, roles }
 
     public init(
-        id: String, email: String?, displayName: String, username: String? = nil, createdAt: Date,
-        roles: [RoleGrant] = []
+        id: String, email: String?, displayName: String, username: String? = nil, bio: String? = nil,
+        avatarURL: String? = nil, createdAt: Date, roles: [RoleGrant] = []
     ) {
         self.username = username
+        self.bio = bio
+        self.avatarURL = avatarURL
         self.id = id
         self.email = email
         self.displayName = displayName
@@ -288,13 +313,16 @@ public struct UserSummary: Codable, Sendable, Equatable {
     public var displayName: String
     /// When the user picked one.
     public var username: String?
+    /// The avatar's square thumbnail, when the user set one.
+    public var avatarURL: String?
 
-    enum CodingKeys: String, CodingKey { case id, displayName, username }
+    enum CodingKeys: String, CodingKey { case id, displayName, username, avatarURL }
 
-    public init(id: String, displayName: String, username: String? = nil) {
+    public init(id: String, displayName: String, username: String? = nil, avatarURL: String? = nil) {
         self.id = id
         self.displayName = displayName
         self.username = username
+        self.avatarURL = avatarURL
     }
 }
 

@@ -23,6 +23,8 @@ struct UserRecord: ServiceRecord {
     var usernameChangedAt: Date? = nil
     /// Agora's bio, up to 160 characters.
     var bio: String? = nil
+    /// The user's own photo shown as their avatar (media holds a public reference to it).
+    var avatarMediaId: String? = nil
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
@@ -33,11 +35,22 @@ struct UserRecord: ServiceRecord {
         case usernameKey = "username_key"
     }
 
-    var summary: UserSummary { UserSummary(id: id, displayName: displayName, username: username) }
+    var summary: UserSummary {
+        UserSummary(
+            id: id, displayName: displayName, username: username,
+            avatarURL: UserSummary.avatarURL(mediaId: avatarMediaId))
+    }
 
     func profile(roles: [RoleGrant]) -> UserProfile {
         UserProfile(
-            id: id, email: email, displayName: displayName, username: username, createdAt: createdAt, roles: roles)
+            id: id, email: email, displayName: displayName, username: username, bio: bio,
+            avatarURL: UserSummary.avatarURL(mediaId: avatarMediaId), createdAt: createdAt, roles: roles)
+    }
+
+    func publicProfile(counts: ProfileCounts) -> PublicProfile {
+        PublicProfile(
+            id: id, username: username, displayName: displayName, bio: bio,
+            avatarURL: UserSummary.avatarURL(mediaId: avatarMediaId), counts: counts, createdAt: createdAt)
     }
 }
 
