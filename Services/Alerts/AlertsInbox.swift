@@ -40,6 +40,7 @@ enum AlertsInbox {
             db.afterNextTransaction(onCommit: { _ in streams.end(sessions: sessions) })
         }
         inbox.mirrorBlocks()
+        inbox.mirrorMutes()
         inbox.onUserDeleted { user, db in
             try AlertsStore.erase(userID: user, in: db)
             db.afterNextTransaction(onCommit: { _ in streams.end(user: user) })

@@ -84,6 +84,7 @@ func buildRouter(
     AvatarController(users: store.users, media: dependencies.media, clock: clock).addRoutes(to: routes)
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks()
+    inbox.mirrorMutes()
     inbox.on(ProfileCountsChanged.self) { envelope, db in try UserStore.countsChanged(envelope.payload, in: db) }
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     AdminController(tenants: store.tenants, users: store.users, clock: clock, entropy: entropy).addRoutes(to: routes)

@@ -45,6 +45,7 @@ func buildRouter(
         try FeedStore.hide(envelope.payload, at: clock.now(), outbox: outbox, in: db)
     }
     inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
+    inbox.mirrorMutes()
     inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
     inbox.on(KeywordMutesChanged.self) { envelope, db in try FeedStore.mutesChanged(envelope.payload, in: db) }
     inbox.on(MediaReady.self) { envelope, db in

@@ -43,7 +43,12 @@ func buildRouter(
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     ReportsController(store: store, posts: dependencies.posts, clock: clock, entropy: entropy).addRoutes(to: routes)
-    BlocksController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)
+    RelationsController<BlockRecord>(
+        store: store, users: dependencies.users, clock: clock, path: "/v1/blocks", noun: "block", limit: 10_000
+    ).addRoutes(to: routes)
+    RelationsController<UserMuteRecord>(
+        store: store, users: dependencies.users, clock: clock, path: "/v1/mutes/users", noun: "mute", limit: 10_000
+    ).addRoutes(to: routes)
     KeywordMutesController(store: store, clock: clock, entropy: entropy).addRoutes(to: routes)
     return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
 }

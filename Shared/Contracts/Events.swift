@@ -126,6 +126,8 @@ public enum EventCatalog {
         PostMentioned.eventType: [.alerts],
         KeywordMutesChanged.eventType: [.feed],
         MediaDetached.eventType: [.media],
+        UserMuted.eventType: [.auth, .feed, .alerts],
+        UserUnmuted.eventType: [.auth, .feed, .alerts],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -167,6 +169,8 @@ public enum EventCatalog {
         PostMentioned.eventType: [.feed],
         KeywordMutesChanged.eventType: [.moderation],
         MediaDetached.eventType: [.feed, .auth],
+        UserMuted.eventType: [.moderation],
+        UserUnmuted.eventType: [.moderation],
     ]
 
     /// The services that receive `type`, or none.

@@ -166,6 +166,16 @@ import Testing
             try await directory.authDatabase().write { db in
                 try BlockMirror.apply(UserUnblocked(blockerId: leoID, blockedId: kaiID), in: db)
             }
+            // Nor anyone the searcher muted (their profile still opens).
+            try await directory.authDatabase().write { db in
+                try MuteMirrorRecord(muterId: leoID, mutedId: kaiID).insert(db)
+            }
+            #expect(try await search("kai", as: leo).isEmpty)
+            #expect(try await client.get("/v1/users/\(kaiID)", token: leo).status == .ok)
+            try await directory.authDatabase().write { db in
+                _ = try MuteMirrorRecord.deleteOne(db, key: ["muter_id": leoID, "muted_id": kaiID])
+            }
+            #expect(try await search("kai", as: leo) == [kaiID])
 
             // Feed's counts: the highest revision wins whatever order they come in; a user
             // auth does not know is ignored.

@@ -292,6 +292,8 @@ import Testing
         case ContentHidden.eventType: return try roundTrip(ContentHidden.self)
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
+        case UserMuted.eventType: return try roundTrip(UserMuted.self)
+        case UserUnmuted.eventType: return try roundTrip(UserUnmuted.self)
         case DuressRaised.eventType: return try roundTrip(DuressRaised.self)
         case DuressCleared.eventType: return try roundTrip(DuressCleared.self)
         case UserDeleted.eventType: return try roundTrip(UserDeleted.self)
@@ -372,6 +374,11 @@ import Testing
     }
 
     static let alice = "0a1ce000-0000-4000-8000-000000000001"
+
+    /// The consumer's copy says Bob mutes Alice (or no longer does).
+    static func bobMutesAlice(_ muted: Bool) -> Effect {
+        Effect(then: { db in try MuteMirror.isMuted(alice, by: bob, in: db) == muted })
+    }
     static let bob = "0b0b0000-0000-4000-8000-000000000001"
 
     /// Whether Alice has one notification of `type` from Bob about post 1, opening `link`.
@@ -542,6 +549,13 @@ import Testing
         "user.unblocked → streak": Effect(then: { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_block") == 0
         }),
+        // Bob mutes Alice, then lifts it: each consumer's copy follows.
+        "user.muted → auth": bobMutesAlice(true),
+        "user.muted → feed": bobMutesAlice(true),
+        "user.muted → alerts": bobMutesAlice(true),
+        "user.unmuted → auth": bobMutesAlice(false),
+        "user.unmuted → feed": bobMutesAlice(false),
+        "user.unmuted → alerts": bobMutesAlice(false),
         // Earlier events of the recording left Alice's media, post and streak in place.
         "user.deleted → media": Effect(
             then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media") == 0 }),

@@ -79,7 +79,7 @@ import Testing
     static let apnsToken = String(repeating: "ab12", count: 16)
     static let fcmToken = "cXz1:APA91b" + String(repeating: "Fq3_-k", count: 20)
 
-    @Test func aFollowTellsTheFollowedOncePerFollowerADay() async throws {
+    @Test func aFollowTellsTheFollowedOncePerFollowerADayUnlessTheyMutedThem() async throws {
         let harness = try ServiceHarness(.alerts)
         let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
         try await harness.test(parts) { client in
@@ -110,6 +110,13 @@ import Testing
             try await follow(by: carol, "Carol", at: start.addingTimeInterval(7200))
             try await follow(by: Self.bob, "Bob", at: start.addingTimeInterval(86400 + 1))
             #expect(try await listed().map(\.actorId) == [Self.bob, carol, Self.bob])
+            // Someone she muted tells her nothing.
+            let dave = "00000000-0000-4000-8000-00000000000d"
+            try await harness.database().write { db in
+                try MuteMirrorRecord(muterId: Self.alice, mutedId: dave).insert(db)
+            }
+            try await follow(by: dave, "Dave", at: start.addingTimeInterval(86400 + 2))
+            #expect(try await listed().count == 3)
         }
     }
 

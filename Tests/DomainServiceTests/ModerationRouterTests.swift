@@ -122,30 +122,48 @@ import Testing
         }
     }
 
-    @Test func blocksAreIdempotentAndAnnouncedOnce() async throws {
+    /// Blocks and mutes of people alike: not oneself, only someone auth knows, idempotent,
+    /// announced once each way, listed only to the one who made them.
+    @Test(arguments: [
+        ("/v1/blocks", ["user.blocked", "user.unblocked"]), ("/v1/mutes/users", ["user.muted", "user.unmuted"]),
+    ])
+    func blocksAndMutesAreIdempotentAndAnnouncedOnce(path: String, events: [String]) async throws {
         try await withModeration { harness, client in
             let me = try await harness.token(for: Self.people[1])
             let target = Self.people[2]
+            #expect(try await client.post(path, BlockCreate(userId: Self.people[1]), token: me).status == .badRequest)
+            #expect(try await client.post(path, BlockCreate(userId: "someone"), token: me).status == .badRequest)
+            #expect(try await client.post(path, BlockCreate(userId: Self.post), token: me).status == .notFound)
+            #expect(try await client.post(path, BlockCreate(userId: target), token: me).status == .created)
+            #expect(try await client.post(path, BlockCreate(userId: target), token: me).status == .ok)
+            #expect(try harness.outboxTypes() == [events[0]])
+            if path == "/v1/blocks" {
+                #expect(
+                    try harness.outboxEvents(UserBlocked.self) == [
+                        UserBlocked(blockerId: Self.people[1], blockedId: target)
+                    ])
+            } else {
+                #expect(
+                    try harness.outboxEvents(UserMuted.self) == [UserMuted(muterId: Self.people[1], mutedId: target)])
+            }
+            #expect(try await client.get(path, token: me).json(Page<Block>.self).items.map(\.userId) == [target])
             #expect(
-                try await client.post("/v1/blocks", BlockCreate(userId: Self.people[1]), token: me).status
-                    == .badRequest)
-            #expect(
-                try await client.post("/v1/blocks", BlockCreate(userId: "someone"), token: me).status == .badRequest)
-            #expect(try await client.post("/v1/blocks", BlockCreate(userId: Self.post), token: me).status == .notFound)
-            #expect(try await client.post("/v1/blocks", BlockCreate(userId: target), token: me).status == .created)
-            #expect(try await client.post("/v1/blocks", BlockCreate(userId: target), token: me).status == .ok)
-            #expect(
-                try harness.outboxEvents(UserBlocked.self) == [
-                    UserBlocked(blockerId: Self.people[1], blockedId: target)
-                ])
-            #expect(
-                try await client.get("/v1/blocks", token: me).json(Page<Block>.self).items.map(\.userId) == [target])
-            #expect(
-                try await client.get("/v1/blocks", token: try await harness.token(for: target)).json(Page<Block>.self)
+                try await client.get(path, token: try await harness.token(for: target)).json(Page<Block>.self)
                     .items.isEmpty)
-            #expect(try await client.request(.delete, "/v1/blocks/\(target)", token: me).status == .noContent)
-            #expect(try await client.request(.delete, "/v1/blocks/\(target)", token: me).status == .notFound)
-            #expect(try harness.outboxTypes() == ["user.blocked", "user.unblocked"])
+            #expect(try await client.request(.delete, "\(path)/\(target)", token: me).status == .noContent)
+            #expect(try await client.request(.delete, "\(path)/\(target)", token: me).status == .notFound)
+            #expect(try harness.outboxTypes() == events)
+        }
+    }
+
+    @Test func aMuteIsNotABlock() async throws {
+        try await withModeration { harness, client in
+            let me = try await harness.token(for: Self.people[1])
+            let muted = try await client.post("/v1/mutes/users", BlockCreate(userId: Self.people[3]), token: me)
+            #expect(muted.status == .created)
+            #expect(try await client.get("/v1/blocks", token: me).json(Page<Block>.self).items.isEmpty)
+            #expect(try await client.request(.delete, "/v1/blocks/\(Self.people[3])", token: me).status == .notFound)
+            #expect(try harness.outboxTypes() == ["user.muted"])
         }
     }
 }

@@ -22,6 +22,7 @@ import Testing
         (1...6).map { MediaSummary(id: mediaID($0), ownerId: alice, contentType: "image/jpeg", status: .ready) } + [
             MediaSummary(id: mediaID(7), ownerId: alice, contentType: "video/mp4", status: .processing),
             MediaSummary(id: mediaID(8), ownerId: bob, contentType: "image/jpeg", status: .ready),
+            MediaSummary(id: mediaID(9), ownerId: carol, contentType: "image/jpeg", status: .ready),
         ]
 
     static let names = [alice: "Alice", bob: "Bob", carol: "Carol"]
@@ -363,6 +364,57 @@ import Testing
             // The mute ends at its time.
             harness.clock.advance(by: 3600)
             #expect(try await texts("/v1/users/\(Self.alice)/posts").contains(muted.text))
+        }
+    }
+
+    @Test func aMutedPersonLeavesTheMutersFeedsSearchAndThreadsButNotTheirProfile() async throws {
+        try await withFeed { harness, client, runner, store in
+            for user in [Self.alice, Self.carol] {
+                _ = try await act(harness, client, .put, "/v1/users/\(user)/follow", by: Self.bob)
+            }
+            let a1 = try await post(harness, client, CreatePostRequest(text: "A1 hello")).json(Post.self)
+            harness.clock.advance(by: 1)
+            _ = try await post(
+                harness, client,
+                CreatePostRequest(text: "C1 hello", mediaIds: [Self.mediaID(9)], latitude: 1, longitude: 1),
+                by: Self.carol)
+            harness.clock.advance(by: 1)
+            _ = try await post(harness, client, CreatePostRequest(text: "C-reply", replyTo: a1.id), by: Self.carol)
+            harness.clock.advance(by: 1)
+            // Carol's repost would bring A1 to the top; muted, A1 stays at its own row.
+            _ = try await act(harness, client, .put, "/v1/posts/\(a1.id)/repost", by: Self.carol)
+            await runner.drain()
+            func seen(by user: String = Self.bob) async throws -> [String] {
+                func texts(_ path: String) async throws -> [String] {
+                    try await act(harness, client, .get, path, by: user).json(Page<Post>.self).items.map(\.text)
+                }
+                let following = try await act(harness, client, .get, "/v1/feed/following", by: user)
+                    .json(Page<TimelineItem>.self).items.map {
+                        $0.post.text + ($0.repostedBy.map { " ↻\(Self.names[$0]!)" } ?? "")
+                    }
+                let forYou = try await act(harness, client, .get, "/v1/feed/for-you", by: user)
+                    .json(Page<ForYouItem>.self).items.map(\.post.text)
+                return following + ["|"] + forYou.sorted() + ["|"] + (try await texts("/v1/search/posts?q=hello"))
+                    + ["|"] + (try await texts("/v1/posts/\(a1.id)/replies"))
+                    + ["|"] + (try await texts("/v1/feed/nearby?lat=1&lon=1&radius_m=1000"))
+            }
+            let everything = ["A1 hello ↻Carol", "C1 hello", "|", "A1 hello", "C1 hello"]
+            #expect(try await seen() == everything + ["|", "C1 hello", "A1 hello", "|", "C-reply", "|", "C1 hello"])
+
+            try await store.database.write { db in
+                try MuteMirrorRecord(muterId: Self.bob, mutedId: Self.carol).insert(db)
+            }
+            #expect(try await seen() == ["A1 hello", "|", "A1 hello", "|", "A1 hello", "|", "|"])
+            // Her profile still shows her posts; nobody else is affected.
+            #expect(
+                try await act(harness, client, .get, "/v1/users/\(Self.carol)/posts", by: Self.bob).json(Page<Post>.self)
+                    .items.map(\.text) == ["C1 hello"])
+            #expect(try await seen(by: Self.alice).contains("C-reply"))
+
+            try await store.database.write { db in
+                _ = try MuteMirrorRecord.deleteOne(db, key: ["muter_id": Self.bob, "muted_id": Self.carol])
+            }
+            #expect(try await seen().starts(with: everything))
         }
     }
 

@@ -151,5 +151,8 @@ extension AlertsStore {
                     WHERE type = 'duress_alert'
                     """)
         }
+
+        // A copy of moderation's mutes of people: nothing a muted user does notifies the muter.
+        MuteMirror.registerMigration(&migrator)
     }
 }

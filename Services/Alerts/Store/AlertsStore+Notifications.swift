@@ -74,13 +74,14 @@ extension AlertsStore {
     /// event and recipient when it reaches several: `shared`): title, body and link rendered
     /// from the catalog with `values` (and `actor`, the actor's display name). Its push is
     /// scheduled in the same transaction, so a committed notification is pushed even if alerts
-    /// dies right after.
+    /// dies right after. Nothing is made when `user` muted the actor, unless it is critical.
     static func insert(
         _ type: NotificationType, for user: String, values: [String: String], data: [String: String],
         actor: (id: String, name: String)?, event: EventHeader, shared: Bool = false, jobs: JobQueue,
         in db: Database
     ) throws {
         let kind = NotificationCatalog.kind(of: type)
+        if let actor, !kind.critical, try MuteMirror.isMuted(actor.id, by: user, in: db) { return }
         var values = values.merging(data) { own, _ in own }
         if let actor { values["actor"] = actor.name }
         let json = String(decoding: try JSONCoding.encoder().encode(data), as: UTF8.self)

@@ -20,7 +20,7 @@ struct ProfileController: Sendable {
 
     /// People by the start of their username (`kai`, `@kai`: those first) or of the words of
     /// their display name, ranked as friend search ranks them (``NameSearch``); never by email,
-    /// never anyone a block stands between, never a PIN customer. One page of up to `limit` (50).
+    /// never anyone a block stands between or the searcher muted, never a PIN customer. One page of up to `limit` (50).
     @Sendable func search(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let text = request.uri.queryParameters.get("q")
@@ -31,7 +31,7 @@ struct ProfileController: Sendable {
         let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? NameSearch.maxResults
         guard (1...50).contains(limit) else { throw ServiceError.validation("`limit` must be 1 to 50.") }
         let found = try await users.search(query, usernamePrefix: NameSearch.usernamePrefix(text), limit: limit + 10)
-        let visible = try await users.unblocked(found, viewer: user.userID)
+        let visible = try await users.shown(found, viewer: user.userID)
         return try Response.json(Page(items: Array(visible.prefix(limit)), nextCursor: nil))
     }
 

@@ -250,5 +250,8 @@ extension AuthStore {
         migrator.registerMigration("auth.v9.avatars") { db in
             try db.alter(table: "user") { table in table.add(column: "avatar_media_id", .text) }
         }
+
+        // A copy of moderation's mutes of people: people search leaves them out.
+        MuteMirror.registerMigration(&migrator)
     }
 }

@@ -9,7 +9,7 @@ struct DeletionStore: Sendable {
     let outbox: Outbox
 
     /// Starts deleting a user, in one transaction: the account can no longer sign in (email
-    /// and password cleared, every session revoked, roles dropped, username given up, its blocks forgotten), and `user.deleted` is
+    /// and password cleared, every session revoked, roles dropped, username given up, its blocks and mutes forgotten), and `user.deleted` is
     /// written for every service holding user data. Returns nil if already deleted.
     func start(userID: String, deletionID: String, now: Date) async throws -> DeletionRecord? {
         try await database.write { [outbox] db in
@@ -20,6 +20,7 @@ struct DeletionStore: Sendable {
             (user.username, user.usernameKey, user.usernameChangedAt) = (nil, nil, nil)
             try user.update(db)
             try BlockMirror.erase(userID: userID, in: db)
+            try MuteMirror.erase(userID: userID, in: db)
             try UserNameWordRecord.index(userID: userID, displayName: nil, in: db)
             try SessionRecord.all().of(userID).live().updateAll(db, SessionRecord.Columns.revokedAt.set(to: now))
             try UserRoleRecord.filter(UserRoleRecord.Columns.userId == userID).deleteAll(db)

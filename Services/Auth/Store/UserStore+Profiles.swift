@@ -21,12 +21,14 @@ extension UserStore {
         }
     }
 
-    /// `users` without the viewer and anyone a block stands between them and the viewer.
-    func unblocked(_ users: [UserSummary], viewer: String) async throws -> [UserSummary] {
+    /// `users` without the viewer, anyone a block stands between them and the viewer, and
+    /// anyone the viewer muted.
+    func shown(_ users: [UserSummary], viewer: String) async throws -> [UserSummary] {
         try await database.read { db in
             try users.filter { user in
                 guard user.id != viewer else { return false }
                 return try !BlockMirror.isBlocked(viewer, user.id, in: db)
+                    && !MuteMirror.isMuted(user.id, by: viewer, in: db)
             }
         }
     }

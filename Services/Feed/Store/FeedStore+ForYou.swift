@@ -129,6 +129,7 @@ extension FeedStore {
                     FROM post p WHERE p.id IN (SELECT value FROM json_each(:ids))
                     AND p.hidden_at IS NULL AND p.deleted_at IS NULL AND p.media_state = 'ready'
                     AND p.author_id != :viewer AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
+                    AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
                     """, arguments: ["ids": ids, "viewer": viewer]
             ).filter { !muted.matches($0[6] as String? ?? "") }
             let candidateAuthors = Set(rows.map { $0[1] as String })

@@ -335,5 +335,7 @@ extension FeedStore {
                     INSERT INTO post_fts (post_fts) VALUES ('rebuild');
                     """)
         }
+        // A copy of moderation's mutes of people: their posts leave the muter's feeds and search.
+        MuteMirror.registerMigration(&migrator)
     }
 }

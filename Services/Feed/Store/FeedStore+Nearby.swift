@@ -71,6 +71,7 @@ extension FeedStore {
                 WHERE p.id IN (SELECT value FROM json_each(:ids)) AND p.hidden_at IS NULL AND p.media_state = 'ready'
                 AND p.deleted_at IS NULL
                 AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
+                AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
                 """,
             arguments: ["viewer": viewer, "ids": String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)])
         return Dictionary(uniqueKeysWithValues: rows.map { row in (row["id"] as String, row) })

@@ -108,6 +108,7 @@ extension FeedStore {
             let records = try PostRecord.filter(PostRecord.Columns.parentId == id)
                 .filter(sql: "hidden_at IS NULL AND (media_state = 'ready' OR author_id = ?)", arguments: [viewer])
                 .filter(sql: BlockMirror.neitherBlocks("?", "author_id"), arguments: [viewer, viewer])
+                .filter(sql: MuteMirror.notMuted(by: "?", "author_id"), arguments: [viewer])
                 .oldestFirst(after: position, limit: limit + 1)
                 .fetchAll(db)
             return try Self.page(records, limit: limit, viewer: viewer, now: now, in: db)

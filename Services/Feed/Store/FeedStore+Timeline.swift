@@ -80,8 +80,8 @@ extension FeedStore {
     }
 
     /// One page of `viewer`'s following feed, newest first: their own posts and those of the
-    /// people they follow, and what those people reposted; nothing hidden, deleted, muted or
-    /// across a block, each post once (at its newest row, across pages too).
+    /// people they follow, and what those people reposted; nothing hidden, deleted, muted (its
+    /// words, its author or its reposter) or across a block, each post once (at its newest row, across pages too).
     func following(
         viewer: String, after position: TimePosition?, limit: Int, now: Date
     ) async throws -> (items: [TimelineItem], next: TimePosition?) {
@@ -92,11 +92,13 @@ extension FeedStore {
             var next: TimePosition?
             // Rows that turn out hidden or blocked are skipped; read on until the page is full.
             scanning: while true {
-                // A post brought twice (posted, then reposted) shows once, at its newest row.
+                // A post brought twice (posted, then reposted) shows once, at its newest row that
+                // is not a repost by someone the viewer muted.
                 var sql = """
                     SELECT * FROM timeline t WHERE user_id = :viewer AND NOT EXISTS (
                         SELECT 1 FROM timeline n WHERE n.post_id = t.post_id AND n.user_id = t.user_id
-                        AND n.at_ms > t.at_ms)
+                        AND n.at_ms > t.at_ms AND (NOT n.repost OR \(MuteMirror.notMuted(by: ":viewer", "n.source_id"))))
+                    AND (NOT t.repost OR \(MuteMirror.notMuted(by: ":viewer", "t.source_id")))
                     """
                 var arguments: StatementArguments = ["viewer": viewer, "limit": limit * 2]
                 if let after {
@@ -129,7 +131,7 @@ extension FeedStore {
     }
 
     /// The posts among `ids` a feed shows `viewer`: not hidden, deleted or still processing,
-    /// no block either way.
+    /// no block either way, nobody the viewer muted.
     static func feedPosts(ids: [String], viewer: String, in db: Database) throws -> [PostRecord] {
         try PostRecord.fetchAll(
             db,
@@ -138,6 +140,7 @@ extension FeedStore {
                 AND p.hidden_at IS NULL AND p.deleted_at IS NULL
                 AND (p.media_state = 'ready' OR p.author_id = :viewer)
                 AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
+                AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
                 """,
             arguments: ["ids": String(decoding: try JSONEncoder().encode(ids), as: UTF8.self), "viewer": viewer])
     }

@@ -3,7 +3,7 @@ import ServiceKit
 
 extension ModerationStore {
     /// Applies `user.deleted`: reports the user made, reports about their content (which is
-    /// gone with them) and its moderation state, blocks either way and their keyword mutes go.
+    /// gone with them) and its moderation state, blocks and mutes either way and their keyword mutes go.
     static func erase(userID: String, in db: Database) throws {
         try db.execute(
             sql:
@@ -13,6 +13,8 @@ extension ModerationStore {
         try ReportRecord.filter(Reports.reporterId == userID || Reports.targetOwnerId == userID).deleteAll(db)
         typealias Blocks = BlockRecord.Columns
         try BlockRecord.filter(Blocks.blockerId == userID || Blocks.blockedId == userID).deleteAll(db)
+        typealias Mutes = UserMuteRecord.Columns
+        try UserMuteRecord.filter(Mutes.muterId == userID || Mutes.mutedId == userID).deleteAll(db)
         try KeywordMuteRecord.filter(KeywordMuteRecord.Columns.userId == userID).deleteAll(db)
         try KeywordMuteRevisionRecord.deleteOne(db, key: userID)
     }

@@ -46,5 +46,16 @@ extension ModerationStore {
                 table.column("revision", .integer).notNull()
             }
         }
+
+        // Who mutes whom (`/v1/mutes/users`); the second index serves account deletion.
+        migrator.registerMigration("moderation.v3.user-mutes") { db in
+            try db.create(table: "user_mute") { table in
+                table.column("muter_id", .text).notNull()
+                table.column("muted_id", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.primaryKey(["muter_id", "muted_id"])
+            }
+            try db.create(index: "user_mute_by_muted", on: "user_mute", columns: ["muted_id"])
+        }
     }
 }

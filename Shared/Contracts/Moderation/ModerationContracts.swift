@@ -52,7 +52,7 @@ public struct Report: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/blocks`.
+/// `POST /v1/blocks` and `POST /v1/mutes/users`: the user to block or mute.
 public struct BlockCreate: Codable, Sendable {
     public var userId: String
 
@@ -63,7 +63,7 @@ public struct BlockCreate: Codable, Sendable {
     }
 }
 
-/// Someone the reader has blocked.
+/// Someone the reader has blocked (`GET /v1/blocks`) or muted (`GET /v1/mutes/users`).
 public struct Block: Codable, Sendable, Equatable {
     public var userId: String
     public var createdAt: Date
@@ -117,5 +117,34 @@ public struct UserUnblocked: DomainEvent, Equatable {
     public init(blockerId: String, blockedId: String) {
         self.blockerId = blockerId
         self.blockedId = blockedId
+    }
+}
+
+/// `user.muted`: the muter no longer sees the muted user's posts in feeds and search, nor
+/// notifications of what they do; the muted user is not told and sees everything as before.
+public struct UserMuted: DomainEvent, Equatable {
+    public static let eventType: EventType = "user.muted"
+    public var muterId: String
+    public var mutedId: String
+
+    enum CodingKeys: String, CodingKey { case muterId, mutedId }
+
+    public init(muterId: String, mutedId: String) {
+        self.muterId = muterId
+        self.mutedId = mutedId
+    }
+}
+
+/// `user.unmuted`: the mute is lifted.
+public struct UserUnmuted: DomainEvent, Equatable {
+    public static let eventType: EventType = "user.unmuted"
+    public var muterId: String
+    public var mutedId: String
+
+    enum CodingKeys: String, CodingKey { case muterId, mutedId }
+
+    public init(muterId: String, mutedId: String) {
+        self.muterId = muterId
+        self.mutedId = mutedId
     }
 }

@@ -4,7 +4,7 @@ import GRDB
 
 extension EventInbox {
     /// Handles `user.deleted`: `erase` removes the service's own rows of the user, and the kit
-    /// forgets what it keeps for them (stored idempotent answers, mirrored blocks), all in the
+    /// forgets what it keeps for them (stored idempotent answers, mirrored blocks and mutes), all in the
     /// inbox's transaction. Only after it commits is the event acknowledged, which is the service's
     /// confirmation to auth.
     public mutating func onUserDeleted(erase: @escaping @Sendable (_ userID: String, _ db: Database) throws -> Void) {
@@ -13,6 +13,7 @@ extension EventInbox {
             try erase(userID, db)
             try IdempotencyKeyRecord.filter(IdempotencyKeyRecord.Columns.scope == "user:\(userID)").deleteAll(db)
             try BlockMirror.erase(userID: userID, in: db)
+            try MuteMirror.erase(userID: userID, in: db)
         }
     }
 }

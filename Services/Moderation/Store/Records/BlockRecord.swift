@@ -5,8 +5,10 @@ import ServiceKit
 
 /// A row of `block`: the source of truth for who blocks whom (other services keep copies
 /// through `user.blocked` and `user.unblocked`).
-struct BlockRecord: ServiceRecord {
+struct BlockRecord: UserRelationRecord {
     static let databaseTableName = "block"
+    static let actorColumn = "blocker_id"
+    static let targetColumn = "blocked_id"
 
     var blockerId: String
     var blockedId: String
@@ -18,5 +20,12 @@ struct BlockRecord: ServiceRecord {
         case blockedId = "blocked_id"
     }
 
-    var contract: Block { Block(userId: blockedId, createdAt: createdAt) }
+    init(actorId: String, targetId: String, createdAt: Date) {
+        (blockerId, blockedId, self.createdAt) = (actorId, targetId, createdAt)
+    }
+
+    var actorId: String { blockerId }
+    var targetId: String { blockedId }
+    var began: UserBlocked { UserBlocked(blockerId: blockerId, blockedId: blockedId) }
+    var ended: UserUnblocked { UserUnblocked(blockerId: blockerId, blockedId: blockedId) }
 }
