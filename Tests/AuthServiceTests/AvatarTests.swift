@@ -23,7 +23,8 @@ import Testing
             let leo = try await client.signUp("leo@example.com")
             let kaiID = try await client.userID(of: kai)
             let leoID = try await client.userID(of: leo)
-            func photo(_ n: Int, of owner: String, type: String = "image/jpeg", status: MediaStatus = .ready) -> String {
+            func photo(_ n: Int, of owner: String, type: String = "image/jpeg", status: MediaStatus = .ready) -> String
+            {
                 let id = "5a1e0c3d-0000-4000-8000-00000000000\(n)"
                 library.withLock {
                     $0[id] = MediaSummary(id: id, ownerId: owner, contentType: type, status: status)

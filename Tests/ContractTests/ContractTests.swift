@@ -168,11 +168,15 @@ import Testing
                         INSERT OR IGNORE INTO user (id, email, password_hash, display_name, created_at, updated_at)
                         VALUES (?, ?, 'x', ?, '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
                         """, arguments: [id, email, name])
-                for word in words {
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO user_name_word (word, user_id) VALUES (?, ?)",
-                        arguments: [word, id])
-                }
+                // As auth indexes a registration: a lasting key, then the FTS5 row.
+                guard
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user_search WHERE user_id = ?", arguments: [id])
+                        == 0
+                else { continue }
+                try db.execute(sql: "INSERT INTO user_search (user_id) VALUES (?)", arguments: [id])
+                try db.execute(
+                    sql: "INSERT INTO user_fts (rowid, username, name) VALUES (last_insert_rowid(), '', ?)",
+                    arguments: [words.joined(separator: " ")])
             }
         },
         "no media": { _ in }, "no users": { _ in }, "no posts": { _ in }, "no sessions": { _ in },
@@ -754,7 +758,9 @@ import Testing
                     == "private"
                     && Int.fetchOne(
                         db,
-                        sql: "SELECT COUNT(*) FROM media_reference WHERE media_id = '5a1e0c3d-0000-4000-8000-00000000000b'")
+                        sql:
+                            "SELECT COUNT(*) FROM media_reference WHERE media_id = '5a1e0c3d-0000-4000-8000-00000000000b'"
+                    )
                         == 0
             }),
         "media.detached → media": Effect(

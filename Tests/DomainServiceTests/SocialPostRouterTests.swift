@@ -407,8 +407,10 @@ import Testing
             #expect(try await seen() == ["A1 hello", "|", "A1 hello", "|", "A1 hello", "|", "|"])
             // Her profile still shows her posts; nobody else is affected.
             #expect(
-                try await act(harness, client, .get, "/v1/users/\(Self.carol)/posts", by: Self.bob).json(Page<Post>.self)
-                    .items.map(\.text) == ["C1 hello"])
+                try await act(harness, client, .get, "/v1/users/\(Self.carol)/posts", by: Self.bob).json(
+                    Page<Post>.self
+                )
+                .items.map(\.text) == ["C1 hello"])
             #expect(try await seen(by: Self.alice).contains("C-reply"))
 
             try await store.database.write { db in

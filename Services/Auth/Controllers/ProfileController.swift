@@ -19,8 +19,9 @@ struct ProfileController: Sendable {
     }
 
     /// People by the start of their username (`kai`, `@kai`: those first) or of the words of
-    /// their display name, ranked as friend search ranks them (``NameSearch``); never by email,
-    /// never anyone a block stands between or the searcher muted, never a PIN customer. One page of up to `limit` (50).
+    /// their username and display name (FTS5), ranked as friend search ranks them
+    /// (``NameSearch``); never by email, never anyone a block stands between or the searcher
+    /// muted, never a PIN customer. Paged (`limit` up to 50) through the best 200.
     @Sendable func search(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let text = request.uri.queryParameters.get("q")
@@ -28,12 +29,23 @@ struct ProfileController: Sendable {
         guard case .words = query else {
             throw ServiceError.validation("Search people by name or username; an email address finds nobody here.")
         }
-        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? NameSearch.maxResults
-        guard (1...50).contains(limit) else { throw ServiceError.validation("`limit` must be 1 to 50.") }
-        let found = try await users.search(query, usernamePrefix: NameSearch.usernamePrefix(text), limit: limit + 10)
+        let page = try PageRequest<OffsetPosition>(request: request, defaultLimit: NameSearch.maxResults, maximum: 50)
+        let offset = page.position?.offset ?? 0
+        guard (0..<Self.maxPeopleFound).contains(offset) else {
+            throw ServiceError(.invalidCursor, "People search ends after \(Self.maxPeopleFound) results.")
+        }
+        let found = try await users.search(
+            query, usernamePrefix: NameSearch.usernamePrefix(text), limit: Self.maxPeopleFound)
         let visible = try await users.shown(found, viewer: user.userID)
-        return try Response.json(Page(items: Array(visible.prefix(limit)), nextCursor: nil))
+        let end = min(offset + page.limit, visible.count)
+        return try Response.json(
+            Page(
+                items: offset < end ? Array(visible[offset..<end]) : [],
+                nextCursor: end < visible.count ? Cursor.encode(OffsetPosition(offset: end)) : nil))
     }
+
+    /// How far people search pages.
+    static let maxPeopleFound = 200
 
     /// A user's public profile; someone a block stands between (either way), a deleted account
     /// or a PIN customer is a 404.

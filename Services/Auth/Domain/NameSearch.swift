@@ -11,13 +11,8 @@ enum NameSearch {
     /// What a search asks for.
     enum Query: Equatable {
         case email(String)
-        /// Every word must start a word of the name; `longest` is looked up by index.
+        /// Every word must start a word of the username or the name.
         case words([String])
-
-        var longest: String? {
-            guard case .words(let words) = self else { return nil }
-            return words.max { $0.count < $1.count }
-        }
     }
 
     static let queryLength = 2...100
@@ -61,15 +56,18 @@ enum NameSearch {
         return text
     }
 
-    /// Whether a name's words answer `words`: each query word starts one of them.
-    static func matches(_ name: String, _ words: [String]) -> Bool {
-        let own = Self.words(of: name)
-        return words.allSatisfy { word in own.contains { $0.hasPrefix(word) } }
+    /// The FTS5 query for `words` (each already only letters and digits): every one must
+    /// start a word of the username or the name.
+    static func ftsQuery(_ words: [String]) -> String {
+        words.map { "\"\($0)\"*" }.joined(separator: " ")
     }
 
-    /// Whole-word matches first, then by name.
+    /// Whole-word matches (of the name or the username) first, then by name.
     static func rank(_ users: [UserSummary], for words: [String]) -> [UserSummary] {
-        func whole(_ user: UserSummary) -> Bool { words.allSatisfy(Self.words(of: user.displayName).contains) }
+        func whole(_ user: UserSummary) -> Bool {
+            let own = Set(Self.words(of: user.displayName) + Self.words(of: user.username ?? ""))
+            return words.allSatisfy(own.contains)
+        }
         return users.sorted { left, right in
             let (l, r) = (whole(left), whole(right))
             if l != r { return l }

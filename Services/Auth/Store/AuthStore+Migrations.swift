@@ -208,7 +208,12 @@ extension AuthStore {
                     WHERE deleted_at IS NULL AND id NOT IN (SELECT user_id FROM customer)
                     """)
             for row in rows {
-                try UserNameWordRecord.index(userID: row["id"], displayName: row["display_name"], in: db)
+                let id: String = row["id"]
+                for word in NameSearch.words(of: row["display_name"]) {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO user_name_word (word, user_id) VALUES (?, ?)",
+                        arguments: [word, id])
+                }
             }
         }
 
@@ -253,5 +258,27 @@ extension AuthStore {
 
         // A copy of moderation's mutes of people: people search leaves them out.
         MuteMirror.registerMigration(&migrator)
+
+        // People search by SQLite FTS5 over usernames and display names (replacing the word
+        // table): `user_search` gives each app user a lasting integer key for their FTS row.
+        migrator.registerMigration("auth.v10.people-fts") { db in
+            try db.create(table: "user_search") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("user_id", .text).notNull().unique().references("user", onDelete: .cascade)
+            }
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE user_fts USING fts5(
+                        username, name, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+                    DROP TABLE user_name_word;
+                    """)
+            let users = try UserRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM user WHERE deleted_at IS NULL AND id NOT IN (SELECT user_id FROM customer)
+                    ORDER BY created_at
+                    """)
+            for user in users { try UserSearchRecord.index(user, userID: user.id, in: db) }
+        }
     }
 }

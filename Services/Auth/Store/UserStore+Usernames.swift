@@ -38,11 +38,9 @@ extension UserStore {
     ) async throws -> UserRecord? {
         try await database.write { db in
             guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
+            let before = user
             if case .some(let bio) = bio { user.bio = bio }
-            if let displayName, displayName != user.displayName {
-                user.displayName = displayName
-                try UserNameWordRecord.index(userID: user.id, displayName: displayName, in: db)
-            }
+            if let displayName { user.displayName = displayName }
             if let username {
                 let key = try UsernameRules.requireKey(username)
                 if key != user.usernameKey {
@@ -71,6 +69,9 @@ extension UserStore {
             }
             user.updatedAt = now
             try user.update(db)
+            if (user.displayName, user.username) != (before.displayName, before.username) {
+                try UserSearchRecord.index(user, userID: user.id, in: db)
+            }
             return user
         }
     }

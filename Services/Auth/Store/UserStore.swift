@@ -18,7 +18,7 @@ struct UserStore: Sendable {
             }
             try user.insert(db, onConflict: .ignore)
             guard db.changesCount > 0 else { return false }
-            try UserNameWordRecord.index(userID: user.id, displayName: user.displayName, in: db)
+            try UserSearchRecord.index(user, userID: user.id, in: db)
             return true
         }
     }
@@ -62,16 +62,16 @@ struct UserStore: Sendable {
                                 AND id NOT IN (SELECT user_id FROM customer) ORDER BY length(username_key), username_key LIMIT ?
                                 """, arguments: [prefix, prefix + "\u{10FFFF}", limit])
                     } ?? []
-                // The index range of the longest word: every word that starts with it.
-                let longest = query.longest ?? ""
-                let candidates = try String.fetchAll(
+                // FTS5: every word starts a word of the username or the name; the best bm25
+                // candidates (a username hit weighs double) are then ranked whole words first.
+                let matching = try UserRecord.fetchAll(
                     db,
                     sql: """
-                        SELECT DISTINCT user_id FROM user_name_word WHERE word >= ? AND word < ?
-                        ORDER BY word, user_id LIMIT ?
-                        """, arguments: [longest, longest + "\u{10FFFF}", limit * 10])
-                let users = try UserRecord.fetchAll(db, keys: candidates).filter { $0.deletedAt == nil }
-                let matching = users.filter { NameSearch.matches($0.displayName, words) }.map(\.summary)
+                        SELECT u.* FROM user_fts f JOIN user_search s ON s.id = f.rowid JOIN user u ON u.id = s.user_id
+                        WHERE user_fts MATCH ? AND u.deleted_at IS NULL
+                        ORDER BY bm25(user_fts, 2.0, 1.0), s.id LIMIT ?
+                        """, arguments: [NameSearch.ftsQuery(words), limit * 5]
+                ).map(\.summary)
                 let first = byUsername.map(\.summary)
                 let shown = Set(first.map(\.id))
                 return Array(
@@ -143,7 +143,7 @@ struct UserStore: Sendable {
                     user.email = nil
                 }
                 try user.insert(db)
-                try UserNameWordRecord.index(userID: user.id, displayName: user.displayName, in: db)
+                try UserSearchRecord.index(user, userID: user.id, in: db)
                 userID = user.id
                 try AppleAccountRecord(
                     sub: identity.sub, userId: user.id, email: identity.email, isPrivateEmail: identity.isPrivateEmail,

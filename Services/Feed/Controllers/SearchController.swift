@@ -12,11 +12,6 @@ struct SearchController: Sendable {
         routes.authenticated.get("/v1/search/posts", use: posts)
     }
 
-    /// Where a page of results starts.
-    struct Position: Codable, Sendable {
-        var offset: Int
-    }
-
     /// `q` is 2 to 100 characters with a letter or digit; every word must match a word of the
     /// post (the last one may be its start), whatever the case and accents.
     @Sendable func posts(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -27,12 +22,12 @@ struct SearchController: Sendable {
         guard (2...100).contains(text.count), !words.isEmpty else {
             throw ServiceError.validation("`q` must be 2 to 100 characters with a letter or a digit.")
         }
-        let page = try PageRequest<Position>(request: request)
+        let page = try PageRequest<OffsetPosition>(request: request)
         let offset = page.position?.offset ?? 0
         guard offset <= 1000 else { throw ServiceError(.invalidCursor, "Search pages end after 1,000 results.") }
         let (posts, more) = try await store.search(
             words: words, viewer: user.userID, offset: offset, limit: page.limit, now: clock.now())
         return try Response.json(
-            Page(items: posts, nextCursor: more ? Cursor.encode(Position(offset: offset + page.limit)) : nil))
+            Page(items: posts, nextCursor: more ? Cursor.encode(OffsetPosition(offset: offset + page.limit)) : nil))
     }
 }

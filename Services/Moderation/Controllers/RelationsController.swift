@@ -38,7 +38,8 @@ struct RelationsController<Record: UserRelationRecord>: Sendable {
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let page = try PageRequest<TimePosition>(request: request)
-        let records = try await store.relations(Record.self, of: user.userID, after: page.position, limit: page.limit + 1)
+        let records = try await store.relations(
+            Record.self, of: user.userID, after: page.position, limit: page.limit + 1)
         return try Response.json(
             Page(records, limit: page.limit, item: \.contract) {
                 TimePosition(createdAt: $0.createdAt, id: $0.targetId)
