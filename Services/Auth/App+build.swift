@@ -86,6 +86,7 @@ func buildRouter(
     inbox.mirrorBlocks()
     inbox.mirrorMutes()
     inbox.on(ProfileCountsChanged.self) { envelope, db in try UserStore.countsChanged(envelope.payload, in: db) }
+    inbox.on(StreakStatsChanged.self) { envelope, db in try UserStore.streakStatsChanged(envelope.payload, in: db) }
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     AdminController(tenants: store.tenants, users: store.users, clock: clock, entropy: entropy).addRoutes(to: routes)
     TenantsController(store: store.tenants, pins: pins, clock: clock, entropy: entropy).addRoutes(to: routes)

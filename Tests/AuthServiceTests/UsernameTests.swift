@@ -198,6 +198,31 @@ import Testing
             #expect(
                 try await client.get("/v1/users/by-username/kai_r", token: leo).json(PublicProfile.self).counts
                     == ProfileCounts(followers: 3, following: 4, posts: 5))
+
+            // The apps' numbers: none until published, then the latest revision of each.
+            #expect(
+                try await client.get("/v1/users/\(kaiID)", token: leo).json(PublicProfile.self).stats == ProfileStats())
+            let standing = ChallengeStats(
+                userId: kaiID, points: 4, wins: 1, losses: 0, draws: 1, streak: 1, bestStreak: 1, spotsUnlocked: 2)
+            try await directory.authDatabase().write { db in
+                try UserStore.countsChanged(
+                    ProfileCountsChanged(
+                        userId: kaiID, counts: ProfileCounts(followers: 3, following: 4, posts: 5),
+                        challenges: standing,
+                        revision: 4), in: db)
+                for (snaps, revision) in [(9, 2), (3, 1)] {
+                    try UserStore.streakStatsChanged(
+                        StreakStatsChanged(
+                            userId: kaiID,
+                            stats: StreakProfileStats(activeStreaks: 1, longestStreak: 8, totalSnaps: snaps),
+                            revision: revision), in: db)
+                }
+            }
+            #expect(
+                try await client.get("/v1/users/\(kaiID)", token: leo).json(PublicProfile.self).stats
+                    == ProfileStats(
+                        streak: StreakProfileStats(activeStreaks: 1, longestStreak: 8, totalSnaps: 9),
+                        challenges: standing))
         }
     }
 }

@@ -313,6 +313,7 @@ import Testing
         case SpotUnlocked.eventType: return try roundTrip(SpotUnlocked.self)
         case UserFollowed.eventType: return try roundTrip(UserFollowed.self)
         case ProfileCountsChanged.eventType: return try roundTrip(ProfileCountsChanged.self)
+        case StreakStatsChanged.eventType: return try roundTrip(StreakStatsChanged.self)
         case PostLiked.eventType: return try roundTrip(PostLiked.self)
         case PostMentioned.eventType: return try roundTrip(PostMentioned.self)
         case KeywordMutesChanged.eventType: return try roundTrip(KeywordMutesChanged.self)
@@ -791,8 +792,29 @@ import Testing
             },
             then: { db in
                 try Row.fetchOne(
-                    db, sql: "SELECT followers, following, posts, revision FROM profile_count WHERE user_id = ?",
-                    arguments: [alice]) == ["followers": 12, "following": 3, "posts": 7, "revision": 15]
+                    db,
+                    sql: """
+                        SELECT followers, following, posts, json_extract(challenges, '$.points') AS points, revision
+                        FROM profile_count WHERE user_id = ?
+                        """,
+                    arguments: [alice]) == ["followers": 12, "following": 3, "posts": 7, "points": 7, "revision": 15]
+            }),
+        "profile.streak_stats_changed → auth": Effect(
+            given: { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO user (id, email, password_hash, display_name, created_at, updated_at)
+                        VALUES (?, 'alice@example.com', 'x', 'Alice', '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
+                        """, arguments: [alice])
+            },
+            then: { db in
+                try Row.fetchOne(
+                    db,
+                    sql:
+                        "SELECT active_streaks, longest_streak, total_snaps, revision FROM streak_profile WHERE user_id = ?",
+                    arguments: [alice]) == [
+                        "active_streaks": 2, "longest_streak": 30, "total_snaps": 41, "revision": 4,
+                    ]
             }),
         "duress.cleared → alerts": Effect(then: { db in
             try Int.fetchOne(

@@ -188,6 +188,12 @@ import Testing
             #expect(challenge.voting?.result == ChallengeResult(winner: Self.alice, creatorVotes: 2, opponentVotes: 1))
             #expect(challenge.voting?.myVote == Self.bob)
             #expect(try harness.outboxEvents(ChallengeCompleted.self).map(\.result.winner) == [Self.alice])
+            // Both standings reach auth for the profiles.
+            #expect(
+                try harness.outboxEvents(ProfileCountsChanged.self).map {
+                    [$0.userId, "\($0.challenges?.points ?? -1)"]
+                }
+                    == [[Self.alice, "3"], [Self.bob, "0"]])
             let token = try await harness.token(for: Self.carol)
             #expect(
                 try await client.get("/v1/challenges/stats/\(Self.alice)", token: token).json(ChallengeStats.self)

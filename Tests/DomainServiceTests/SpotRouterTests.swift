@@ -185,6 +185,8 @@ import Testing
             let stats = try await client.get("/v1/challenges/stats/\(Self.bob)", token: bobLater)
                 .json(ChallengeStats.self)
             #expect(stats.spotsUnlocked == 1)
+            // The first visit, and only it, tells auth for Bob's profile.
+            #expect(try harness.outboxEvents(ProfileCountsChanged.self).map(\.challenges) == [stats])
         }
     }
 

@@ -377,6 +377,50 @@ import Testing
         }
     }
 
+    /// Profiles' numbers reach auth once per change, as the stats screen shows them, with a
+    /// growing revision; nothing is sent when nothing moved.
+    @Test func theProfileNumbersArePublishedOncePerChange() async throws {
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, runner in
+            _ = try await befriend(harness, client, Self.alice, Self.bob)
+            await runner.runDue()
+            #expect(try harness.outboxEvents(StreakStatsChanged.self).isEmpty)
+            _ = try await snap(harness, client, Self.alice, day: 0, zone: "UTC")
+            _ = try await snap(harness, client, Self.bob, day: 0, zone: "UTC")
+            await runner.runDue()
+            await runner.runDue()
+            let kept = StreakProfileStats(activeStreaks: 1, longestStreak: 1, totalSnaps: 1)
+            #expect(
+                try harness.outboxEvents(StreakStatsChanged.self).sorted { $0.userId < $1.userId } == [
+                    StreakStatsChanged(userId: Self.alice, stats: kept, revision: 1),
+                    StreakStatsChanged(userId: Self.bob, stats: kept, revision: 1),
+                ])
+            let screen = try await client.get("/v1/streaks/stats", token: try await harness.token(for: Self.alice))
+                .json(StreakStats.self)
+            #expect(
+                StreakProfileStats(
+                    activeStreaks: screen.activeStreaks, longestStreak: screen.longestStreak,
+                    totalSnaps: screen.totalSnaps) == kept)
+
+            // Unfriended: no streak stands; the longest and the snaps stay.
+            let ended = try await client.request(
+                .delete, "/v1/friends/\(Self.bob)", token: try await harness.token(for: Self.alice))
+            #expect(ended.status == .noContent)
+            await runner.runDue()
+            let last = try harness.outboxEvents(StreakStatsChanged.self).suffix(2).sorted { $0.userId < $1.userId }
+            #expect(
+                last == [
+                    StreakStatsChanged(
+                        userId: Self.alice,
+                        stats: StreakProfileStats(activeStreaks: 0, longestStreak: 1, totalSnaps: 1),
+                        revision: 2),
+                    StreakStatsChanged(
+                        userId: Self.bob, stats: StreakProfileStats(activeStreaks: 0, longestStreak: 1, totalSnaps: 1),
+                        revision: 2),
+                ])
+            #expect(try harness.outboxEvents(StreakStatsChanged.self).count == 4)
+        }
+    }
+
     @Test func aSnapGoesToTheChosenStreaksOncePerStreakAndDay() async throws {
         try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, _ in
             let withBob = try await befriend(harness, client, Self.alice, Self.bob).id

@@ -65,9 +65,9 @@ struct ProfileController: Sendable {
         return try await profile(users.visibleUser(usernameKey: key, viewer: user.userID))
     }
 
-    private func profile(_ found: (user: UserRecord, counts: ProfileCounts)?) throws -> Response {
-        guard let (record, counts) = found else { throw ServiceError.notFound("User") }
-        return try Response.json(record.publicProfile(counts: counts))
+    private func profile(_ found: PublicProfile?) throws -> Response {
+        guard let found else { throw ServiceError.notFound("User") }
+        return try Response.json(found)
     }
 
     /// A bio as stored: trimmed, at most 160 characters; empty removes it (nil).

@@ -280,5 +280,18 @@ extension AuthStore {
                     """)
             for user in users { try UserSearchRecord.index(user, userID: user.id, in: db) }
         }
+
+        // The apps' numbers on profiles: feed's challenge standing beside its counts, and
+        // streak's numbers (`profile.streak_stats_changed`).
+        migrator.registerMigration("auth.v11.profile-stats") { db in
+            try db.alter(table: "profile_count") { table in table.add(column: "challenges", .jsonText) }
+            try db.create(table: "streak_profile") { table in
+                table.column("user_id", .text).primaryKey().references("user", onDelete: .cascade)
+                table.column("active_streaks", .integer).notNull()
+                table.column("longest_streak", .integer).notNull()
+                table.column("total_snaps", .integer).notNull()
+                table.column("revision", .integer).notNull()
+            }
+        }
     }
 }

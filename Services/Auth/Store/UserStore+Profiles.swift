@@ -7,9 +7,7 @@ import ServiceKit
 extension UserStore {
     /// The app user (not deleted, not a PIN customer) with this id, or whose username is `key`
     /// now (an old name finds nobody), unless a block stands between them and `viewer`.
-    func visibleUser(
-        id: String? = nil, usernameKey key: String? = nil, viewer: String
-    ) async throws -> (user: UserRecord, counts: ProfileCounts)? {
+    func visibleUser(id: String? = nil, usernameKey key: String? = nil, viewer: String) async throws -> PublicProfile? {
         try await database.read { db in
             var request = UserRecord.all().live().filter(sql: "id NOT IN (SELECT user_id FROM customer)")
             if let id { request = request.filter(key: id) }
@@ -17,7 +15,11 @@ extension UserStore {
             guard let user = try request.fetchOne(db), try !BlockMirror.isBlocked(viewer, user.id, in: db) else {
                 return nil
             }
-            return (user, try ProfileCountRecord.fetchOne(db, key: user.id)?.counts ?? ProfileCounts())
+            let counts = try ProfileCountRecord.fetchOne(db, key: user.id)
+            return user.publicProfile(
+                counts: counts?.counts ?? ProfileCounts(),
+                stats: ProfileStats(
+                    streak: try StreakProfileRecord.fetchOne(db, key: user.id)?.stats, challenges: counts?.challenges))
         }
     }
 
@@ -61,16 +63,34 @@ extension UserStore {
     /// `profile.counts_changed`: keeps the counts unless a later revision is already here (or
     /// the user is gone).
     static func countsChanged(_ event: ProfileCountsChanged, in db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO profile_count (user_id, followers, following, posts, revision)
-                SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM user WHERE id = ?1)
-                ON CONFLICT (user_id) DO UPDATE SET followers = excluded.followers,
-                    following = excluded.following, posts = excluded.posts, revision = excluded.revision
-                WHERE excluded.revision > profile_count.revision
-                """,
-            arguments: [
-                event.userId, event.counts.followers, event.counts.following, event.counts.posts, event.revision,
-            ])
+        let counts = event.counts
+        try keepLatest(
+            ProfileCountRecord(
+                userId: event.userId, followers: counts.followers, following: counts.following, posts: counts.posts,
+                challenges: event.challenges, revision: event.revision), of: event.userId, revision: event.revision,
+            in: db)
+    }
+
+    /// `profile.streak_stats_changed`: keeps the numbers unless a later revision is already
+    /// here (or the user is gone).
+    static func streakStatsChanged(_ event: StreakStatsChanged, in db: Database) throws {
+        let stats = event.stats
+        try keepLatest(
+            StreakProfileRecord(
+                userId: event.userId, activeStreaks: stats.activeStreaks, longestStreak: stats.longestStreak,
+                totalSnaps: stats.totalSnaps, revision: event.revision), of: event.userId, revision: event.revision,
+            in: db)
+    }
+
+    /// Saves `record`, a user's row of numbers another service publishes (keyed by `user_id`),
+    /// unless its table already holds a later `revision` for them or the user is not here.
+    private static func keepLatest<Record: ServiceRecord>(
+        _ record: Record, of userID: String, revision: Int, in db: Database
+    ) throws {
+        guard try UserRecord.exists(db, key: userID) else { return }
+        let stored = try Int.fetchOne(
+            db, sql: "SELECT revision FROM \(Record.databaseTableName) WHERE user_id = ?", arguments: [userID])
+        guard stored.map({ revision > $0 }) ?? true else { return }
+        try record.upsert(db)
     }
 }

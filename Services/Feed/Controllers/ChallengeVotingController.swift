@@ -67,6 +67,6 @@ struct ChallengeVotingController: Sendable {
         guard let stats = try await store.stats(of: of, viewer: user.userID, at: clock.now()) else {
             throw ServiceError.notFound("User")
         }
-        return try Response.json(stats.record.contract(spotsUnlocked: stats.spotsUnlocked))
+        return try Response.json(stats)
     }
 }

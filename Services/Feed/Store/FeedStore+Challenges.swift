@@ -168,21 +168,25 @@ extension FeedStore {
         }
     }
 
-    /// The standing of `user` (all zeros before their first result) and how many spots they
+    /// The standing of `user` (all zeros before their first result) with how many spots they
     /// unlocked, nil when a block stands between them and `viewer`.
-    func stats(
-        of user: String, viewer: String, at now: Date
-    ) async throws -> (record: ChallengeStatsRecord, spotsUnlocked: Int)? {
+    func stats(of user: String, viewer: String, at now: Date) async throws -> ChallengeStats? {
         try await database.read { db in
             guard try !BlockMirror.isBlocked(viewer, user, in: db) else { return nil }
-            let stats =
-                try ChallengeStatsRecord.fetchOne(db, key: user) ?? ChallengeStatsRecord(userId: user, updatedAt: now)
-            let spots =
-                try Int.fetchOne(
-                    db, sql: "SELECT COUNT(DISTINCT spot_id) FROM spot_check_in WHERE user_id = ?", arguments: [user])
-                ?? 0
-            return (stats, spots)
+            return try Self.challengeStanding(of: user, in: db)
+                ?? ChallengeStatsRecord(userId: user, updatedAt: now).contract(spotsUnlocked: 0)
         }
+    }
+
+    /// `user`'s standing with the spots they unlocked, or nil before their first result or spot.
+    static func challengeStanding(of user: String, in db: Database) throws -> ChallengeStats? {
+        let stats = try ChallengeStatsRecord.fetchOne(db, key: user)
+        let spots =
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(DISTINCT spot_id) FROM spot_check_in WHERE user_id = ?"),
+                arguments: [user]) ?? 0
+        guard stats != nil || spots > 0 else { return nil }
+        return (stats ?? ChallengeStatsRecord(userId: user, updatedAt: Date())).contract(spotsUnlocked: spots)
     }
 
     // MARK: - Media's verdicts
@@ -290,6 +294,7 @@ extension FeedStore {
                 stats = ChallengeLifecycle.standing(after: result, of: stats)
                 stats.updatedAt = now
                 try stats.upsert(db)
+                try Self.adjustCounts(of: user, outbox: outbox, in: db)
             }
             try outbox.enqueue(
                 ChallengeCompleted(challengeId: id, participants: challenge.parties, result: result), in: db)

@@ -7,7 +7,8 @@ import ServiceKit
 /// published to auth as `profile.counts_changed`).
 extension FeedStore {
     /// Adds the given amounts to `user`'s counts (never below zero), moves its revision on and
-    /// publishes the counts, all in `db`'s transaction.
+    /// publishes the counts with the user's challenge standing, all in `db`'s transaction (a
+    /// result or a first visit to a spot calls it with no amounts).
     @discardableResult
     static func adjustCounts(
         of user: String, followers: Int = 0, following: Int = 0, posts: Int = 0, outbox: Outbox, in db: Database
@@ -21,7 +22,9 @@ extension FeedStore {
                 """, arguments: [user, followers, following, posts])
         let record = try ProfileCountRecord.fetchOne(db, key: user) ?? ProfileCountRecord(userId: user)
         try outbox.enqueue(
-            ProfileCountsChanged(userId: user, counts: record.counts, revision: record.revision), in: db)
+            ProfileCountsChanged(
+                userId: user, counts: record.counts, challenges: try challengeStanding(of: user, in: db),
+                revision: record.revision), in: db)
         return record.counts
     }
 

@@ -180,7 +180,10 @@ extension FeedStore {
             try record.insert(db)
             spot.checkInCount += 1
             try spot.update(db)
-            if firstVisit { try outbox.enqueue(SpotUnlocked(spotId: id, spotName: spot.name, userId: user), in: db) }
+            if firstVisit {
+                try outbox.enqueue(SpotUnlocked(spotId: id, spotName: spot.name, userId: user), in: db)
+                try Self.adjustCounts(of: user, outbox: outbox, in: db)
+            }
             return (record, firstVisit, true)
         }
     }

@@ -44,22 +44,20 @@ extension StreakStore {
     func stats(of user: String, premium: Bool, at now: Date) async throws -> StreakStats {
         try await database.write { db in
             if premium { try Self.creditMonthly(user, at: now, in: db) }
-            let standings = try StreakRecord.all().of(user).fetchAll(db).map {
-                try Self.standing(of: $0, viewer: user, at: now, in: db)
-            }
-            let active = standings.filter { $0.progress.status == .active && !$0.progress.ended }
-            let longest = standings.map(\.progress.longest).max() ?? 0
-            let snaps = SnapRecord.filter(SnapRecord.Columns.userId == user)
+            let shown = try Self.profileStats(of: user, at: now, in: db)
             let recoveries = try RecoveryTokenRecord.filter(
                 RecoveryTokenRecord.Columns.userId == user
                     && RecoveryTokenRecord.Columns.reason == RecoveryTransactionType.used.rawValue
             ).fetchCount(db)
+            let promptSnaps = try SnapRecord.filter(
+                SnapRecord.Columns.userId == user && SnapRecord.Columns.prompt != nil
+            )
+            .fetchCount(db)
             return StreakStats(
-                activeStreaks: active.count, longestStreak: longest, totalSnaps: try snaps.fetchCount(db),
+                activeStreaks: shown.activeStreaks, longestStreak: shown.longestStreak, totalSnaps: shown.totalSnaps,
                 recoveryTokens: try Self.balance(of: user, in: db),
                 achievements: Milestones.achievements(
-                    longest: longest, recoveries: recoveries,
-                    promptSnaps: try snaps.filter(SnapRecord.Columns.prompt != nil).fetchCount(db)))
+                    longest: shown.longestStreak, recoveries: recoveries, promptSnaps: promptSnaps))
         }
     }
 }

@@ -50,13 +50,15 @@ public struct PublicProfile: Codable, Sendable, Equatable {
     public var avatarURL: String?
     /// Followers, following and posts, as feed last published them.
     public var counts: ProfileCounts
+    /// The apps' numbers, each once its service has published one.
+    public var stats: ProfileStats
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, username, displayName, bio, avatarURL, counts, createdAt }
+    enum CodingKeys: String, CodingKey { case id, username, displayName, bio, avatarURL, counts, stats, createdAt }
 
     public init(
         id: String, username: String?, displayName: String, bio: String? = nil, avatarURL: String? = nil,
-        counts: ProfileCounts = ProfileCounts(), createdAt: Date
+        counts: ProfileCounts = ProfileCounts(), stats: ProfileStats = ProfileStats(), createdAt: Date
     ) {
         self.id = id
         self.username = username
@@ -64,7 +66,22 @@ public struct PublicProfile: Codable, Sendable, Equatable {
         self.bio = bio
         self.avatarURL = avatarURL
         self.counts = counts
+        self.stats = stats
         self.createdAt = createdAt
+    }
+}
+
+/// The per-app numbers on a public profile: StreakSnap's streaks and SkateHubba's challenge
+/// standing, each absent until the user has one.
+public struct ProfileStats: Codable, Sendable, Equatable {
+    public var streak: StreakProfileStats?
+    public var challenges: ChallengeStats?
+
+    enum CodingKeys: String, CodingKey { case streak, challenges }
+
+    public init(streak: StreakProfileStats? = nil, challenges: ChallengeStats? = nil) {
+        self.streak = streak
+        self.challenges = challenges
     }
 }
 

@@ -63,19 +63,22 @@ public struct UserFollowed: DomainEvent, Equatable {
     }
 }
 
-/// `profile.counts_changed`: a user's counts as feed now keeps them. `revision` grows with every
-/// change of that user's counts; a copy keeps the highest it has seen, so a late one is ignored.
+/// `profile.counts_changed`: a user's counts as feed now keeps them, and their challenge
+/// standing once they have one (a result or a spot). `revision` grows with every change of
+/// either; a copy keeps the highest it has seen, so a late one is ignored.
 public struct ProfileCountsChanged: DomainEvent, Equatable {
     public static let eventType: EventType = "profile.counts_changed"
     public var userId: String
     public var counts: ProfileCounts
+    public var challenges: ChallengeStats?
     public var revision: Int
 
-    enum CodingKeys: String, CodingKey { case userId, counts, revision }
+    enum CodingKeys: String, CodingKey { case userId, counts, challenges, revision }
 
-    public init(userId: String, counts: ProfileCounts, revision: Int) {
+    public init(userId: String, counts: ProfileCounts, challenges: ChallengeStats? = nil, revision: Int) {
         self.userId = userId
         self.counts = counts
+        self.challenges = challenges
         self.revision = revision
     }
 }

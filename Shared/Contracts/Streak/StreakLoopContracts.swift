@@ -187,6 +187,40 @@ public struct StreakStats: Codable, Sendable, Equatable {
     }
 }
 
+/// The streak numbers a public profile shows (StreakSnap's stats cards), as streak last
+/// published them: never the reader's tokens or achievements.
+public struct StreakProfileStats: Codable, Sendable, Equatable {
+    public var activeStreaks: Int
+    public var longestStreak: Int
+    public var totalSnaps: Int
+
+    enum CodingKeys: String, CodingKey { case activeStreaks, longestStreak, totalSnaps }
+
+    public init(activeStreaks: Int, longestStreak: Int, totalSnaps: Int) {
+        self.activeStreaks = activeStreaks
+        self.longestStreak = longestStreak
+        self.totalSnaps = totalSnaps
+    }
+}
+
+/// `profile.streak_stats_changed` (streak → auth): a user's streak numbers changed (a snap, a
+/// kept day, a break, a recovery, an ended friendship). `revision` grows with each; a copy
+/// keeps the highest it has seen.
+public struct StreakStatsChanged: DomainEvent, Equatable {
+    public static let eventType: EventType = "profile.streak_stats_changed"
+    public var userId: String
+    public var stats: StreakProfileStats
+    public var revision: Int
+
+    enum CodingKeys: String, CodingKey { case userId, stats, revision }
+
+    public init(userId: String, stats: StreakProfileStats, revision: Int) {
+        self.userId = userId
+        self.stats = stats
+        self.revision = revision
+    }
+}
+
 /// `streak.window_opened` (streak → alerts): a user's snap window opened (`daily_window`).
 public struct StreakWindowOpened: DomainEvent, Equatable {
     public static let eventType: EventType = "streak.window_opened"

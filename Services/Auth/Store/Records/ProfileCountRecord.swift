@@ -2,8 +2,9 @@ import Contracts
 import GRDB
 import ServiceKit
 
-/// A row of `profile_count`: a user's followers, following and posts as feed last published
-/// them (`profile.counts_changed`), with the revision they carried.
+/// A row of `profile_count`: a user's followers, following and posts, and their challenge
+/// standing (JSON) once they have one, as feed last published them (`profile.counts_changed`),
+/// with the revision they carried.
 struct ProfileCountRecord: ServiceRecord {
     static let databaseTableName = "profile_count"
 
@@ -11,6 +12,7 @@ struct ProfileCountRecord: ServiceRecord {
     var followers: Int
     var following: Int
     var posts: Int
+    var challenges: ChallengeStats?
     var revision: Int
 
     var counts: ProfileCounts { ProfileCounts(followers: followers, following: following, posts: posts) }

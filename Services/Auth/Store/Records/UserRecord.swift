@@ -47,10 +47,11 @@ struct UserRecord: ServiceRecord {
             avatarURL: UserSummary.avatarURL(mediaId: avatarMediaId), createdAt: createdAt, roles: roles)
     }
 
-    func publicProfile(counts: ProfileCounts) -> PublicProfile {
+    func publicProfile(counts: ProfileCounts, stats: ProfileStats) -> PublicProfile {
         PublicProfile(
             id: id, username: username, displayName: displayName, bio: bio,
-            avatarURL: UserSummary.avatarURL(mediaId: avatarMediaId), counts: counts, createdAt: createdAt)
+            avatarURL: UserSummary.avatarURL(mediaId: avatarMediaId), counts: counts, stats: stats,
+            createdAt: createdAt)
     }
 }
 
