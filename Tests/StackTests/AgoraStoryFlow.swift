@@ -8,8 +8,9 @@ import Testing
 /// following feed (written by feed's fan-out job) and is told she mentioned him; he answers
 /// in a thread, likes and reposts it; For You offers it with why until he has seen it;
 /// profiles count it all (through `profile.counts_changed` at auth); every notification
-/// arrives once; Ben mutes a word of it and it leaves his feed; Ada deletes the post and it
-/// leaves hers, its thread keeping a placeholder.
+/// arrives once; Ben mutes a word of it and it leaves his feed, then mutes Ada herself for a
+/// while; Ada shows a photo as her avatar; Ada deletes the post and it leaves hers, its thread
+/// keeping a placeholder.
 struct AgoraStoryFlow {
     let flow: SliceFlow
 
@@ -26,6 +27,19 @@ struct AgoraStoryFlow {
         }
         let check = try await flow.call(.GET, "/v1/auth/check-username/ADA_K")
         #expect(try check.decode(UsernameAvailability.self).reason == "taken")
+
+        // Ada shows a photo as her avatar: auth asks media whose it is, media makes it public.
+        let face = try await flow.upload(TestImages.jpeg(seed: 37, gps: false), as: ada)
+        #expect(try await flow.call(.GET, "/v1/media/\(face.id)/thumbnail", as: ben).status == 404)
+        let avatar = try await flow.call(.PUT, "/v1/me/avatar", as: ada, json: AvatarUpdate(mediaId: face.id))
+        let avatarURL = try #require(try avatar.decode(UserProfile.self).avatarURL, "\(avatar.text)")
+        #expect(
+            try await flow.call(.GET, "/v1/users/\(ada.id)", as: ben).decode(PublicProfile.self).avatarURL == avatarURL)
+        #expect(
+            await flow.eventually { (try? await flow.call(.GET, avatarURL, as: ben).status) == 200 },
+            "Ben never saw Ada's avatar")
+        let notHers = try await flow.call(.PUT, "/v1/me/avatar", as: ben, json: AvatarUpdate(mediaId: face.id))
+        #expect(notHers.status == 404)
 
         // Ben follows Ada; she is told, and her profile counts him.
         let followed = try await flow.call(.PUT, "/v1/users/\(ada.id)/follow", as: ben)
@@ -115,6 +129,27 @@ struct AgoraStoryFlow {
             await flow.eventually { (try? await following(ben))?.contains { $0.post.id == post.id } == false },
             "the muted post stayed in Ben's feed")
         #expect(try await following(ada).contains { $0.post.id == post.id })
+
+        // Ben mutes Ada herself: her other posts leave his feed and she leaves his people search;
+        // she is not told and nothing changes for her. He lifts it.
+        let other = try await flow.call(.POST, "/v1/posts", as: ada, json: CreatePostRequest(text: "Second light"))
+        let second = try other.decode(Post.self)
+        #expect(
+            await flow.eventually { (try? await following(ben))?.contains { $0.post.id == second.id } == true },
+            "Ada's second post never reached Ben")
+        let mutedAda = try await flow.call(.POST, "/v1/mutes/users", as: ben, json: BlockCreate(userId: ada.id))
+        #expect(mutedAda.status == 201, "\(mutedAda.text)")
+        #expect(
+            await flow.eventually {
+                let feed = try? await following(ben)
+                let found = try? await flow.call(.GET, "/v1/users/search?q=ada", as: ben).decode(Page<UserSummary>.self)
+                return feed?.contains { $0.post.authorId == ada.id } == false && found?.items.isEmpty == true
+            }, "the muted Ada stayed in Ben's feed or search")
+        #expect(try await flow.call(.GET, "/v1/users/\(ada.id)", as: ben).status == 200)
+        #expect(try await flow.call(.DELETE, "/v1/mutes/users/\(ada.id)", as: ben).status == 204)
+        #expect(
+            await flow.eventually { (try? await following(ben))?.contains { $0.post.id == second.id } == true },
+            "Ada's post never came back once unmuted")
 
         // Ada deletes the post: it leaves every feed; the thread keeps a placeholder.
         #expect(try await flow.call(.DELETE, "/v1/posts/\(post.id)", as: ada).status == 204)

@@ -142,6 +142,12 @@ struct SkateHubbaStoryFlow {
         #expect((kaisStats.points, kaisStats.wins, kaisStats.streak) == (3, 1, 1))
         let leosStats = try await flow.call(.GET, "/v1/challenges/stats/\(leo.id)", as: max).decode(ChallengeStats.self)
         #expect((leosStats.points, leosStats.losses, leosStats.streak) == (0, 1, 0))
+        // Kai's profile shows his standing (feed → auth).
+        #expect(
+            await flow.eventually {
+                let profile = try? await flow.call(.GET, "/v1/users/\(kai.id)", as: max).decode(PublicProfile.self)
+                return profile?.stats.challenges == kaisStats
+            }, "Kai's profile never showed his standing")
 
         // Every activity once, in the centre and pushed once to each phone.
         let expected: [(Person, [NotificationType])] = [

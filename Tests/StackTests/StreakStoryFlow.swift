@@ -116,6 +116,13 @@ struct StreakStoryFlow {
         }
         #expect(try await heard(.streakMilestone, mia))
         #expect(try await heard(.streakMilestone, noah))
+        // Her profile shows her streak numbers (streak → auth).
+        #expect(
+            await flow.eventually {
+                let profile = try? await flow.call(.GET, "/v1/users/\(mia.person.id)", as: noah.person)
+                    .decode(PublicProfile.self)
+                return profile?.stats.streak == StreakProfileStats(activeStreaks: 1, longestStreak: 7, totalSnaps: 7)
+            }, "Mia's profile never showed her streak")
         let card = try await flow.call(
             .POST, "/v1/streaks/\(id)/share-card", as: mia.person, json: ShareCardCreate(style: .dark))
         #expect(card.status == 201, "\(card.text)")
