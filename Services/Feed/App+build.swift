@@ -96,5 +96,9 @@ func buildRouter(
         })
     }
     return ServiceParts(
-        router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner])
+        router: router,
+        services: [
+            runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner,
+            FeedHousekeeper(store: store, clock: clock, settings: settings.housekeeping, logger: runtime.logger),
+        ])
 }

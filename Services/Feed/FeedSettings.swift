@@ -17,12 +17,24 @@ import ServiceKit
 /// - `feed.spots.perDay` (default 5, SkateHubba's): spots a user may create a day.
 /// - `feed.spots.checkInRadiusM` (default 200): how near a spot a check-in must be made.
 /// - `feed.follows.perDay` (default 400): people a user may start following a day.
+/// - `feed.housekeeping.intervalSeconds` (default 3600): how often timelines are trimmed and
+///   old For You signals removed.
+/// - `feed.timeline.maxRows` (default 1000): the rows each following feed keeps.
+/// - `feed.signals.keepDays` (default 7): how long For You's signals are kept ("not interested"
+///   is kept for good).
 struct FeedSettings: Sendable {
     let maxRadius: Int
     let requireVerifiedPhone: Bool
     let challenges: Challenges
     let spots: Spots
     let follows: RatePolicy
+    let housekeeping: Housekeeping
+
+    struct Housekeeping: Sendable {
+        var interval: Int
+        var timelineRows: Int
+        var signalDays: Int
+    }
 
     struct Spots: Sendable {
         var perDay: Int
@@ -54,5 +66,9 @@ struct FeedSettings: Sendable {
         self.follows = RatePolicy(
             name: "follows", limit: try reader.integer("feed.follows.perDay", default: 400, in: 1...100_000),
             window: 86400)
+        self.housekeeping = Housekeeping(
+            interval: try reader.integer("feed.housekeeping.intervalSeconds", default: 3600, in: 1...604_800),
+            timelineRows: try reader.integer("feed.timeline.maxRows", default: 1000, in: 100...1_000_000),
+            signalDays: try reader.integer("feed.signals.keepDays", default: 7, in: 1...365))
     }
 }

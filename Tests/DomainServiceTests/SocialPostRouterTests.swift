@@ -428,7 +428,7 @@ import Testing
                 sessionId: id, userId: String(id.split(separator: "/")[0]), limited: false,
                 roles: id.hasSuffix("/admin") ? [RoleGrant(role: .admin)] : [], phoneVerified: false)
         }
-        try await withFeed(sessions: sessions) { harness, client, runner, _ in
+        try await withFeed(sessions: sessions) { harness, client, runner, store in
             func forYou(
                 _ query: String = "", as user: String = Self.bob, admin: Bool = false
             ) async throws
@@ -501,6 +501,46 @@ import Testing
             #expect(try await forYou().items.map(\.post.id).contains(followed.id) == false)
             harness.clock.advance(by: 86400)
             #expect(try await forYou().items.map(\.post.id).contains(followed.id))
+
+            // "Not interested" lasts; a week on, the housekeeper keeps it and drops the rest.
+            let hide = FeedSignalBatch(signals: [FeedSignal(id: "s3", postId: followed.id, kind: .hide)])
+            let later = try await harness.token(for: Self.bob, session: Self.bob + "/app")
+            #expect(try await client.post("/v1/feed/signals", hide, token: later).status == .accepted)
+            #expect(try await forYou().items.map(\.post.id).contains(followed.id) == false)
+            harness.clock.advance(by: 8 * 86400)
+            #expect(try await store.expireSignals(before: harness.clock.now().addingTimeInterval(-7 * 86400)) == 2)
+            #expect(
+                try await store.database.read { db in try String.fetchAll(db, sql: "SELECT kind FROM feed_signal") }
+                    == ["hide"])
+        }
+    }
+
+    @Test func theHousekeeperTrimsLongTimelinesToTheirNewestRows() async throws {
+        try await withFeed { harness, client, runner, store in
+            _ = try await act(harness, client, .put, "/v1/users/\(Self.alice)/follow", by: Self.bob)
+            for n in 1...5 {
+                harness.clock.advance(by: 1)
+                _ = try await post(harness, client, CreatePostRequest(text: "A\(n)"))
+            }
+            await runner.drain()
+            func feed(_ user: String) async throws -> [String] {
+                try await client.allPages(
+                    "/v1/feed/following", token: try await harness.token(for: user, session: user + "/app"),
+                    of: TimelineItem.self
+                ).map(\.post.text)
+            }
+            #expect(try await feed(Self.bob) == ["A5", "A4", "A3", "A2", "A1"])
+            // Alice's and Bob's timelines each had 5 rows; 3 of each go.
+            #expect(try await store.trimTimelines(keeping: 2) == 6)
+            #expect(try await feed(Self.bob) == ["A5", "A4"])
+            #expect(try await feed(Self.alice) == ["A5", "A4"])
+            #expect(try await store.trimTimelines(keeping: 2) == 0)
+            // Her profile still lists every post.
+            #expect(
+                try await act(harness, client, .get, "/v1/users/\(Self.alice)/posts", by: Self.bob).json(
+                    Page<Post>.self
+                )
+                .items.count == 5)
         }
     }
 

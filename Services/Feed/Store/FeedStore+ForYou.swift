@@ -13,6 +13,7 @@ extension FeedStore {
         static let repost = 4.0
         static let open = 1.0
         static let skip = -1.0
+        static let hide = -3.0
         /// Per 5 seconds looked at, up to 3.
         static func dwell(milliseconds: Int) -> Double { min(3, Double(milliseconds / 5000) * 0.5) }
     }
@@ -48,6 +49,7 @@ extension FeedStore {
                     case .dwell: AffinityStep.dwell(milliseconds: signal.dwellMs ?? 0)
                     case .skip: AffinityStep.skip
                     case .open: AffinityStep.open
+                    case .hide: AffinityStep.hide
                     }
                 try Self.addAffinity(step, of: user, for: author, in: db)
             }
@@ -113,8 +115,8 @@ extension FeedStore {
                 try String.fetchAll(
                     db,
                     sql: """
-                        SELECT post_id FROM feed_signal WHERE user_id = ? AND kind IN ('seen', 'skip')
-                        AND at > ? AND at <= ?
+                        SELECT post_id FROM feed_signal WHERE user_id = ?
+                        AND ((kind IN ('seen', 'skip') AND at > ? AND at <= ?) OR kind = 'hide')
                         """, arguments: [viewer, now.addingTimeInterval(-86400), now]))
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             // Candidates are read as the few columns the ranking needs, by hand (decoding hundreds

@@ -337,5 +337,10 @@ extension FeedStore {
         }
         // A copy of moderation's mutes of people: their posts leave the muter's feeds and search.
         MuteMirror.registerMigration(&migrator)
+        // The housekeeper finds old signals by time; erasing a user finds affinities for them.
+        migrator.registerMigration("feed.v11.housekeeping") { db in
+            try db.create(index: "feed_signal_by_time", on: "feed_signal", columns: ["at"])
+            try db.create(index: "affinity_by_author", on: "affinity", columns: ["author_id"])
+        }
     }
 }

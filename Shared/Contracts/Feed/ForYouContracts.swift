@@ -10,6 +10,8 @@ public enum FeedSignalKind: String, Codable, Sendable, CaseIterable {
     case skip
     /// Opened (the thread, the link, the photo).
     case open
+    /// "Not interested": never offered again, and the author counts less.
+    case hide
 }
 
 /// One signal; `id` is the app's own, so a batch sent twice counts once.
