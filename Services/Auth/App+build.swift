@@ -19,9 +19,13 @@ func buildApplication(
 struct AuthDependencies: Sendable {
     /// Whose a photo is and whether it is ready (avatars).
     var media: Lookup<MediaSummary>
+    /// A user's streak numbers, for their profile.
+    var streakStats: Lookup<StreakProfileStats> = .fixed([:])
 
     static func live(_ runtime: ServiceRuntime) -> AuthDependencies {
-        AuthDependencies(media: .internal(runtime.client, from: .media, path: "/internal/media"))
+        AuthDependencies(
+            media: .internal(runtime.client, from: .media, path: "/internal/media"),
+            streakStats: .internal(runtime.client, from: .streak, path: "/internal/streak-stats"))
     }
 }
 
@@ -80,13 +84,12 @@ func buildRouter(
     UsersController(store: store.users).addRoutes(to: routes)
     InternalSessionsController(sessions: sessions, users: store.users, clock: clock).addRoutes(to: routes)
     MeController(users: store.users, sessions: sessions, clock: clock).addRoutes(to: routes)
-    ProfileController(users: store.users, clock: clock).addRoutes(to: routes)
+    ProfileController(users: store.users, streakStats: dependencies.streakStats, clock: clock).addRoutes(to: routes)
     AvatarController(users: store.users, media: dependencies.media, clock: clock).addRoutes(to: routes)
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks()
     inbox.mirrorMutes()
     inbox.on(ProfileCountsChanged.self) { envelope, db in try UserStore.countsChanged(envelope.payload, in: db) }
-    inbox.on(StreakStatsChanged.self) { envelope, db in try UserStore.streakStatsChanged(envelope.payload, in: db) }
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     AdminController(tenants: store.tenants, users: store.users, clock: clock, entropy: entropy).addRoutes(to: routes)
     TenantsController(store: store.tenants, pins: pins, clock: clock, entropy: entropy).addRoutes(to: routes)

@@ -97,10 +97,6 @@ func buildRouter(
     runner.complete(SnapWindowJob.kind) { (job: SnapWindowJob.Job, _) in
         .done(recording: { db in try store.runWindow(of: job.userId, at: clock.now(), in: db) })
     }
-    // A user whose numbers may have moved has one profile job: publish them if they did.
-    runner.complete(ProfileStatsJob.kind) { (job: ProfileStatsJob.Job, _) in
-        .done(recording: { db in try store.publishProfileStats(of: job.userId, at: clock.now(), in: db) })
-    }
     return ServiceParts(
         router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner])
 }

@@ -128,7 +128,6 @@ public enum EventCatalog {
         MediaDetached.eventType: [.media],
         UserMuted.eventType: [.auth, .feed, .alerts],
         UserUnmuted.eventType: [.auth, .feed, .alerts],
-        StreakStatsChanged.eventType: [.auth],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -172,7 +171,6 @@ public enum EventCatalog {
         MediaDetached.eventType: [.feed, .auth],
         UserMuted.eventType: [.moderation],
         UserUnmuted.eventType: [.moderation],
-        StreakStatsChanged.eventType: [.streak],
     ]
 
     /// The services that receive `type`, or none.

@@ -10,17 +10,18 @@ import TestSupport
 @testable import AuthService
 
 /// Runs `body` against an in-process auth application over a fresh data directory.
-/// `media` answers for media's lookup (avatars).
+/// `media` and `streakStats` answer for those services' lookups (avatars, profiles).
 func withAuth(
     clock: ManualClock = ManualClock(Date()), config: [String: String] = [:],
     directory existing: TestDataDirectory? = nil, media: Lookup<MediaSummary> = .fixed([:]),
+    streakStats: Lookup<StreakProfileStats> = .fixed([:]),
     _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     let directory = try existing ?? TestDataDirectory.make()
     defer { if existing == nil { directory.remove() } }
     let app = try await buildApplication(
         reader: directory.reader(config), clock: clock,
-        dependencies: AuthDependencies(media: media))
+        dependencies: AuthDependencies(media: media, streakStats: streakStats))
     try await app.test(.router) { client in try await body(client) }
 }
 

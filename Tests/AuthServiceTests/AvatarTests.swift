@@ -96,4 +96,30 @@ import Testing
             }
         }
     }
+
+    /// Streak's numbers are asked at each profile read; when streak cannot answer, the profile
+    /// is served without them.
+    @Test func aProfileShowsStreaksNumbersWhenStreakAnswers() async throws {
+        let numbers = StreakProfileStats(activeStreaks: 2, longestStreak: 30, totalSnaps: 41)
+        let answering = Mutex<String?>(nil)
+        let streakStats = Lookup<StreakProfileStats> { id in
+            guard let expected = answering.withLock({ $0 }) else {
+                throw ServiceError(.upstreamUnavailable, "streak is down")
+            }
+            return id == expected ? numbers : nil
+        }
+        try await withAuth(streakStats: streakStats) { client in
+            let kai = try await client.signUp("kai@example.com")
+            let leo = try await client.signUp("leo@example.com").accessToken
+            let kaiID = try await client.userID(of: kai)
+            let down = try await client.get("/v1/users/\(kaiID)", token: leo)
+            #expect(down.status == .ok)
+            #expect(try down.json(PublicProfile.self).stats.streak == nil)
+            answering.withLock { $0 = kaiID }
+            #expect(
+                try await client.get("/v1/users/\(kaiID)", token: leo).json(PublicProfile.self).stats.streak == numbers)
+            let leoID = try await client.userID(of: try await client.signUp("leo2@example.com"))
+            #expect(try await client.get("/v1/users/\(leoID)", token: leo).json(PublicProfile.self).stats.streak == nil)
+        }
+    }
 }

@@ -52,6 +52,7 @@ import Testing
 
     static let lookupFiles = [
         "media-lookup", "user-lookup", "user-by-username-lookup", "user-search", "post-lookup", "session-lookup",
+        "streak-stats-lookup",
     ]
 
     // MARK: - Service-to-service calls
@@ -179,7 +180,22 @@ import Testing
                     arguments: [words.joined(separator: " ")])
             }
         },
+        "user 5a000000-0000-4000-8000-000000000001 had a 12-day streak, ended, and sent 2 snaps": { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO streak (id, user_a, user_b, count, longest_count, status, broken_reason, created_at)
+                    VALUES ('57ea0000-0000-4000-8000-000000000009', '5a000000-0000-4000-8000-000000000001',
+                            '5a000000-0000-4000-8000-000000000002', 0, 12, 'broken', 'unfriended',
+                            '2026-11-01 10:00:00.000');
+                    INSERT INTO snap (id, user_id, media_id, local_date, time_zone, created_at)
+                    VALUES ('54a90000-0000-4000-8000-000000000091', '5a000000-0000-4000-8000-000000000001',
+                            '5a1e0c3d-0000-4000-8000-000000000091', '2026-11-01', 'UTC', '2026-11-01 10:00:00.000'),
+                           ('54a90000-0000-4000-8000-000000000092', '5a000000-0000-4000-8000-000000000001',
+                            '5a1e0c3d-0000-4000-8000-000000000092', '2026-11-02', 'UTC', '2026-11-02 10:00:00.000');
+                    """)
+        },
         "no media": { _ in }, "no users": { _ in }, "no posts": { _ in }, "no sessions": { _ in },
+        "no streaks": { _ in },
     ]
 
     @Test(arguments: lookupFiles) func theProviderAnswersAsRecorded(file: String) async throws {
@@ -230,6 +246,8 @@ import Testing
                     #expect(error?.code == .validationFailed, "\(interaction.description)")
                 }
             case "/internal/posts/{id}": try Self.expectDecoded(PostSummary.self, response, interaction, from: .feed)
+            case "/internal/streak-stats/{id}":
+                try Self.expectDecoded(StreakProfileStats.self, response, interaction, from: .streak)
             case "/internal/sessions/{id}":
                 try Self.expectDecoded(SessionState.self, response, interaction, from: .auth)
             default:
@@ -313,7 +331,6 @@ import Testing
         case SpotUnlocked.eventType: return try roundTrip(SpotUnlocked.self)
         case UserFollowed.eventType: return try roundTrip(UserFollowed.self)
         case ProfileCountsChanged.eventType: return try roundTrip(ProfileCountsChanged.self)
-        case StreakStatsChanged.eventType: return try roundTrip(StreakStatsChanged.self)
         case PostLiked.eventType: return try roundTrip(PostLiked.self)
         case PostMentioned.eventType: return try roundTrip(PostMentioned.self)
         case KeywordMutesChanged.eventType: return try roundTrip(KeywordMutesChanged.self)
@@ -798,23 +815,6 @@ import Testing
                         FROM profile_count WHERE user_id = ?
                         """,
                     arguments: [alice]) == ["followers": 12, "following": 3, "posts": 7, "points": 7, "revision": 15]
-            }),
-        "profile.streak_stats_changed → auth": Effect(
-            given: { db in
-                try db.execute(
-                    sql: """
-                        INSERT OR IGNORE INTO user (id, email, password_hash, display_name, created_at, updated_at)
-                        VALUES (?, 'alice@example.com', 'x', 'Alice', '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
-                        """, arguments: [alice])
-            },
-            then: { db in
-                try Row.fetchOne(
-                    db,
-                    sql:
-                        "SELECT active_streaks, longest_streak, total_snaps, revision FROM streak_profile WHERE user_id = ?",
-                    arguments: [alice]) == [
-                        "active_streaks": 2, "longest_streak": 30, "total_snaps": 41, "revision": 4,
-                    ]
             }),
         "duress.cleared → alerts": Effect(then: { db in
             try Int.fetchOne(

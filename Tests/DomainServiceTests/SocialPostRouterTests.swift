@@ -38,6 +38,19 @@ import Testing
         #expect(Mentions.names(in: text) == names)
     }
 
+    /// A link's card comes from its address alone: the site without `www.`, a short address.
+    @Test(arguments: [
+        ("https://www.Example.com/", "example.com", "example.com", true),
+        (
+            "http://news.example.org/2026/11/a-very-long-story-about-the-pier", "news.example.org",
+            "news.example.org/2026/11/a-very-long-st…", false
+        ),
+    ])
+    func aLinkPreviewIsMadeWithoutFetching(url: String, site: String, display: String, secure: Bool) {
+        #expect(PostDraft.preview(of: url) == LinkPreview(url: url, site: site, display: display, secure: secure))
+        #expect(PostDraft.preview(of: nil) == nil)
+    }
+
     @Test func aMentionTellsEachOneNamedOnceButNotAcrossABlockNorTheOneAnswered() async throws {
         let harness = try ServiceHarness(.feed)
         let named = Lookup<UserSummary>.fixed([
@@ -103,6 +116,11 @@ import Testing
             let agora = try created.json(Post.self)
             #expect(agora.text == "Golden hour at the pier" && agora.caption == "Golden hour at the pier")
             #expect(agora.linkURL == "https://example.com/pier?x=1" && agora.latitude == nil)
+            #expect(
+                agora.linkPreview
+                    == LinkPreview(
+                        url: "https://example.com/pier?x=1", site: "example.com", display: "example.com/pier",
+                        secure: true))
             #expect(agora.mediaId == Self.mediaID(2) && agora.mediaIds == [Self.mediaID(2), Self.mediaID(1)])
             #expect(agora.likeCount == 0 && agora.replyCount == 0 && !agora.liked && agora.deleted == nil)
             #expect(

@@ -377,23 +377,19 @@ import Testing
         }
     }
 
-    /// Profiles' numbers reach auth once per change, as the stats screen shows them, with a
-    /// growing revision; nothing is sent when nothing moved.
-    @Test func theProfileNumbersArePublishedOncePerChange() async throws {
+    /// What a public profile shows, as auth asks for it: kept days, an ended friendship.
+    @Test func theProfileNumbersFollowTheStreaks() async throws {
         try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, runner in
+            let store = try store(harness)
             _ = try await befriend(harness, client, Self.alice, Self.bob)
-            await runner.runDue()
-            #expect(try harness.outboxEvents(StreakStatsChanged.self).isEmpty)
+            #expect(try await store.profileStats(of: Self.carol, at: harness.clock.now()) == nil)
+            #expect(
+                try await store.profileStats(of: Self.alice, at: harness.clock.now())
+                    == StreakProfileStats(activeStreaks: 1, longestStreak: 0, totalSnaps: 0))
             _ = try await snap(harness, client, Self.alice, day: 0, zone: "UTC")
             _ = try await snap(harness, client, Self.bob, day: 0, zone: "UTC")
-            await runner.runDue()
-            await runner.runDue()
             let kept = StreakProfileStats(activeStreaks: 1, longestStreak: 1, totalSnaps: 1)
-            #expect(
-                try harness.outboxEvents(StreakStatsChanged.self).sorted { $0.userId < $1.userId } == [
-                    StreakStatsChanged(userId: Self.alice, stats: kept, revision: 1),
-                    StreakStatsChanged(userId: Self.bob, stats: kept, revision: 1),
-                ])
+            #expect(try await store.profileStats(of: Self.alice, at: harness.clock.now()) == kept)
             let screen = try await client.get("/v1/streaks/stats", token: try await harness.token(for: Self.alice))
                 .json(StreakStats.self)
             #expect(
@@ -405,19 +401,9 @@ import Testing
             let ended = try await client.request(
                 .delete, "/v1/friends/\(Self.bob)", token: try await harness.token(for: Self.alice))
             #expect(ended.status == .noContent)
-            await runner.runDue()
-            let last = try harness.outboxEvents(StreakStatsChanged.self).suffix(2).sorted { $0.userId < $1.userId }
             #expect(
-                last == [
-                    StreakStatsChanged(
-                        userId: Self.alice,
-                        stats: StreakProfileStats(activeStreaks: 0, longestStreak: 1, totalSnaps: 1),
-                        revision: 2),
-                    StreakStatsChanged(
-                        userId: Self.bob, stats: StreakProfileStats(activeStreaks: 0, longestStreak: 1, totalSnaps: 1),
-                        revision: 2),
-                ])
-            #expect(try harness.outboxEvents(StreakStatsChanged.self).count == 4)
+                try await store.profileStats(of: Self.bob, at: harness.clock.now())
+                    == StreakProfileStats(activeStreaks: 0, longestStreak: 1, totalSnaps: 1))
         }
     }
 

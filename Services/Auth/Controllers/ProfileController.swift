@@ -8,6 +8,8 @@ import ServiceKit
 /// `GET /v1/users/by-username/{username}`, `GET /v1/users/search`.
 struct ProfileController: Sendable {
     let users: UserStore
+    /// Asked at each profile read: streak's numbers move with time (a break at the deadline).
+    let streakStats: Lookup<StreakProfileStats>
     let clock: any WallClock
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
@@ -52,7 +54,7 @@ struct ProfileController: Sendable {
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try ObjectID.path(context.parameters.require("id"), "User")
-        return try await profile(users.visibleUser(id: id, viewer: user.userID))
+        return try await profile(users.visibleUser(id: id, viewer: user.userID), context: context)
     }
 
     /// The same, by the username the user holds now (any letter case; an old name is a 404).
@@ -62,11 +64,18 @@ struct ProfileController: Sendable {
         guard case .success(let key) = UsernameRules.key(name.hasPrefix("@") ? String(name.dropFirst()) : name) else {
             throw ServiceError.notFound("User")
         }
-        return try await profile(users.visibleUser(usernameKey: key, viewer: user.userID))
+        return try await profile(users.visibleUser(usernameKey: key, viewer: user.userID), context: context)
     }
 
-    private func profile(_ found: PublicProfile?) throws -> Response {
-        guard let found else { throw ServiceError.notFound("User") }
+    /// The profile with its streak numbers; when streak cannot answer, the profile is still
+    /// served, without them.
+    private func profile(_ found: PublicProfile?, context: ServiceRequestContext) async throws -> Response {
+        guard var found else { throw ServiceError.notFound("User") }
+        do {
+            found.stats.streak = try await streakStats.find(found.id)
+        } catch {
+            context.logger.warning("streak numbers unavailable for a profile", metadata: ["error": "\(error)"])
+        }
         return try Response.json(found)
     }
 

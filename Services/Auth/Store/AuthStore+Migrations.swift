@@ -272,26 +272,21 @@ extension AuthStore {
                         username, name, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
                     DROP TABLE user_name_word;
                     """)
-            let users = try UserRecord.fetchAll(
+            let users = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM user WHERE deleted_at IS NULL AND id NOT IN (SELECT user_id FROM customer)
-                    ORDER BY created_at
+                    SELECT id, username, display_name FROM user
+                    WHERE deleted_at IS NULL AND id NOT IN (SELECT user_id FROM customer) ORDER BY created_at
                     """)
-            for user in users { try UserSearchRecord.index(user, userID: user.id, in: db) }
+            for user in users {
+                try UserSearchRecord.index(
+                    userID: user["id"], username: user["username"], displayName: user["display_name"], in: db)
+            }
         }
 
-        // The apps' numbers on profiles: feed's challenge standing beside its counts, and
-        // streak's numbers (`profile.streak_stats_changed`).
-        migrator.registerMigration("auth.v11.profile-stats") { db in
+        // Feed's challenge standing beside its counts, for profiles.
+        migrator.registerMigration("auth.v11.profile-challenges") { db in
             try db.alter(table: "profile_count") { table in table.add(column: "challenges", .jsonText) }
-            try db.create(table: "streak_profile") { table in
-                table.column("user_id", .text).primaryKey().references("user", onDelete: .cascade)
-                table.column("active_streaks", .integer).notNull()
-                table.column("longest_streak", .integer).notNull()
-                table.column("total_snaps", .integer).notNull()
-                table.column("revision", .integer).notNull()
-            }
         }
     }
 }

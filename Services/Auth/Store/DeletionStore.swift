@@ -21,7 +21,7 @@ struct DeletionStore: Sendable {
             try user.update(db)
             try BlockMirror.erase(userID: userID, in: db)
             try MuteMirror.erase(userID: userID, in: db)
-            try UserSearchRecord.index(nil, userID: userID, in: db)
+            try UserSearchRecord.index(userID: userID, username: nil, displayName: nil, in: db)
             try SessionRecord.all().of(userID).live().updateAll(db, SessionRecord.Columns.revokedAt.set(to: now))
             try UserRoleRecord.filter(UserRoleRecord.Columns.userId == userID).deleteAll(db)
             let eventID = try outbox.enqueue(UserDeleted(userId: userID, requestedAt: now), in: db)

@@ -18,8 +18,7 @@ extension UserStore {
             let counts = try ProfileCountRecord.fetchOne(db, key: user.id)
             return user.publicProfile(
                 counts: counts?.counts ?? ProfileCounts(),
-                stats: ProfileStats(
-                    streak: try StreakProfileRecord.fetchOne(db, key: user.id)?.stats, challenges: counts?.challenges))
+                stats: ProfileStats(challenges: counts?.challenges))
         }
     }
 
@@ -60,37 +59,16 @@ extension UserStore {
         }
     }
 
-    /// `profile.counts_changed`: keeps the counts unless a later revision is already here (or
-    /// the user is gone).
+    /// `profile.counts_changed`: keeps the counts and the challenge standing unless a later
+    /// revision is already here (or the user is gone).
     static func countsChanged(_ event: ProfileCountsChanged, in db: Database) throws {
+        guard try UserRecord.exists(db, key: event.userId) else { return }
+        let stored = try ProfileCountRecord.fetchOne(db, key: event.userId)
+        guard stored.map({ event.revision > $0.revision }) ?? true else { return }
         let counts = event.counts
-        try keepLatest(
-            ProfileCountRecord(
-                userId: event.userId, followers: counts.followers, following: counts.following, posts: counts.posts,
-                challenges: event.challenges, revision: event.revision), of: event.userId, revision: event.revision,
-            in: db)
-    }
-
-    /// `profile.streak_stats_changed`: keeps the numbers unless a later revision is already
-    /// here (or the user is gone).
-    static func streakStatsChanged(_ event: StreakStatsChanged, in db: Database) throws {
-        let stats = event.stats
-        try keepLatest(
-            StreakProfileRecord(
-                userId: event.userId, activeStreaks: stats.activeStreaks, longestStreak: stats.longestStreak,
-                totalSnaps: stats.totalSnaps, revision: event.revision), of: event.userId, revision: event.revision,
-            in: db)
-    }
-
-    /// Saves `record`, a user's row of numbers another service publishes (keyed by `user_id`),
-    /// unless its table already holds a later `revision` for them or the user is not here.
-    private static func keepLatest<Record: ServiceRecord>(
-        _ record: Record, of userID: String, revision: Int, in db: Database
-    ) throws {
-        guard try UserRecord.exists(db, key: userID) else { return }
-        let stored = try Int.fetchOne(
-            db, sql: "SELECT revision FROM \(Record.databaseTableName) WHERE user_id = ?", arguments: [userID])
-        guard stored.map({ revision > $0 }) ?? true else { return }
-        try record.upsert(db)
+        try ProfileCountRecord(
+            userId: event.userId, followers: counts.followers, following: counts.following, posts: counts.posts,
+            challenges: event.challenges, revision: event.revision
+        ).upsert(db)
     }
 }

@@ -70,7 +70,8 @@ extension UserStore {
             user.updatedAt = now
             try user.update(db)
             if (user.displayName, user.username) != (before.displayName, before.username) {
-                try UserSearchRecord.index(user, userID: user.id, in: db)
+                try UserSearchRecord.index(
+                    userID: user.id, username: user.username, displayName: user.displayName, in: db)
             }
             return user
         }

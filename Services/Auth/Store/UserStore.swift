@@ -18,7 +18,8 @@ struct UserStore: Sendable {
             }
             try user.insert(db, onConflict: .ignore)
             guard db.changesCount > 0 else { return false }
-            try UserSearchRecord.index(user, userID: user.id, in: db)
+            try UserSearchRecord.index(
+                userID: user.id, username: user.username, displayName: user.displayName, in: db)
             return true
         }
     }
@@ -143,7 +144,8 @@ struct UserStore: Sendable {
                     user.email = nil
                 }
                 try user.insert(db)
-                try UserSearchRecord.index(user, userID: user.id, in: db)
+                try UserSearchRecord.index(
+                    userID: user.id, username: user.username, displayName: user.displayName, in: db)
                 userID = user.id
                 try AppleAccountRecord(
                     sub: identity.sub, userId: user.id, email: identity.email, isPrivateEmail: identity.isPrivateEmail,

@@ -68,4 +68,17 @@ struct PostDraft: Sendable, Equatable {
         }
         return text
     }
+
+    /// The card a stored link shows, from the address alone; nil for none (or one that no
+    /// longer reads as a URL).
+    static func preview(of link: String?) -> LinkPreview? {
+        guard let link, let url = URL(string: link), let host = url.host()?.lowercased(), !host.isEmpty else {
+            return nil
+        }
+        let site = host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
+        let path = url.path() == "/" ? "" : url.path()
+        let full = site + path
+        let display = full.count <= 40 ? full : String(full.prefix(39)) + "…"
+        return LinkPreview(url: link, site: site, display: display, secure: url.scheme?.lowercased() == "https")
+    }
 }

@@ -63,9 +63,6 @@ extension StreakStore {
         let before = streak
         streak.progress = progress
         if streak != before { try streak.updateProgress(db) }
-        if streak != before || !effects.isEmpty {
-            try Self.refreshProfileStats(of: streak.members, jobs: jobs, in: db)
-        }
         if !effects.isEmpty {
             let members = try Self.members(of: streak, known: pair.names)
             for effect in effects {

@@ -10,8 +10,6 @@ extension StreakStore {
     /// (`media.withdrawn`, one event per friend).
     static func erase(userID: String, jobs: JobQueue, outbox: Outbox, in db: Database) throws {
         try jobs.cancel(SnapWindowJob.kind, key: userID, in: db)
-        try jobs.cancel(ProfileStatsJob.kind, key: userID, in: db)
-        try ProfileStatsRecord.deleteOne(db, key: userID)
         typealias Requests = FriendRequestRecord.Columns
         try FriendRequestRecord.filter(Requests.fromUserId == userID || Requests.toUserId == userID).deleteAll(db)
         let streaks = try String.fetchAll(db, StreakRecord.all().of(userID).select(StreakRecord.Columns.id))
@@ -31,9 +29,6 @@ extension StreakStore {
         try CustomPromptRecord.filter(CustomPromptRecord.Columns.userId == userID).deleteAll(db)
         try NudgeRecord.filter(NudgeRecord.Columns.fromUserId == userID || NudgeRecord.Columns.toUserId == userID)
             .deleteAll(db)
-        // Their friends lose a streak: their profiles' numbers move.
-        let partners = try StreakRecord.filter(keys: streaks).fetchAll(db).flatMap(\.members).filter { $0 != userID }
-        try Self.refreshProfileStats(of: partners, jobs: jobs, in: db)
         try StreakRecord.filter(keys: streaks).deleteAll(db)
         try MemberRecord.deleteOne(db, key: userID)
         try SnapRecord.filter(SnapRecord.Columns.userId == userID).deleteAll(db)

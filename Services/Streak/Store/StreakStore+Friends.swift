@@ -62,7 +62,6 @@ extension StreakStore {
         try streak.update(db)
         try jobs.cancel(StreakDeadline.kind, key: streak.id, in: db)
         try outbox.enqueue(MediaSharingEnded(userIds: streak.members), in: db)
-        try Self.refreshProfileStats(of: streak.members, jobs: jobs, in: db)
     }
 
     /// Nudges `friend` (`streak.nudged`), once per friend and the sender's local day; another

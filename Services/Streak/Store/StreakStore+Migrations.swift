@@ -228,16 +228,5 @@ extension StreakStore {
                 table.add(column: "from_premium", .boolean).notNull().defaults(to: true)
             }
         }
-
-        // The numbers last published for each user's profile (`profile.streak_stats_changed`).
-        migrator.registerMigration("streak.v10.profile-stats") { db in
-            try db.create(table: "profile_stats") { table in
-                table.column("user_id", .text).primaryKey()
-                table.column("active_streaks", .integer).notNull()
-                table.column("longest_streak", .integer).notNull()
-                table.column("total_snaps", .integer).notNull()
-                table.column("revision", .integer).notNull()
-            }
-        }
     }
 }

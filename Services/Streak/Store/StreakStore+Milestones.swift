@@ -60,4 +60,25 @@ extension StreakStore {
                     longest: shown.longestStreak, recoveries: recoveries, promptSnaps: promptSnaps))
         }
     }
+
+    /// What `user`'s public profile shows (auth asks at each read, so a break at the deadline
+    /// shows at once and the deadline pass writes nothing more): nil for someone with no streak
+    /// and no snap.
+    func profileStats(of user: String, at now: Date) async throws -> StreakProfileStats? {
+        try await database.read { db in
+            let stats = try Self.profileStats(of: user, at: now, in: db)
+            return stats == StreakProfileStats(activeStreaks: 0, longestStreak: 0, totalSnaps: 0) ? nil : stats
+        }
+    }
+
+    /// `user`'s streaks that stand as of `now`, the longest count any reached, and their snaps.
+    static func profileStats(of user: String, at now: Date, in db: Database) throws -> StreakProfileStats {
+        let standings = try StreakRecord.all().of(user).fetchAll(db).map {
+            try standing(of: $0, viewer: user, at: now, in: db)
+        }
+        return StreakProfileStats(
+            activeStreaks: standings.filter { $0.progress.status == .active && !$0.progress.ended }.count,
+            longestStreak: standings.map(\.progress.longest).max() ?? 0,
+            totalSnaps: try SnapRecord.filter(SnapRecord.Columns.userId == user).fetchCount(db))
+    }
 }

@@ -64,7 +64,6 @@ extension StreakStore {
             }
             try snap.insert(db)
             try planWindow(for: user, at: now, in: db)
-            try Self.refreshProfileStats(of: [user], jobs: jobs, in: db)
             let sender = try Self.members(of: streaks[0], in: db).first { $0.userId == user }!
             var readers: [String] = []
             let standings = try streaks.map { streak in

@@ -90,6 +90,8 @@ public struct Post: Codable, Sendable, Equatable {
     /// The words ("" when none); empty too once deleted.
     public var text: String
     public var linkURL: String?
+    /// What to show for `linkURL`, worked out from the address alone (nothing is fetched).
+    public var linkPreview: LinkPreview?
     /// Every photo and video, in order.
     public var mediaIds: [String]?
     /// The post this one answers, and the first post of its thread.
@@ -108,14 +110,16 @@ public struct Post: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, authorId, mediaId, caption, latitude, longitude, score, upvotes, downvotes, myVote, distanceM
-        case createdAt, mediaStatus, text, linkURL, mediaIds, replyTo, rootId, quoteOf, likeCount, replyCount
+        case createdAt, mediaStatus, text, linkURL, linkPreview, mediaIds, replyTo, rootId, quoteOf, likeCount
+        case replyCount
         case repostCount, liked, reposted, deleted
     }
 
     public init(
         id: String, authorId: String, mediaId: String?, caption: String?, latitude: Double?, longitude: Double?,
         score: Int, upvotes: Int, downvotes: Int, myVote: VoteValue?, distanceM: Double?, createdAt: Date,
-        mediaStatus: MediaStatus = .ready, text: String? = nil, linkURL: String? = nil, mediaIds: [String]? = nil,
+        mediaStatus: MediaStatus = .ready, text: String? = nil, linkURL: String? = nil,
+        linkPreview: LinkPreview? = nil, mediaIds: [String]? = nil,
         replyTo: String? = nil, rootId: String? = nil, quoteOf: String? = nil, likeCount: Int = 0,
         replyCount: Int = 0, repostCount: Int = 0, liked: Bool = false, reposted: Bool = false, deleted: Bool? = nil
     ) {
@@ -134,6 +138,7 @@ public struct Post: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.text = text ?? caption ?? ""
         self.linkURL = linkURL
+        self.linkPreview = linkPreview
         self.mediaIds = mediaIds
         self.replyTo = replyTo
         self.rootId = rootId
@@ -144,6 +149,27 @@ public struct Post: Codable, Sendable, Equatable {
         self.liked = liked
         self.reposted = reposted
         self.deleted = deleted
+    }
+}
+
+/// A link's card, made without fetching anything (no request to arbitrary addresses, so no
+/// server-side request forgery): the site it leads to and a short form of the address.
+public struct LinkPreview: Codable, Sendable, Equatable {
+    public var url: String
+    /// The host without `www.` (`example.com`).
+    public var site: String
+    /// The host and path, at most 40 characters (`example.com/pier/golden-hou…`).
+    public var display: String
+    /// Whether the link is `https`.
+    public var secure: Bool
+
+    enum CodingKeys: String, CodingKey { case url, site, display, secure }
+
+    public init(url: String, site: String, display: String, secure: Bool) {
+        self.url = url
+        self.site = site
+        self.display = display
+        self.secure = secure
     }
 }
 

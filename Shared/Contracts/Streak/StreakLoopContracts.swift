@@ -187,8 +187,9 @@ public struct StreakStats: Codable, Sendable, Equatable {
     }
 }
 
-/// The streak numbers a public profile shows (StreakSnap's stats cards), as streak last
-/// published them: never the reader's tokens or achievements.
+/// The streak numbers a public profile shows (StreakSnap's stats cards), as streak answers
+/// auth at each read (`GET /internal/streak-stats/{id}`): never the user's tokens or
+/// achievements.
 public struct StreakProfileStats: Codable, Sendable, Equatable {
     public var activeStreaks: Int
     public var longestStreak: Int
@@ -200,24 +201,6 @@ public struct StreakProfileStats: Codable, Sendable, Equatable {
         self.activeStreaks = activeStreaks
         self.longestStreak = longestStreak
         self.totalSnaps = totalSnaps
-    }
-}
-
-/// `profile.streak_stats_changed` (streak → auth): a user's streak numbers changed (a snap, a
-/// kept day, a break, a recovery, an ended friendship). `revision` grows with each; a copy
-/// keeps the highest it has seen.
-public struct StreakStatsChanged: DomainEvent, Equatable {
-    public static let eventType: EventType = "profile.streak_stats_changed"
-    public var userId: String
-    public var stats: StreakProfileStats
-    public var revision: Int
-
-    enum CodingKeys: String, CodingKey { case userId, stats, revision }
-
-    public init(userId: String, stats: StreakProfileStats, revision: Int) {
-        self.userId = userId
-        self.stats = stats
-        self.revision = revision
     }
 }
 

@@ -16,14 +16,15 @@ struct UserSearchRecord: ServiceRecord {
         case userId = "user_id"
     }
 
-    /// Indexes `user` as it is now, or takes the user out of the index (nil: a deleted account).
-    static func index(_ user: UserRecord?, userID: String, in db: Database) throws {
+    /// Indexes the user's username and display name as they are now, or takes the user out of
+    /// the index (a nil name: a deleted account).
+    static func index(userID: String, username: String?, displayName: String?, in db: Database) throws {
         let existing = try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT id FROM user_search WHERE user_id = ?"), arguments: [userID])
         if let existing {
             try db.execute(sql: "DELETE FROM user_fts WHERE rowid = ?", arguments: [existing])
         }
-        guard let user else {
+        guard let displayName else {
             try db.execute(sql: "DELETE FROM user_search WHERE user_id = ?", arguments: [userID])
             return
         }
@@ -36,6 +37,6 @@ struct UserSearchRecord: ServiceRecord {
         }
         try db.execute(
             sql: "INSERT INTO user_fts (rowid, username, name) VALUES (?, ?, ?)",
-            arguments: [key, user.username ?? "", NameSearch.words(of: user.displayName).joined(separator: " ")])
+            arguments: [key, username ?? "", NameSearch.words(of: displayName).joined(separator: " ")])
     }
 }

@@ -77,7 +77,8 @@ struct PostRecord: ServiceRecord {
             id: id, authorId: authorId, mediaId: mediaId, caption: caption, latitude: latitude, longitude: longitude,
             score: upvotes - downvotes, upvotes: upvotes, downvotes: downvotes, myVote: myVote,
             distanceM: distance.map { ($0 * 10).rounded() / 10 }, createdAt: createdAt, mediaStatus: mediaState,
-            text: caption ?? "", linkURL: linkUrl, mediaIds: viewer.mediaIds, replyTo: parentId, rootId: rootId,
+            text: caption ?? "", linkURL: linkUrl, linkPreview: PostDraft.preview(of: linkUrl),
+            mediaIds: viewer.mediaIds, replyTo: parentId, rootId: rootId,
             quoteOf: quoteOf, likeCount: likeCount, replyCount: replyCount, repostCount: repostCount,
             liked: viewer.liked, reposted: viewer.reposted, deleted: deleted ? true : nil)
     }
