@@ -33,7 +33,8 @@ import Testing
             }
             let created = Counter()
             let (router, _) = runtime.makeRoutes(database: database)
-            router.get("/boom") { _, _ -> Response in throw CancellationError() }
+            router.get("/boom") { _, _ -> Response in throw Boom(detail: "disk on fire") }
+            router.get("/stopping") { _, _ -> Response in throw CancellationError() }
             router.get("/refused") { _, _ -> Response in
                 throw ServiceError(.forbidden, "Not yours.", headers: [.retryAfter: "5"])
             }
@@ -137,9 +138,20 @@ import Testing
                 #expect(response.status == .internalServerError)
                 let body = try envelope(response)
                 #expect(body.error.code == .internalError)
-                #expect(!body.error.message.contains("Cancellation"))
+                #expect(!body.error.message.contains("disk"))
+            }
+            // A handler cancelled as the server stops is not a failure: 503, try again.
+            do {
+                let response = try await client.execute(uri: "/stopping", method: .get)
+                #expect(response.status == .serviceUnavailable)
+                #expect(try envelope(response).error.code == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "1")
             }
         }
+    }
+
+    struct Boom: Error {
+        var detail: String
     }
 
     @Test func badBodiesAre400sThatNameTheField() async throws {

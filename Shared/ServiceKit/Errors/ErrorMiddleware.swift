@@ -51,6 +51,11 @@ public struct ErrorMiddleware<Context: ServiceRequestContextProtocol>: RouterMid
             return ServiceError(.conflict, "This clashes with something that already exists.")
         case is DecodingError:
             return ServiceError(.malformedRequest, "The request is not in the expected format.")
+        case is CancellationError:
+            // The server is stopping (or the request's task was cancelled): nothing went wrong
+            // in the handler, and whatever it wrote is in a transaction that did not commit.
+            logger.info("request cancelled", metadata: ["error": "\(error)"])
+            return ServiceError(.serviceUnavailable, "The service is stopping; try again.", headers: [.retryAfter: "1"])
         case is NIOHTTP2Errors.StreamClosed, is HTTPParserError:
             // The caller reset its stream or broke the body's framing: its failure, not ours.
             logger.info("request body ended early", metadata: ["error": "\(error)"])
