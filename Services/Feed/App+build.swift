@@ -67,7 +67,7 @@ func buildRouter(
     ).addRoutes(to: routes)
     PostInteractionsController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)
     TimelineController(store: store, clock: clock).addRoutes(to: routes)
-    ForYouController(store: store, clock: clock).addRoutes(to: routes)
+    ForYouController(store: store, rankings: ForYouRankings(clock: clock), clock: clock).addRoutes(to: routes)
     SearchController(store: store, clock: clock).addRoutes(to: routes)
     NearbyController(store: store, maxRadius: settings.maxRadius, clock: clock).addRoutes(to: routes)
     ChallengesController(

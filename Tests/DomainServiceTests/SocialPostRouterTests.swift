@@ -533,6 +533,37 @@ import Testing
         }
     }
 
+    /// Later pages read the first page's ranking: likes in between move nothing across pages
+    /// (nothing twice, nothing skipped); a post deleted in between is left out.
+    @Test func forYouPagesKeepTheirFirstPagesRanking() async throws {
+        let dave = "00000000-0000-4000-8000-00000000000d"
+        try await withFeed { harness, client, runner, _ in
+            _ = try await act(harness, client, .put, "/v1/users/\(Self.alice)/follow", by: Self.bob)
+            var posts: [String] = []
+            for n in 1...4 {
+                harness.clock.advance(by: 60)
+                posts.append(try await post(harness, client, CreatePostRequest(text: "P\(n)")).json(Post.self).id)
+            }
+            await runner.drain()
+            let bob = try await harness.token(for: Self.bob, session: Self.bob + "/app")
+            var page = try await client.get("/v1/feed/for-you?limit=1&seed=3", token: bob).json(Page<ForYouItem>.self)
+            var seen = page.items.map(\.post.id)
+            // The rest would now rank differently: the oldest gets likes and a reply, one goes.
+            let last = try #require(posts.first { !seen.contains($0) && $0 != posts[0] })
+            for user in [Self.carol, dave] {
+                _ = try await act(harness, client, .put, "/v1/posts/\(posts[0])/like", by: user)
+            }
+            _ = try await post(harness, client, CreatePostRequest(text: "!", replyTo: posts[0]), by: Self.carol)
+            #expect(try await act(harness, client, .delete, "/v1/posts/\(last)", by: Self.alice).status == .noContent)
+            while let cursor = page.nextCursor {
+                page = try await client.get("/v1/feed/for-you?limit=1&cursor=\(cursor)", token: bob).json(
+                    Page<ForYouItem>.self)
+                seen += page.items.map(\.post.id)
+            }
+            #expect(seen.count == 3 && Set(seen) == Set(posts).subtracting([last]), "\(seen)")
+        }
+    }
+
     @Test func theHousekeeperTrimsLongTimelinesToTheirNewestRows() async throws {
         try await withFeed { harness, client, runner, store in
             _ = try await act(harness, client, .put, "/v1/users/\(Self.alice)/follow", by: Self.bob)

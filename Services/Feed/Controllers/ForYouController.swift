@@ -7,6 +7,8 @@ import ServiceKit
 /// `POST /v1/feed/signals`, what the app saw, dwelt on, skipped and opened.
 struct ForYouController: Sendable {
     let store: FeedStore
+    /// The rankings of first pages, for the pages after them.
+    let rankings: ForYouRankings
     let clock: any WallClock
 
     static let maxSignals = 100
@@ -24,8 +26,10 @@ struct ForYouController: Sendable {
     }
 
     /// One page of the ranking. `seed` (a whole number) reorders near-equals; without one, the
-    /// reader's seed of the day. Later pages keep the first page's seed and time. `debug=true`
-    /// adds each score's factors for an admin (ignored for anyone else).
+    /// reader's seed of the day. Later pages read the first page's ranking (made again, as of
+    /// its time, if it is no longer kept), leaving out what was hidden, deleted, muted or
+    /// blocked since. `debug=true` adds each score's factors for an admin (ignored for anyone
+    /// else).
     @Sendable func forYou(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let page = try PageRequest<Position>(request: request)
@@ -44,8 +48,13 @@ struct ForYouController: Sendable {
             }
         }
         let debug = query["debug"] == "true" && user.has(.admin)
-        let (shown, total) = try await store.forYou(
-            viewer: user.userID, now: position.asOf, seed: position.seed, offset: position.offset, limit: page.limit)
+        let key = ForYouRankings.Key(
+            viewer: user.userID, seed: position.seed, asOf: JSONCoding.milliseconds(position.asOf))
+        let ranking = try await rankings.ranking(for: key, fresh: page.position == nil) {
+            try await store.rankForYou(viewer: user.userID, now: position.asOf, seed: position.seed)
+        }
+        let slice = ranking.dropFirst(position.offset).prefix(page.limit)
+        let shown = try await store.forYouPage(slice, viewer: user.userID)
         let items = shown.map { post, ranked in
             ForYouItem(
                 post: post, reasons: ranked.reasons,
@@ -56,9 +65,9 @@ struct ForYouController: Sendable {
                         affinityWeight: ranked.affinityWeight, jitter: ranked.jitter) : nil)
         }
         var next = position
-        next.offset += shown.count
+        next.offset += slice.count
         return try Response.json(
-            Page(items: items, nextCursor: next.offset < total ? Cursor.encode(next) : nil))
+            Page(items: items, nextCursor: next.offset < ranking.count ? Cursor.encode(next) : nil))
     }
 
     /// Takes up to 100 signals at once; a signal whose id was taken already counts once (202).

@@ -61,12 +61,8 @@ extension FeedStore {
     /// people they follow (and their reposts), from people those people follow, and popular
     /// ones; never their own, nothing hidden, deleted, muted or across a block, nothing they
     /// saw or skipped in the 24 hours before `now`. Each post once, from its strongest source.
-    /// Later pages rank as of the first page's `now`: what appeared or was seen since does not
-    /// move them.
-    /// Answers the page `offset ..< offset + limit` of the ranking, and how long the ranking is.
-    func forYou(
-        viewer: String, now: Date, seed: UInt64, offset: Int, limit: Int
-    ) async throws -> (page: [(post: Post, ranked: ForYouRanking.Ranked)], total: Int) {
+    /// Later pages use the ranking of the first (``ForYouRankings`` keeps it a while).
+    func rankForYou(viewer: String, now: Date, seed: UInt64) async throws -> [ForYouRanking.Ranked] {
         try await database.read { db in
             let since = JSONCoding.milliseconds(now.addingTimeInterval(-ForYouRanking.window))
             let nowMs = JSONCoding.milliseconds(now)
@@ -150,13 +146,21 @@ extension FeedStore {
                         affinity: affinities[author] ?? 0)
                 }
             }
-            let ranked = ForYouRanking.rank(candidates, now: now, seed: seed)
-            let page = Array(ranked.dropFirst(offset).prefix(limit))
-            let byID = Dictionary(
-                try PostRecord.fetchAll(db, keys: page.map(\.candidate.postId)).map { ($0.id, $0) }
-            ) { first, _ in first }
-            let posts = try Self.views(page.compactMap { byID[$0.candidate.postId] }, viewer: viewer, in: db)
-            return (Array(zip(posts, page)), ranked.count)
+            return ForYouRanking.rank(candidates, now: now, seed: seed)
+        }
+    }
+
+    /// The posts of `ranked` (a page of a ranking) that `viewer` may still see, in order: one
+    /// hidden, deleted, muted or blocked since the ranking was made is left out.
+    func forYouPage(
+        _ ranked: ArraySlice<ForYouRanking.Ranked>, viewer: String
+    ) async throws -> [(post: Post, ranked: ForYouRanking.Ranked)] {
+        try await database.read { db in
+            let records = try Self.feedPosts(ids: ranked.map(\.candidate.postId), viewer: viewer, in: db)
+            let byID = Dictionary(zip(records.map(\.id), try Self.views(records, viewer: viewer, in: db))) { first, _ in
+                first
+            }
+            return ranked.compactMap { entry in byID[entry.candidate.postId].map { ($0, entry) } }
         }
     }
 }

@@ -1,0 +1,61 @@
+import Foundation
+import ServiceKit
+import Synchronization
+
+/// For You rankings already made, kept in memory for `lifetime` so a reader's later pages (which
+/// rank as of the first page's time anyway) cost only their page, and a like between two pages
+/// cannot move a post across them (shown twice, or never). At most `capacity` rankings are
+/// kept; the oldest made goes first. A restart only costs a ranking again.
+final class ForYouRankings: Sendable {
+    struct Key: Hashable, Sendable {
+        var viewer: String
+        var seed: UInt64
+        /// The first page's time, in milliseconds.
+        var asOf: Int64
+    }
+
+    private struct Entry {
+        var ranking: [ForYouRanking.Ranked]
+        var madeAt: Date
+    }
+
+    private let entries = Mutex<[Key: Entry]>([:])
+    let capacity: Int
+    let lifetime: TimeInterval
+    let clock: any WallClock
+
+    init(capacity: Int = 500, lifetime: TimeInterval = 600, clock: any WallClock) {
+        self.capacity = capacity
+        self.lifetime = lifetime
+        self.clock = clock
+    }
+
+    /// The ranking kept under `key`, or the one `make` makes (then kept). A first page asks
+    /// `fresh`: it is always ranked again (a seen signal sent just before counts).
+    func ranking(
+        for key: Key, fresh: Bool, make: () async throws -> [ForYouRanking.Ranked]
+    ) async rethrows -> [ForYouRanking.Ranked] {
+        let now = clock.now()
+        let kept = entries.withLock { entries -> [ForYouRanking.Ranked]? in
+            guard !fresh, let entry = entries[key] else { return nil }
+            guard now.timeIntervalSince(entry.madeAt) < lifetime else {
+                entries[key] = nil
+                return nil
+            }
+            return entry.ranking
+        }
+        if let kept { return kept }
+        let ranking = try await make()
+        entries.withLock { entries in
+            entries = entries.filter { now.timeIntervalSince($0.value.madeAt) < lifetime }
+            while entries.count >= capacity, let oldest = entries.min(by: { $0.value.madeAt < $1.value.madeAt }) {
+                entries[oldest.key] = nil
+            }
+            entries[key] = Entry(ranking: ranking, madeAt: now)
+        }
+        return ranking
+    }
+
+    /// How many rankings are kept now.
+    var count: Int { entries.withLock { $0.count } }
+}
