@@ -6,7 +6,7 @@ import Testing
 @testable import FeedService
 
 /// The kept rankings: a later page reads the kept one; a first page ranks afresh; each lasts
-/// its lifetime; beyond the capacity the oldest goes.
+/// its lifetime; when full, the expired and then the oldest go.
 @Suite struct ForYouRankingsTests {
     static func ranking(_ ids: [String]) -> [ForYouRanking.Ranked] {
         ForYouRanking.rank(
@@ -40,6 +40,9 @@ import Testing
         clock.advance(by: 601)
         let late = try await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p5"]) }
         #expect(late.map(\.candidate.postId) == ["p5"])
-        #expect(rankings.count == 1)
+        let daveLate = try await rankings.ranking(for: key("dave"), fresh: false) { Self.ranking(["d2"]) }
+        #expect(daveLate.map(\.candidate.postId) == ["d2"])
+        // Expired ones are dropped when room is needed: never more than the capacity.
+        #expect(rankings.count == 2)
     }
 }

@@ -36,9 +36,8 @@ struct ProfileController: Sendable {
         guard (0..<Self.maxPeopleFound).contains(offset) else {
             throw ServiceError(.invalidCursor, "People search ends after \(Self.maxPeopleFound) results.")
         }
-        let found = try await users.search(
-            query, usernamePrefix: NameSearch.usernamePrefix(text), limit: Self.maxPeopleFound)
-        let visible = try await users.shown(found, viewer: user.userID)
+        let visible = try await users.search(
+            query, usernamePrefix: NameSearch.usernamePrefix(text), viewer: user.userID, limit: Self.maxPeopleFound)
         let end = min(offset + page.limit, visible.count)
         return try Response.json(
             Page(

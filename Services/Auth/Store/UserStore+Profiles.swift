@@ -22,18 +22,6 @@ extension UserStore {
         }
     }
 
-    /// `users` without the viewer, anyone a block stands between them and the viewer, and
-    /// anyone the viewer muted.
-    func shown(_ users: [UserSummary], viewer: String) async throws -> [UserSummary] {
-        try await database.read { db in
-            try users.filter { user in
-                guard user.id != viewer else { return false }
-                return try !BlockMirror.isBlocked(viewer, user.id, in: db)
-                    && !MuteMirror.isMuted(user.id, by: viewer, in: db)
-            }
-        }
-    }
-
     /// Shows `photo` (the user's own, checked by the caller) as the user's avatar, or none: media
     /// is told in the same transaction to make the new photo public (`media.attached`) and
     /// that the old one is no longer the avatar (`media.detached`). Nil when the user is gone.

@@ -46,8 +46,20 @@ struct UserStore: Sendable {
     /// App users (not deleted, not PIN customers) found by ``NameSearch``, at most `limit`,
     /// whole-word matches first.
     /// Users whose username starts with `usernamePrefix` come first (the exact one first).
-    func search(_ query: NameSearch.Query, usernamePrefix: String? = nil, limit: Int) async throws -> [UserSummary] {
-        try await database.read { db in
+    /// With a `viewer`, never the viewer, anyone a block stands between them and the viewer, or
+    /// anyone the viewer muted.
+    func search(
+        _ query: NameSearch.Query, usernamePrefix: String? = nil, viewer: String? = nil, limit: Int
+    ) async throws -> [UserSummary] {
+        // The viewer's exclusions, in the SQL of both word queries (`u` is the user row).
+        let hidden =
+            viewer == nil
+            ? ""
+            : """
+            AND u.id != :viewer AND \(BlockMirror.neitherBlocks(":viewer", "u.id"))
+            AND \(MuteMirror.notMuted(by: ":viewer", "u.id"))
+            """
+        return try await database.read { db in
             switch query {
             case .email(let email):
                 let found = try UserRecord.filter(UserRecord.Columns.email == email).live()
@@ -59,9 +71,13 @@ struct UserStore: Sendable {
                         try UserRecord.fetchAll(
                             db,
                             sql: """
-                                SELECT * FROM user WHERE username_key >= ? AND username_key < ? AND deleted_at IS NULL
-                                AND id NOT IN (SELECT user_id FROM customer) ORDER BY length(username_key), username_key LIMIT ?
-                                """, arguments: [prefix, prefix + "\u{10FFFF}", limit])
+                                SELECT u.* FROM user u WHERE username_key >= :from AND username_key < :to
+                                AND deleted_at IS NULL AND id NOT IN (SELECT user_id FROM customer) \(hidden)
+                                ORDER BY length(username_key), username_key LIMIT :limit
+                                """,
+                            arguments: [
+                                "from": prefix, "to": prefix + "\u{10FFFF}", "limit": limit, "viewer": viewer,
+                            ])
                     } ?? []
                 // FTS5: every word starts a word of the username or the name; the best bm25
                 // candidates (a username hit weighs double) are then ranked whole words first.
@@ -69,9 +85,9 @@ struct UserStore: Sendable {
                     db,
                     sql: """
                         SELECT u.* FROM user_fts f JOIN user_search s ON s.id = f.rowid JOIN user u ON u.id = s.user_id
-                        WHERE user_fts MATCH ? AND u.deleted_at IS NULL
-                        ORDER BY bm25(user_fts, 2.0, 1.0), s.id LIMIT ?
-                        """, arguments: [NameSearch.ftsQuery(words), limit * 5]
+                        WHERE user_fts MATCH :query AND u.deleted_at IS NULL \(hidden)
+                        ORDER BY bm25(user_fts, 2.0, 1.0), s.id LIMIT :limit
+                        """, arguments: ["query": NameSearch.ftsQuery(words), "limit": limit * 5, "viewer": viewer]
                 ).map(\.summary)
                 let first = byUsername.map(\.summary)
                 let shown = Set(first.map(\.id))

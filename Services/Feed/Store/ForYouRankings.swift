@@ -5,7 +5,8 @@ import Synchronization
 /// For You rankings already made, kept in memory for `lifetime` so a reader's later pages (which
 /// rank as of the first page's time anyway) cost only their page, and a like between two pages
 /// cannot move a post across them (shown twice, or never). At most `capacity` rankings are
-/// kept; the oldest made goes first. A restart only costs a ranking again.
+/// kept; when full, the expired go, then the oldest made. An expired one is never served. A
+/// restart only costs a ranking again.
 final class ForYouRankings: Sendable {
     struct Key: Hashable, Sendable {
         var viewer: String
@@ -47,9 +48,12 @@ final class ForYouRankings: Sendable {
         if let kept { return kept }
         let ranking = try await make()
         entries.withLock { entries in
-            entries = entries.filter { now.timeIntervalSince($0.value.madeAt) < lifetime }
-            while entries.count >= capacity, let oldest = entries.min(by: { $0.value.madeAt < $1.value.madeAt }) {
-                entries[oldest.key] = nil
+            // Only when full: the expired go, then (still full) the oldest.
+            if entries[key] == nil, entries.count >= capacity {
+                entries = entries.filter { now.timeIntervalSince($0.value.madeAt) < lifetime }
+                while entries.count >= capacity, let oldest = entries.min(by: { $0.value.madeAt < $1.value.madeAt }) {
+                    entries[oldest.key] = nil
+                }
             }
             entries[key] = Entry(ranking: ranking, madeAt: now)
         }
