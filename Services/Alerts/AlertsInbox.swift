@@ -41,6 +41,7 @@ enum AlertsInbox {
         }
         inbox.mirrorBlocks()
         inbox.mirrorMutes()
+        inbox.mirrorKeywordMutes()
         inbox.onUserDeleted { user, db in
             try AlertsStore.erase(userID: user, in: db)
             db.afterNextTransaction(onCommit: { _ in streams.end(user: user) })

@@ -19,11 +19,33 @@ func buildApplication(
     return try runtime.makeApplication(try await buildRouter(runtime: runtime, reader: reader), server: listener)
 }
 
+/// What alerts asks other services; tests pass fakes.
+struct AlertsDependencies: Sendable {
+    /// Whether a message's recipient exists, and the sender's display name.
+    var users: Lookup<UserSummary>
+    /// Whose a message's photo or video is and whether it is ready.
+    var media: Lookup<MediaSummary>
+    /// Whether a recipient follows the sender (`{follower}/{followee}`): their first message
+    /// lands in the inbox rather than requests.
+    var follows: Lookup<FollowEdge>
+
+    static func live(_ runtime: ServiceRuntime) -> AlertsDependencies {
+        AlertsDependencies(
+            users: .internal(runtime.client, from: .auth, path: "/internal/users"),
+            media: .internal(runtime.client, from: .media, path: "/internal/media"),
+            follows: .internal(runtime.client, from: .feed, path: "/internal/follows"))
+    }
+}
+
 /// The alerts router and its long-running jobs.
-func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> ServiceParts<ServiceRequestContext> {
+func buildRouter(
+    runtime: ServiceRuntime, reader: ConfigReader, dependencies: AlertsDependencies? = nil
+) async throws -> ServiceParts<ServiceRequestContext> {
+    let dependencies = dependencies ?? .live(runtime)
     let settings = try AlertsSettings(reader: reader)
     let database = try runtime.openDatabase(registerMigrations: AlertsStore.registerMigrations)
-    let store = AlertsStore(database: database)
+    let outbox = runtime.makeOutbox()
+    let store = AlertsStore(database: database, outbox: outbox)
     let jobs = runtime.makeJobQueue()
     let streams = LiveStreams(perUserLimit: settings.streamsPerUser, processLimit: settings.streamsOpenLimit)
     database.add(transactionObserver: NotificationTap(streams: streams), extent: .databaseLifetime)
@@ -36,6 +58,12 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     NotificationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     DevicesController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
     PreferencesController(store: store, clock: runtime.clock).addRoutes(to: routes)
+    MessagesController(
+        store: store, users: dependencies.users, media: dependencies.media, follows: dependencies.follows, jobs: jobs,
+        clock: runtime.clock, entropy: runtime.entropy
+    ).addRoutes(to: routes)
+    ConversationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
+    InternalMessagesController(store: store).addRoutes(to: routes)
     DuressController(
         store: store, jobs: jobs, reach: settings.duressReach, clock: runtime.clock, entropy: runtime.entropy
     ).addRoutes(to: routes)
@@ -51,5 +79,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         store: store, senders: push.senders, expo: push.expo, receiptDelay: settings.expo?.receiptDelay ?? 900,
         jobs: jobs, clock: runtime.clock, logger: runtime.logger
     ).register(on: &runner)
-    return ServiceParts(router: router, services: [runner, push, streams])
+    return ServiceParts(
+        router: router,
+        services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner, push, streams])
 }

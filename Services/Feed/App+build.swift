@@ -47,7 +47,7 @@ func buildRouter(
     inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
     inbox.mirrorMutes()
     inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
-    inbox.on(KeywordMutesChanged.self) { envelope, db in try FeedStore.mutesChanged(envelope.payload, in: db) }
+    inbox.mirrorKeywordMutes()
     inbox.on(MediaReady.self) { envelope, db in
         try FeedStore.mediaReady(envelope.payload, in: db)
         try store.clipReady(envelope.payload, at: clock.now(), in: db)
@@ -60,6 +60,7 @@ func buildRouter(
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     InternalPostsController(store: store).addRoutes(to: routes)
+    InternalFollowsController(store: store).addRoutes(to: routes)
     PostsController(
         store: store, media: dependencies.media, users: dependencies.users, usernames: dependencies.usernames,
         clock: clock, entropy: runtime.entropy,

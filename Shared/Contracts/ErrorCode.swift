@@ -15,6 +15,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// Transrify: an NFC acknowledgement's payload is not `trf:duress:<alertId>` of the alert
     /// acknowledged.
     case nfcPayloadMismatch = "NFC_PAYLOAD_MISMATCH"
+    /// App Attest: the challenge is unknown, expired, used, or another session's: ask
+    /// `POST /v1/attestation/challenges` for a new one.
+    case attestationChallengeInvalid = "ATTESTATION_CHALLENGE_INVALID"
 
     // MARK: - 401
     /// No bearer token was sent to a route that needs one.
@@ -41,6 +44,11 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case guestReadOnly = "GUEST_READ_ONLY"
     /// This needs a verified phone number (`POST /v1/me/phone/verification`).
     case phoneVerificationRequired = "PHONE_VERIFICATION_REQUIRED"
+    /// Agora: this needs a recent App Attest assertion from this session
+    /// (`POST /v1/attestation/assertions`) and there is none.
+    case attestationRequired = "ATTESTATION_REQUIRED"
+    /// Agora: a block stands between the sender and the recipient of a direct message.
+    case cannotMessage = "CANNOT_MESSAGE"
 
     // MARK: - 404, 405, 409, 413, 415, 422, 429
     /// The object does not exist, or belongs to someone else.
@@ -93,6 +101,18 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// tus: the bytes do not match `Upload-Checksum` (nothing was appended), or the whole
     /// file does not match the SHA-256 declared in its metadata.
     case checksumMismatch = "CHECKSUM_MISMATCH"
+    /// App Attest: the attestation does not verify: its certificates do not lead to the App
+    /// Attest root, or its nonce, key id, counter or authenticator data are not what Apple makes.
+    case attestationInvalid = "ATTESTATION_INVALID"
+    /// App Attest: the attestation or assertion is for an app this server does not accept
+    /// (`auth.appAttest.appIds`).
+    case attestationAppMismatch = "ATTESTATION_APP_MISMATCH"
+    /// App Attest: the assertion's signature does not verify with the key registered under
+    /// `keyId`, or its authenticator data is malformed.
+    case assertionInvalid = "ASSERTION_INVALID"
+    /// App Attest: the assertion's counter is not above the last one accepted for its key (a
+    /// replay).
+    case assertionReplayed = "ASSERTION_REPLAYED"
 
     // MARK: - 5xx
     /// Something failed inside Pinhole; the request id finds it in the logs.
@@ -107,20 +127,24 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// The HTTP status this code is sent with.
     public var status: Int {
         switch self {
-        case .malformedRequest, .validationFailed, .invalidCursor, .invalidIdempotencyKey, .nfcPayloadMismatch: 400
+        case .malformedRequest, .validationFailed, .invalidCursor, .invalidIdempotencyKey, .nfcPayloadMismatch,
+            .attestationChallengeInvalid:
+            400
         case .authenticationRequired, .invalidToken, .invalidCredentials, .invalidCode, .reauthRequired,
             .invalidTenantKey:
             401
         case .forbidden, .outsideSnapWindow, .tenantSuspended, .peerNotAllowed, .guestReadOnly,
-            .phoneVerificationRequired:
+            .phoneVerificationRequired, .attestationRequired, .cannotMessage:
             403
         case .notFound: 404
         case .methodNotAllowed: 405
-        case .conflict, .idempotencyKeyInProgress: 409
+        case .conflict, .idempotencyKeyInProgress, .assertionReplayed: 409
         case .payloadTooLarge: 413
         case .headersTooLarge: 431
         case .unsupportedMediaType: 415
-        case .idempotencyKeyReused, .unknownEventType, .mediaRejected: 422
+        case .idempotencyKeyReused, .unknownEventType, .mediaRejected, .attestationInvalid, .attestationAppMismatch,
+            .assertionInvalid:
+            422
         case .noRecoveryTokens, .streakLimitReached, .premiumRequired: 402
         case .recoveryUnavailable, .friendStreakLimitReached: 409
         case .rateLimitExceeded: 429

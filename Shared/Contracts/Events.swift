@@ -124,7 +124,7 @@ public enum EventCatalog {
         PostReplied.eventType: [.alerts],
         PostReposted.eventType: [.alerts],
         PostMentioned.eventType: [.alerts],
-        KeywordMutesChanged.eventType: [.feed],
+        KeywordMutesChanged.eventType: [.feed, .alerts],
         MediaDetached.eventType: [.media],
         UserMuted.eventType: [.auth, .feed, .alerts],
         UserUnmuted.eventType: [.auth, .feed, .alerts],
@@ -133,7 +133,7 @@ public enum EventCatalog {
     /// Who may produce each event type (the subscriber checks the sender's certificate against
     /// the envelope's `source`, and the source against this table).
     public static let producers: [EventType: Set<ServiceName>] = [
-        MediaAttached.eventType: [.feed, .streak, .auth],
+        MediaAttached.eventType: [.feed, .streak, .auth, .alerts],
         MediaSharingEnded.eventType: [.streak],
         MediaWithdrawn.eventType: [.streak],
         FriendRequestSent.eventType: [.streak],

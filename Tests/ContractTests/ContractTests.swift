@@ -52,7 +52,7 @@ import Testing
 
     static let lookupFiles = [
         "media-lookup", "user-lookup", "user-by-username-lookup", "user-search", "post-lookup", "session-lookup",
-        "streak-stats-lookup",
+        "streak-stats-lookup", "follow-lookup",
     ]
 
     // MARK: - Service-to-service calls
@@ -194,6 +194,14 @@ import Testing
                             '5a1e0c3d-0000-4000-8000-000000000092', '2026-11-02', 'UTC', '2026-11-02 10:00:00.000');
                     """)
         },
+        "user 0b0b0000-0000-4000-8000-000000000001 follows user 0a1ce000-0000-4000-8000-000000000001": { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO follow (follower_id, followee_id, created_at)
+                    VALUES ('0b0b0000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
+                            '2026-11-22 10:00:00.000')
+                    """)
+        },
         "no media": { _ in }, "no users": { _ in }, "no posts": { _ in }, "no sessions": { _ in },
         "no streaks": { _ in },
     ]
@@ -248,6 +256,8 @@ import Testing
             case "/internal/posts/{id}": try Self.expectDecoded(PostSummary.self, response, interaction, from: .feed)
             case "/internal/streak-stats/{id}":
                 try Self.expectDecoded(StreakProfileStats.self, response, interaction, from: .streak)
+            case "/internal/follows/{followerId}/{followeeId}":
+                try Self.expectDecoded(FollowEdge.self, response, interaction, from: .feed)
             case "/internal/sessions/{id}":
                 try Self.expectDecoded(SessionState.self, response, interaction, from: .auth)
             default:
@@ -402,6 +412,17 @@ import Testing
         Effect(then: { db in try MuteMirror.isMuted(alice, by: bob, in: db) == muted })
     }
     static let bob = "0b0b0000-0000-4000-8000-000000000001"
+
+    /// The consumer's copy of Bob's keyword mutes is the recorded revision 3.
+    static let bobsMutedWords = Effect(then: { db in
+        try Int.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) FROM muted_words WHERE user_id = ? AND revision = 3
+                AND json_extract(mutes, '$[0].phrase') = 'Spoiler' AND json_extract(mutes, '$[0].until') IS NULL
+                AND json_extract(mutes, '$[1].phrase') = 'the finale' AND json_extract(mutes, '$[1].until') IS NOT NULL
+                """, arguments: [bob]) == 1
+    })
 
     /// Whether Alice has one notification of `type` from Bob about post 1, opening `link`.
     static func postNotification(_ type: String, link: String, in db: Database) throws -> Bool {
@@ -732,15 +753,26 @@ import Testing
                     AND link = '/posts/9057a000-0000-4000-8000-000000000003' AND body = 'Bob mentioned you'
                     """, arguments: [alice, bob]) == 1
         }),
-        "keyword_mutes.changed → feed": Effect(then: { db in
-            try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) FROM muted_words WHERE user_id = ? AND revision = 3
-                    AND json_extract(mutes, '$[0].phrase') = 'Spoiler' AND json_extract(mutes, '$[0].until') IS NULL
-                    AND json_extract(mutes, '$[1].phrase') = 'the finale' AND json_extract(mutes, '$[1].until') IS NOT NULL
-                    """, arguments: [bob]) == 1
-        }),
+        "keyword_mutes.changed → feed": bobsMutedWords,
+        "keyword_mutes.changed → alerts": bobsMutedWords,
+        // A photo sent in a message: private, read by its recipient.
+        "media.attached from alerts → media": Effect(
+            given: { db in try privateMedia("5a1e0c3d-0000-4000-8000-00000000000c", in: db) },
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT visibility FROM media WHERE id = '5a1e0c3d-0000-4000-8000-00000000000c'")
+                    == "private"
+                    && String.fetchAll(
+                        db,
+                        sql: "SELECT user_id FROM media_reader WHERE media_id = '5a1e0c3d-0000-4000-8000-00000000000c'")
+                        == [bob]
+                    && String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT service || ' ' || reference_type FROM media_reference
+                            WHERE media_id = '5a1e0c3d-0000-4000-8000-00000000000c'
+                            """) == ["alerts message"]
+            }),
         "post.reposted → alerts": Effect(then: { db in
             try postNotification("repost", link: "/posts/9057a000-0000-4000-8000-000000000001", in: db)
         }),

@@ -337,7 +337,7 @@ import Testing
         try await withFeed { harness, client, runner, store in
             func mute(_ phrases: [String], revision: Int, until: Date? = nil) async throws {
                 try await store.database.write { db in
-                    try FeedStore.mutesChanged(
+                    try KeywordMuteMirror.apply(
                         KeywordMutesChanged(
                             userId: Self.bob, mutes: phrases.map { MutedPhrase(phrase: $0, until: until) },
                             revision: revision), in: db)
@@ -623,7 +623,7 @@ import Testing
             }
             // Muted, blocked, deleted: gone from the results.
             try await store.database.write { db in
-                try FeedStore.mutesChanged(
+                try KeywordMuteMirror.apply(
                     KeywordMutesChanged(
                         userId: Self.bob, mutes: [MutedPhrase(phrase: "golden", until: nil)], revision: 1),
                     in: db)

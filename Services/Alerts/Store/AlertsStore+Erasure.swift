@@ -4,7 +4,8 @@ import ServiceKit
 extension AlertsStore {
     /// Applies `user.deleted`: the user's notifications, notifications to others that name
     /// them (a friend request they sent, say), duress alerts they raised, acknowledged or
-    /// located, their last position, their devices and preferences go.
+    /// located, their last position, their devices and preferences go, and so do
+    /// the messages they sent and their side of their conversations.
     static func erase(userID: String, in db: Database) throws {
         try db.execute(
             sql: "DELETE FROM notification WHERE user_id = ?1 OR instr(data, ?2) > 0",
@@ -16,5 +17,7 @@ extension AlertsStore {
         try DeviceRecord.all().of(userID).deleteAll(db)
         try NotificationPreferenceRecord.all().of(userID).deleteAll(db)
         try QuietHoursRecord.deleteOne(db, key: userID)
+        try KeywordMuteMirror.erase(userID: userID, in: db)
+        try eraseMessages(of: userID, in: db)
     }
 }

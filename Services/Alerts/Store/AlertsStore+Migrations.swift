@@ -154,5 +154,54 @@ extension AlertsStore {
 
         // A copy of moderation's mutes of people: nothing a muted user does notifies the muter.
         MuteMirror.registerMigration(&migrator)
+
+        // Agora's direct messages: one conversation per pair, each person's side of it, the
+        // messages in order, and those one person does not see.
+        migrator.registerMigration("alerts.v10.messages") { db in
+            try db.create(table: "conversation") { table in
+                table.column("id", .text).primaryKey()
+                table.column("first_user_id", .text).notNull()
+                table.column("second_user_id", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.uniqueKey(["first_user_id", "second_user_id"])
+            }
+            try db.create(index: "conversation_by_second_user", on: "conversation", columns: ["second_user_id"])
+            try db.create(table: "conversation_member") { table in
+                table.column("conversation_id", .text).notNull()
+                    .references("conversation", onDelete: .cascade)
+                table.column("user_id", .text).notNull()
+                table.column("other_user_id", .text).notNull()
+                table.column("folder", .text).notNull()
+                table.column("hidden", .boolean).notNull()
+                table.column("read_seq", .integer).notNull()
+                table.column("cleared_seq", .integer).notNull()
+                table.column("updated_at", .datetime).notNull()
+                table.primaryKey(["conversation_id", "user_id"])
+            }
+            try db.create(
+                index: "conversation_member_by_user", on: "conversation_member",
+                columns: ["user_id", "folder", "updated_at", "conversation_id"])
+            try db.create(table: "message") { table in
+                table.autoIncrementedPrimaryKey("seq")
+                table.column("id", .text).notNull().unique()
+                table.column("conversation_id", .text).notNull().references("conversation", onDelete: .cascade)
+                table.column("sender_id", .text).notNull()
+                table.column("text", .text)
+                table.column("media_id", .text)
+                table.column("created_at", .datetime).notNull()
+            }
+            try db.create(index: "message_by_conversation", on: "message", columns: ["conversation_id", "seq"])
+            try db.create(index: "message_by_sender", on: "message", columns: ["sender_id"])
+            try db.create(table: "hidden_message", options: .withoutRowID) { table in
+                table.column("message_id", .text).notNull().references("message", column: "id", onDelete: .cascade)
+                table.column("user_id", .text).notNull()
+                table.column("reason", .text).notNull()
+                table.primaryKey(["message_id", "user_id"])
+            }
+            try db.create(index: "hidden_message_by_user", on: "hidden_message", columns: ["user_id"])
+        }
+        // A copy of moderation's keyword mutes: a message with words its recipient muted stays
+        // out of their view.
+        KeywordMuteMirror.registerMigration(&migrator)
     }
 }

@@ -2,8 +2,10 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// The alerts service's database: each user's notification centre and push devices, and
-/// tenants' duress alerts. One extension file per aggregate.
+/// The alerts service's database: each user's notification centre, push devices and direct
+/// messages, and tenants' duress alerts. One extension file per aggregate.
 struct AlertsStore: Sendable {
     let database: DatabasePool
+    /// Events alerts sends: `media.attached` for a message's photo or video.
+    let outbox: Outbox
 }

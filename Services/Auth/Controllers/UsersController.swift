@@ -9,7 +9,7 @@ import ServiceKit
 struct UsersController: Sendable {
     let store: UserStore
 
-    static let callers: Set<ServiceName> = [.feed, .streak, .moderation]
+    static let callers: Set<ServiceName> = [.feed, .streak, .moderation, .alerts]
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.open.get("/internal/users/:id", use: user)

@@ -16,7 +16,7 @@ extension FeedStore {
             arguments: [userID])
         try VoteRecord.filter(VoteRecord.Columns.userId == userID).deleteAll(db)
         try eraseSocial(of: userID, in: db)
-        try MutedWordsRecord.deleteOne(db, key: userID)
+        try KeywordMuteMirror.erase(userID: userID, in: db)
         try PostRecord.filter(PostRecord.Columns.authorId == userID).deleteAll(db)
         let challenges = ChallengeRecord.all().involving(userID)
         for id in try challenges.select(ChallengeRecord.Columns.id, as: String.self).fetchAll(db) {

@@ -37,6 +37,13 @@ extension FeedStore {
             counts: try ProfileCountRecord.fetchOne(db, key: user)?.counts ?? ProfileCounts())
     }
 
+    /// `follower`'s follow of `followee`, if there is one.
+    func follow(by follower: String, of followee: String) async throws -> FollowRecord? {
+        try await database.read { db in
+            try FollowRecord.fetchOne(db, key: ["follower_id": follower, "followee_id": followee])
+        }
+    }
+
     /// Where `viewer` and `user` stand; nil when a block stands between them.
     func followState(of user: String, viewer: String) async throws -> FollowState? {
         try await database.read { db in

@@ -7,7 +7,7 @@ import ServiceKit
 struct InternalMediaController: Sendable {
     let store: MediaStore
 
-    static let callers: Set<ServiceName> = [.feed, .streak, .auth]
+    static let callers: Set<ServiceName> = [.feed, .streak, .auth, .alerts]
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.open.get("/internal/media/:id", use: show)

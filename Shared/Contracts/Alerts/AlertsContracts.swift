@@ -30,6 +30,10 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case reply
     case repost
     case mention
+    /// Agora's direct messages: one per message, and one when a stranger's first message lands
+    /// in requests.
+    case message
+    case messageRequest = "message_request"
     // Transrify
     case duressAlert = "duress_alert"
     case duressAcknowledged = "duress_acknowledged"

@@ -118,6 +118,13 @@ public enum NotificationCatalog {
         NotificationKind(
             type: .mention, event: PostMentioned.eventType, critical: false, pushByDefault: true,
             title: "New mention", body: "{actor} mentioned you", link: "/posts/{postId}"),
+        // Agora's direct messages (made by alerts itself): the conversation opens.
+        NotificationKind(
+            type: .message, event: nil, critical: false, pushByDefault: true, title: "{actor}",
+            body: "{preview}", link: "/messages/{conversationId}"),
+        NotificationKind(
+            type: .messageRequest, event: nil, critical: false, pushByDefault: true, title: "Message request",
+            body: "{actor} wants to send you a message", link: "/messages/requests", governedBy: .message),
         NotificationKind(
             type: .spotNearby, event: nil, critical: false, pushByDefault: true, title: "A spot nearby",
             body: "{spot} is close to you", link: "/spots/{spotId}"),

@@ -82,3 +82,19 @@ public struct ProfileCountsChanged: DomainEvent, Equatable {
         self.revision = revision
     }
 }
+
+/// `GET /internal/follows/{followerId}/{followeeId}` on feed: the follow, when there is one
+/// (404 otherwise). Alerts asks it to put a first message from a stranger in requests.
+public struct FollowEdge: Codable, Sendable, Equatable {
+    public var followerId: String
+    public var followeeId: String
+    public var since: Date
+
+    enum CodingKeys: String, CodingKey { case followerId, followeeId, since }
+
+    public init(followerId: String, followeeId: String, since: Date) {
+        self.followerId = followerId
+        self.followeeId = followeeId
+        self.since = since
+    }
+}

@@ -1,0 +1,36 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `message`: one direct message. `seq` numbers every message in order (never
+/// reused), so read and cleared marks are exact however many arrive in one millisecond.
+struct MessageRecord: ServiceRecord {
+    static let databaseTableName = "message"
+
+    var seq: Int64?
+    var id: String
+    var conversationId: String
+    var senderId: String
+    var text: String?
+    var mediaId: String?
+    var createdAt: Date
+
+    /// The columns queries name.
+    enum Columns: String, ColumnExpression {
+        case seq
+        case id
+        case conversationId = "conversation_id"
+        case senderId = "sender_id"
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        seq = inserted.rowID
+    }
+
+    var contract: DirectMessage {
+        DirectMessage(
+            id: id, conversationId: conversationId, senderId: senderId, text: text, mediaId: mediaId,
+            createdAt: createdAt)
+    }
+}
