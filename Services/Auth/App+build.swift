@@ -95,6 +95,10 @@ func buildRouter(
     TenantsController(store: store.tenants, pins: pins, clock: clock, entropy: entropy).addRoutes(to: routes)
     PhoneController(store: store.phones, provider: phoneProvider, settings: settings.phone, clock: clock)
         .addRoutes(to: routes)
+    AttestationController(
+        store: store.attestation, verifier: try settings.appAttest.verifier(),
+        challengeTTL: settings.appAttest.challengeTTL, clock: clock, entropy: entropy
+    ).addRoutes(to: routes)
     AccountDeletionController(
         users: store.users, deletions: store.deletions,
         progressVerifier: runtime.makeTokenVerifier(source: keyRing, checkSessions: false), hasher: hasher,

@@ -1,6 +1,8 @@
 import Configuration
 import Foundation
 import ServiceKit
+import SwiftASN1
+import X509
 
 /// Auth's own settings.
 ///
@@ -38,6 +40,13 @@ import ServiceKit
 /// - `auth.twilio.accountSid`, `auth.twilio.authToken` (secret), `auth.twilio.serviceSid`,
 ///   `auth.twilio.baseUrl` (default `https://verify.twilio.com`): when the SID is set, codes
 ///   are sent and checked by Twilio Verify instead of written to the `sms_outbox` table.
+/// - `auth.appAttest.appIds` (comma-separated `TEAMID.bundle.id`; default none, which turns App
+///   Attest off): the apps whose App Attest keys and assertions are accepted (Agora).
+/// - `auth.appAttest.environment` (default `production`; or `development` for Xcode builds):
+///   which App Attest environment's keys are accepted.
+/// - `auth.appAttest.rootCertificateFile` (default: Apple's App Attestation Root CA, built in):
+///   a PEM file of the root the attestation certificates must lead to.
+/// - `auth.appAttest.challengeTtlSeconds` (default 300): how long a challenge can be used.
 /// - `auth.deletionCheckSeconds` (default 2): how often finished account deletions are
 ///   completed.
 /// - `auth.argon2.memoryKib` (default 19456), `auth.argon2.iterations` (default 2),
@@ -57,6 +66,7 @@ struct AuthSettings: Sendable {
     let tokenPacks: [String: Int]
     let phone: PhoneSettings
     let deletionCheckInterval: TimeInterval
+    let appAttest: AppAttestSettings
 
     init(reader: ConfigReader, shared: ServiceSettings) throws {
         self.keysDirectory = URL(
@@ -117,6 +127,17 @@ struct AuthSettings: Sendable {
             )
         }
         self.phone = phone
+        self.appAttest = AppAttestSettings(
+            appIDs: Set(
+                reader.string(forKey: "auth.appAttest.appIds", default: "").split(separator: ",")
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }),
+            environment: try Self.appAttestEnvironment(
+                reader.string(forKey: "auth.appAttest.environment", default: "production")),
+            rootCertificateFile: reader.string(forKey: "auth.appAttest.rootCertificateFile").map {
+                URL(fileURLWithPath: $0)
+            },
+            challengeTTL: TimeInterval(
+                try reader.integer("auth.appAttest.challengeTtlSeconds", default: 300, in: 30...3600)))
         self.deletionCheckInterval = TimeInterval(
             try reader.integer("auth.deletionCheckSeconds", default: 2, in: 1...3600))
         self.pinThrottle = PinThrottle.Policy(
@@ -126,6 +147,15 @@ struct AuthSettings: Sendable {
                 try reader.integer("auth.pin.maxCustomerDelaySeconds", default: 300, in: 1...86_400)),
             maxDeviceDelay: TimeInterval(
                 try reader.integer("auth.pin.maxDeviceDelaySeconds", default: 3600, in: 1...86_400)))
+    }
+}
+
+extension AuthSettings {
+    static func appAttestEnvironment(_ text: String) throws -> AppAttest.Environment {
+        guard let environment = AppAttest.Environment(rawValue: text) else {
+            throw ConfigurationError("auth.appAttest.environment must be production or development")
+        }
+        return environment
     }
 }
 
@@ -145,6 +175,26 @@ struct AppleSettings: Sendable {
     var recentSignIn: TimeInterval = 600
 
     var isEnabled: Bool { !bundleIDs.isEmpty }
+}
+
+/// App Attest settings (`auth.appAttest.*`); off until `appIds` names at least one app.
+struct AppAttestSettings: Sendable {
+    var appIDs: Set<String>
+    var environment: AppAttest.Environment
+    /// Nil: Apple's root.
+    var rootCertificateFile: URL?
+    var challengeTTL: TimeInterval
+
+    /// The verifier, or nil while App Attest is off; a root file that cannot be read stops auth.
+    func verifier() throws -> AppAttest? {
+        guard !appIDs.isEmpty else { return nil }
+        let pem = try rootCertificateFile.map { try String(contentsOf: $0, encoding: .utf8) } ?? AppAttestRoot.applePEM
+        do {
+            return AppAttest(appIDs: appIDs, environment: environment, roots: [try Certificate(pemEncoded: pem)])
+        } catch {
+            throw ConfigurationError("auth.appAttest.rootCertificateFile is not a PEM certificate: \(error)")
+        }
+    }
 }
 
 /// Phone verification settings (`auth.phone.*`, `auth.twilio.*`).

@@ -64,7 +64,13 @@ func buildRouter(
     PostsController(
         store: store, media: dependencies.media, users: dependencies.users, usernames: dependencies.usernames,
         clock: clock, entropy: runtime.entropy,
-        requireVerifiedPhone: settings.requireVerifiedPhone
+        requireVerifiedPhone: settings.requireVerifiedPhone,
+        attestation: try settings.attestationMaxAge.map { maxAge in
+            guard let requirement = runtime.attestationRequirement(maxAge: maxAge) else {
+                throw ConfigurationError("feed.requireAttestation needs auth's session state to check.")
+            }
+            return requirement
+        }
     ).addRoutes(to: routes)
     PostInteractionsController(store: store, users: dependencies.users, clock: clock).addRoutes(to: routes)
     TimelineController(store: store, clock: clock).addRoutes(to: routes)

@@ -9,6 +9,9 @@ import ServiceKit
 ///   (posts, and challenges open for voting).
 /// - `feed.requireVerifiedPhone` (default false): only users with a verified phone number may
 ///   post (Agora); others get 403 `PHONE_VERIFICATION_REQUIRED`.
+/// - `feed.requireAttestation` (default false): only sessions that made a valid App Attest
+///   assertion (`POST /v1/me/attestation/assertions`) within `feed.attestationMaxAgeSeconds`
+///   (default 300) may post (Agora); others get 403 `ATTESTATION_REQUIRED`.
 /// - `feed.challenges.answerHours` (default 72): a challenge's deadline when its creator names
 ///   none; both clips must be ready by then or it expires.
 /// - `feed.challenges.votingHours` (default 24): how long voting stays open once both clips are
@@ -25,6 +28,8 @@ import ServiceKit
 struct FeedSettings: Sendable {
     let maxRadius: Int
     let requireVerifiedPhone: Bool
+    /// How recent a session's App Attest assertion must be to post; nil: not required.
+    let attestationMaxAge: TimeInterval?
     let challenges: Challenges
     let spots: Spots
     let follows: RatePolicy
@@ -54,6 +59,8 @@ struct FeedSettings: Sendable {
     init(reader: ConfigReader) throws {
         self.maxRadius = try reader.integer("feed.nearby.maxRadiusM", default: 50_000, in: 1...20_000_000)
         self.requireVerifiedPhone = try reader.boolean("feed.requireVerifiedPhone", default: false)
+        let maxAge = TimeInterval(try reader.integer("feed.attestationMaxAgeSeconds", default: 300, in: 10...86_400))
+        self.attestationMaxAge = try reader.boolean("feed.requireAttestation", default: false) ? maxAge : nil
         self.challenges = Challenges(
             answerTime: TimeInterval(
                 try reader.integer("feed.challenges.answerHours", default: 72, in: 1...336) * 3600),

@@ -69,6 +69,33 @@ import Testing
         }
     }
 
+    @Test func whenConfiguredOnlyRecentlyAttestedSessionsMayPost() async throws {
+        let attestedAt = Mutex<Date?>(nil)
+        let asked = Mutex(0)
+        let sessions = Lookup<SessionState> { id in
+            asked.withLock { $0 += 1 }
+            return SessionState(
+                sessionId: id, userId: Self.alice, limited: false, roles: [], attestedAt: attestedAt.withLock { $0 })
+        }
+        let config = ["feed.requireAttestation": "true", "feed.attestationMaxAgeSeconds": "300"]
+        try await withFeed(config: config, sessions: sessions) { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            let body = CreatePostRequest(mediaId: Self.media(1, owner: "").id, latitude: 1, longitude: 1)
+            let refused = try await client.post("/v1/posts", body, token: token)
+            #expect(refused.status == .forbidden && refused.error?.code == .attestationRequired)
+            // An assertion made a moment ago counts at once, although the verifier's copy of
+            // the session is older: feed asks auth again before refusing.
+            attestedAt.withLock { $0 = harness.clock.now() }
+            let before = asked.withLock { $0 }
+            #expect(try await client.post("/v1/posts", body, token: token).status == .created)
+            #expect(asked.withLock { $0 } == before + 1)
+            // Past the allowed age it is refused again.
+            harness.clock.advance(by: 301)
+            let stale = CreatePostRequest(mediaId: Self.media(2, owner: "").id, latitude: 1, longitude: 1)
+            #expect(try await client.post("/v1/posts", stale, token: token).error?.code == .attestationRequired)
+        }
+    }
+
     @Test func postingNeedsYourOwnReadyMediaAndValidInput() async throws {
         try await withFeed { harness, client in
             let token = try await harness.token(for: Self.alice)

@@ -288,5 +288,31 @@ extension AuthStore {
         migrator.registerMigration("auth.v11.profile-challenges") { db in
             try db.alter(table: "profile_count") { table in table.add(column: "challenges", .jsonText) }
         }
+
+        // Agora's App Attest: registered keys, one-time challenges, and when each session last
+        // made a valid assertion.
+        migrator.registerMigration("auth.v12.app-attest") { db in
+            try db.create(table: "app_attest_key") { table in
+                table.column("key_id", .text).primaryKey()
+                table.column("user_id", .text).notNull().references("user", onDelete: .cascade)
+                table.column("session_id", .text).notNull()
+                table.column("app_id", .text).notNull()
+                table.column("environment", .text).notNull()
+                table.column("public_key", .blob).notNull()
+                table.column("receipt", .blob).notNull()
+                table.column("counter", .integer).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.column("last_asserted_at", .datetime)
+            }
+            try db.create(index: "app_attest_key_by_user", on: "app_attest_key", columns: ["user_id"])
+            try db.create(table: "attestation_challenge") { table in
+                table.column("challenge", .text).primaryKey()
+                table.column("session_id", .text).notNull().references("session", onDelete: .cascade)
+                table.column("expires_at", .datetime).notNull()
+            }
+            try db.create(
+                index: "attestation_challenge_by_session", on: "attestation_challenge", columns: ["session_id"])
+            try db.alter(table: "session") { table in table.add(column: "attested_at", .datetime) }
+        }
     }
 }

@@ -12,6 +12,7 @@ struct AuthStore: Sendable {
     let entitlements: EntitlementStore
     let phones: PhoneStore
     let deletions: DeletionStore
+    let attestation: AttestationStore
 
     init(database: DatabasePool, outbox: Outbox) {
         self.users = UserStore(database: database, outbox: outbox)
@@ -21,5 +22,6 @@ struct AuthStore: Sendable {
         self.entitlements = EntitlementStore(database: database, outbox: outbox)
         self.phones = PhoneStore(database: database)
         self.deletions = DeletionStore(database: database, outbox: outbox)
+        self.attestation = AttestationStore(database: database)
     }
 }

@@ -57,7 +57,8 @@ struct SessionStore: Sendable {
                 phoneVerified: try PhoneNumberRecord.exists(db, key: session.userId),
                 tenantId: session.tenantId,
                 customerRef: session.tenantId == nil
-                    ? nil : try CustomerRecord.fetchOne(db, key: session.userId)?.customerRef)
+                    ? nil : try CustomerRecord.fetchOne(db, key: session.userId)?.customerRef,
+                attestedAt: session.attestedAt)
         }
     }
 

@@ -13,6 +13,8 @@ struct PostsController: Sendable {
     let clock: any WallClock
     let entropy: any Entropy
     var requireVerifiedPhone = false
+    /// Agora's recent App Attest assertion before posting (`feed.requireAttestation`); nil: off.
+    var attestation: AttestationRequirement? = nil
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.idempotent(routes.authenticated).post("/v1/posts", use: create)
@@ -34,6 +36,7 @@ struct PostsController: Sendable {
             throw ServiceError(
                 .phoneVerificationRequired, "Verify a phone number before posting: POST /v1/me/phone/verification.")
         }
+        try await attestation?.check(user)
         let draft = try PostDraft(try await request.decodeJSON(as: CreatePostRequest.self, context: context))
         let found = try await media.findAll(draft.mediaIds)
         var state = MediaStatus.ready

@@ -79,15 +79,18 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var tenantId: String?
     /// The customer reference of a PIN customer's session.
     public var customerRef: String?
+    /// When the session last made a valid App Attest assertion (Agora).
+    public var attestedAt: Date?
 
     enum CodingKeys: String, CodingKey {
-        case sessionId, userId, limited, roles, premium, phoneVerified, tenantId, customerRef
+        case sessionId, userId, limited, roles, premium, phoneVerified, tenantId, customerRef, attestedAt
     }
 
     public init(
         sessionId: String, userId: String, limited: Bool, roles: [RoleGrant], premium: Bool = false,
-        phoneVerified: Bool = false, tenantId: String? = nil, customerRef: String? = nil
+        phoneVerified: Bool = false, tenantId: String? = nil, customerRef: String? = nil, attestedAt: Date? = nil
     ) {
+        self.attestedAt = attestedAt
         self.tenantId = tenantId
         self.customerRef = customerRef
         self.sessionId = sessionId

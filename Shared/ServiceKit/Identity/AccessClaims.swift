@@ -67,6 +67,8 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var tenantID: String?
     /// The customer reference of a PIN customer's session (from auth's session state).
     public var customerRef: String?
+    /// When the session last made a valid App Attest assertion (from auth's session state).
+    public var attestedAt: Date?
 
     public init(
         userID: String, sessionID: String, scopes: Set<String>, expiresAt: Date, limited: Bool = false,

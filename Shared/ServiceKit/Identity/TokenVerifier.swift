@@ -74,6 +74,7 @@ public final class TokenVerifier: Sendable {
         current.phoneVerified = session.phoneVerified
         current.tenantID = session.tenantId
         current.customerRef = session.customerRef
+        current.attestedAt = session.attestedAt
         return current
     }
 

@@ -21,6 +21,8 @@ struct SessionRecord: ServiceRecord {
     var limited: Bool = false
     /// The tenant of a PIN customer's session.
     var tenantId: String? = nil
+    /// When the session last made a valid App Attest assertion.
+    var attestedAt: Date? = nil
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
