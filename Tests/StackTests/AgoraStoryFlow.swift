@@ -13,6 +13,8 @@ import Testing
 /// keeping a placeholder.
 struct AgoraStoryFlow {
     let flow: SliceFlow
+    /// The app whose devices attest (posting needs a recent assertion on this stack).
+    let app: AppAttestFixture
 
     func following(_ person: Person) async throws -> [TimelineItem] {
         try await flow.call(.GET, "/v1/feed/following?limit=50", as: person).decode(Page<TimelineItem>.self).items
@@ -40,6 +42,9 @@ struct AgoraStoryFlow {
             "Ben never saw Ada's avatar")
         let notHers = try await flow.call(.PUT, "/v1/me/avatar", as: ben, json: AvatarUpdate(mediaId: face.id))
         #expect(notHers.status == 404)
+
+        // Both attest their phones: posting needs it here.
+        for person in [ada, ben] { try await AgoraPrivateFlow.attest(person, with: app.anotherDevice(), flow: flow) }
 
         // Ben follows Ada; she is told, and her profile counts him.
         let followed = try await flow.call(.PUT, "/v1/users/\(ada.id)/follow", as: ben)

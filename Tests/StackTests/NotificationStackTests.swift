@@ -16,6 +16,10 @@ extension StackTests {
         let fakeDirectory = try TestDataDirectory.make()
         defer { fakeDirectory.remove() }
         let fake = try await FakePushProviders.start(directory: fakeDirectory)
+        // Agora's devices attest under a test App Attest root, and posting needs it.
+        let app = try AppAttestFixture()
+        let attestRoot = fakeDirectory.url.appendingPathComponent("app-attest-root.pem")
+        try Data(try app.rootPEM.utf8).write(to: attestRoot)
         let settings: [String: String] = [
             "alerts.apns.keyFile": fake.apnsKeyFile.path, "alerts.apns.keyId": fake.keyID,
             "alerts.apns.teamId": fake.teamID, "alerts.apns.sandboxUrl": fake.url,
@@ -24,6 +28,8 @@ extension StackTests {
             "alerts.fcm.baseUrl": fake.url, "alerts.expo.enabled": "true", "alerts.expo.baseUrl": fake.url,
             "alerts.expo.receiptDelaySeconds": "1", "alerts.push.trustRootsFile": fake.caFile.path,
             "auth.revenuecat.webhookSecret": StreakStoryFlow.webhookSecret,
+            "auth.appAttest.appIds": app.appID, "auth.appAttest.rootCertificateFile": attestRoot.path,
+            "feed.requireAttestation": "true", "feed.attestationMaxAgeSeconds": "3600",
         ]
         let stack = try await Stack.start(
             publicTLS: true, fakeClock: true,
@@ -35,7 +41,8 @@ extension StackTests {
             try await StreakStoryFlow(flow: flow, fake: fake).run()
             try await DuressStoryFlow(flow: flow, fake: fake).run()
             try await SkateHubbaStoryFlow(flow: flow, fake: fake).run()
-            try await AgoraStoryFlow(flow: flow).run()
+            try await AgoraStoryFlow(flow: flow, app: app).run()
+            try await AgoraPrivateFlow(flow: flow, fake: fake, app: app).run()
         } catch {
             for name in [ServiceName.alerts, .streak, .feed, .media, .auth, .gateway] {
                 print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))

@@ -24,6 +24,15 @@ public struct AppAttestFixture: Sendable {
         deviceKey = P256.Signing.PrivateKey()
     }
 
+    private init(_ other: AppAttestFixture) {
+        (appID, rootKey, root) = (other.appID, other.rootKey, other.root)
+        (intermediateKey, intermediate) = (other.intermediateKey, other.intermediate)
+        deviceKey = P256.Signing.PrivateKey()
+    }
+
+    /// Another device of the same app, under the same authorities.
+    public func anotherDevice() -> AppAttestFixture { AppAttestFixture(self) }
+
     /// The root's certificate, as the file auth is configured with.
     public var rootPEM: String {
         get throws { try root.serializeAsPEM().pemString }
@@ -53,7 +62,7 @@ public struct AppAttestFixture: Sendable {
         let leaf = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(),
             publicKey: Certificate.PublicKey(deviceKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-300), notValidAfter: now.addingTimeInterval(86_400),
+            notValidBefore: now.addingTimeInterval(-86_400), notValidAfter: now.addingTimeInterval(365 * 86_400),
             issuer: issuer.1.subject,
             subject: try DistinguishedName { CommonName(key.map { String(format: "%02x", $0) }.joined()) },
             signatureAlgorithm: .ecdsaWithSHA256,
@@ -95,7 +104,7 @@ public struct AppAttestFixture: Sendable {
         }
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(365 * 86_400),
+            notValidBefore: now.addingTimeInterval(-86_400), notValidAfter: now.addingTimeInterval(2 * 365 * 86_400),
             issuer: issuer?.1.subject ?? subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
