@@ -34,6 +34,8 @@ import ServiceKit
 ///   tenant's users whose last known position is this close to it.
 /// - `alerts.duress.positionMaxAgeSeconds` (default 1,800): how long a user's last known
 ///   position (from `GET /v1/alerts/nearby`) counts; older ones are deleted.
+/// - `alerts.messages.newConversationsPerDay` (default 100): conversations a user may open a day
+///   by writing first (Agora); more is 429, so message requests cannot be sprayed.
 struct AlertsSettings: Sendable {
     struct APNs: Sendable {
         var keyFile: URL
@@ -65,6 +67,7 @@ struct AlertsSettings: Sendable {
     let streamsPerUser: Int
     let streamsOpenLimit: Int
     let duressReach: AlertsStore.DuressReach
+    let newConversations: RatePolicy
 
     init(reader: ConfigReader) throws {
         let keyFile = reader.string(forKey: "alerts.apns.keyFile", isSecret: true)
@@ -109,6 +112,10 @@ struct AlertsSettings: Sendable {
             radius: Double(try reader.integer("alerts.duress.radiusMeters", default: 1_000, in: 100...10_000)),
             positionMaxAge: TimeInterval(
                 try reader.integer("alerts.duress.positionMaxAgeSeconds", default: 1_800, in: 60...86_400)))
+        self.newConversations = RatePolicy(
+            name: "conversations",
+            limit: try reader.integer("alerts.messages.newConversationsPerDay", default: 100, in: 1...100_000),
+            window: 86_400)
     }
 
     private static func base(_ url: String) -> String {

@@ -59,8 +59,8 @@ func buildRouter(
     DevicesController(store: store, clock: runtime.clock, entropy: runtime.entropy).addRoutes(to: routes)
     PreferencesController(store: store, clock: runtime.clock).addRoutes(to: routes)
     MessagesController(
-        store: store, users: dependencies.users, media: dependencies.media, follows: dependencies.follows, jobs: jobs,
-        clock: runtime.clock, entropy: runtime.entropy
+        store: store, users: dependencies.users, media: dependencies.media, follows: dependencies.follows,
+        newConversations: settings.newConversations, jobs: jobs, clock: runtime.clock, entropy: runtime.entropy
     ).addRoutes(to: routes)
     ConversationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     InternalMessagesController(store: store).addRoutes(to: routes)

@@ -19,9 +19,10 @@ import Testing
 
     /// Alerts with Alice, Bob and Carol known to auth; Bob follows Alice (not Carol).
     func withMessages(
+        config: [String: String] = [:],
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let harness = try ServiceHarness(.alerts)
+        let harness = try ServiceHarness(.alerts, config: config)
         let names = [Self.alice: "Alice", Self.bob: "Bob", Self.carol: "Carol"]
         let dependencies = AlertsDependencies(
             users: .fixed(names.mapValues { UserSummary(id: "", displayName: $0) }),
@@ -260,6 +261,53 @@ import Testing
         }
     }
 
+    /// Alerts' own store, opened beside the running service.
+    func store(_ harness: ServiceHarness) throws -> AlertsStore {
+        let file = try harness.runtime.settings.ownDirectory().appendingPathComponent("alerts.sqlite")
+        return AlertsStore(database: try DatabasePool(path: file.path), outbox: harness.runtime.makeOutbox())
+    }
+
+    @Test func theStreamCarriesTheMessageAndPushFollowsTheMessagePreference() async throws {
+        try await withMessages { harness, client in
+            let (alice, bob) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.bob))
+            let store = try store(harness)
+            _ = try await send(client, alice, to: Self.bob, text: "one")
+            let first = try #require(try await notifications(client, bob).first)
+            let second = try await send(client, alice, to: Self.bob, text: "two").json(DirectMessage.self)
+            // A reconnecting stream replays the notification with the message whole.
+            let missed = try await store.missed(after: first.id, of: Self.bob, limit: 10)
+            let replayed = try #require(missed.records.first)
+            #expect(missed.records.count == 1 && missed.messages[replayed.id] == second)
+
+            // Pushed by default; not once Bob turns `message` off (requests follow it).
+            let now = harness.clock.now()
+            #expect(try await store.pushPlan(for: replayed.id, now: now) != nil)
+            let off = try await client.send(
+                .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["message": false]), token: bob)
+            #expect(off.status == .ok, "\(off.body)")
+            #expect(try await store.pushPlan(for: replayed.id, now: now) == nil)
+            let governed = try await client.send(
+                .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["message_request": false]),
+                token: bob)
+            #expect(governed.status == .badRequest)
+        }
+    }
+
+    @Test func openingConversationsIsLimitedADay() async throws {
+        try await withMessages(config: ["alerts.messages.newConversationsPerDay": "1"]) { harness, client in
+            let alice = try await harness.token(for: Self.alice)
+            let first = try await send(client, alice, to: Self.bob, text: "hi").json(DirectMessage.self)
+            let refused = try await send(client, alice, to: Self.carol, text: "hi")
+            #expect(refused.status == .tooManyRequests && refused.error?.code == .rateLimitExceeded)
+            #expect(refused.headers[.retryAfter] != nil)
+            // Writing in a conversation already open is not limited; a day later she may open another.
+            #expect(try await send(client, alice, in: first.conversationId, text: "again").status == .created)
+            harness.clock.advance(by: 86_401)
+            let later = try await harness.token(for: Self.alice)
+            #expect(try await send(client, later, to: Self.carol, text: "hi").status == .created)
+        }
+    }
+
     @Test func moderationSeesAReportedMessageWithItsNeighboursOnly() async throws {
         try await withMessages { harness, client in
             let alice = try await harness.token(for: Self.alice)
@@ -273,9 +321,7 @@ import Testing
             let refused = try await client.get("/internal/messages/\(sent[6].id)/context")
             #expect(refused.error?.code == .peerNotAllowed)
 
-            let file = try harness.runtime.settings.ownDirectory().appendingPathComponent("alerts.sqlite")
-            let store = AlertsStore(
-                database: try DatabasePool(path: file.path), outbox: harness.runtime.makeOutbox())
+            let store = try store(harness)
             let found = try #require(try await store.context(ofMessage: sent[6].id, around: 5))
             #expect(found.message.id == sent[6].id)
             #expect(found.context.map(\.text) == (1...11).map { "a\($0)" })

@@ -128,6 +128,7 @@ struct AgoraPrivateFlow {
         let delivered = try notifications.message(stream.events[2]).notification
         #expect(delivered?.type == .message && delivered?.body == "Coffee on Friday?")
         #expect(delivered?.data["messageId"] == liveID)
+        #expect(try notifications.message(stream.events[2]).message?.text == "Coffee on Friday?")
         #expect(
             await flow.eventually {
                 pushes().contains { NotificationFlow.notificationID(of: $0) == delivered?.id }

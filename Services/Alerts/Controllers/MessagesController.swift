@@ -11,6 +11,8 @@ struct MessagesController: Sendable {
     let users: Lookup<UserSummary>
     let media: Lookup<MediaSummary>
     let follows: Lookup<FollowEdge>
+    /// How many conversations a user may open a day.
+    let newConversations: RatePolicy
     let jobs: JobQueue
     let clock: any WallClock
     let entropy: any Entropy
@@ -85,7 +87,9 @@ struct MessagesController: Sendable {
             sender: EventActor(userId: user.userID, displayName: found[user.userID]?.displayName ?? "Someone"),
             recipient: recipient, text: content.text, media: summary, recipientFolder: try await folder)
         let id = entropy.uuid().uuidString.lowercased()
-        switch try await store.send(outgoing, id: id, at: clock.now(), jobs: jobs) {
+        switch try await store.send(
+            outgoing, id: id, at: clock.now(), newConversations: newConversations, jobs: jobs)
+        {
         case .blocked:
             throw ServiceError(.cannotMessage, "You cannot message this person.")
         case .sent(let message):

@@ -61,7 +61,7 @@ struct StreamController: Sendable {
         }
         // Subscribed before reading what was missed, so nothing committed in between is lost;
         // what both carry is sent once.
-        let missed: (records: [NotificationRecord], more: Bool, unread: Int)
+        let missed: AlertsStore.Missed
         do {
             missed = try await store.missed(after: after, of: user.userID, limit: NotificationStreamQuery.replayLimit)
         } catch {
@@ -86,7 +86,8 @@ struct StreamController: Sendable {
                     for record in missed.records {
                         sent.insert(record.id)
                         let message = NotificationStreamMessage(
-                            type: .notification, notification: record.contract, unreadCount: missed.unread)
+                            type: .notification, notification: record.contract, message: missed.messages[record.id],
+                            unreadCount: missed.unread)
                         try await writer.write(Self.event(message))
                     }
                 }

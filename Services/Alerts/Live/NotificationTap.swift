@@ -52,10 +52,12 @@ final class NotificationTap: TransactionObserver, @unchecked Sendable {
         let new = try Self.fetch(made, in: db)
         let marked = try Self.fetch(read, in: db).filter { $0.readAt != nil }
         let users = streams.listening(Set(new.map(\.userId) + marked.map(\.userId)))
+        let directMessages = try AlertsStore.directMessages(of: new.filter { users.contains($0.userId) }, in: db)
         for user in users {
             let unread = try NotificationRecord.all().of(user).unread().fetchCount(db)
             var messages = new.filter { $0.userId == user }.map {
-                NotificationStreamMessage(type: .notification, notification: $0.contract, unreadCount: unread)
+                NotificationStreamMessage(
+                    type: .notification, notification: $0.contract, message: directMessages[$0.id], unreadCount: unread)
             }
             let ids = marked.filter { $0.userId == user }.map(\.id)
             if !ids.isEmpty { messages.append(NotificationStreamMessage(type: .read, ids: ids, unreadCount: unread)) }

@@ -42,13 +42,17 @@ extension AlertsStore {
     /// Stores `outgoing` as message `id`, opening the conversation when the two have none, and
     /// in the same transaction tells the recipient (unless the message is hidden from them)
     /// and names them a reader of its media.
-    func send(_ outgoing: OutgoingMessage, id: String, at now: Date, jobs: JobQueue) async throws -> SendOutcome {
+    /// Opening one counts against `newConversations` (429 beyond it).
+    func send(
+        _ outgoing: OutgoingMessage, id: String, at now: Date, newConversations: RatePolicy, jobs: JobQueue
+    ) async throws -> SendOutcome {
         let outbox = self.outbox
         return try await database.write { db in
             let (sender, recipient) = (outgoing.sender.userId, outgoing.recipient)
             guard try !BlockMirror.isBlocked(sender, recipient, in: db) else { return .blocked }
             let conversation = try Self.conversation(
-                between: sender, and: recipient, recipientFolder: outgoing.recipientFolder, id: id, at: now, in: db)
+                between: sender, and: recipient, recipientFolder: outgoing.recipientFolder, id: id, at: now,
+                limit: newConversations, in: db)
             var message = MessageRecord(
                 seq: nil, id: id, conversationId: conversation, senderId: sender, text: outgoing.text,
                 mediaId: outgoing.media?.id, createdAt: now)
@@ -115,11 +119,21 @@ extension AlertsStore {
     /// A new one is the recipient's only once a message shows (`hidden` until then).
     private static func conversation(
         between sender: String, and recipient: String, recipientFolder: MessageFolder, id: String, at now: Date,
-        in db: Database
+        limit policy: RatePolicy, in db: Database
     ) throws -> String {
         if let existing = try ConversationRecord.all().between(sender, recipient).fetchOne(db) { return existing.id }
+        typealias Columns = ConversationRecord.Columns
+        let recent = try ConversationRecord.filter(
+            Columns.startedBy == sender && Columns.createdAt > now.addingTimeInterval(-policy.window)
+        ).select(Columns.createdAt, as: Date.self).fetchAll(db)
+        let decision = policy.decide(after: recent, now: now)
+        guard decision.allowed else {
+            throw ServiceError.rateLimited(
+                "At most \(policy.limit) new conversations a day.", policy: policy, decision: decision)
+        }
         let (first, second) = sender < recipient ? (sender, recipient) : (recipient, sender)
-        try ConversationRecord(id: id, firstUserId: first, secondUserId: second, createdAt: now).insert(db)
+        try ConversationRecord(id: id, firstUserId: first, secondUserId: second, startedBy: sender, createdAt: now)
+            .insert(db)
         for (user, other, folder) in [(sender, recipient, MessageFolder.inbox), (recipient, sender, recipientFolder)] {
             try ConversationMemberRecord(
                 conversationId: id, userId: user, otherUserId: other, folder: folder, hidden: true, readSeq: 0,
@@ -276,6 +290,19 @@ extension AlertsStore {
                 UPDATE notification SET read_at = ? WHERE user_id = ? AND read_at IS NULL
                 AND type IN ('message', 'message_request') AND json_extract(data, '$.conversationId') = ?
                 """, arguments: [now, user, id])
+    }
+
+    /// The direct messages that `records` (notifications) of type `message` or
+    /// `message_request` are about, by notification id; the live stream carries them whole.
+    static func directMessages(of records: [NotificationRecord], in db: Database) throws -> [String: DirectMessage] {
+        let about = records.filter { $0.type == .message || $0.type == .messageRequest }
+            .compactMap { record in record.contract.data["messageId"].map { (record.id, $0) } }
+        guard !about.isEmpty else { return [:] }
+        let found = try MessageRecord.filter(about.map(\.1).contains(MessageRecord.Columns.id)).fetchAll(db)
+        let byID = Dictionary(found.map { ($0.id, $0.contract) }) { first, _ in first }
+        return Dictionary(about.compactMap { notification, message in byID[message].map { (notification, $0) } }) {
+            first, _ in first
+        }
     }
 
     // MARK: - Moderation

@@ -162,10 +162,12 @@ extension AlertsStore {
                 table.column("id", .text).primaryKey()
                 table.column("first_user_id", .text).notNull()
                 table.column("second_user_id", .text).notNull()
+                table.column("started_by", .text).notNull()
                 table.column("created_at", .datetime).notNull()
                 table.uniqueKey(["first_user_id", "second_user_id"])
             }
             try db.create(index: "conversation_by_second_user", on: "conversation", columns: ["second_user_id"])
+            try db.create(index: "conversation_by_starter", on: "conversation", columns: ["started_by", "created_at"])
             try db.create(table: "conversation_member") { table in
                 table.column("conversation_id", .text).notNull()
                     .references("conversation", onDelete: .cascade)

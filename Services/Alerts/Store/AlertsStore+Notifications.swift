@@ -49,22 +49,32 @@ extension AlertsStore {
         }
     }
 
-    /// What `user` missed after notification `id` (oldest first, at most `limit`; `more` when
-    /// there was more than that), and their unread count. An id that is not theirs, or no
-    /// longer exists, replays nothing.
-    func missed(
-        after id: String?, of user: String, limit: Int
-    ) async throws -> (records: [NotificationRecord], more: Bool, unread: Int) {
+    /// What a reconnecting stream missed: notifications oldest first, the direct messages some
+    /// of them are about (by notification id), whether there was more than a replay holds, and
+    /// the unread count.
+    struct Missed: Sendable {
+        var records: [NotificationRecord] = []
+        var messages: [String: DirectMessage] = [:]
+        var more = false
+        var unread: Int
+    }
+
+    /// What `user` missed after notification `id` (at most `limit`; `more` when there was more
+    /// than that). An id that is not theirs, or no longer exists, replays nothing.
+    func missed(after id: String?, of user: String, limit: Int) async throws -> Missed {
         try await database.read { db in
             let unread = try NotificationRecord.all().of(user).unread().fetchCount(db)
             guard let id,
                 let seen = try Int64.fetchOne(
                     db, sql: "SELECT rowid FROM notification WHERE id = ? AND user_id = ?", arguments: [id, user])
-            else { return ([], false, unread) }
+            else { return Missed(unread: unread) }
             let records = try NotificationRecord.fetchAll(
                 db, sql: "SELECT * FROM notification WHERE user_id = ? AND rowid > ? ORDER BY rowid LIMIT ?",
                 arguments: [user, seen, limit + 1])
-            return (Array(records.prefix(limit)), records.count > limit, unread)
+            let replayed = Array(records.prefix(limit))
+            return Missed(
+                records: replayed, messages: try Self.directMessages(of: replayed, in: db), more: records.count > limit,
+                unread: unread)
         }
     }
 

@@ -18,14 +18,21 @@ public struct NotificationStreamMessage: Codable, Sendable, Equatable {
 
     public var type: Kind
     public var notification: AppNotification?
+    /// The direct message a `message` or `message_request` notification is about, whole (a chat
+    /// open on it appends it without asking).
+    public var message: DirectMessage?
     public var ids: [String]?
     public var unreadCount: Int
 
-    enum CodingKeys: String, CodingKey { case type, notification, ids, unreadCount }
+    enum CodingKeys: String, CodingKey { case type, notification, message, ids, unreadCount }
 
-    public init(type: Kind, notification: AppNotification? = nil, ids: [String]? = nil, unreadCount: Int) {
+    public init(
+        type: Kind, notification: AppNotification? = nil, message: DirectMessage? = nil, ids: [String]? = nil,
+        unreadCount: Int
+    ) {
         self.type = type
         self.notification = notification
+        self.message = message
         self.ids = ids
         self.unreadCount = unreadCount
     }

@@ -10,12 +10,16 @@ struct ConversationRecord: ServiceRecord {
     var id: String
     var firstUserId: String
     var secondUserId: String
+    /// Who wrote first.
+    var startedBy: String
     var createdAt: Date
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case firstUserId = "first_user_id"
         case secondUserId = "second_user_id"
+        case startedBy = "started_by"
+        case createdAt = "created_at"
     }
 
     var participants: [String] { [firstUserId, secondUserId] }
