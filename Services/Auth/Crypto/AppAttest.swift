@@ -88,8 +88,7 @@ struct AppAttest: Sendable {
             Data(SHA256.hash(data: publicKey.x963Representation)) == key
         else { throw invalid("its key is not the key id given") }
         // 6. The app, 7. a new key, 8. the environment, 9. the credential.
-        guard let appID = appIDs.first(where: { Data(SHA256.hash(data: Data($0.utf8))) == authenticator.rpIDHash })
-        else {
+        guard let appID = app(of: authenticator) else {
             throw ServiceError(.attestationAppMismatch, "The attestation is for an app this server does not accept.")
         }
         guard authenticator.counter == 0 else { throw invalid("its counter is not zero") }
@@ -117,11 +116,15 @@ struct AppAttest: Sendable {
             let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature),
             key.isValidSignature(ecdsa, for: nonce)
         else { throw invalid("its signature is not the registered key's over this challenge") }
-        guard let appID = appIDs.first(where: { Data(SHA256.hash(data: Data($0.utf8))) == authenticator.rpIDHash })
-        else {
+        guard let appID = app(of: authenticator) else {
             throw ServiceError(.attestationAppMismatch, "The assertion is for an app this server does not accept.")
         }
         return Assertion(appID: appID, counter: authenticator.counter)
+    }
+
+    /// The accepted app whose id hashes (SHA-256) to the authenticator data's RP id hash.
+    private func app(of authenticator: AuthenticatorData) -> String? {
+        appIDs.first { Data(SHA256.hash(data: Data($0.utf8))) == authenticator.rpIDHash }
     }
 
     /// The nonce in the leaf's App Attest extension: `SEQUENCE { [1] EXPLICIT OCTET STRING }`.
