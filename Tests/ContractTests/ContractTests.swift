@@ -142,6 +142,17 @@ import Testing
                             '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000', '7e7a0000-0000-4000-8000-000000000001');
                     """)
         },
+        "session 5e550000-0000-4000-8000-000000000004 of Ada is live and attested": { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO user (id, email, password_hash, display_name, created_at, updated_at)
+                    VALUES ('0ada0000-0000-4000-8000-000000000001', 'ada@example.com', 'x', 'Ada',
+                            '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000');
+                    INSERT INTO session (id, user_id, created_at, last_used_at, attested_at)
+                    VALUES ('5e550000-0000-4000-8000-000000000004', '0ada0000-0000-4000-8000-000000000001',
+                            '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000', '2026-11-22 10:05:00.000')
+                    """)
+        },
         "session 5e550000-0000-4000-8000-000000000002 of Alice was revoked": { db in
             try db.execute(
                 sql: """

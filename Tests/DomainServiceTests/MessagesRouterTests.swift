@@ -308,6 +308,28 @@ import Testing
         }
     }
 
+    @Test func answeringReadsAndAnErasedAccountTakesItsMessagesAndTheirNotifications() async throws {
+        try await withMessages { harness, client in
+            let (alice, bob) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.bob))
+            let hello = try await send(client, alice, to: Self.bob, text: "Hello Bob").json(DirectMessage.self)
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: bob).json(UnreadCount.self).count == 1)
+            // Bob answers without opening it: his side is read, and so is its notification.
+            _ = try await send(client, bob, in: hello.conversationId, text: "Hi Alice")
+            let answered = try await folder(client, bob, .inbox)
+            #expect(answered.first?.unreadCount == 0, "\(answered)")
+            #expect(
+                try await client.get("/v1/notifications/unread-count", token: bob).json(UnreadCount.self).count == 0)
+
+            try await harness.database().write { db in try AlertsStore.erase(userID: Self.alice, in: db) }
+            let left = try await client.allPages(
+                "/v1/messages/conversations/\(hello.conversationId)/messages", token: bob, of: DirectMessage.self)
+            #expect(left.map(\.text) == ["Hi Alice"])
+            #expect(try await notifications(client, bob).isEmpty)
+            #expect(try await folder(client, alice, .inbox).isEmpty)
+        }
+    }
+
     @Test func moderationSeesAReportedMessageWithItsNeighboursOnly() async throws {
         try await withMessages { harness, client in
             let alice = try await harness.token(for: Self.alice)

@@ -57,14 +57,17 @@ extension AlertsStore {
                 seq: nil, id: id, conversationId: conversation, senderId: sender, text: outgoing.text,
                 mediaId: outgoing.media?.id, createdAt: now)
             try message.insert(db)
-            let seq = message.seq ?? 0
+            let seq = db.lastInsertedRowID
+            message.seq = seq
 
-            // Writing is answering: the sender's side is read up to here and leaves requests.
+            // Writing is answering: the sender's side is read up to here (its notifications
+            // too) and leaves requests.
             try db.execute(
                 sql: """
                     UPDATE conversation_member SET hidden = 0, folder = 'inbox', read_seq = ?, updated_at = ?
                     WHERE conversation_id = ? AND user_id = ?
                     """, arguments: [seq, now, conversation, sender])
+            try Self.readNotifications(of: conversation, for: sender, at: now, in: db)
 
             if let text = outgoing.text, try KeywordMuteMirror.mutedWords(of: recipient, at: now, in: db).matches(text)
             {
@@ -329,10 +332,15 @@ extension AlertsStore {
 
     // MARK: - Erasure
 
-    /// `user.deleted`: the messages they sent and their side of every conversation go; the
-    /// other person keeps their own messages, and a conversation nobody is left in goes.
+    /// `user.deleted`: the messages they sent (and the notifications that quote them) and their
+    /// side of every conversation go; the other person keeps their own messages, and a
+    /// conversation nobody is left in goes.
     static func eraseMessages(of userID: String, in db: Database) throws {
         try MessageRecord.filter(MessageRecord.Columns.senderId == userID).deleteAll(db)
+        try NotificationRecord.filter(
+            NotificationRecord.Columns.actorId == userID
+                && [NotificationType.message, .messageRequest].contains(NotificationRecord.Columns.type)
+        ).deleteAll(db)
         try ConversationMemberRecord.all().of(userID).deleteAll(db)
         try HiddenMessageRecord.filter(Column("user_id") == userID).deleteAll(db)
         try db.execute(

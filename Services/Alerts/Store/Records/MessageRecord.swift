@@ -4,7 +4,8 @@ import GRDB
 import ServiceKit
 
 /// A row of `message`: one direct message. `seq` numbers every message in order (never
-/// reused), so read and cleared marks are exact however many arrive in one millisecond.
+/// reused: `AUTOINCREMENT`), so read and cleared marks are exact however many arrive in one
+/// millisecond; nil until inserted.
 struct MessageRecord: ServiceRecord {
     static let databaseTableName = "message"
 
@@ -22,10 +23,6 @@ struct MessageRecord: ServiceRecord {
         case id
         case conversationId = "conversation_id"
         case senderId = "sender_id"
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        seq = inserted.rowID
     }
 
     var contract: DirectMessage {
