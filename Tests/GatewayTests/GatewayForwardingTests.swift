@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOCore
+import NIOHTTP1
 import ServiceKit
 import TestSupport
 import Testing
@@ -61,6 +62,17 @@ import Testing
             #expect(response.status == 404, "\(path)")
             #expect(response.errorCode == .notFound)
         }
+        // A listed path asked with a method its route does not take: 405 with the ones it does.
+        for (method, path, allow) in [
+            (HTTPMethod.GET, "/v1/sessions/login", "POST"), (.DELETE, "/.well-known/jwks.json", "GET, HEAD"),
+            (.POST, "/v1/sessions/verify", "GET"),
+        ] {
+            let response = try await harness.client.call(method, harness.url(path))
+            #expect(response.status == 405, "\(method) \(path)")
+            #expect(response.header("allow") == allow, "\(method) \(path)")
+            #expect(response.errorCode == .methodNotAllowed)
+        }
+        #expect(harness.recorder.hits == 0)
         let odd = try await harness.client.call(.GET, harness.url("/v1/me/%2e%2e/x"))
         #expect(odd.status == 400)
         #expect(odd.errorCode == .malformedRequest)

@@ -131,6 +131,34 @@ import Testing
         }
     }
 
+    @Test func aServedPathAskedWithAnotherMethodIs405WithAllow() async throws {
+        try await withKitApp { client, _ in
+            for (method, path, allow) in [
+                (HTTPRequest.Method.delete, "/plain-widgets", "POST"),
+                (.trace, "/boom", "GET"),
+                (.put, "/health/live", "GET"),
+            ] {
+                let response = try await client.execute(uri: path, method: method)
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == allow, "\(method) \(path)")
+                #expect(try envelope(response).error.code == .methodNotAllowed)
+            }
+            // A path nothing serves stays a 404, whatever the method.
+            #expect(try await client.execute(uri: "/plain-widgets/1", method: .delete).status == .notFound)
+            #expect(try await client.execute(uri: "/nowhere", method: .trace).headers[.allow] == nil)
+        }
+    }
+
+    @Test func routePatternsMatchSegmentBySegment() {
+        let table = RouteMethodTable {
+            [(.get, "/v1/posts/:id"), (.delete, "/v1/posts/:id"), (.put, "/v1/posts/:id/vote"), (.get, "/**")]
+        }
+        #expect(table.methods(for: "/v1/posts/abc") == "DELETE, GET")
+        #expect(table.methods(for: "/v1/posts/abc/vote") == "PUT")
+        #expect(table.methods(for: "/v1/posts") == "")
+        #expect(table.methods(for: "/v1/posts/abc/vote/x") == "")
+    }
+
     @Test func unexpectedFailuresAre500WithoutDetails() async throws {
         try await withKitApp { client, _ in
             do {

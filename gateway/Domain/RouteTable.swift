@@ -37,6 +37,11 @@ struct GatewayRoute: Sendable {
 
     func matches(path: String, method: HTTPRequest.Method) -> Bool {
         if let methods, !methods.contains(method) { return false }
+        return matches(path: path)
+    }
+
+    /// Whether the path is this route's, whatever the method.
+    func matches(path: String) -> Bool {
         switch match {
         case .exact(let exact): return path == exact
         case .prefix(let prefix): return path == prefix || path.hasPrefix(prefix + "/")
@@ -159,6 +164,12 @@ enum RouteTable {
     /// The route for a request, or nil.
     static func route(path: String, method: HTTPRequest.Method) -> GatewayRoute? {
         all.first { $0.matches(path: path, method: method) }
+    }
+
+    /// The methods routes take at `path` when none takes the method asked (a 405's `Allow`);
+    /// empty when no route has the path.
+    static func methods(at path: String) -> Set<HTTPRequest.Method> {
+        all.filter { $0.matches(path: path) }.reduce(into: []) { $0.formUnion($1.methods ?? []) }
     }
 
     private static func authenticated(

@@ -76,7 +76,7 @@ public struct ServiceRuntime: Sendable {
 
     /// A router with the standard middleware: `HEAD` answers without a body, unread bodies
     /// drained (up to `drainLimit` bytes), request id and trace, metrics, request log, error
-    /// envelope.
+    /// envelope, and 405 with `Allow` for a served path asked with another method.
     public func makeRouter<Context: ServiceRequestContextProtocol>(
         context: Context.Type, requestLogLevel: Logger.Level = .debug, drainLimit: Int = 128 << 20
     ) -> Router<Context> {
@@ -87,6 +87,7 @@ public struct ServiceRuntime: Sendable {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AccessLogMiddleware(level: requestLogLevel))
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: MethodNotAllowedMiddleware(router: router))
         return router
     }
 
