@@ -34,6 +34,7 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
     let router = runtime.makeRouter(
         context: GatewayRequestContext.self, requestLogLevel: .info, drainLimit: settings.drainLimit)
     router.add(middleware: HeaderLimitMiddleware(limit: settings.headerLimit))
+    router.add(middleware: UnforwardedMethodMiddleware())
     if let origin = settings.corsOrigin {
         router.add(
             middleware: CORSMiddleware(

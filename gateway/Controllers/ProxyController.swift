@@ -11,9 +11,7 @@ struct ProxyController: Sendable {
     let settings: GatewaySettings
     let clock: any WallClock
 
-    /// Every method a route can take, and `TRACE`, which none does: forwarded, the owner answers
-    /// it 405 with `Allow` like any method its path does not take.
-    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace]
+    static let methods = RouteTable.forwarded.sorted { $0.rawValue < $1.rawValue }
 
     func addRoutes(to routes: ServiceRoutes<GatewayRequestContext>) {
         let pipeline = routes.open.group()

@@ -166,11 +166,26 @@ enum RouteTable {
         all.first { $0.matches(path: path, method: method) }
     }
 
-    /// The methods routes take at `path` when none takes the method asked (a 405's `Allow`);
-    /// empty when no route has the path.
+    /// The methods routes take at `path` when none takes the method asked (a 405's `Allow`; a
+    /// route open to every method offers every method the gateway forwards); empty when no
+    /// route has the path.
     static func methods(at path: String) -> Set<HTTPRequest.Method> {
-        all.filter { $0.matches(path: path) }.reduce(into: []) { $0.formUnion($1.methods ?? []) }
+        all.filter { $0.matches(path: path) }.reduce(into: []) { $0.formUnion($1.methods ?? forwarded) }
     }
+
+    /// 405 `METHOD_NOT_ALLOWED` with `Allow` when routes take `path` with other methods than
+    /// `method`; nil when no route has the path.
+    static func methodNotAllowed(_ method: HTTPRequest.Method, path: String) -> ServiceError? {
+        let allowed = methods(at: path)
+        guard !allowed.isEmpty else { return nil }
+        let names = allowed.map(\.rawValue).sorted().joined(separator: ", ")
+        return ServiceError(
+            .methodNotAllowed, "\(method) is not allowed on \(path); use \(names).", headers: [.allow: names])
+    }
+
+    /// Every method the gateway forwards: those a route can take, and `TRACE`, which none
+    /// does (the owner answers it 405 with `Allow` like any method its path does not take).
+    static let forwarded: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options, .trace]
 
     private static func authenticated(
         _ prefix: String, _ service: ServiceName, body: BodyKind = .json, rateClass: RateClass? = nil

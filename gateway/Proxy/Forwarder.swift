@@ -48,6 +48,9 @@ struct Forwarder: Sendable {
             if request.method != .get, request.method != .head, length != 0 {
                 try await send(request.body, head: head, through: exchange)
             } else {
+                // A GET or HEAD's body is not forwarded, and neither is its length: HTTP/2
+                // would reset a stream that ends short of the length it announced.
+                head.headerFields[.contentLength] = nil
                 try await exchange.send(head: head, end: true)
             }
             response = try await exchange.head.get()

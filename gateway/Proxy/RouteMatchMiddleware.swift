@@ -13,16 +13,13 @@ struct RouteMatchMiddleware: RouterMiddleware {
         -> Response
     {
         let path = request.uri.path
+        // A path that is not canonical names nothing the API has (and is never forwarded).
         guard RouteTable.isCanonical(path) else {
-            throw ServiceError(.malformedRequest, "The path is not in canonical form.")
+            throw ServiceError(.notFound, "No route for \(request.method) \(path): the path is not in canonical form.")
         }
         guard let route = RouteTable.route(path: path, method: request.method) else {
-            let allowed = RouteTable.methods(at: path)
-            guard !allowed.isEmpty else { throw ServiceError(.notFound, "No route for \(request.method) \(path).") }
-            let names = allowed.map(\.rawValue).sorted().joined(separator: ", ")
-            throw ServiceError(
-                .methodNotAllowed, "\(request.method) is not allowed on \(path); use \(names).",
-                headers: [.allow: names])
+            throw RouteTable.methodNotAllowed(request.method, path: path)
+                ?? ServiceError(.notFound, "No route for \(request.method) \(path).")
         }
         var context = context
         context.route = route
