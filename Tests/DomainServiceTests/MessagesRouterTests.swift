@@ -151,6 +151,9 @@ import Testing
             let paged = try await client.allPages(path, token: bob, of: DirectMessage.self)
             #expect(paged.map(\.text) == ["m4", "m3", "m2", "m1", "m0"])
             #expect(try await client.get(path + "&cursor=nope", token: bob).status == .badRequest)
+            // An empty cursor is the first page.
+            let first = try await client.get(path + "&cursor=", token: bob).json(Page<DirectMessage>.self)
+            #expect(first.items.map(\.text) == ["m4", "m3"])
 
             // Bob deletes one message, then the conversation; Alice sees all five throughout.
             #expect(try await client.request(.delete, "/v1/messages/\(sent[4].id)", token: bob).status == .noContent)

@@ -157,6 +157,10 @@ import Testing
         #expect(table.methods(for: "/v1/posts/abc/vote") == "PUT")
         #expect(table.methods(for: "/v1/posts") == "")
         #expect(table.methods(for: "/v1/posts/abc/vote/x") == "")
+        // A literal segment wins over a parameter in its place, as in the router.
+        let literal = RouteMethodTable { [(.get, "/v1/messages/unread-count"), (.delete, "/v1/messages/:id")] }
+        #expect(literal.methods(for: "/v1/messages/unread-count") == "GET")
+        #expect(literal.methods(for: "/v1/messages/abc") == "DELETE")
     }
 
     @Test func unexpectedFailuresAre500WithoutDetails() async throws {

@@ -21,7 +21,8 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
         } else {
             self.limit = defaultLimit
         }
-        if let cursor = query["cursor"] {
+        // `cursor=` (empty) is the first page, as no cursor is.
+        if let cursor = query["cursor"], !cursor.isEmpty {
             self.position = try Cursor.decode(Position.self, from: String(cursor))
         } else {
             self.position = nil

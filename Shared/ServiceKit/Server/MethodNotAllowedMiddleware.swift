@@ -61,17 +61,30 @@ public final class RouteMethodTable: Sendable {
             stored = built
             return built
         }
+        // As the router resolves a path: a literal segment wins over a parameter in its place,
+        // so only the most literal of the patterns that match speak for the path.
         let segments = path.split(separator: "/")
-        var methods = Set<String>()
-        for entry in entries where Self.matches(segments, entry.pattern) { methods.formUnion(entry.methods) }
-        return methods.sorted().joined(separator: ", ")
+        let matching = entries.filter { Self.matches(segments, $0.pattern) }
+        guard let best = matching.map({ Self.literals($0.pattern) }).max(by: { $0.lexicographicallyPrecedes($1) })
+        else { return "" }
+        return matching.filter { Self.literals($0.pattern) == best }.reduce(into: Set<String>()) {
+            $0.formUnion($1.methods)
+        }.sorted().joined(separator: ", ")
+    }
+
+    /// 1 where the pattern names a segment literally, 0 where any segment fits.
+    static func literals(_ pattern: [Substring]) -> [Int] {
+        pattern.map { isParameter($0) ? 0 : 1 }
+    }
+
+    static func isParameter(_ part: Substring) -> Bool {
+        part == "*" || part.hasPrefix(":") || (part.hasPrefix("{") && part.hasSuffix("}"))
     }
 
     static func matches(_ segments: [Substring], _ pattern: [Substring]) -> Bool {
         guard segments.count == pattern.count else { return false }
         for (index, part) in pattern.enumerated() {
-            let any = part == "*" || part.hasPrefix(":") || (part.hasPrefix("{") && part.hasSuffix("}"))
-            guard any || part == segments[index] else { return false }
+            guard isParameter(part) || part == segments[index] else { return false }
         }
         return true
     }
