@@ -18,7 +18,8 @@ struct Forwarder: Sendable {
 
     @Sendable func forward(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         let route = try context.requireRoute()
-        if route.body == .upload {
+        // Uploads stream over HTTP/1.1; a TRACE (which no route takes) goes the plain way to be refused.
+        if route.body == .upload, request.method != .trace {
             do {
                 return try await uploads.forward(request, to: route.service, clientAddress: context.clientAddress)
             } catch {
