@@ -487,6 +487,12 @@ import Testing
                     "/v1/feed/for-you?seed=x", token: try await harness.token(for: Self.bob, session: Self.bob + "/app")
                 ).status
                     == .badRequest)
+            #expect(
+                try await client.get(
+                    "/v1/feed/for-you?debug=yes",
+                    token: try await harness.token(for: Self.bob, session: Self.bob + "/app")
+                ).status
+                    == .badRequest)
 
             // An admin asking for it sees each factor of the score.
             let debug = try await forYou("debug=true", as: Self.carol, admin: true)

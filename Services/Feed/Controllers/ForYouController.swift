@@ -47,6 +47,9 @@ struct ForYouController: Sendable {
                 position.seed = UInt64(ForYouRanking.unit(seed: UInt64(day), user.userID) * Double(1 << 53))
             }
         }
+        guard [nil, "true", "false"].contains(query["debug"].map(String.init)) else {
+            throw ServiceError.validation("`debug` is `true` or `false`.")
+        }
         let debug = query["debug"] == "true" && user.has(.admin)
         let key = ForYouRankings.Key(
             viewer: user.userID, seed: position.seed, asOf: JSONCoding.milliseconds(position.asOf))
