@@ -26,6 +26,11 @@ import Testing
         let created = try await client.post(
             "/v1/admin/tenants", TenantCreate(name: "Acme Security"), token: root.accessToken)
         #expect(created.status == .created)
+        // A name is at most 100 code points (as the document counts), however few characters they draw.
+        let combining = "e" + String(repeating: "\u{301}", count: 100)
+        #expect(
+            try await client.post("/v1/admin/tenants", TenantCreate(name: combining), token: root.accessToken).status
+                == .badRequest)
         let issued = try created.json(TenantKeyIssued.self)
         #expect(issued.apiKey.hasPrefix("tk_"))
         let admin = try await client.signUp("tenant-admin@example.com")

@@ -75,6 +75,8 @@ import Testing
                 SpotInput(name: "No place", difficulty: .pro),
                 Self.spot(String(repeating: "x", count: 81)),
                 Self.spot("Bad tag", tags: ["two words"]),
+                // Eleven tags are too many, even when they are one tag repeated.
+                Self.spot("Tagged", tags: Array(repeating: "bowl", count: 11)),
                 Self.spot("Far", at: SpotLocation(lat: 91, lng: 0)),
             ] {
                 #expect(try await create(harness, client, bad).status == .badRequest)

@@ -141,6 +141,7 @@ struct SpotsController: Sendable {
 
     /// Lowercased, unique, in order; each 1–30 letters, digits, `-` or `_`; at most 10.
     static func tags(_ tags: [String]) throws -> [String] {
+        guard tags.count <= maxTags else { throw ServiceError.validation("At most \(maxTags) tags.") }
         var seen: [String] = []
         for tag in tags {
             let tag = tag.lowercased()
@@ -148,7 +149,6 @@ struct SpotsController: Sendable {
             else { throw ServiceError.validation("A tag is 1 to 30 letters, digits, `-` or `_`.") }
             if !seen.contains(tag) { seen.append(tag) }
         }
-        guard seen.count <= maxTags else { throw ServiceError.validation("At most \(maxTags) tags.") }
         return seen
     }
 
