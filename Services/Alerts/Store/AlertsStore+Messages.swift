@@ -28,14 +28,14 @@ extension AlertsStore {
     func member(between a: String, and b: String) async throws -> ConversationMemberRecord? {
         try await database.read { db in
             guard let conversation = try ConversationRecord.all().between(a, b).fetchOne(db) else { return nil }
-            return try ConversationMemberRecord.fetchOne(db, key: ["conversation_id": conversation.id, "user_id": a])
+            return try ConversationMemberRecord.find(conversation.id, of: a, in: db)
         }
     }
 
     /// `user`'s side of conversation `id` (another's conversation: nil).
     func member(of id: String, user: String) async throws -> ConversationMemberRecord? {
         try await database.read { db in
-            try ConversationMemberRecord.fetchOne(db, key: ["conversation_id": id, "user_id": user])
+            try ConversationMemberRecord.find(id, of: user, in: db)
         }
     }
 
@@ -91,8 +91,7 @@ extension AlertsStore {
         _ message: MessageRecord, of outgoing: OutgoingMessage, to recipient: String, jobs: JobQueue, in db: Database
     ) throws {
         guard
-            var side = try ConversationMemberRecord.fetchOne(
-                db, key: ["conversation_id": message.conversationId, "user_id": recipient])
+            var side = try ConversationMemberRecord.find(message.conversationId, of: recipient, in: db)
         else { return }
         let appears = side.hidden
         side.hidden = false
@@ -164,10 +163,10 @@ extension AlertsStore {
         }
     }
 
-    /// Conversation `id` as `user` sees it (another's, or one they deleted: nil).
+    /// Conversation `id` as `user` sees it (another's: nil; one they deleted shows no messages).
     func conversation(_ id: String, of user: String) async throws -> Conversation? {
         try await database.read { db in
-            guard let side = try ConversationMemberRecord.fetchOne(db, key: ["conversation_id": id, "user_id": user])
+            guard let side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return nil }
             return try Self.summary(of: side, in: db)
         }
@@ -230,11 +229,9 @@ extension AlertsStore {
     /// messages are read with it. Nil when it is not theirs.
     func markConversationRead(_ id: String, of user: String, at now: Date) async throws -> Conversation? {
         try await database.write { db in
-            guard var side = try ConversationMemberRecord.fetchOne(db, key: ["conversation_id": id, "user_id": user])
+            guard var side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return nil }
-            let newest =
-                try Int64.fetchOne(db, sql: "SELECT max(seq) FROM message WHERE conversation_id = ?", arguments: [id])
-                ?? 0
+            let newest = try MessageRecord.newestSeq(in: id, db)
             side.readSeq = max(side.readSeq, newest)
             try side.update(db)
             try Self.readNotifications(of: id, for: user, at: now, in: db)
@@ -245,7 +242,7 @@ extension AlertsStore {
     /// `user` accepts a message request: the conversation moves to their inbox.
     func acceptConversation(_ id: String, of user: String) async throws -> Conversation? {
         try await database.write { db in
-            guard var side = try ConversationMemberRecord.fetchOne(db, key: ["conversation_id": id, "user_id": user])
+            guard var side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return nil }
             side.folder = .inbox
             try side.update(db)
@@ -258,11 +255,9 @@ extension AlertsStore {
     /// The other person sees nothing change. False when it is not theirs.
     func deleteConversation(_ id: String, of user: String, at now: Date) async throws -> Bool {
         try await database.write { db in
-            guard var side = try ConversationMemberRecord.fetchOne(db, key: ["conversation_id": id, "user_id": user])
+            guard var side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return false }
-            let newest =
-                try Int64.fetchOne(db, sql: "SELECT max(seq) FROM message WHERE conversation_id = ?", arguments: [id])
-                ?? 0
+            let newest = try MessageRecord.newestSeq(in: id, db)
             side.clearedSeq = newest
             side.readSeq = max(side.readSeq, newest)
             side.hidden = true
@@ -277,8 +272,7 @@ extension AlertsStore {
     func deleteMessage(_ id: String, of user: String) async throws -> Bool {
         try await database.write { db in
             guard let message = try MessageRecord.filter(MessageRecord.Columns.id == id).fetchOne(db),
-                let side = try ConversationMemberRecord.fetchOne(
-                    db, key: ["conversation_id": message.conversationId, "user_id": user]),
+                let side = try ConversationMemberRecord.find(message.conversationId, of: user, in: db),
                 (message.seq ?? 0) > side.clearedSeq
             else { return false }
             try HiddenMessageRecord(messageId: id, userId: user, reason: .deleted).insert(db, onConflict: .ignore)

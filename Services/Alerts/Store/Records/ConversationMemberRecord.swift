@@ -31,6 +31,13 @@ struct ConversationMemberRecord: ServiceRecord {
     }
 }
 
+extension ConversationMemberRecord {
+    /// `user`'s side of conversation `id` (nil: it is not theirs).
+    static func find(_ id: String, of user: String, in db: Database) throws -> ConversationMemberRecord? {
+        try fetchOne(db, key: ["conversation_id": id, "user_id": user])
+    }
+}
+
 extension DerivableRequest<ConversationMemberRecord> {
     /// `user`'s side of their conversations.
     func of(_ user: String) -> Self { filter(ConversationMemberRecord.Columns.userId == user) }

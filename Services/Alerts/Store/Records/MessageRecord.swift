@@ -25,6 +25,11 @@ struct MessageRecord: ServiceRecord {
         case senderId = "sender_id"
     }
 
+    /// The number of conversation `id`'s newest message (0 when it has none).
+    static func newestSeq(in id: String, _ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT max(seq) FROM message WHERE conversation_id = ?", arguments: [id]) ?? 0
+    }
+
     var contract: DirectMessage {
         DirectMessage(
             id: id, conversationId: conversationId, senderId: senderId, text: text, mediaId: mediaId,
