@@ -177,6 +177,17 @@ import Testing
                     token: try await harness.token(for: Self.carol)
                 )
                 .json(Page<Challenge>.self).items.isEmpty)
+            // A place is asked one way: by spot, or by a point (with its radius), never both.
+            let spot = "00000000-0000-4000-8000-0000000000ff"
+            for bad in [
+                "spotId=\(spot)&lat=48.851&lon=2.351", "spotId=\(spot)&radius_m=10", "lat=48.851", "radius_m=10",
+            ] {
+                #expect(
+                    try await client.get(
+                        "/v1/challenges/voting?\(bad)", token: try await harness.token(for: Self.carol)
+                    )
+                    .status == .badRequest, "\(bad)")
+            }
 
             // The deadline passes: voting is closed, the result computed once.
             harness.clock.advance(by: 24 * 3600)

@@ -38,9 +38,7 @@ struct StreamController: Sendable {
         }
         // A tenant's customer may say where they are: their last known position, as a poll of
         // `/v1/alerts/nearby` records it.
-        if try request.queryNumber("lat") != nil || request.queryNumber("lon") != nil {
-            let place = try Coordinate(
-                latitude: request.requiredQueryNumber("lat"), longitude: request.requiredQueryNumber("lon"))
+        if let place = try request.queryPoint() {
             if let tenant = user.tenantID {
                 try await store.record(
                     ResponderPositionRecord(

@@ -36,17 +36,16 @@ struct ChallengeVotingController: Sendable {
         let user = try context.requireUser()
         let page = try PageRequest<TimePosition>(request: request)
         let found: [FeedStore.ChallengeView]
-        if let spot = request.uri.queryParameters["spotId"] {
+        let circle = try request.queryCircle(defaultRadius: 5000, maxRadius: maxRadius)
+        if let spot = try request.queryValue("spotId") {
+            guard circle == nil else {
+                throw ServiceError.validation("Ask by `spotId` or by `lat` and `lon`, not both.")
+            }
             let spotID = try ObjectID.field(String(spot), "spotId")
             found = try await store.votingChallenges(
                 at: spotID, viewer: user.userID, after: page.position, limit: page.limit)
         } else {
-            let center = try Coordinate(
-                latitude: request.requiredQueryNumber("lat"), longitude: request.requiredQueryNumber("lon"))
-            let radius = try request.queryNumber("radius_m") ?? 5000
-            guard radius >= 1, radius <= Double(maxRadius) else {
-                throw ServiceError.validation("`radius_m` must be from 1 to \(maxRadius).")
-            }
+            guard let (center, radius) = circle else { throw ServiceError.validation("`lat` is required.") }
             found = try await store.votingChallenges(
                 near: center, radius: radius, viewer: user.userID, after: page.position, limit: page.limit)
         }

@@ -16,11 +16,8 @@ struct NearbyController: Sendable {
 
     @Sendable func nearby(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let center = try Coordinate(
-            latitude: request.requiredQueryNumber("lat"), longitude: request.requiredQueryNumber("lon"))
-        let radius = try request.requiredQueryNumber("radius_m")
-        guard radius >= 1, radius <= Double(maxRadius) else {
-            throw ServiceError.validation("`radius_m` must be from 1 to \(maxRadius).")
+        guard let (center, radius) = try request.queryCircle(defaultRadius: nil, maxRadius: maxRadius) else {
+            throw ServiceError.validation("`lat` is required.")
         }
         let page = try PageRequest<TimePosition>(request: request)
         let found = try await store.nearby(

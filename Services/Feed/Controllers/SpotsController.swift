@@ -52,20 +52,15 @@ struct SpotsController: Sendable {
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let page = try PageRequest<TimePosition>(request: request)
-        let tag = try request.uri.queryParameters["tag"].map { try Self.tags([String($0)])[0] }
-        let difficulty = try request.uri.queryParameters["difficulty"].map { name in
+        let tag = try request.queryValue("tag").map { try Self.tags([String($0)])[0] }
+        let difficulty = try request.queryValue("difficulty").map { name in
             guard let level = SpotDifficulty(rawValue: String(name)) else {
                 throw ServiceError.validation("`difficulty` is beginner, intermediate, advanced or pro.")
             }
             return level
         }
         let found: [FeedStore.SpotView]
-        if let latitude = try request.queryNumber("lat") {
-            let center = try Coordinate(latitude: latitude, longitude: request.requiredQueryNumber("lon"))
-            let radius = try request.queryNumber("radius_m") ?? 5000
-            guard radius >= 1, radius <= Double(maxRadius) else {
-                throw ServiceError.validation("`radius_m` must be from 1 to \(maxRadius).")
-            }
+        if let (center, radius) = try request.queryCircle(defaultRadius: 5000, maxRadius: maxRadius) {
             found = try await store.spots(
                 near: center, radius: radius, tag: tag, difficulty: difficulty, viewer: user.userID,
                 after: page.position, limit: page.limit)
@@ -139,17 +134,27 @@ struct SpotsController: Sendable {
         if let difficulty = input.difficulty { record.difficulty = difficulty }
     }
 
-    /// Lowercased, unique, in order; each 1–30 letters, digits, `-` or `_`; at most 10.
+    /// Lowercased, unique, in order; each 1–30 letters, digits, `-` or `_` (Unicode code points
+    /// of the letter and number categories, as the API document's `\p{L}` and `\p{N}`); at most 10.
     static func tags(_ tags: [String]) throws -> [String] {
         guard tags.count <= maxTags else { throw ServiceError.validation("At most \(maxTags) tags.") }
         var seen: [String] = []
         for tag in tags {
-            let tag = tag.lowercased()
-            guard (1...30).contains(tag.count), tag.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+            guard (1...30).contains(tag.unicodeScalars.count), tag.unicodeScalars.allSatisfy(isTagScalar)
             else { throw ServiceError.validation("A tag is 1 to 30 letters, digits, `-` or `_`.") }
+            let tag = tag.lowercased()
             if !seen.contains(tag) { seen.append(tag) }
         }
         return seen
+    }
+
+    private static func isTagScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
+            .letterNumber, .otherNumber:
+            true
+        default: scalar == "-" || scalar == "_"
+        }
     }
 
     /// `ids` when each is one of `user`'s photos that media did not reject; at most five.

@@ -12,8 +12,7 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
 
     /// Reads and validates the query of `request`.
     public init(request: Request, defaultLimit: Int = 20, maximum: Int = 100) throws {
-        let query = request.uri.queryParameters
-        if let text = query["limit"] {
+        if let text = try request.queryValue("limit") {
             guard let limit = Int(String(text)), (1...maximum).contains(limit) else {
                 throw ServiceError.validation("`limit` must be a whole number from 1 to \(maximum).")
             }
@@ -22,7 +21,7 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
             self.limit = defaultLimit
         }
         // `cursor=` (empty) is the first page, as no cursor is.
-        if let cursor = query["cursor"], !cursor.isEmpty {
+        if let cursor = try request.queryValue("cursor"), !cursor.isEmpty {
             self.position = try Cursor.decode(Position.self, from: String(cursor))
         } else {
             self.position = nil

@@ -4,17 +4,51 @@ extension Request {
     /// The query parameter `name` as a finite number; nil when it is absent. Anything else is
     /// a 400 naming the parameter.
     public func queryNumber(_ name: String) throws -> Double? {
-        guard let text = uri.queryParameters[name[...]] else { return nil }
+        guard let text = try queryValue(name) else { return nil }
         guard let value = Double(String(text)), value.isFinite else {
             throw ServiceError.validation("`\(name)` must be a number.")
         }
         return value
     }
 
+    /// The one value of the query parameter `name` (nil when absent). Given twice it is a 400: a
+    /// repeated `lat` whose first value alone were read would let a wrong request through.
+    public func queryValue(_ name: String) throws -> Substring? {
+        let values = uri.queryParameters.getAll(name)
+        guard values.count <= 1 else { throw ServiceError.validation("`\(name)` is given more than once.") }
+        return values.first.map { $0[...] }
+    }
+
     /// The query parameter `name` as a finite number; absent, it is a 400 saying it is required.
     public func requiredQueryNumber(_ name: String) throws -> Double {
         guard let value = try queryNumber(name) else { throw ServiceError.validation("`\(name)` is required.") }
         return value
+    }
+
+    /// `lat` and `lon` of the query as a point: nil when neither is given, a 400 when only one
+    /// is or either is not a coordinate.
+    public func queryPoint() throws -> Coordinate? {
+        let latitude = try queryNumber("lat")
+        let longitude = try queryNumber("lon")
+        if latitude == nil, longitude == nil { return nil }
+        return try Coordinate(latitude: requiredQueryNumber("lat"), longitude: requiredQueryNumber("lon"))
+    }
+
+    /// `lat`, `lon` and `radius_m` (1 to `maxRadius` metres, `defaultRadius` when left out) as a
+    /// search circle: nil when none is given; a 400 when the radius comes without its point or
+    /// anything is out of range.
+    public func queryCircle(defaultRadius: Double?, maxRadius: Int) throws -> (center: Coordinate, radius: Double)? {
+        let center = try queryPoint()
+        let radius = try queryNumber("radius_m")
+        guard let center else {
+            if radius != nil { throw ServiceError.validation("`radius_m` goes with `lat` and `lon`.") }
+            return nil
+        }
+        guard let radius = radius ?? defaultRadius else { throw ServiceError.validation("`radius_m` is required.") }
+        guard radius >= 1, radius <= Double(maxRadius) else {
+            throw ServiceError.validation("`radius_m` must be from 1 to \(maxRadius).")
+        }
+        return (center, radius)
     }
 
     /// `?status=open|all` (default `open`): whether only open ones are asked for (incidents,
