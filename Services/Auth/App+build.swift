@@ -72,10 +72,8 @@ func buildRouter(
         tenants: store.tenants, pinSignIns: store.pinSignIns, sessions: sessions, pins: pins, issuer: issuer,
         throttle: settings.pinThrottle, clock: clock, entropy: entropy
     ).addRoutes(to: routes)
-    if let apple {
-        AppleController(users: store.users, apple: apple, issuer: issuer, clock: clock, entropy: entropy)
-            .addRoutes(to: routes)
-    }
+    AppleController(users: store.users, apple: apple, issuer: issuer, clock: clock, entropy: entropy)
+        .addRoutes(to: routes)
     if let secret = settings.revenueCatSecret {
         WebhooksController(store: store.entitlements, secret: secret, tokenPacks: settings.tokenPacks, clock: clock)
             .addRoutes(to: routes)

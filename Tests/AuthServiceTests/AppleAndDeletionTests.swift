@@ -97,6 +97,19 @@ import Testing
         }
     }
 
+    /// Without `apple.*` settings the route still exists (a wrong method is 405, as for every
+    /// route) and answers 404 saying Sign in with Apple is not set up.
+    @Test func withoutAppleSettingsTheRouteSaysSo() async throws {
+        try await withAuth { client in
+            let response = try await client.post(
+                "/v1/auth/apple", AppleSignInRequest(identityToken: "x.y.z", nonce: "n-1"))
+            #expect(response.status == .notFound)
+            #expect(response.error?.message == "Sign in with Apple is not set up on this server.")
+            let wrongMethod = try await client.execute(uri: "/v1/auth/apple", method: .get)
+            #expect(wrongMethod.status == .methodNotAllowed && wrongMethod.headers[.allow] == "POST")
+        }
+    }
+
     @Test func forgedStaleOrMismatchedAppleTokensAreRefused() async throws {
         let clock = ManualClock(Date())
         try await withApple(clock: clock) { client, fake, directory in

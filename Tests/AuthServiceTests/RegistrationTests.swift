@@ -42,6 +42,7 @@ import Testing
             #"{"email":"a@example.com","password":"long enough","displayName":"\#(String(repeating: "n", count: 51))"}"#,
             .validationFailed
         ),
+        (#"{"email":"a@example.com","password":"long enough","displayName":"two\nlines"}"#, .validationFailed),
         (#"{"email":"a@example.com"}"#, .malformedRequest),
         (#"{"email":42,"password":"long enough"}"#, .malformedRequest),
         ("[]", .malformedRequest),
@@ -78,6 +79,50 @@ import Testing
             #expect(
                 try await client.post("/v1/auth/login", LoginRequest(email: "cafe@example.com", password: decomposed))
                     .status == .ok)
+        }
+    }
+
+    /// Lengths are Unicode code points, as the API document's `minLength`/`maxLength` count
+    /// them; a blank display name is one left out; Unicode's other line breaks become spaces.
+    @Test func namesAndPasswordsAreCountedAsTheDocumentCountsThem() async throws {
+        try await withAuth { client in
+            // Four accented letters typed decomposed: eight code points, so long enough.
+            let decomposed = String(repeating: "e\u{0301}", count: 4)
+            #expect(
+                try await client.post(
+                    "/v1/auth/register", RegisterRequest(email: "accents@example.com", password: decomposed)
+                ).status == .accepted)
+            #expect(
+                try await client.post(
+                    "/v1/auth/login",
+                    LoginRequest(email: "accents@example.com", password: "\u{00E9}\u{00E9}\u{00E9}\u{00E9}")
+                ).status == .ok)
+
+            func storedName(_ displayName: String, _ email: String) async throws -> String {
+                let registered = try await client.post(
+                    "/v1/auth/register",
+                    RegisterRequest(email: email, password: "long enough", displayName: displayName))
+                #expect(registered.status == .accepted)
+                let tokens = try await client.post(
+                    "/v1/auth/login", LoginRequest(email: email, password: "long enough")
+                ).json(TokenResponse.self)
+                return try await client.get("/v1/me", token: tokens.accessToken).json(UserProfile.self).displayName
+            }
+            let blank = try await storedName("   ", "blank.name@example.com")
+            #expect(blank == "blank.name")
+            let separated = try await storedName(" Ada\u{2028}Lovelace ", "ada@example.com")
+            #expect(separated == "Ada Lovelace")
+            // An emoji family is three code points: sixteen of them and two letters are fifty,
+            // and one letter more is too long, though it reads as nineteen characters.
+            let families = String(repeating: "\u{1F469}\u{200D}\u{1F467}", count: 16)
+            let fifty = try await storedName(families + "ab", "family@example.com")
+            #expect(fifty == families + "ab")
+            #expect(
+                try await client.post(
+                    "/v1/auth/register",
+                    RegisterRequest(
+                        email: "families@example.com", password: "long enough", displayName: families + "abc")
+                ).status == .badRequest)
         }
     }
 

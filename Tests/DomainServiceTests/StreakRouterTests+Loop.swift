@@ -130,6 +130,10 @@ extension StreakRouterTests {
                 .put,
                 "/v1/prompts/custom/2026-03-10", CustomPromptSet(text: "Your shoes"), token: free)
             #expect(refused.status.code == 402 && refused.error?.code == .premiumRequired)
+            // A request that is wrong anyway says what is wrong before it asks for Pro.
+            let wrongAnyway = try await client.send(
+                .put, "/v1/prompts/custom/not-a-date", CustomPromptSet(text: "Your shoes"), token: free)
+            #expect(wrongAnyway.error?.code == .validationFailed)
             let own = try await client.send(
                 .put,
                 "/v1/prompts/custom/2026-03-10", CustomPromptSet(text: "  Your shoes  ", emoji: "👟"), token: pro

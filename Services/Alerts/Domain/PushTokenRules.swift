@@ -41,7 +41,7 @@ enum PushTokenRules {
         if let platform = registration.platform, platform != "ios" && platform != "android" {
             throw ServiceError.validation("`platform` is `ios` or `android`.")
         }
-        if let deviceId = registration.deviceId, deviceId.isEmpty || deviceId.utf8.count > 200 {
+        if let deviceId = registration.deviceId, !(1...200).contains(deviceId.unicodeScalars.count) {
             throw ServiceError.validation("`deviceId` is 1 to 200 characters.")
         }
         return registration

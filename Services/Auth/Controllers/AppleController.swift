@@ -5,10 +5,11 @@ import ServiceKit
 
 /// `POST /v1/auth/apple`: Sign in with Apple. The identity token is verified against Apple's
 /// keys (with the nonce), the authorization code is exchanged so the account can be revoked at
-/// deletion, and the user is found by Apple's `sub` or created on the first sign-in.
+/// deletion, and the user is found by Apple's `sub` or created on the first sign-in. Without
+/// `apple.*` settings the route answers 404: the method and path stay known (405 stays true).
 struct AppleController: Sendable {
     let users: UserStore
-    let apple: AppleSignIn
+    let apple: AppleSignIn?
     let issuer: TokenIssuer
     let clock: any WallClock
     let entropy: any Entropy
@@ -18,6 +19,7 @@ struct AppleController: Sendable {
     }
 
     @Sendable func signIn(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        guard let apple else { throw ServiceError(.notFound, "Sign in with Apple is not set up on this server.") }
         let body = try await request.decodeJSON(as: AppleSignInRequest.self, context: context)
         try Credentials.validate(body.device)
         guard (1...256).contains(body.nonce.utf8.count) else {
@@ -34,7 +36,7 @@ struct AppleController: Sendable {
         let now = clock.now()
         let userID = entropy.uuid().uuidString.lowercased()
         let displayName =
-            try body.displayName.map { try Credentials.displayName($0, email: "") }
+            try body.displayName.flatMap(Credentials.displayName)
             ?? identity.email.map { String($0.split(separator: "@")[0].prefix(50)) } ?? "Apple user"
         let (token, hash) = issuer.refreshToken()
         let session = try await SessionRecord.opened(

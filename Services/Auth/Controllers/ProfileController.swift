@@ -103,7 +103,7 @@ struct ProfileController: Sendable {
     @Sendable func update(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let body = try await request.decodeJSON(as: ProfileUpdate.self, context: context)
-        let displayName = try body.displayName.map { try Credentials.displayName($0, email: "") }
+        let displayName = try body.displayName.flatMap(Credentials.displayName)
         if let username = body.username { _ = try UsernameRules.requireKey(username) }
         let bio = try body.bio.map(Self.bio)
         guard

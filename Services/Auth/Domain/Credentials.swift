@@ -21,10 +21,10 @@ enum Credentials {
         return email
     }
 
-    /// Checks a new password's length (in characters after NFC normalisation).
+    /// Checks a new password's length in Unicode code points, as NIST SP 800-63B and the API
+    /// document count it (the NFC form is what is hashed).
     static func validateNewPassword(_ password: String) throws {
-        let count = password.precomposedStringWithCanonicalMapping.count
-        guard passwordLength.contains(count) else {
+        guard passwordLength.contains(password.unicodeScalars.count) else {
             throw ServiceError.validation(
                 "`password` must be \(passwordLength.lowerBound) to \(passwordLength.upperBound) characters.")
         }
@@ -33,21 +33,33 @@ enum Credentials {
     /// A password presented at sign-in: anything longer than the maximum cannot match, and
     /// is refused before hashing so it cannot be used to burn CPU.
     static func validatePresentedPassword(_ password: String) throws {
-        guard !password.isEmpty, password.utf8.count <= passwordLength.upperBound * 4 else {
+        guard (1...passwordLength.upperBound).contains(password.unicodeScalars.count) else {
             throw ServiceError.validation("`password` must be 1 to \(passwordLength.upperBound) characters.")
         }
     }
 
-    /// A display name, defaulting to the local part of the email.
-    static func displayName(_ raw: String?, email: String) throws -> String {
-        guard let raw else { return String(email.split(separator: "@")[0].prefix(displayNameLength.upperBound)) }
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard displayNameLength.contains(name.count), !name.contains(where: \.isNewline) else {
+    /// A display name as typed, trimmed: nil when it is blank, a 400 unless it is 1 to 50
+    /// characters (Unicode code points, as the API document counts) without a line feed,
+    /// carriage return, vertical tab or form feed. Unicode's other line breaks (U+0085, U+2028,
+    /// U+2029) become spaces, so the name stays on one line.
+    static func displayName(_ raw: String) throws -> String? {
+        let lineBreaks: Set<Unicode.Scalar> = ["\n", "\r", "\u{0B}", "\u{0C}"]
+        guard displayNameLength.contains(raw.unicodeScalars.count),
+            !raw.unicodeScalars.contains(where: lineBreaks.contains)
+        else {
             throw ServiceError.validation(
                 "`displayName` must be \(displayNameLength.lowerBound) to \(displayNameLength.upperBound) characters on one line."
             )
         }
-        return name
+        let separators: Set<Unicode.Scalar> = ["\u{85}", "\u{2028}", "\u{2029}"]
+        let oneLine = String(String.UnicodeScalarView(raw.unicodeScalars.map { separators.contains($0) ? " " : $0 }))
+        let name = oneLine.trimmingCharacters(in: .whitespaces)
+        return name.isEmpty ? nil : name
+    }
+
+    /// The display name of a new account: the one given, or the local part of the email.
+    static func displayName(_ raw: String?, email: String) throws -> String {
+        try raw.flatMap(displayName) ?? String(email.prefix { $0 != "@" }.prefix(displayNameLength.upperBound))
     }
 
     /// Device description limits.

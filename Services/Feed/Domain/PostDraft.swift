@@ -19,7 +19,7 @@ struct PostDraft: Sendable, Equatable {
     static let maxLinkLength = 2048
 
     init(_ body: CreatePostRequest) throws {
-        if let caption = body.caption, let text = body.text, caption != text {
+        if body.caption != nil, body.text != nil {
             throw ServiceError.validation("Send the words once: `text` (or Unum's `caption`).")
         }
         let words = (body.text ?? body.caption)?.trimmingCharacters(in: .whitespacesAndNewlines)

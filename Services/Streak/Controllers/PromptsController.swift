@@ -37,11 +37,8 @@ struct PromptsController: Sendable {
     @Sendable func set(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let body = try await request.decodeJSON(as: CustomPromptSet.self, context: context)
-        guard user.premium else {
-            throw ServiceError(.premiumRequired, "Custom prompts are a StreakSnap Pro feature.")
-        }
         let text = body.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...PromptBook.maxTextLength).contains(text.count) else {
+        guard (1...PromptBook.maxTextLength).contains(text.unicodeScalars.count) else {
             throw ServiceError.validation("`text` is 1 to \(PromptBook.maxTextLength) characters.")
         }
         let emoji = body.emoji?.trimmingCharacters(in: .whitespaces) ?? "📸"
@@ -50,6 +47,10 @@ struct PromptsController: Sendable {
         }
         let now = clock.now()
         let day = try await date(context, of: user.userID, at: now)
+        // Checked last: a request that is wrong anyway says what is wrong with it.
+        guard user.premium else {
+            throw ServiceError(.premiumRequired, "Custom prompts are a StreakSnap Pro feature.")
+        }
         let record = CustomPromptRecord(
             userId: user.userID, localDate: day.description, text: text, emoji: emoji, createdAt: now)
         return try Response.json(try await store.setCustomPrompt(record))
