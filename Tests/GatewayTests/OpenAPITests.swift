@@ -109,6 +109,21 @@ import Yams
         #expect((type?["enum"] as? [String]) == NotificationType.allCases.map(\.rawValue))
     }
 
+    /// A preference change names the types a user sets: those no other type follows; the
+    /// critical ones only as `true`.
+    @Test func theDocumentedPushPreferencesAreTheOnesAUserSets() throws {
+        let document = try OpenAPIDocument.load()
+        let schema = try #require(document.resolve("#/components/schemas/PushPreferenceChange"))
+        let properties = try #require(schema["properties"] as? [String: [String: Any]])
+        let settable = NotificationType.allCases.filter { NotificationCatalog.kind(of: $0).governedBy == nil }
+        #expect(Set(properties.keys) == Set(settable.map(\.rawValue)))
+        for type in settable {
+            let critical = NotificationCatalog.kind(of: type).critical
+            #expect((properties[type.rawValue]?["const"] as? Bool) == (critical ? true : nil), "\(type)")
+        }
+        #expect((schema["additionalProperties"] as? Bool) == false)
+    }
+
     @Test func theSchemaCheckerCatchesWrongBodies() throws {
         let document = try OpenAPIDocument.load()
         let good = Data(
