@@ -31,6 +31,12 @@ import Testing
         #expect(
             try await client.post("/v1/admin/tenants", TenantCreate(name: combining), token: root.accessToken).status
                 == .badRequest)
+        // One line: a form feed breaks it; blanks (U+001C as well as spaces) are no name.
+        for name in ["Acme\u{0C}Security", " \u{1C}\u{3000} "] {
+            #expect(
+                try await client.post("/v1/admin/tenants", TenantCreate(name: name), token: root.accessToken).status
+                    == .badRequest)
+        }
         let issued = try created.json(TenantKeyIssued.self)
         #expect(issued.apiKey.hasPrefix("tk_"))
         let admin = try await client.signUp("tenant-admin@example.com")

@@ -23,10 +23,8 @@ struct AdminController: Sendable {
     @Sendable func createTenant(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         _ = try context.require(.admin)
         let body = try await request.decodeJSON(as: TenantCreate.self, context: context)
-        // Counted in Unicode code points, as the API document's `maxLength` counts them.
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, body.name.unicodeScalars.count <= 100, !name.contains(where: \.isNewline) else {
-            throw ServiceError.validation("`name` must be 1 to 100 characters on one line.")
+        guard let name = try OneLineText.read(body.name, field: "name", maxLength: 100) else {
+            throw ServiceError.validation("`name` must not be blank.")
         }
         let now = clock.now()
         let (key, hash) = TenantKeys.make(entropy: entropy)

@@ -38,23 +38,9 @@ enum Credentials {
         }
     }
 
-    /// A display name as typed, trimmed: nil when it is blank, a 400 unless it is 1 to 50
-    /// characters (Unicode code points, as the API document counts) without a line feed,
-    /// carriage return, vertical tab or form feed. Unicode's other line breaks (U+0085, U+2028,
-    /// U+2029) become spaces, so the name stays on one line.
+    /// A display name as typed (`OneLineText`): nil when it is blank.
     static func displayName(_ raw: String) throws -> String? {
-        let lineBreaks: Set<Unicode.Scalar> = ["\n", "\r", "\u{0B}", "\u{0C}"]
-        guard displayNameLength.contains(raw.unicodeScalars.count),
-            !raw.unicodeScalars.contains(where: lineBreaks.contains)
-        else {
-            throw ServiceError.validation(
-                "`displayName` must be \(displayNameLength.lowerBound) to \(displayNameLength.upperBound) characters on one line."
-            )
-        }
-        let separators: Set<Unicode.Scalar> = ["\u{85}", "\u{2028}", "\u{2029}"]
-        let oneLine = String(String.UnicodeScalarView(raw.unicodeScalars.map { separators.contains($0) ? " " : $0 }))
-        let name = oneLine.trimmingCharacters(in: .whitespaces)
-        return name.isEmpty ? nil : name
+        try OneLineText.read(raw, field: "displayName", maxLength: displayNameLength.upperBound)
     }
 
     /// The display name of a new account: the one given, or the local part of the email.
