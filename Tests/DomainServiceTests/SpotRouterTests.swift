@@ -76,6 +76,8 @@ import Testing
             for bad in [
                 SpotInput(name: "No place", difficulty: .pro),
                 Self.spot(String(repeating: "x", count: 81)),
+                // 41 accented letters typed decomposed are 82 code points: too long for 80.
+                Self.spot(String(repeating: "e\u{301}", count: 41)),
                 Self.spot("Bad tag", tags: ["two words"]),
                 // Tags count code points, as the document's `^[\p{L}\p{N}_-]{1,30}$` does: a
                 // combining accent is neither letter nor digit, 31 letters are one too many.

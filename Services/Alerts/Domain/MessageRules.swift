@@ -14,7 +14,7 @@ enum MessageRules {
     static func content(of draft: MessageDraft) throws -> (text: String?, mediaId: String?) {
         let text = draft.text?.trimmingCharacters(in: .whitespacesAndNewlines)
         let kept = text?.isEmpty == false ? text : nil
-        if let kept, kept.count > maxTextLength {
+        if let kept, kept.unicodeScalars.count > maxTextLength {
             throw ServiceError.validation("`text` holds at most \(maxTextLength) characters.")
         }
         let media = try draft.mediaId.map { try ObjectID.field($0, "mediaId") }

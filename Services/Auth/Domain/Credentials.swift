@@ -51,8 +51,9 @@ enum Credentials {
     /// Device description limits.
     static func validate(_ device: DeviceInfo?) throws {
         guard let device else { return }
-        guard (1...32).contains(device.platform.count), (device.version?.count ?? 0) <= 64,
-            (device.id?.count ?? 0) <= 64
+        guard (1...32).contains(device.platform.unicodeScalars.count),
+            (device.version?.unicodeScalars.count ?? 0) <= 64,
+            (device.id?.unicodeScalars.count ?? 0) <= 64
         else {
             throw ServiceError.validation(
                 "`device.platform` must be 1 to 32 characters, `device.version` and `device.id` at most 64.")

@@ -32,7 +32,7 @@ enum NameSearch {
     /// letter or digit is `VALIDATION_FAILED`.
     static func query(_ raw: String?) throws -> Query {
         let text = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard queryLength.contains(text.count) else {
+        guard queryLength.contains(text.unicodeScalars.count) else {
             throw ServiceError(
                 .validationFailed,
                 "`q` must be \(queryLength.lowerBound) to \(queryLength.upperBound) characters: a name or an email address."

@@ -38,7 +38,7 @@ struct ChallengesController: Sendable {
         let maxDuration = rules.maxDuration ?? 15
         guard (1...15).contains(maxDuration) else { throw ServiceError.validation("`rules.maxDuration` is 1 to 15 s.") }
         let trick = rules.trick?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let trick, trick.count > Self.maxTrickLength {
+        if let trick, trick.unicodeScalars.count > Self.maxTrickLength {
             throw ServiceError.validation("`rules.trick` is at most \(Self.maxTrickLength) characters.")
         }
         let spotID = try rules.spotId.map { try ObjectID.field($0, "rules.spotId") }

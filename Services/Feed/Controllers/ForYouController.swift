@@ -81,7 +81,7 @@ struct ForYouController: Sendable {
             throw ServiceError.validation("Send 1 to \(Self.maxSignals) signals at once.")
         }
         let signals = try batch.signals.enumerated().map { index, signal in
-            guard (1...64).contains(signal.id.count) else {
+            guard (1...64).contains(signal.id.unicodeScalars.count) else {
                 throw ServiceError.validation("`signals[\(index)].id` is 1 to 64 characters.")
             }
             let postId = try ObjectID.field(signal.postId, "signals[\(index)].postId")

@@ -19,7 +19,7 @@ struct SearchController: Sendable {
         let text = (request.uri.queryParameters["q"].map(String.init) ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let words = Array(MutedWords.words(text).prefix(10))
-        guard (2...100).contains(text.count), !words.isEmpty else {
+        guard (2...100).contains(text.unicodeScalars.count), !words.isEmpty else {
             throw ServiceError.validation("`q` must be 2 to 100 characters with a letter or a digit.")
         }
         let page = try PageRequest<OffsetPosition>(request: request)

@@ -111,13 +111,13 @@ struct SpotsController: Sendable {
     /// Sets the fields `input` names on `record`, or throws 400 for the first that is invalid.
     static func apply(_ input: SpotInput, to record: inout SpotRecord) throws {
         if let name = input.name?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            guard (1...maxName).contains(name.count) else {
+            guard (1...maxName).contains(name.unicodeScalars.count) else {
                 throw ServiceError.validation("`name` is 1 to \(maxName) characters.")
             }
             record.name = name
         }
         if let description = input.description?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            guard description.count <= maxDescription else {
+            guard description.unicodeScalars.count <= maxDescription else {
                 throw ServiceError.validation("`description` is at most \(maxDescription) characters.")
             }
             record.description = description
@@ -125,7 +125,7 @@ struct SpotsController: Sendable {
         if let location = input.location {
             let point = try Coordinate(latitude: location.lat, longitude: location.lng)
             let address = location.address?.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard (address?.count ?? 0) <= 200 else {
+            guard (address?.unicodeScalars.count ?? 0) <= 200 else {
                 throw ServiceError.validation("`location.address` is at most 200 characters.")
             }
             (record.latitude, record.longitude) = (point.latitude, point.longitude)

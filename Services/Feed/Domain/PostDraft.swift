@@ -23,7 +23,7 @@ struct PostDraft: Sendable, Equatable {
             throw ServiceError.validation("Send the words once: `text` (or Unum's `caption`).")
         }
         let words = (body.text ?? body.caption)?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let words, words.count > Self.maxTextLength {
+        if let words, words.unicodeScalars.count > Self.maxTextLength {
             throw ServiceError.validation("`text` is at most \(Self.maxTextLength) characters.")
         }
         text = words?.isEmpty == true ? nil : words
@@ -60,7 +60,8 @@ struct PostDraft: Sendable, Equatable {
     /// at most 2,048 characters. It is shown, never fetched by the server.
     static func link(_ raw: String) throws -> String {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.count <= maxLinkLength, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+        guard text.unicodeScalars.count <= maxLinkLength, let url = URL(string: text),
+            let scheme = url.scheme?.lowercased(),
             ["https", "http"].contains(scheme), let host = url.host(), !host.isEmpty, url.user() == nil,
             url.password() == nil
         else {

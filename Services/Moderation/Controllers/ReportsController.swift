@@ -21,7 +21,7 @@ struct ReportsController: Sendable {
         let body = try await request.decodeJSON(as: ReportCreate.self, context: context)
         let targetID = try ObjectID.field(body.targetId, "targetId")
         let details = body.details?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let details, details.count > Self.maxDetailsLength {
+        if let details, details.unicodeScalars.count > Self.maxDetailsLength {
             throw ServiceError.validation("`details` is at most \(Self.maxDetailsLength) characters.")
         }
         guard let post = try await posts.find(targetID) else { throw ServiceError.notFound("Post") }

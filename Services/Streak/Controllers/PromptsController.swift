@@ -42,7 +42,7 @@ struct PromptsController: Sendable {
             throw ServiceError.validation("`text` is 1 to \(PromptBook.maxTextLength) characters.")
         }
         let emoji = body.emoji?.trimmingCharacters(in: .whitespaces) ?? "📸"
-        guard (1...PromptBook.maxEmojiLength).contains(emoji.count) else {
+        guard (1...PromptBook.maxEmojiLength).contains(emoji.unicodeScalars.count) else {
             throw ServiceError.validation("`emoji` is 1 to \(PromptBook.maxEmojiLength) characters.")
         }
         let now = clock.now()

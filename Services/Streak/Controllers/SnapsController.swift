@@ -62,7 +62,7 @@ struct SnapsController: Sendable {
         guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
             return nil
         }
-        guard trimmed.count <= maxTextLength else {
+        guard trimmed.unicodeScalars.count <= maxTextLength else {
             throw ServiceError.validation("`\(field)` is at most \(maxTextLength) characters.")
         }
         return trimmed
