@@ -70,24 +70,18 @@ public final class ChildProcess: Sendable {
         await withCheckedContinuation { continuation in exit.wait(continuation) }
     }
 
-    /// Asks for a clean stop, then kills it if it has not stopped within `grace`.
+    /// Asks for a clean stop, then kills it if it has not stopped within `grace`. (The kill
+    /// is a timer beside the wait, not a race in a task group: a group waits for all its
+    /// children, and waiting for an exit cannot be cancelled, so a child that ignored SIGTERM
+    /// held such a stop forever.)
     public func stop(grace: Duration = .seconds(10)) async {
         send(SIGTERM)
-        let stopped = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await self.waitForExit(); return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: grace); return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        let killer = Task {
+            try? await Task.sleep(for: grace)
+            if !Task.isCancelled { self.send(SIGKILL) }
         }
-        if !stopped {
-            send(SIGKILL)
-            await waitForExit()
-        }
+        await waitForExit()
+        killer.cancel()
     }
 }
 
