@@ -24,34 +24,32 @@ import Testing
             onLine: { line in lines.seen.withLock { $0.append(line) } })
     }
 
-    func ready(_ lines: Lines) async throws {
+    /// Starts a sleeper with SIGTERM set to `disposition`, waits until it is ready, stops it
+    /// with `grace`, and answers how long the stop took and the status it ended with.
+    func stopped(_ disposition: String, grace: Duration) async throws -> (took: Duration, status: Int32) {
+        let lines = Lines()
+        let child = try sleeper(disposition, lines: lines)
         for _ in 0..<250 where lines.seen.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
         #expect(lines.seen.withLock { $0 } == ["ready"])
+        let started = ContinuousClock.now
+        await child.stop(grace: grace)
+        let took = ContinuousClock.now - started
+        #expect(!child.isRunning)
+        return (took, await child.waitForExit())
     }
 
     /// A child that ignores SIGTERM is killed once the grace is over: the stop ends within the
     /// grace and a second (issue 23 saw `pinhole up` wait forever for such a gateway).
     @Test func aChildThatIgnoresSIGTERMIsKilledAfterTheGrace() async throws {
-        let lines = Lines()
-        let child = try sleeper("SIG_IGN", lines: lines)
-        try await ready(lines)
-        let started = ContinuousClock.now
-        await child.stop(grace: .seconds(2))
-        let took = ContinuousClock.now - started
-        #expect(!child.isRunning)
+        let (took, status) = try await stopped("SIG_IGN", grace: .seconds(2))
         #expect(took >= .seconds(2) && took < .seconds(3), "stop took \(took)")
-        #expect(await child.waitForExit() == SIGKILL)
+        #expect(status == SIGKILL)
     }
 
     /// A child that stops on SIGTERM is not made to wait for the grace.
     @Test func aChildThatStopsOnSIGTERMStopsAtOnce() async throws {
-        let lines = Lines()
-        let child = try sleeper("SIG_DFL", lines: lines)
-        try await ready(lines)
-        let started = ContinuousClock.now
-        await child.stop(grace: .seconds(30))
-        #expect(!child.isRunning)
-        #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(await child.waitForExit() == SIGTERM)
+        let (took, status) = try await stopped("SIG_DFL", grace: .seconds(30))
+        #expect(took < .seconds(5), "stop took \(took)")
+        #expect(status == SIGTERM)
     }
 }

@@ -62,8 +62,7 @@ struct DuressController: Sendable {
     /// 200 `{alerts}`: open alerts of the caller's tenant within `radius_m` of `lat`,`lon`.
     @Sendable func nearby(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try Self.caller(context)
-        let center = try Coordinate(
-            latitude: request.requiredQueryNumber("lat"), longitude: request.requiredQueryNumber("lon"))
+        guard let center = try request.queryPoint() else { throw ServiceError.validation("`lat` is required.") }
         let radius = try request.queryNumber("radius_m") ?? Double(Self.defaultRadius)
         guard radius.rounded() == radius, Self.radii.contains(Int(radius)) else {
             throw ServiceError.validation(
