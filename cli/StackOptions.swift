@@ -30,10 +30,22 @@ struct StackOptions: ParsableArguments {
 
 /// Where a stack's processes listen; written by `pinhole up`, read by `pinhole status`.
 struct StackRecord: Codable {
+    enum State: String, Codable {
+        case running
+        /// Exited; `pinhole up` starts it again after its backoff.
+        case restarting
+        /// Exited too often in a row (or restarts are off): left stopped.
+        case givenUp = "given up"
+    }
+
     struct Entry: Codable {
         var name: ServiceName
         var pid: Int32
         var url: String
+        /// When the current run (the first, or the last restart) began.
+        var startedAt: Date
+        var restarts: Int
+        var state: State
     }
 
     var gatewayURL: String

@@ -18,19 +18,39 @@ struct Status: AsyncParsableCommand {
         defer { probe.shutdown() }
         let gatewayURL = record?.gatewayURL ?? "http://\(options.host):\(options.gatewayPort)"
         var healthy = true
-        say("PROCESS     PID      HEALTH       URL")
+        let columns = [12, 9, 13, 10, 10, 9]
+        func row(_ cells: [String]) -> String {
+            zip(cells, columns + [0]).map { $1 == 0 ? $0 : $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+                .joined()
+        }
+        say(row(["PROCESS", "PID", "HEALTH", "RESTARTS", "UPTIME", "VERSION", "URL"]))
         for name in ServiceName.executables {
             let url = name == .gateway ? gatewayURL : settings.url(of: name).absoluteString
-            let pid = record?.processes.first { $0.name == name }?.pid
-            let health = await probe.check(name, gatewayURL: gatewayURL)
-            healthy = healthy && health == .ready
-            let pidText = pid.map { kill($0, 0) == 0 ? String($0) : "\($0)?" } ?? "-"
+            let entry = record?.processes.first { $0.name == name }
+            let reading = await probe.check(name, gatewayURL: gatewayURL)
+            healthy = healthy && reading.health == .ready
+            let pid = entry.map { kill($0.pid, 0) == 0 ? String($0.pid) : "\($0.pid)?" } ?? "-"
+            let health = entry?.state == .running || entry == nil ? reading.health.rawValue : entry!.state.rawValue
+            let uptime = entry.map {
+                $0.state == .running ? Self.duration(Date().timeIntervalSince($0.startedAt)) : "-"
+            }
             say(
-                name.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
-                    + pidText.padding(toLength: 9, withPad: " ", startingAt: 0)
-                    + health.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0) + url)
+                row([
+                    name.rawValue, pid, health, entry.map { String($0.restarts) } ?? "-", uptime ?? "-",
+                    reading.version ?? "-", url,
+                ]))
         }
         if !healthy { throw ExitCode(1) }
+    }
+
+    /// `42s`, `5m07s`, `3h05m`, `2d04h`.
+    static func duration(_ seconds: TimeInterval) -> String {
+        let total = max(Int(seconds), 0)
+        let (days, hours, minutes, rest) = (total / 86_400, total / 3600 % 24, total / 60 % 60, total % 60)
+        if days > 0 { return "\(days)d" + String(format: "%02dh", hours) }
+        if hours > 0 { return "\(hours)h" + String(format: "%02dm", minutes) }
+        if minutes > 0 { return "\(minutes)m" + String(format: "%02ds", rest) }
+        return "\(rest)s"
     }
 }
 
@@ -49,18 +69,29 @@ struct HealthProbe: Sendable {
         client = InternalClient(tls: try TLSMaterial(paths: settings.pki), settings: settings)
     }
 
-    func check(_ name: ServiceName, gatewayURL: String) async -> Health {
+    /// A process's health and the release it reports.
+    struct Reading {
+        var health: Health
+        var version: String?
+    }
+
+    func check(_ name: ServiceName, gatewayURL: String) async -> Reading {
         do {
+            let response: InternalResponse
             if name == .gateway {
                 var request = HTTPClientRequest(url: gatewayURL + "/health/live")
                 request.method = .GET
-                let response = try await client.execute(request, timeout: .seconds(2))
-                return response.status.code == 200 ? .ready : .unready
+                let answer = try await client.execute(request, timeout: .seconds(2))
+                response = InternalResponse(
+                    status: answer.status, headers: answer.headers, body: try await answer.body.collect(upTo: 64 * 1024)
+                )
+            } else {
+                response = try await client.send(.GET, to: name, path: "/health/ready", timeout: .seconds(2))
             }
-            let response = try await client.send(.GET, to: name, path: "/health/ready", timeout: .seconds(2))
-            return response.status.code == 200 ? .ready : .unready
+            let report = try? response.decode(HealthReport.self)
+            return Reading(health: response.status.code == 200 ? .ready : .unready, version: report?.version)
         } catch {
-            return .down
+            return Reading(health: .down)
         }
     }
 

@@ -8,12 +8,18 @@ public struct HealthReport: Codable, Sendable, Equatable {
     public var service: ServiceName
     /// Individual checks, by name (`database`, `signing-keys`, ...).
     public var checks: [String: HealthStatus]
+    /// The release the executable was built from (``PinholeRelease/version``).
+    public var version: String
 
     /// Creates a report.
-    public init(status: HealthStatus, service: ServiceName, checks: [String: HealthStatus]) {
+    public init(
+        status: HealthStatus, service: ServiceName, checks: [String: HealthStatus],
+        version: String = PinholeRelease.version
+    ) {
         self.status = status
         self.service = service
         self.checks = checks
+        self.version = version
     }
 }
 
@@ -35,4 +41,10 @@ public struct StackHealthReport: Codable, Sendable, Equatable {
 public enum HealthStatus: String, Codable, Sendable, Equatable {
     case ok
     case unavailable
+}
+
+/// The release every executable of this build belongs to; the API document's `info.version`
+/// says the same (a test keeps them equal).
+public enum PinholeRelease {
+    public static let version = "0.1.0"
 }

@@ -95,6 +95,10 @@ import Yams
         }
     }
 
+    @Test func theDocumentIsOfTheReleaseTheHealthRoutesName() throws {
+        #expect(try OpenAPIDocument.load().version == PinholeRelease.version)
+    }
+
     @Test func theDocumentedErrorCodesAreExactlyTheOnesInContracts() throws {
         let document = try OpenAPIDocument.load()
         let schema = try #require(document.resolve("#/components/schemas/ErrorCode"))

@@ -17,6 +17,9 @@ public struct OpenAPIDocument: @unchecked Sendable {
         return OpenAPIDocument(root: root)
     }
 
+    /// `info.version`: the release the document describes.
+    public var version: String? { (root["info"] as? [String: Any])?["version"] as? String }
+
     var paths: [String: [String: Any]] {
         (root["paths"] as? [String: Any] ?? [:]).compactMapValues { $0 as? [String: Any] }
     }

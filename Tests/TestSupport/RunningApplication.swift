@@ -47,4 +47,9 @@ public final class LineCollector: Sendable {
     }
 
     public var lines: [String] { storage.withLock { $0 } }
+
+    /// Replaces what was collected (for a reading taken again until it says what is expected).
+    public func replace(with lines: [String]) {
+        storage.withLock { $0 = lines }
+    }
 }
