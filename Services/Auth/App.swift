@@ -4,7 +4,7 @@ import ServiceKit
 @main
 struct App {
     static func main() async {
-        await ServiceMain.run(.auth) { reader, metrics in
+        await ServiceMain.run(.auth, migrations: AuthStore.registerMigrations) { reader, metrics in
             try await buildApplication(reader: reader, metrics: metrics)
         }
     }

@@ -4,7 +4,7 @@ import ServiceKit
 @main
 struct App {
     static func main() async {
-        await ServiceMain.run(.streak) { reader, metrics in
+        await ServiceMain.run(.streak, migrations: StreakStore.registerMigrations) { reader, metrics in
             try await buildApplication(reader: reader, metrics: metrics)
         }
     }

@@ -15,7 +15,8 @@ struct Person: Sendable {
 }
 
 /// The first flow through all six services, then the same kinds of writes while feed and
-/// alerts are killed with SIGKILL at random moments and restarted.
+/// alerts are killed with SIGKILL at random moments and restarted, then a backup under load
+/// restored into a second stack.
 extension StackTests {
     @Test func theVerticalSliceWorksAndSurvivesKilledServices() async throws {
         let stack = try await Stack.start(publicTLS: true)
@@ -23,6 +24,7 @@ extension StackTests {
             let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
             try await flow.happyPath()
             try await flow.underChaos(seed: UInt64.random(in: 1...UInt64.max))
+            try await flow.backupUnderLoadRestores()
             try await flow.deletionLeavesNothingBehind()
         } catch {
             for name in ServiceName.executables {

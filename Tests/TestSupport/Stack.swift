@@ -88,11 +88,13 @@ public final class Stack: Sendable {
     /// Starts all seven and waits until each is ready; `environment` adds to (or overrides)
     /// what every executable is given.
     /// With `fakeClock`, every executable runs under libfaketime and ``moveClock(to:)`` sets
-    /// the wall clock they all read.
+    /// the wall clock they all read. With `directory`, the stack runs on that data directory
+    /// (a restored one) instead of a new one.
     public static func start(
-        publicTLS: Bool = true, fakeClock: Bool = false, environment: [String: String] = [:]
+        publicTLS: Bool = true, fakeClock: Bool = false, environment: [String: String] = [:],
+        directory existing: TestDataDirectory? = nil
     ) async throws -> Stack {
-        let directory = try TestDataDirectory.make()
+        let directory = try existing ?? TestDataDirectory.make()
         if publicTLS {
             try LocalAuthority(dataDirectory: directory.url).issueServerCertificate(
                 hostNames: ["localhost"], certificateFile: directory.url.appendingPathComponent("pki/public.crt"),
@@ -189,7 +191,10 @@ public final class Stack: Sendable {
 
     /// Runs `pinhole <arguments> --data-dir <this stack's>` with the stack's environment;
     /// returns its exit status and output.
-    public func pinhole(_ arguments: [String]) async throws -> (status: Int32, lines: [String]) {
+    /// With `dataDirectory`, that one instead (a restore's target).
+    public func pinhole(
+        _ arguments: [String], dataDirectory: URL? = nil
+    ) async throws -> (status: Int32, lines: [String]) {
         let output = LineCollector()
         // The CLI runs on real time: under a fake clock's preloaded libfaketime it saw no
         // arguments (it printed its help and exited 0).
@@ -197,7 +202,7 @@ public final class Stack: Sendable {
         environment["LD_PRELOAD"] = nil
         let child = try ChildProcess(
             name: "pinhole", executable: binaries.appendingPathComponent("pinhole"),
-            arguments: arguments + ["--data-dir", directory.url.path], environment: environment,
+            arguments: arguments + ["--data-dir", (dataDirectory ?? directory.url).path], environment: environment,
             onLine: output.append)
         let status = await child.waitForExit()
         return (status, output.lines)

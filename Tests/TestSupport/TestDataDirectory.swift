@@ -8,6 +8,11 @@ import Synchronization
 public struct TestDataDirectory: Sendable {
     public let url: URL
 
+    /// A directory prepared elsewhere (a restored backup); ``remove()`` deletes it too.
+    public init(existing url: URL) {
+        self.url = url
+    }
+
     /// Creates and prepares a new directory under the system temporary directory.
     public static func make(clock: any WallClock = SystemClock()) throws -> TestDataDirectory {
         let url = FileManager.default.temporaryDirectory
@@ -15,7 +20,7 @@ public struct TestDataDirectory: Sendable {
         try LocalAuthority(dataDirectory: url, clock: clock).prepare()
         try SigningKeyStore.createKey(
             in: SigningKeyStore.defaultDirectory(dataDirectory: url), clock: clock, entropy: SystemEntropy())
-        return TestDataDirectory(url: url)
+        return TestDataDirectory(existing: url)
     }
 
     /// Deletes the directory.

@@ -1,15 +1,26 @@
 import Configuration
 import Contracts
 import Foundation
+import GRDB
 import Hummingbird
 import Prometheus
 
 /// The entry point every executable's `App.swift` calls: read configuration, bootstrap
 /// observability, build, run; a configuration problem is printed plainly with exit code 1.
+///
+/// `<executable> --list-migrations` prints the names of the database migrations this build
+/// knows, one per line, and exits: how `pinhole restore` refuses a backup from a newer schema.
 public enum ServiceMain {
     public static func run<App: ApplicationProtocol>(
-        _ name: ServiceName, build: @Sendable (ConfigReader, PrometheusCollectorRegistry) async throws -> App
+        _ name: ServiceName, migrations: ((inout DatabaseMigrator) -> Void)? = nil,
+        build: @Sendable (ConfigReader, PrometheusCollectorRegistry) async throws -> App
     ) async {
+        if CommandLine.arguments.dropFirst().first == "--list-migrations" {
+            for identifier in migrations.map({ ServiceDatabase.migrator($0).migrations }) ?? [] {
+                print(identifier)
+            }
+            exit(0)
+        }
         do {
             let reader = try await ConfigReader.pinhole()
             let registry = try Observability.bootstrap(name, reader: reader)

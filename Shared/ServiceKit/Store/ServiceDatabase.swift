@@ -28,12 +28,26 @@ public enum ServiceDatabase {
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: file.path + suffix) {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path + suffix)
         }
-        var migrator = DatabaseMigrator()
-        registerKitMigrations(&migrator)
-        registerMigrations(&migrator)
+        let migrator = migrator(registerMigrations)
+        let unknown = try pool.read { db in
+            try migrator.appliedIdentifiers(db).subtracting(migrator.migrations).sorted()
+        }
+        guard unknown.isEmpty else {
+            throw ConfigurationError(
+                "\(file.path) was written by a newer release (migrations this build does not know: "
+                    + "\(unknown.joined(separator: ", "))); run that release or a newer one")
+        }
         try migrator.migrate(pool)
         try releaseAbandonedClaims(in: pool)
         return pool
+    }
+
+    /// The kit's migrations, then the service's: what ``open(at:registerMigrations:)`` applies.
+    public static func migrator(_ registerMigrations: (inout DatabaseMigrator) -> Void) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        registerKitMigrations(&migrator)
+        registerMigrations(&migrator)
+        return migrator
     }
 
     /// A service owns its database alone, so at boot no request of it can be running: an
