@@ -10,7 +10,19 @@ struct Status: AsyncParsableCommand {
 
     @OptionGroup var options: StackOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Check only this service, on 127.0.0.1 at the port of services.<name>.url, presenting its own certificate: a container's probe.",
+            discussion: "Prints one line; exit code 0 when it answers 200."))
+    var only: ServiceName?
+
+    @Flag(help: "With --only: ask whether it is alive (/health/live) rather than ready (/health/ready).")
+    var live = false
+
     func run() async throws {
+        if let only {
+            return try await probe(only)
+        }
         let settings = try await options.settings()
         let record = try? JSONDecoder().decode(
             StackRecord.self, from: Data(contentsOf: StackRecord.file(in: settings.dataDirectory)))
@@ -41,6 +53,30 @@ struct Status: AsyncParsableCommand {
                 ]))
         }
         if !healthy { throw ExitCode(1) }
+    }
+
+    /// One service, from inside its own container: Kubernetes' exec probes.
+    private func probe(_ name: ServiceName) async throws {
+        guard name != .gateway, name != .pinhole else {
+            throw ValidationError("--only takes a service; probe the gateway with HTTP on /health/live")
+        }
+        let settings = try ServiceSettings(name: name, reader: try await options.reader())
+        let client = InternalClient(tls: try TLSMaterial(paths: settings.pki), settings: settings)
+        let path = live ? "/health/live" : "/health/ready"
+        let port = settings.url(of: name).port ?? settings.port
+        var request = HTTPClientRequest(url: "https://127.0.0.1:\(port)\(path)")
+        request.method = .GET
+        let status: UInt?
+        do {
+            let response = try await client.execute(request, timeout: .seconds(4))
+            status = response.status.code
+            say("\(name.rawValue) \(path) \(response.status.code)")
+        } catch {
+            status = nil
+            say("\(name.rawValue) \(path) down: \(error)")
+        }
+        try? await client.http.shutdown()
+        if status != 200 { throw ExitCode(1) }
     }
 
     /// `42s`, `5m07s`, `3h05m`, `2d04h`.
@@ -99,3 +135,5 @@ struct HealthProbe: Sendable {
         try? client.http.syncShutdown()
     }
 }
+
+extension ServiceName: ExpressibleByArgument {}

@@ -34,6 +34,13 @@ import Testing
 
         let status = try await Self.status(directory: directory, gatewayPort: gatewayPort, environment: environment)
         #expect(status.filter { $0.contains(" ready ") }.count == 7, "\(status)")
+        // A container's probe: one service, over loopback, with that service's own certificate.
+        let probe = try await Self.status(
+            directory: directory, gatewayPort: gatewayPort, environment: environment, ["--only", "media"])
+        #expect(probe == ["media /health/ready 200"])
+        let liveProbe = try await Self.status(
+            directory: directory, gatewayPort: gatewayPort, environment: environment, ["--only", "media", "--live"])
+        #expect(liveProbe == ["media /health/live 200"])
 
         try await theReadmeWalkThroughWorks(gatewayPort: gatewayPort)
 
@@ -161,6 +168,9 @@ import Testing
         let status = try await Self.status(directory: directory, gatewayPort: gatewayPort, environment: environment)
         let moderationRow = status.first { $0.hasPrefix("moderation ") } ?? ""
         #expect(moderationRow.contains(" given up "), "\(status)")
+        let probe = try await Self.status(
+            directory: directory, gatewayPort: gatewayPort, environment: environment, ["--only", "moderation"])
+        #expect(probe.first?.hasPrefix("moderation /health/ready down: ") == true, "\(probe)")
         #expect(status.first { $0.hasPrefix("streak ") }?.contains(" ready ") == true, "\(status)")
 
         up.send(SIGINT)
@@ -208,11 +218,13 @@ import Testing
     }
 
     /// What `pinhole status` prints.
-    static func status(directory: URL, gatewayPort: Int, environment: [String: String]) async throws -> [String] {
+    static func status(
+        directory: URL, gatewayPort: Int, environment: [String: String], _ extra: [String] = []
+    ) async throws -> [String] {
         let output = LineCollector()
         let status = try ChildProcess(
             name: "status", executable: Stack.binaryDirectory().appendingPathComponent("pinhole"),
-            arguments: ["status", "--data-dir", directory.path, "--gateway-port", "\(gatewayPort)"],
+            arguments: ["status", "--data-dir", directory.path, "--gateway-port", "\(gatewayPort)"] + extra,
             environment: environment, onLine: output.append)
         await status.waitForExit()
         return output.lines
