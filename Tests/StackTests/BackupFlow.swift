@@ -27,6 +27,10 @@ extension SliceFlow {
         let writers = try await [signUp("Writer1"), signUp("Writer2"), signUp("Writer3")]
         var profiles: [UserProfile] = []
         for writer in writers { profiles.append(try await call(.GET, "/v1/me", as: writer).decode(UserProfile.self)) }
+        // Streak's and alerts' reads too: a friendship, and the request's notification.
+        let streak = try await befriend(writers[0], writers[1])
+        #expect(try await eventually { try await notifications(of: writers[1]).contains { $0.type == .friendRequest } })
+        let notified = try await notifications(of: writers[1]).map(\.id)
         let written = WriteLog()
         let writing = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -86,6 +90,10 @@ extension SliceFlow {
                 let me = try await there.call(.GET, "/v1/me", as: writer)
                 #expect(me.status == 200 && (try? me.decode(UserProfile.self)) == profile, "\(me.text)")
             }
+            let streaks = try await there.call(.GET, "/v1/streaks", as: writers[0]).decode(Page<Streak>.self)
+            #expect(streaks.items.map(\.id).contains(streak.id))
+            let restoredNotifications = try await there.notifications(of: writers[1]).map(\.id)
+            #expect(Set(notified).isSubset(of: Set(restoredNotifications)), "\(notified) \(restoredNotifications)")
             // Every write acknowledged before the backup began, with its photo's bytes.
             for write in before {
                 let post = try await there.call(.GET, "/v1/posts/\(write.post.id)", as: write.author)
