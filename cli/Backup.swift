@@ -24,6 +24,8 @@ struct Backup: AsyncParsableCommand {
     var directory: String
 
     func run() async throws {
+        // What SQLite creates beside a database it opens (`-wal`, `-shm`) is owner-only too.
+        umask(0o077)
         let started = ContinuousClock.now
         let reader = try await options.reader()
         let settings = try ServiceSettings(name: .pinhole, reader: reader)

@@ -22,6 +22,8 @@ struct Restore: AsyncParsableCommand {
     var binDir: String?
 
     func run() async throws {
+        // What SQLite creates beside a database it opens (`-wal`, `-shm`) is owner-only too.
+        umask(0o077)
         let started = ContinuousClock.now
         let reader = try await options.reader()
         let data = try ServiceSettings(name: .pinhole, reader: reader).dataDirectory.standardizedFileURL
