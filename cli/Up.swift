@@ -90,19 +90,15 @@ struct Up: AsyncParsableCommand {
                 }
             }
         }
-        for name in ServiceName.executables {
-            let port = name == .gateway ? options.gatewayPort : (settings.url(of: name).port ?? name.defaultPort)
-            let arguments =
-                ConfigKeys.flag("data.dir", settings.dataDirectory.path)
-                + ConfigKeys.flag("http.port", String(port))
-                + ConfigKeys.flag(
-                    "http.host", name == .gateway ? options.host : (settings.url(of: name).host ?? "127.0.0.1"))
-                + (name == .gateway ? gatewayArguments : [])
-            try supervisor.start(
-                .init(
-                    name: name, executable: binaries.appendingPathComponent(name.rawValue), arguments: arguments,
-                    environment: environment,
-                    url: name == .gateway ? gatewayURL : settings.url(of: name).absoluteString))
+        do {
+            try startAll(
+                supervisor, settings: settings, binaries: binaries, environment: environment,
+                gatewayURL: gatewayURL, gatewayArguments: gatewayArguments)
+        } catch {
+            supervisor.announce("could not start every process (\(error)), stopping")
+            await supervisor.stopAll(grace: .seconds(stopGrace))
+            signalWatcher.cancel()
+            throw ExitCode(1)
         }
 
         let probe = try HealthProbe(settings: settings)
@@ -136,6 +132,32 @@ struct Up: AsyncParsableCommand {
         supervisor.announce("stopped")
         if case .signal = outcome { return }
         throw ExitCode(1)
+    }
+
+    func validate() throws {
+        guard giveUpAfter >= 0 else { throw ValidationError("--give-up-after is 0 or more") }
+        guard stopGrace >= 0 else { throw ValidationError("--stop-grace is 0 or more") }
+    }
+
+    /// Starts the seven, each on its configured port.
+    private func startAll(
+        _ supervisor: Supervisor, settings: ServiceSettings, binaries: URL, environment: [String: String],
+        gatewayURL: String, gatewayArguments: [String]
+    ) throws {
+        for name in ServiceName.executables {
+            let port = name == .gateway ? options.gatewayPort : (settings.url(of: name).port ?? name.defaultPort)
+            let arguments =
+                ConfigKeys.flag("data.dir", settings.dataDirectory.path)
+                + ConfigKeys.flag("http.port", String(port))
+                + ConfigKeys.flag(
+                    "http.host", name == .gateway ? options.host : (settings.url(of: name).host ?? "127.0.0.1"))
+                + (name == .gateway ? gatewayArguments : [])
+            try supervisor.start(
+                .init(
+                    name: name, executable: binaries.appendingPathComponent(name.rawValue), arguments: arguments,
+                    environment: environment,
+                    url: name == .gateway ? gatewayURL : settings.url(of: name).absoluteString))
+        }
     }
 
     private func waitUntilHealthy(probe: HealthProbe, gatewayURL: String) async -> Bool {
