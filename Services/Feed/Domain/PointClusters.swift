@@ -1,0 +1,305 @@
+import Foundation
+
+/// Map clusters of points for every zoom level, by Supercluster's algorithm (greedy clustering
+/// on a Web Mercator grid, one static k-d tree per zoom):
+///
+/// From the highest zoom down, each point or cluster not yet taken at this zoom takes every
+/// other one within `radius / (extent × 2^zoom)` (in projected units, 0...1 across the world)
+/// that is not taken either; if it took any, they become one cluster at their weighted
+/// centroid. Points are visited in the order given (oldest post first), so a cluster's *seed* —
+/// the first member visited — is stable as posts are added, and names the cluster: its id is
+/// the zoom it formed at and its seed's post, unchanged by rebuilds that keep that seed.
+///
+/// The same counts as pysupercluster (Supercluster's C++ port) on the same points and
+/// parameters; a test runs both. Zooms above `maxZoom` show every point on its own.
+struct PointClusters: Sendable {
+    struct Parameters: Sendable, Equatable {
+        var radius = 40.0
+        var extent = 512.0
+        var minZoom = 0
+        var maxZoom = 16
+    }
+
+    /// One entry of a zoom level: a post (`count` 1) or a cluster. (Compact: a million points
+    /// make a few million entries across the zoom levels.)
+    struct Entry: Sendable, Equatable {
+        /// The seed's post, as its index among the points: a single post itself, a cluster's representative.
+        var seed: Int32
+        var count: Int32
+        /// Web Mercator, 0...1.
+        var x: Double
+        var y: Double
+        /// The members' extent in degrees.
+        var minLatitude: Double
+        var minLongitude: Double
+        var maxLatitude: Double
+        var maxLongitude: Double
+        /// The zoom the cluster formed at (it shows at that zoom and below until taken); -1 for a post.
+        var formedAt: Int8
+    }
+
+    /// What a query answers: a post on its own, or a cluster.
+    struct Found: Sendable, Equatable {
+        /// The post itself, or the cluster's representative (its seed).
+        var postID: String
+        var count: Int
+        var latitude: Double
+        var longitude: Double
+        var minLatitude: Double
+        var minLongitude: Double
+        var maxLatitude: Double
+        var maxLongitude: Double
+        /// For a cluster: the zoom it formed at.
+        var formedAt: Int?
+
+        var isCluster: Bool { count > 1 }
+        /// Stable across rebuilds that keep the same seed: `c<zoom>-<seed post id>`.
+        var id: String { formedAt.map { "c\($0)-\(postID)" } ?? postID }
+        /// The zoom at which the cluster's members show as more than one entry.
+        var expansionZoom: Int? { formedAt.map { $0 + 1 } }
+    }
+
+    let parameters: Parameters
+    /// The points' post ids, in the order given.
+    private let ids: [String]
+    /// Index `z - minZoom` holds zoom `z`'s tree; the last holds the points themselves
+    /// (zoom `maxZoom + 1` and above).
+    private let levels: [KDTree]
+
+    /// Points as (post id, latitude, longitude), in the order their seeds should be chosen.
+    init(points: [(id: String, latitude: Double, longitude: Double)], parameters: Parameters = .init()) {
+        self.parameters = parameters
+        ids = points.map(\.id)
+        var entries = points.enumerated().map { index, point in
+            Entry(
+                seed: Int32(index), count: 1, x: Self.x(longitude: point.longitude),
+                y: Self.y(latitude: point.latitude),
+                minLatitude: point.latitude, minLongitude: point.longitude, maxLatitude: point.latitude,
+                maxLongitude: point.longitude, formedAt: -1)
+        }
+        var levels: [KDTree] = []
+        var tree = KDTree(entries)
+        levels.append(tree)
+        for zoom in stride(from: parameters.maxZoom, through: parameters.minZoom, by: -1) {
+            entries = Self.cluster(tree, zoom: zoom, parameters: parameters)
+            tree = KDTree(entries)
+            levels.append(tree)
+        }
+        self.levels = levels.reversed()
+    }
+
+    var pointCount: Int { levels.last?.entries.count ?? 0 }
+
+    /// The entries of `zoom` whose position is inside the box (degrees; `minLongitude >
+    /// maxLongitude` crosses the antimeridian).
+    func entries(
+        minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double, zoom: Int
+    ) -> [Found] {
+        let level = levels[max(parameters.minZoom, min(zoom, parameters.maxZoom + 1)) - parameters.minZoom]
+        // Posts beyond the projection's edge (±85.05°) lie outside 0...1; a box that reaches a
+        // pole reaches them too.
+        let top = maxLatitude >= 90 ? -Double.infinity : Self.y(latitude: maxLatitude)
+        let bottom = minLatitude <= -90 ? Double.infinity : Self.y(latitude: minLatitude)
+        let entries =
+            minLongitude > maxLongitude
+            ? level.range(minX: Self.x(longitude: minLongitude), minY: top, maxX: 1, maxY: bottom)
+                + level.range(minX: 0, minY: top, maxX: Self.x(longitude: maxLongitude), maxY: bottom)
+            : level.range(
+                minX: Self.x(longitude: minLongitude), minY: top, maxX: Self.x(longitude: maxLongitude), maxY: bottom)
+        return entries.map { entry in
+            Found(
+                postID: ids[Int(entry.seed)], count: Int(entry.count), latitude: Self.latitude(y: entry.y),
+                longitude: Self.longitude(x: entry.x), minLatitude: entry.minLatitude, minLongitude: entry.minLongitude,
+                maxLatitude: entry.maxLatitude, maxLongitude: entry.maxLongitude,
+                formedAt: entry.formedAt < 0 ? nil : Int(entry.formedAt))
+        }
+    }
+
+    /// One zoom's entries from the tree of the zoom above.
+    private static func cluster(_ tree: KDTree, zoom: Int, parameters: Parameters) -> [Entry] {
+        let radius = parameters.radius / (parameters.extent * Double(1 << zoom))
+        var taken = [Bool](repeating: false, count: tree.entries.count)
+        var next: [Entry] = []
+        next.reserveCapacity(tree.entries.count / 2)
+        var neighbours: [Int] = []
+        for index in tree.entries.indices where !taken[index] {
+            taken[index] = true
+            var entry = tree.entries[index]
+            neighbours.removeAll(keepingCapacity: true)
+            tree.within(x: entry.x, y: entry.y, radius: radius, into: &neighbours)
+            var count = entry.count
+            var weightedX = entry.x * Double(entry.count)
+            var weightedY = entry.y * Double(entry.count)
+            var grew = false
+            for neighbour in neighbours where !taken[neighbour] {
+                taken[neighbour] = true
+                grew = true
+                let other = tree.entries[neighbour]
+                weightedX += other.x * Double(other.count)
+                weightedY += other.y * Double(other.count)
+                count += other.count
+                entry.minLatitude = min(entry.minLatitude, other.minLatitude)
+                entry.minLongitude = min(entry.minLongitude, other.minLongitude)
+                entry.maxLatitude = max(entry.maxLatitude, other.maxLatitude)
+                entry.maxLongitude = max(entry.maxLongitude, other.maxLongitude)
+            }
+            if grew {
+                entry.x = weightedX / Double(count)
+                entry.y = weightedY / Double(count)
+                entry.count = count
+                entry.formedAt = Int8(zoom)
+            }
+            next.append(entry)
+        }
+        return next
+    }
+
+    // MARK: - Web Mercator, as Supercluster projects
+
+    static func x(longitude: Double) -> Double { longitude / 360 + 0.5 }
+
+    static func y(latitude: Double) -> Double {
+        if latitude <= -90 { return 1 }
+        if latitude >= 90 { return 0 }
+        let sine = sin(latitude * .pi / 180)
+        return 0.5 - 0.25 * log((1 + sine) / (1 - sine)) / .pi
+    }
+
+    static func longitude(x: Double) -> Double { (x - 0.5) * 360 }
+
+    static func latitude(y: Double) -> Double {
+        360 * atan(exp((180 - y * 360) * .pi / 180)) / .pi - 90
+    }
+}
+
+/// A static 2-d tree over entries (KDBush's layout: entries sorted in place so that each node's
+/// median splits by x, then y, down to leaves of `nodeSize`), for box and radius queries.
+struct KDTree: Sendable {
+    let entries: [PointClusters.Entry]
+    /// Entry indices in tree order, and their coordinates beside them.
+    private var order: [Int32]
+    private var coordinates: [Double]
+    private let nodeSize = 64
+
+    init(_ entries: [PointClusters.Entry]) {
+        self.entries = entries
+        order = (0..<Int32(entries.count)).map { $0 }
+        coordinates = [Double](repeating: 0, count: entries.count * 2)
+        for (index, entry) in entries.enumerated() {
+            coordinates[2 * index] = entry.x
+            coordinates[2 * index + 1] = entry.y
+        }
+        if entries.count > 1 { sort(left: 0, right: entries.count - 1, axis: 0) }
+    }
+
+    /// Entries with `minX <= x <= maxX` and `minY <= y <= maxY`.
+    func range(minX: Double, minY: Double, maxX: Double, maxY: Double) -> [PointClusters.Entry] {
+        guard !entries.isEmpty else { return [] }
+        var found: [PointClusters.Entry] = []
+        var stack: [(left: Int, right: Int, axis: Int)] = [(0, entries.count - 1, 0)]
+        while let (left, right, axis) = stack.popLast() {
+            if right - left <= nodeSize {
+                for i in left...right {
+                    let x = coordinates[2 * i]
+                    let y = coordinates[2 * i + 1]
+                    if x >= minX && x <= maxX && y >= minY && y <= maxY { found.append(entries[Int(order[i])]) }
+                }
+                continue
+            }
+            let middle = (left + right) >> 1
+            let x = coordinates[2 * middle]
+            let y = coordinates[2 * middle + 1]
+            if x >= minX && x <= maxX && y >= minY && y <= maxY { found.append(entries[Int(order[middle])]) }
+            let value = axis == 0 ? x : y
+            if (axis == 0 ? minX : minY) <= value { stack.append((left, middle - 1, 1 - axis)) }
+            if (axis == 0 ? maxX : maxY) >= value { stack.append((middle + 1, right, 1 - axis)) }
+        }
+        return found
+    }
+
+    /// Indices (into `entries`) within `radius` of (x, y), appended to `found`.
+    func within(x qx: Double, y qy: Double, radius: Double, into found: inout [Int]) {
+        guard !entries.isEmpty else { return }
+        let squared = radius * radius
+        var stack: [(left: Int, right: Int, axis: Int)] = [(0, entries.count - 1, 0)]
+        while let (left, right, axis) = stack.popLast() {
+            if right - left <= nodeSize {
+                for i in left...right {
+                    let dx = coordinates[2 * i] - qx
+                    let dy = coordinates[2 * i + 1] - qy
+                    if dx * dx + dy * dy <= squared { found.append(Int(order[i])) }
+                }
+                continue
+            }
+            let middle = (left + right) >> 1
+            let x = coordinates[2 * middle]
+            let y = coordinates[2 * middle + 1]
+            let dx = x - qx
+            let dy = y - qy
+            if dx * dx + dy * dy <= squared { found.append(Int(order[middle])) }
+            let value = axis == 0 ? x : y
+            let query = axis == 0 ? qx : qy
+            if query - radius <= value { stack.append((left, middle - 1, 1 - axis)) }
+            if query + radius >= value { stack.append((middle + 1, right, 1 - axis)) }
+        }
+    }
+
+    /// Sorts `left...right` so that each node's middle element is the median on its axis.
+    private mutating func sort(left: Int, right: Int, axis: Int) {
+        if right - left <= nodeSize { return }
+        let middle = (left + right) >> 1
+        select(middle, left: left, right: right, axis: axis)
+        sort(left: left, right: middle - 1, axis: 1 - axis)
+        sort(left: middle + 1, right: right, axis: 1 - axis)
+    }
+
+    /// Moves the `k`-th smallest (on `axis`) of `left...right` to `k`, smaller ones before it
+    /// and larger after: selection with a three-way partition around a median-of-three pivot,
+    /// so that many equal coordinates (posts from one spot) stay linear.
+    private mutating func select(_ k: Int, left: Int, right: Int, axis: Int) {
+        var left = left
+        var right = right
+        while right > left {
+            let pivotIndex = medianOfThree(left, (left + right) >> 1, right, axis: axis)
+            let pivot = coordinates[2 * pivotIndex + axis]
+            // left..<less: smaller; less..<i: equal; greater+1...right: larger.
+            var less = left
+            var i = left
+            var greater = right
+            while i <= greater {
+                let value = coordinates[2 * i + axis]
+                if value < pivot {
+                    swapAt(i, less)
+                    less += 1
+                    i += 1
+                } else if value > pivot {
+                    swapAt(i, greater)
+                    greater -= 1
+                } else {
+                    i += 1
+                }
+            }
+            if k < less {
+                right = less - 1
+            } else if k > greater {
+                left = greater + 1
+            } else {
+                return
+            }
+        }
+    }
+
+    private func medianOfThree(_ a: Int, _ b: Int, _ c: Int, axis: Int) -> Int {
+        let (va, vb, vc) = (coordinates[2 * a + axis], coordinates[2 * b + axis], coordinates[2 * c + axis])
+        if (va <= vb) == (vb <= vc) { return b }
+        if (vb <= va) == (va <= vc) { return a }
+        return c
+    }
+
+    private mutating func swapAt(_ i: Int, _ j: Int) {
+        guard i != j else { return }
+        order.swapAt(i, j)
+        coordinates.swapAt(2 * i, 2 * j)
+        coordinates.swapAt(2 * i + 1, 2 * j + 1)
+    }
+}

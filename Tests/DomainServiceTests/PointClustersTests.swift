@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+
+@testable import FeedService
+
+/// Map clusters: the same clusters as pysupercluster (Supercluster's C++ port, from PyPI) on
+/// the same points, and boxes that cross the antimeridian or reach the poles.
+@Suite struct PointClustersTests {
+    /// Points around a few "cities" (normal-ish spread, some exactly on one spot) and a thin
+    /// scatter elsewhere, from a fixed seed.
+    static func cityPoints(count: Int, seed: UInt64) -> [(id: String, latitude: Double, longitude: Double)] {
+        var random = SeededRandom(seed: seed)
+        let cities = [
+            (48.8566, 2.3522), (40.7128, -74.0060), (35.6762, 139.6503), (-33.8688, 151.2093),
+            (51.5074, -0.1278), (-23.5505, -46.6333), (64.1466, -21.9426), (-17.7134, 178.0650), (71.29, -156.79),
+        ]
+        return (0..<count).map { index in
+            let roll = random.unit()
+            let latitude: Double
+            let longitude: Double
+            if roll < 0.1 {
+                latitude = random.unit() * 160 - 80
+                longitude = random.unit() * 360 - 180
+            } else if roll < 0.15 {
+                (latitude, longitude) = cities[index % cities.count]  // one spot, many posts
+            } else {
+                let city = cities[index % cities.count]
+                let spread = 0.02 + 0.5 * random.unit() * random.unit()
+                latitude = max(-89.9, min(89.9, city.0 + random.normal() * spread))
+                var lon = city.1 + random.normal() * spread
+                if lon > 180 { lon -= 360 }
+                if lon < -180 { lon += 360 }
+                longitude = lon
+            }
+            return (String(format: "p%06d", index), latitude, longitude)
+        }
+    }
+
+    @Test func theClustersAreSuperclustersOnTheSamePoints() throws {
+        let points = Self.cityPoints(count: 20_000, seed: 7)
+        let clusters = PointClusters(points: points)
+        let reference = try Self.pysupercluster(points, zooms: Array(0...18))
+        for zoom in 0...18 {
+            let ours = clusters.entries(
+                minLatitude: -90, minLongitude: -180, maxLatitude: 90, maxLongitude: 180, zoom: zoom)
+            #expect(ours.reduce(0) { $0 + $1.count } == points.count, "zoom \(zoom)")
+            let theirs = reference[zoom] ?? []
+            #expect(ours.count == theirs.count, "zoom \(zoom): \(ours.count) entries, pysupercluster \(theirs.count)")
+            #expect(ours.map(\.count).sorted() == theirs.map(\.count).sorted(), "zoom \(zoom): cluster sizes differ")
+            // Same centroids, to float noise (the sums are added in another order).
+            let mine = ours.map { [$0.count, Int(($0.latitude * 1e4).rounded()), Int(($0.longitude * 1e4).rounded())] }
+            let them = theirs.map {
+                [$0.count, Int(($0.latitude * 1e4).rounded()), Int(($0.longitude * 1e4).rounded())]
+            }
+            let differing = Set(mine.map { "\($0)" }).symmetricDifference(them.map { "\($0)" })
+            #expect(differing.count <= ours.count / 1000 + 2, "zoom \(zoom): \(differing.prefix(6))")
+        }
+        // Above the highest clustering zoom every post is on its own.
+        let street = clusters.entries(
+            minLatitude: -90, minLongitude: -180, maxLatitude: 90, maxLongitude: 180, zoom: 20)
+        #expect(street.count == points.count && street.allSatisfy { !$0.isCluster })
+    }
+
+    @Test func boxesAcrossTheAntimeridianAndAtThePoles() {
+        let points: [(id: String, latitude: Double, longitude: Double)] = [
+            ("fiji-east", -17.7, 179.9), ("fiji-west", -17.7, -179.9), ("greenwich", 51.48, 0),
+            ("north", 89.99, 20), ("south", -89.99, -20),
+        ]
+        let clusters = PointClusters(points: points)
+        // 170°E to 170°W, the short way across 180°.
+        let across = clusters.entries(minLatitude: -30, minLongitude: 170, maxLatitude: 0, maxLongitude: -170, zoom: 18)
+        #expect(Set(across.map(\.postID)) == ["fiji-east", "fiji-west"])
+        // At a world zoom the two are one cluster whose box spans the whole width it covers.
+        let world = clusters.entries(minLatitude: -90, minLongitude: -180, maxLatitude: 90, maxLongitude: 180, zoom: 0)
+        #expect(world.reduce(0) { $0 + $1.count } == 5)
+        let fiji = world.first { $0.postID == "fiji-east" || $0.postID == "fiji-west" }
+        #expect(fiji.map { $0.count } == 1, "the two are 0.2° apart across 180°: a flat map keeps them apart")
+        // The poles: a box reaching ±90 includes the points beyond the projection's edge.
+        let top = clusters.entries(minLatitude: 80, minLongitude: -180, maxLatitude: 90, maxLongitude: 180, zoom: 18)
+        #expect(top.map(\.postID) == ["north"])
+        let bottom = clusters.entries(
+            minLatitude: -90, minLongitude: -180, maxLatitude: -80, maxLongitude: 180, zoom: 18)
+        #expect(bottom.map(\.postID) == ["south"])
+        // Ids: a post is its own id; a cluster is named by the zoom it formed at and its seed.
+        let paris = PointClusters(points: [("a", 48.85, 2.35), ("b", 48.851, 2.351), ("c", 48.852, 2.352)])
+        let city = paris.entries(minLatitude: 48, minLongitude: 2, maxLatitude: 49, maxLongitude: 3, zoom: 10)
+        #expect(city.count == 1 && city[0].count == 3 && city[0].postID == "a")
+        #expect(city[0].id == "c\(city[0].formedAt!)-a" && city[0].expansionZoom == city[0].formedAt! + 1)
+        #expect(city[0].minLatitude == 48.85 && city[0].maxLongitude == 2.352)
+    }
+
+    /// pysupercluster's clusters of the whole world at each zoom, same parameters (radius 40,
+    /// extent 512, zooms 0–16).
+    static func pysupercluster(
+        _ points: [(id: String, latitude: Double, longitude: Double)], zooms: [Int]
+    ) throws -> [Int: [(count: Int, latitude: Double, longitude: Double)]] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clusters-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("points.csv")
+        try points.map { "\($0.longitude),\($0.latitude)" }.joined(separator: "\n")
+            .write(to: input, atomically: true, encoding: .utf8)
+        let script = """
+            import json, sys
+            import numpy, pysupercluster
+            points = numpy.loadtxt(sys.argv[1], delimiter=",", dtype=numpy.float64)
+            index = pysupercluster.SuperCluster(points, min_zoom=0, max_zoom=16, radius=40, extent=512)
+            out = {}
+            for zoom in json.loads(sys.argv[2]):
+                found = index.getClusters(top_left=(-180, 90), bottom_right=(180, -90), zoom=zoom)
+                out[zoom] = [[c["count"], c["latitude"], c["longitude"]] for c in found]
+            print(json.dumps(out))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, input.path, "\(zooms)"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ReferenceError("pysupercluster failed (./scripts/setup installs it): \(problem)")
+        }
+        let decoded = try JSONSerialization.jsonObject(with: data) as? [String: [[Double]]] ?? [:]
+        var result: [Int: [(count: Int, latitude: Double, longitude: Double)]] = [:]
+        for (zoom, rows) in decoded {
+            result[Int(zoom)!] = rows.map { (Int($0[0]), $0[1], $0[2]) }
+        }
+        return result
+    }
+
+    struct ReferenceError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// SplitMix64 with uniform and normal draws, so the points are the same on every run.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// In [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    /// Standard normal (Box–Muller).
+    mutating func normal() -> Double {
+        let u = max(unit(), 1e-12)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * unit())
+    }
+}
