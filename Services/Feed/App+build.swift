@@ -77,6 +77,9 @@ func buildRouter(
     ForYouController(store: store, rankings: ForYouRankings(clock: clock), clock: clock).addRoutes(to: routes)
     SearchController(store: store, clock: clock).addRoutes(to: routes)
     NearbyController(store: store, maxRadius: settings.maxRadius, clock: clock).addRoutes(to: routes)
+    let mapIndex = MapIndexBuilder(
+        store: store, clock: clock, interval: .seconds(settings.mapRebuildInterval), logger: runtime.logger)
+    MapController(store: store, index: mapIndex, clock: clock).addRoutes(to: routes)
     ChallengesController(
         store: store, media: dependencies.media, users: dependencies.users, settings: settings.challenges, clock: clock,
         entropy: runtime.entropy
@@ -107,5 +110,6 @@ func buildRouter(
         services: [
             runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner,
             FeedHousekeeper(store: store, clock: clock, settings: settings.housekeeping, logger: runtime.logger),
+            mapIndex,
         ])
 }

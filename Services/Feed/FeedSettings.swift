@@ -25,6 +25,8 @@ import ServiceKit
 /// - `feed.timeline.maxRows` (default 1000): the rows each following feed keeps.
 /// - `feed.signals.keepDays` (default 7): how long For You's signals are kept ("not interested"
 ///   is kept for good).
+/// - `feed.map.rebuildSeconds` (default 5): how stale the map's clusters may be: the index is
+///   rebuilt in the background at most this often, when posts changed.
 struct FeedSettings: Sendable {
     let maxRadius: Int
     let requireVerifiedPhone: Bool
@@ -34,6 +36,7 @@ struct FeedSettings: Sendable {
     let spots: Spots
     let follows: RatePolicy
     let housekeeping: Housekeeping
+    let mapRebuildInterval: Int
 
     struct Housekeeping: Sendable {
         var interval: Int
@@ -77,5 +80,6 @@ struct FeedSettings: Sendable {
             interval: try reader.integer("feed.housekeeping.intervalSeconds", default: 3600, in: 1...604_800),
             timelineRows: try reader.integer("feed.timeline.maxRows", default: 1000, in: 100...1_000_000),
             signalDays: try reader.integer("feed.signals.keepDays", default: 7, in: 1...365))
+        self.mapRebuildInterval = try reader.integer("feed.map.rebuildSeconds", default: 5, in: 1...3600)
     }
 }

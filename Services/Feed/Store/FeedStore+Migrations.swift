@@ -342,5 +342,24 @@ extension FeedStore {
             try db.create(index: "feed_signal_by_time", on: "feed_signal", columns: ["at"])
             try db.create(index: "affinity_by_author", on: "affinity", columns: ["author_id"])
         }
+        // The map's cluster index is rebuilt when this number moves: every change to a post
+        // that can put it on the map, move it or take it off, counted in the same transaction.
+        migrator.registerMigration("feed.v12.map-version") { db in
+            try db.create(table: "map_version") { table in
+                table.column("id", .integer).primaryKey().check { $0 == 1 }
+                table.column("version", .integer).notNull()
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO map_version (id, version) VALUES (1, 0);
+                    CREATE TRIGGER post_map_insert AFTER INSERT ON post WHEN NEW.latitude IS NOT NULL
+                    BEGIN UPDATE map_version SET version = version + 1 WHERE id = 1; END;
+                    CREATE TRIGGER post_map_update
+                    AFTER UPDATE OF hidden_at, deleted_at, media_state, media_id, latitude, longitude, parent_id ON post
+                    BEGIN UPDATE map_version SET version = version + 1 WHERE id = 1; END;
+                    CREATE TRIGGER post_map_delete AFTER DELETE ON post WHEN OLD.latitude IS NOT NULL
+                    BEGIN UPDATE map_version SET version = version + 1 WHERE id = 1; END;
+                    """)
+        }
     }
 }

@@ -38,15 +38,28 @@ extension FeedStore {
         _ index: PlaceIndex, center: Coordinate, radius: Double, after position: TimePosition?, limit: Int,
         in db: Database, visible: ([(id: String, distance: Double)]) throws -> [Item]
     ) throws -> [Item] {
-        let box = center.boundingBox(radius: radius)
+        try scan(
+            index, box: center.boundingBox(radius: radius),
+            distance: { point in
+                let distance = center.distance(to: point)
+                return distance <= radius ? distance : nil
+            }, after: position, limit: limit, in: db, visible: visible)
+    }
+
+    /// The same scan over any index box: `distance` says how far a candidate is, nil when it
+    /// is not to be shown at all (outside the circle, or the antimeridian side of a box).
+    static func scan<Item>(
+        _ index: PlaceIndex, box: (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?),
+        distance: (Coordinate) -> Double?, after position: TimePosition?, limit: Int,
+        in db: Database, visible: ([(id: String, distance: Double)]) throws -> [Item]
+    ) throws -> [Item] {
         let batch = max(50, limit * 4)
         var found: [Item] = []
         var after = position.map { (milliseconds: JSONCoding.milliseconds($0.createdAt), id: $0.id) }
         while found.count <= limit {
             let candidates = try candidates(index, in: box, after: after, batch: batch, db: db)
             let inside = candidates.compactMap { candidate -> (id: String, distance: Double)? in
-                let distance = center.distance(to: candidate.point)
-                return distance <= radius ? (candidate.id, distance) : nil
+                distance(candidate.point).map { (candidate.id, $0) }
             }
             // Read only as many rows as the page still needs; more when some turn out to
             // be hidden or blocked.

@@ -1,3 +1,4 @@
+import Contracts
 import Hummingbird
 
 extension Request {
@@ -32,6 +33,21 @@ extension Request {
         let longitude = try queryNumber("lon")
         if latitude == nil, longitude == nil { return nil }
         return try Coordinate(latitude: requiredQueryNumber("lat"), longitude: requiredQueryNumber("lon"))
+    }
+
+    /// `minLat`, `minLon`, `maxLat`, `maxLon` as a box: every one required, latitudes from -90
+    /// to 90 with `minLat <= maxLat`, longitudes from -180 to 180 (`minLon > maxLon` crosses
+    /// the antimeridian).
+    public func queryBox() throws -> MapBox {
+        let box = MapBox(
+            minLatitude: try requiredQueryNumber("minLat"), minLongitude: try requiredQueryNumber("minLon"),
+            maxLatitude: try requiredQueryNumber("maxLat"), maxLongitude: try requiredQueryNumber("maxLon"))
+        _ = try Coordinate(latitude: box.minLatitude, longitude: box.minLongitude)
+        _ = try Coordinate(latitude: box.maxLatitude, longitude: box.maxLongitude)
+        guard box.minLatitude <= box.maxLatitude else {
+            throw ServiceError.validation("`minLat` must not be above `maxLat`.")
+        }
+        return box
     }
 
     /// `lat`, `lon` and `radius_m` (1 to `maxRadius` metres, `defaultRadius` when left out) as a

@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+import ServiceKit
+import ServiceLifecycle
+import Synchronization
+
+/// The map's cluster index, rebuilt in the background: at start, then whenever posts changed
+/// (`map_version` moved), at most every `interval`. Requests read the index built last
+/// meanwhile, so a new, hidden or deleted post shows on the clusters within `interval` plus one
+/// build (about 2 s for a million posts, `docs/PERFORMANCE.md`).
+///
+/// Rebuilt rather than updated in place: Supercluster's levels depend on the order points
+/// are visited, so an insert can reshape clusters at every zoom above it; a rebuild keeps them
+/// exactly what the algorithm gives (and the ids stable, since seeds are the oldest posts).
+final class MapIndexBuilder: Service, Sendable {
+    struct Built: Sendable {
+        let clusters: PointClusters
+        let version: Int64
+        let at: Date
+    }
+
+    let store: FeedStore
+    let clock: any WallClock
+    let interval: Duration
+    let logger: Logger
+    private let current = Mutex<Built?>(nil)
+
+    init(store: FeedStore, clock: any WallClock, interval: Duration, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// The index built last; nil until the first build finishes.
+    var built: Built? { current.withLock { $0 } }
+
+    func run() async {
+        await PeriodicService(interval: interval) {
+            do {
+                try await self.refresh()
+            } catch {
+                self.logger.failure("the map's clusters could not be rebuilt", error: error)
+            }
+        }.run()
+    }
+
+    /// Rebuilds when posts changed since the last build (or there is none).
+    func refresh() async throws {
+        let version = try await store.mapVersion()
+        if let built, built.version == version { return }
+        let started = ContinuousClock.now
+        let (read, points) = try await store.mapPoints()
+        // Seconds of CPU for a big map: on a thread of its own, not one of the few the
+        // requests are served on.
+        let clusters = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(returning: PointClusters(points: points))
+            }
+        }
+        current.withLock { $0 = Built(clusters: clusters, version: read, at: clock.now()) }
+        logger.debug(
+            "map clusters rebuilt",
+            metadata: ["points": "\(points.count)", "duration": "\(ContinuousClock.now - started)"])
+    }
+}
