@@ -134,7 +134,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FeedService",
-            dependencies: ["ServiceKit", "Contracts"],
+            dependencies: ["ServiceKit", "Contracts", .product(name: "Metrics", package: "swift-metrics")],
             path: "Services/Feed",
             swiftSettings: strictSettings
         ),

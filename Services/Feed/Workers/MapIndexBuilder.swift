@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import ServiceKit
 import ServiceLifecycle
 import Synchronization
@@ -59,8 +60,10 @@ final class MapIndexBuilder: Service, Sendable {
             }
         }
         current.withLock { $0 = Built(clusters: clusters, version: read, at: clock.now()) }
-        logger.debug(
-            "map clusters rebuilt",
-            metadata: ["points": "\(points.count)", "duration": "\(ContinuousClock.now - started)"])
+        let took = (ContinuousClock.now - started).components
+        let seconds = Double(took.seconds) + Double(took.attoseconds) / 1e18
+        Gauge(label: "feed_map_index_points").record(points.count)
+        Gauge(label: "feed_map_index_build_seconds").record(seconds)
+        logger.debug("map clusters rebuilt", metadata: ["points": "\(points.count)", "seconds": "\(seconds)"])
     }
 }
