@@ -58,10 +58,11 @@ extension FeedRouterTests {
                 #expect(total == 18, "zoom \(zoom)")
                 for cluster in answer.clusters {
                     #expect(cluster.expansionZoom > zoom && cluster.count > 1)
-                    // (The centroid is averaged in projected space and converted back: float noise.)
+                    // (The centroid is averaged in projected space and converted back, and boxes
+                    // are kept in single precision: a few metres of slack.)
                     #expect(
-                        cluster.box.minLatitude - 1e-9 <= cluster.latitude
-                            && cluster.latitude <= cluster.box.maxLatitude + 1e-9)
+                        cluster.box.minLatitude - 1e-5 <= cluster.latitude
+                            && cluster.latitude <= cluster.box.maxLatitude + 1e-5)
                 }
             }
             // A city view of Paris at zoom 10: one cluster of twelve, named after its first post.

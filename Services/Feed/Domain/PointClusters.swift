@@ -29,11 +29,11 @@ struct PointClusters: Sendable {
         /// Web Mercator, 0...1.
         var x: Double
         var y: Double
-        /// The members' extent in degrees.
-        var minLatitude: Double
-        var minLongitude: Double
-        var maxLatitude: Double
-        var maxLongitude: Double
+        /// The members' extent in degrees (single precision: 2 m at worst, and 16 bytes less an entry).
+        var minLatitude: Float
+        var minLongitude: Float
+        var maxLatitude: Float
+        var maxLongitude: Float
         /// The zoom the cluster formed at (it shows at that zoom and below until taken); -1 for a post.
         var formedAt: Int8
     }
@@ -74,8 +74,8 @@ struct PointClusters: Sendable {
             Entry(
                 seed: Int32(index), count: 1, x: Self.x(longitude: point.longitude),
                 y: Self.y(latitude: point.latitude),
-                minLatitude: point.latitude, minLongitude: point.longitude, maxLatitude: point.latitude,
-                maxLongitude: point.longitude, formedAt: -1)
+                minLatitude: Float(point.latitude), minLongitude: Float(point.longitude),
+                maxLatitude: Float(point.latitude), maxLongitude: Float(point.longitude), formedAt: -1)
         }
         var levels: [KDTree] = []
         var tree = KDTree(entries)
@@ -109,8 +109,9 @@ struct PointClusters: Sendable {
         return entries.map { entry in
             Found(
                 postID: ids[Int(entry.seed)], count: Int(entry.count), latitude: Self.latitude(y: entry.y),
-                longitude: Self.longitude(x: entry.x), minLatitude: entry.minLatitude, minLongitude: entry.minLongitude,
-                maxLatitude: entry.maxLatitude, maxLongitude: entry.maxLongitude,
+                longitude: Self.longitude(x: entry.x), minLatitude: Double(entry.minLatitude),
+                minLongitude: Double(entry.minLongitude), maxLatitude: Double(entry.maxLatitude),
+                maxLongitude: Double(entry.maxLongitude),
                 formedAt: entry.formedAt < 0 ? nil : Int(entry.formedAt))
         }
     }
@@ -217,89 +218,126 @@ struct KDTree: Sendable {
         return found
     }
 
-    /// Indices (into `entries`) within `radius` of (x, y), appended to `found`.
+    /// Indices (into `entries`) within `radius` of (x, y), appended to `found`. The hot path of
+    /// a build (once per entry per zoom): its work stack lives on the call stack, and the
+    /// coordinates are read without bounds checks.
     func within(x qx: Double, y qy: Double, radius: Double, into found: inout [Int]) {
         guard !entries.isEmpty else { return }
         let squared = radius * radius
-        var stack: [(left: Int, right: Int, axis: Int)] = [(0, entries.count - 1, 0)]
-        while let (left, right, axis) = stack.popLast() {
-            if right - left <= nodeSize {
-                for i in left...right {
-                    let dx = coordinates[2 * i] - qx
-                    let dy = coordinates[2 * i + 1] - qy
-                    if dx * dx + dy * dy <= squared { found.append(Int(order[i])) }
+        let nodeSize = self.nodeSize
+        let count = entries.count
+        order.withUnsafeBufferPointer { order in
+            coordinates.withUnsafeBufferPointer { coordinates in
+                // Depth is below 2 × log2(count): 128 entries cover any array this machine holds.
+                withUnsafeTemporaryAllocation(of: (Int, Int, Int).self, capacity: 128) { stack in
+                    var top = 0
+                    stack[0] = (0, count - 1, 0)
+                    top = 1
+                    while top > 0 {
+                        top -= 1
+                        let (left, right, axis) = stack[top]
+                        if right - left <= nodeSize {
+                            for i in left...right {
+                                let dx = coordinates[2 * i] - qx
+                                let dy = coordinates[2 * i + 1] - qy
+                                if dx * dx + dy * dy <= squared { found.append(Int(order[i])) }
+                            }
+                            continue
+                        }
+                        let middle = (left + right) >> 1
+                        let x = coordinates[2 * middle]
+                        let y = coordinates[2 * middle + 1]
+                        let dx = x - qx
+                        let dy = y - qy
+                        if dx * dx + dy * dy <= squared { found.append(Int(order[middle])) }
+                        let value = axis == 0 ? x : y
+                        let query = axis == 0 ? qx : qy
+                        if query - radius <= value {
+                            stack[top] = (left, middle - 1, 1 - axis)
+                            top += 1
+                        }
+                        if query + radius >= value {
+                            stack[top] = (middle + 1, right, 1 - axis)
+                            top += 1
+                        }
+                    }
                 }
-                continue
             }
-            let middle = (left + right) >> 1
-            let x = coordinates[2 * middle]
-            let y = coordinates[2 * middle + 1]
-            let dx = x - qx
-            let dy = y - qy
-            if dx * dx + dy * dy <= squared { found.append(Int(order[middle])) }
-            let value = axis == 0 ? x : y
-            let query = axis == 0 ? qx : qy
-            if query - radius <= value { stack.append((left, middle - 1, 1 - axis)) }
-            if query + radius >= value { stack.append((middle + 1, right, 1 - axis)) }
         }
     }
 
-    /// Sorts `left...right` so that each node's middle element is the median on its axis.
+    /// Sorts `left...right` so that each node's middle element is the median on its axis
+    /// (over the arrays' raw storage: the build's other hot path).
     private mutating func sort(left: Int, right: Int, axis: Int) {
-        if right - left <= nodeSize { return }
-        let middle = (left + right) >> 1
-        select(middle, left: left, right: right, axis: axis)
-        sort(left: left, right: middle - 1, axis: 1 - axis)
-        sort(left: middle + 1, right: right, axis: 1 - axis)
-    }
-
-    /// Moves the `k`-th smallest (on `axis`) of `left...right` to `k`, smaller ones before it
-    /// and larger after: selection with a three-way partition around a median-of-three pivot,
-    /// so that many equal coordinates (posts from one spot) stay linear.
-    private mutating func select(_ k: Int, left: Int, right: Int, axis: Int) {
-        var left = left
-        var right = right
-        while right > left {
-            let pivotIndex = medianOfThree(left, (left + right) >> 1, right, axis: axis)
-            let pivot = coordinates[2 * pivotIndex + axis]
-            // left..<less: smaller; less..<i: equal; greater+1...right: larger.
-            var less = left
-            var i = left
-            var greater = right
-            while i <= greater {
-                let value = coordinates[2 * i + axis]
-                if value < pivot {
-                    swapAt(i, less)
-                    less += 1
-                    i += 1
-                } else if value > pivot {
-                    swapAt(i, greater)
-                    greater -= 1
-                } else {
-                    i += 1
-                }
-            }
-            if k < less {
-                right = less - 1
-            } else if k > greater {
-                left = greater + 1
-            } else {
-                return
+        let nodeSize = self.nodeSize
+        order.withUnsafeMutableBufferPointer { order in
+            coordinates.withUnsafeMutableBufferPointer { coordinates in
+                let tree = Sorting(order: order, coordinates: coordinates, nodeSize: nodeSize)
+                tree.sort(left: left, right: right, axis: axis)
             }
         }
     }
 
-    private func medianOfThree(_ a: Int, _ b: Int, _ c: Int, axis: Int) -> Int {
-        let (va, vb, vc) = (coordinates[2 * a + axis], coordinates[2 * b + axis], coordinates[2 * c + axis])
-        if (va <= vb) == (vb <= vc) { return b }
-        if (vb <= va) == (va <= vc) { return a }
-        return c
-    }
+    private struct Sorting {
+        let order: UnsafeMutableBufferPointer<Int32>
+        let coordinates: UnsafeMutableBufferPointer<Double>
+        let nodeSize: Int
 
-    private mutating func swapAt(_ i: Int, _ j: Int) {
-        guard i != j else { return }
-        order.swapAt(i, j)
-        coordinates.swapAt(2 * i, 2 * j)
-        coordinates.swapAt(2 * i + 1, 2 * j + 1)
+        func sort(left: Int, right: Int, axis: Int) {
+            if right - left <= nodeSize { return }
+            let middle = (left + right) >> 1
+            select(middle, left: left, right: right, axis: axis)
+            sort(left: left, right: middle - 1, axis: 1 - axis)
+            sort(left: middle + 1, right: right, axis: 1 - axis)
+        }
+
+        /// Moves the `k`-th smallest (on `axis`) of `left...right` to `k`, smaller ones before
+        /// it and larger after: selection with a three-way partition around a median-of-three
+        /// pivot, so that many equal coordinates (posts from one spot) stay linear.
+        func select(_ k: Int, left: Int, right: Int, axis: Int) {
+            var left = left
+            var right = right
+            while right > left {
+                let pivot = coordinates[2 * medianOfThree(left, (left + right) >> 1, right, axis: axis) + axis]
+                // left..<less: smaller; less..<i: equal; greater+1...right: larger.
+                var less = left
+                var i = left
+                var greater = right
+                while i <= greater {
+                    let value = coordinates[2 * i + axis]
+                    if value < pivot {
+                        swapAt(i, less)
+                        less += 1
+                        i += 1
+                    } else if value > pivot {
+                        swapAt(i, greater)
+                        greater -= 1
+                    } else {
+                        i += 1
+                    }
+                }
+                if k < less {
+                    right = less - 1
+                } else if k > greater {
+                    left = greater + 1
+                } else {
+                    return
+                }
+            }
+        }
+
+        func medianOfThree(_ a: Int, _ b: Int, _ c: Int, axis: Int) -> Int {
+            let (va, vb, vc) = (coordinates[2 * a + axis], coordinates[2 * b + axis], coordinates[2 * c + axis])
+            if (va <= vb) == (vb <= vc) { return b }
+            if (vb <= va) == (va <= vc) { return a }
+            return c
+        }
+
+        func swapAt(_ i: Int, _ j: Int) {
+            guard i != j else { return }
+            order.swapAt(i, j)
+            coordinates.swapAt(2 * i, 2 * j)
+            coordinates.swapAt(2 * i + 1, 2 * j + 1)
+        }
     }
 }
