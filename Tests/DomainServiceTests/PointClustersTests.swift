@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FeedService
@@ -9,7 +10,7 @@ import Testing
     /// Points around a few "cities" (normal-ish spread, some exactly on one spot) and a thin
     /// scatter elsewhere, from a fixed seed.
     static func cityPoints(count: Int, seed: UInt64) -> [(id: String, latitude: Double, longitude: Double)] {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix(seed: seed)
         let cities = [
             (48.8566, 2.3522), (40.7128, -74.0060), (35.6762, 139.6503), (-33.8688, 151.2093),
             (51.5074, -0.1278), (-23.5505, -46.6333), (64.1466, -21.9426), (-17.7134, 178.0650), (71.29, -156.79),
@@ -137,28 +138,5 @@ import Testing
     struct ReferenceError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
-    }
-}
-
-/// SplitMix64 with uniform and normal draws, so the points are the same on every run.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// In [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// Standard normal (Box–Muller).
-    mutating func normal() -> Double {
-        let u = max(unit(), 1e-12)
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * unit())
     }
 }

@@ -494,16 +494,3 @@ final class ChaosLog: Sendable {
     var brokenStreams: [String] { state.withLock { $0.broken } }
     var isFinished: Bool { state.withLock { $0.finished } }
 }
-
-/// A small seeded generator, so that a failing chaos run can be replayed from its seed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
