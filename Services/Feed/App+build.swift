@@ -76,7 +76,8 @@ func buildRouter(
     TimelineController(store: store, clock: clock).addRoutes(to: routes)
     ForYouController(store: store, rankings: ForYouRankings(clock: clock), clock: clock).addRoutes(to: routes)
     SearchController(store: store, clock: clock).addRoutes(to: routes)
-    NearbyController(store: store, maxRadius: settings.maxRadius, clock: clock).addRoutes(to: routes)
+    NearbyController(store: store, maxRadius: settings.maxRadius, rankings: NearbyRankings(clock: clock), clock: clock)
+        .addRoutes(to: routes)
     let mapIndex = MapIndexBuilder(
         store: store, clock: clock, interval: .seconds(settings.mapRebuildInterval), logger: runtime.logger)
     MapController(store: store, index: mapIndex, clock: clock).addRoutes(to: routes)

@@ -20,7 +20,7 @@ import Testing
     @Test func laterPagesReadTheKeptRankingUntilItExpiresAndTheOldestGoesFirst() async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_000_000))
         let rankings = ForYouRankings(capacity: 2, lifetime: 600, clock: clock)
-        func key(_ viewer: String) -> ForYouRankings.Key { .init(viewer: viewer, seed: 1, asOf: 5) }
+        func key(_ viewer: String) -> ForYouRankingKey { .init(viewer: viewer, seed: 1, asOf: 5) }
         let first = try await rankings.ranking(for: key("bob"), fresh: true) { Self.ranking(["p1", "p2"]) }
         // A later page: kept, whatever would be ranked now.
         let kept = try await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p3"]) }

@@ -3,12 +3,25 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// `GET /v1/feed/nearby?lat=&lon=&radius_m=&limit=&cursor=`: posts around a point, newest
-/// first, without hidden posts, posts between users who blocked each other or words the reader muted.
+/// `GET /v1/feed/nearby?lat=&lon=&radius_m=&sort=newest|ranked&limit=&cursor=`: posts around a
+/// point without hidden posts, posts between users who blocked each other or words the reader
+/// muted. `newest` (the default) pages by time; `ranked` orders the circle's newest
+/// ``rankedCandidates`` by ``TimeDecayRanking`` as of the first page and pages through that
+/// ranking (kept by ``NearbyRankings``), so votes between pages neither repeat nor skip a post.
 struct NearbyController: Sendable {
     let store: FeedStore
     let maxRadius: Int
+    let rankings: NearbyRankings
     let clock: any WallClock
+
+    /// The most posts a ranked list orders: the newest this many in the circle.
+    static let rankedCandidates = 1000
+
+    /// Where a ranked page starts: the ranking's time and how many came before.
+    struct RankedPosition: Codable, Sendable {
+        var asOf: Date
+        var offset: Int
+    }
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/feed/nearby", use: nearby)
@@ -19,13 +32,43 @@ struct NearbyController: Sendable {
         guard let (center, radius) = try request.queryCircle(defaultRadius: nil, maxRadius: maxRadius) else {
             throw ServiceError.validation("`lat` is required.")
         }
-        let page = try PageRequest<TimePosition>(request: request)
-        let found = try await store.nearby(
-            center: center, radius: radius, viewer: user.userID, after: page.position, limit: page.limit,
-            now: clock.now())
+        switch try request.queryValue("sort") {
+        case nil, "newest":
+            let page = try PageRequest<TimePosition>(request: request)
+            let found = try await store.nearby(
+                center: center, radius: radius, viewer: user.userID, after: page.position, limit: page.limit,
+                now: clock.now())
+            return try Response.json(
+                Page(found, limit: page.limit, item: \.post) {
+                    TimePosition(createdAt: $0.record.createdAt, id: $0.record.id)
+                })
+        case "ranked":
+            return try await ranked(request, viewer: user.userID, center: center, radius: radius)
+        default:
+            throw ServiceError.validation("`sort` is `newest` or `ranked`.")
+        }
+    }
+
+    /// One page of the circle's ranking as of its first page. Later pages read that ranking
+    /// (made again, as of its time, if it is no longer kept), leaving out what was hidden,
+    /// deleted, muted or blocked since.
+    private func ranked(
+        _ request: Request, viewer: String, center: Coordinate, radius: Double
+    ) async throws -> Response {
+        let page = try PageRequest<RankedPosition>(request: request)
+        let position = page.position ?? RankedPosition(asOf: clock.now(), offset: 0)
+        let key = NearbyRankingKey(
+            viewer: viewer, latitude: center.latitude, longitude: center.longitude, radius: radius,
+            asOf: JSONCoding.milliseconds(position.asOf))
+        let ranking = try await rankings.ranking(for: key, fresh: page.position == nil) {
+            let candidates = try await store.nearbyCandidates(
+                center: center, radius: radius, viewer: viewer, limit: Self.rankedCandidates, now: position.asOf)
+            return TimeDecayRanking.rank(candidates, now: position.asOf)
+        }
+        let slice = Array(ranking.dropFirst(position.offset).prefix(page.limit))
+        let posts = try await store.posts(ids: slice, viewer: viewer, now: clock.now())
+        let next = RankedPosition(asOf: position.asOf, offset: position.offset + slice.count)
         return try Response.json(
-            Page(found, limit: page.limit, item: \.post) {
-                TimePosition(createdAt: $0.record.createdAt, id: $0.record.id)
-            })
+            Page(items: posts, nextCursor: next.offset < ranking.count ? Cursor.encode(next) : nil))
     }
 }

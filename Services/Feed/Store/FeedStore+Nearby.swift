@@ -25,6 +25,37 @@ extension FeedStore {
         }
     }
 
+    /// The newest `limit` posts within `radius` of `center` that `viewer` may see (and did not
+    /// mute), as candidates for the ranked order.
+    func nearbyCandidates(
+        center: Coordinate, radius: Double, viewer: String, limit: Int, now: Date
+    ) async throws -> [TimeDecayRanking.Candidate] {
+        try await database.read { db in
+            let muted = try Self.mutedWords(of: viewer, at: now, in: db)
+            let found = try Self.scan(.posts, center: center, radius: radius, after: nil, limit: limit - 1, in: db) {
+                chunk in
+                let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
+                return try chunk.compactMap { id, _ in try rows[id].map(PostRecord.init(row:)) }
+                    .filter { !muted.matches($0.caption ?? "") }
+            }
+            return found.map {
+                TimeDecayRanking.Candidate(
+                    postId: $0.id, upvotes: $0.upvotes, downvotes: $0.downvotes, createdAt: $0.createdAt)
+            }
+        }
+    }
+
+    /// `ids` as `viewer` may see them now, in the order given (a ranked page).
+    func posts(ids: [String], viewer: String, now: Date) async throws -> [Post] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.read { db in
+            let muted = try Self.mutedWords(of: viewer, at: now, in: db)
+            let rows = try Self.visibleRows(ids: ids, viewer: viewer, db: db)
+            let records = try ids.compactMap { id in try rows[id].map(PostRecord.init(row:)) }
+            return try Self.views(records, viewer: viewer, in: db).filter { !muted.matches($0.text) }
+        }
+    }
+
     /// Rows of `index` within `radius` metres of `center`, newest first, after `position`: up
     /// to `limit + 1` of what `visible` makes of them (one more tells the caller there is a
     /// next page).

@@ -2,21 +2,14 @@ import Foundation
 import ServiceKit
 import Synchronization
 
-/// For You rankings already made, kept in memory for `lifetime` so a reader's later pages (which
-/// rank as of the first page's time anyway) cost only their page, and a like between two pages
-/// cannot move a post across them (shown twice, or never). At most `capacity` rankings are
-/// kept; when full, the expired go, then the oldest made. An expired one is never served. A
-/// restart only costs a ranking again.
-final class ForYouRankings: Sendable {
-    struct Key: Hashable, Sendable {
-        var viewer: String
-        var seed: UInt64
-        /// The first page's time, in milliseconds.
-        var asOf: Int64
-    }
-
+/// Rankings already made (For You's, ranked nearby's), kept in memory for `lifetime` so a
+/// reader's later pages (which rank as of the first page's time anyway) cost only their page,
+/// and a vote or like between two pages cannot move a post across them (shown twice, or never).
+/// At most `capacity` rankings are kept; when full, the expired go, then the oldest made. An
+/// expired one is never served. A restart only costs a ranking again.
+final class KeptRankings<Key: Hashable & Sendable, Item: Sendable>: Sendable {
     private struct Entry {
-        var ranking: [ForYouRanking.Ranked]
+        var ranking: [Item]
         var madeAt: Date
     }
 
@@ -33,11 +26,9 @@ final class ForYouRankings: Sendable {
 
     /// The ranking kept under `key`, or the one `make` makes (then kept). A first page asks
     /// `fresh`: it is always ranked again (a seen signal sent just before counts).
-    func ranking(
-        for key: Key, fresh: Bool, make: () async throws -> [ForYouRanking.Ranked]
-    ) async rethrows -> [ForYouRanking.Ranked] {
+    func ranking(for key: Key, fresh: Bool, make: () async throws -> [Item]) async rethrows -> [Item] {
         let now = clock.now()
-        let kept = entries.withLock { entries -> [ForYouRanking.Ranked]? in
+        let kept = entries.withLock { entries -> [Item]? in
             guard !fresh, let entry = entries[key] else { return nil }
             guard now.timeIntervalSince(entry.madeAt) < lifetime else {
                 entries[key] = nil
@@ -62,4 +53,26 @@ final class ForYouRankings: Sendable {
 
     /// How many rankings are kept now.
     var count: Int { entries.withLock { $0.count } }
+}
+
+/// For You's: a reader's ranking for a seed, as of the first page.
+typealias ForYouRankings = KeptRankings<ForYouRankingKey, ForYouRanking.Ranked>
+
+struct ForYouRankingKey: Hashable, Sendable {
+    var viewer: String
+    var seed: UInt64
+    /// The first page's time, in milliseconds.
+    var asOf: Int64
+}
+
+/// Ranked nearby's: a reader's ranking of one circle, as of the first page.
+typealias NearbyRankings = KeptRankings<NearbyRankingKey, String>
+
+struct NearbyRankingKey: Hashable, Sendable {
+    var viewer: String
+    var latitude: Double
+    var longitude: Double
+    var radius: Double
+    /// The first page's time, in milliseconds.
+    var asOf: Int64
 }

@@ -1,0 +1,38 @@
+import Foundation
+
+/// Unum's ranked order for nearby posts: votes decayed by age. The seed names a "time-decay
+/// algorithm" without its formula; this is Hacker News's gravity, the best known one:
+///
+///     score = (upvotes − downvotes + 1) / (age in hours + 2)^1.8
+///
+/// so a fresh post with a few votes passes an old one with many, and every post sinks as it
+/// ages. A post voted below zero sinks further with age instead of rising towards zero (its
+/// negative points are multiplied by the decay, not divided). Ties: newer first, then by id.
+enum TimeDecayRanking {
+    static let gravity = 1.8
+
+    struct Candidate: Sendable, Equatable {
+        var postId: String
+        var upvotes: Int
+        var downvotes: Int
+        var createdAt: Date
+    }
+
+    static func score(_ candidate: Candidate, now: Date) -> Double {
+        let hours = max(0, now.timeIntervalSince(candidate.createdAt) / 3600)
+        let points = Double(candidate.upvotes - candidate.downvotes) + 1
+        let decay = pow(hours + 2, gravity)
+        return points >= 0 ? points / decay : points * decay
+    }
+
+    /// The candidates' ids, best first, as of `now`.
+    static func rank(_ candidates: [Candidate], now: Date) -> [String] {
+        candidates.map { ($0, score($0, now: now)) }
+            .sorted { first, second in
+                if first.1 != second.1 { return first.1 > second.1 }
+                if first.0.createdAt != second.0.createdAt { return first.0.createdAt > second.0.createdAt }
+                return first.0.postId > second.0.postId
+            }
+            .map(\.0.postId)
+    }
+}
