@@ -32,15 +32,18 @@ extension FeedStore {
     ) async throws -> [TimeDecayRanking.Candidate] {
         try await database.read { db in
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
-            let found = try Self.scan(.posts, center: center, radius: radius, after: nil, limit: limit - 1, in: db) {
+            // Only what the ranking and the mute check read, not whole posts.
+            return try Self.scan(.posts, center: center, radius: radius, after: nil, limit: limit - 1, in: db) {
                 chunk in
-                let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
-                return try chunk.compactMap { id, _ in try rows[id].map(PostRecord.init(row:)) }
-                    .filter { !muted.matches($0.caption ?? "") }
-            }
-            return found.map {
-                TimeDecayRanking.Candidate(
-                    postId: $0.id, upvotes: $0.upvotes, downvotes: $0.downvotes, createdAt: $0.createdAt)
+                let rows = try Self.visibleRows(
+                    ids: chunk.map(\.id), viewer: viewer, db: db,
+                    columns: "p.id, p.upvotes, p.downvotes, p.created_ms, p.caption")
+                return chunk.compactMap { id, _ -> TimeDecayRanking.Candidate? in
+                    guard let row = rows[id], !muted.matches(row["caption"] as String? ?? "") else { return nil }
+                    return TimeDecayRanking.Candidate(
+                        postId: id, upvotes: row["upvotes"], downvotes: row["downvotes"],
+                        createdAt: Date(timeIntervalSince1970: Double(row["created_ms"] as Int64) / 1000))
+                }
             }
         }
     }
@@ -106,12 +109,15 @@ extension FeedStore {
         return found
     }
 
-    /// The rows of the posts among `ids` that `viewer` may see, by id.
-    static func visibleRows(ids: [String], viewer: String, db: Database) throws -> [String: Row] {
+    /// The rows of the posts among `ids` that `viewer` may see, by id (`columns` of them: all
+    /// by default).
+    static func visibleRows(
+        ids: [String], viewer: String, db: Database, columns: String = "p.*"
+    ) throws -> [String: Row] {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT p.* FROM post p
+                SELECT \(columns) FROM post p
                 WHERE p.id IN (SELECT value FROM json_each(:ids)) AND p.hidden_at IS NULL AND p.media_state = 'ready'
                 AND p.deleted_at IS NULL
                 AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
