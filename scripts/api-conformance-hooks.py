@@ -4,3 +4,4 @@
 import schemathesis
 
 schemathesis.serializer.alias("application/offset+octet-stream", "application/octet-stream")
+
