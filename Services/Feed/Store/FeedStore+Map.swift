@@ -32,15 +32,8 @@ extension FeedStore {
 
     /// Posts among `ids` that `viewer` may see and did not mute, newest first, at most `limit`.
     func mapPosts(ids: [String], viewer: String, limit: Int, now: Date) async throws -> [Post] {
-        guard !ids.isEmpty else { return [] }
-        return try await database.read { db in
-            let muted = try Self.mutedWords(of: viewer, at: now, in: db)
-            let rows = try Self.visibleRows(ids: ids, viewer: viewer, db: db)
-            let records = try rows.values.map(PostRecord.init(row:))
-                .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
-            let posts = try Self.views(records, viewer: viewer, in: db).filter { !muted.matches($0.text) }
-            return Array(posts.prefix(limit))
-        }
+        let posts = try await posts(ids: ids, viewer: viewer, now: now)
+        return Array(posts.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.prefix(limit))
     }
 
     /// Posts in `box` that `viewer` may see (and did not mute), newest first, after `position`:
