@@ -38,10 +38,11 @@ struct ForYouController: Sendable {
         var position = page.position ?? Position(seed: 0, asOf: now, offset: 0)
         if page.position == nil {
             if let text = query["seed"] {
-                guard let seed = UInt64(String(text)) else {
-                    throw ServiceError.validation("`seed` must be a whole number from 0 to 2^64 - 1.")
+                // Int64's range: what a typed client (Swift's Int, Kotlin's Long) can send.
+                guard let seed = Int64(String(text)), seed >= 0 else {
+                    throw ServiceError.validation("`seed` must be a whole number from 0 to 2^63 - 1.")
                 }
-                position.seed = seed
+                position.seed = UInt64(seed)
             } else {
                 let day = Int(now.timeIntervalSince1970 / 86400)
                 position.seed = UInt64(ForYouRanking.unit(seed: UInt64(day), user.userID) * Double(1 << 53))
