@@ -12,7 +12,7 @@ let testSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "pinhole",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "auth", targets: ["AuthService"]),
         .executable(name: "media", targets: ["MediaService"]),
@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "moderation", targets: ["ModerationService"]),
         .executable(name: "gateway", targets: ["Gateway"]),
         .executable(name: "pinhole", targets: ["PinholeCLI"]),
+        .library(name: "PinholeClient", targets: ["PinholeClient"]),
         .executable(name: "token-bench", targets: ["TokenBench"]),
         .executable(name: "notify-bench", targets: ["NotifyBench"]),
         .executable(name: "streak-bench", targets: ["StreakBench"]),
@@ -52,8 +53,27 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
     ],
     targets: [
+        // MARK: - The Swift client apps use
+
+        // Generated at build time from gateway/openapi.yaml (a symbolic link in the target's
+        // folder), with a hand-written layer for tokens, retries and tus uploads.
+        .target(
+            name: "PinholeClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Client/PinholeClient",
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
         // MARK: - Shared
 
         .target(
@@ -317,9 +337,19 @@ let package = Package(
             swiftSettings: testSettings
         ),
         .testTarget(
+            name: "ClientTests",
+            dependencies: [
+                "PinholeClient", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: testSettings
+        ),
+        .testTarget(
             name: "StackTests",
             dependencies: [
-                "TestSupport", "ServiceKit", "Contracts", .product(name: "Crypto", package: "swift-crypto"),
+                "TestSupport", "ServiceKit", "Contracts", "PinholeClient",
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
