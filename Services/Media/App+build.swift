@@ -58,11 +58,11 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     EvidenceController(
         store: store, intake: intake, presigner: presigner, settings: settings, clock: clock, entropy: entropy
     ).addRoutes(to: routes)
-    UploadsController(
-        store: store, files: files,
-        appender: UploadAppender(store: store, files: files, intake: intake, locks: UploadLocks(), entropy: entropy),
-        settings: settings, clock: clock, entropy: entropy
-    ).addRoutes(to: routes)
+    // Resumable uploads, by tus and by the IETF draft: the same records, files, limits and writer.
+    let uploads = UploadRegistry(store: store, files: files, settings: settings, clock: clock, entropy: entropy)
+    let appender = UploadAppender(store: store, files: files, intake: intake, locks: UploadLocks(), entropy: entropy)
+    UploadsController(store: store, uploads: uploads, appender: appender, settings: settings).addRoutes(to: routes)
+    ResumableUploadsController(uploads: uploads, appender: appender).addRoutes(to: routes)
     return ServiceParts(
         router: router,
         services: [

@@ -24,6 +24,7 @@ extension StackTests {
             let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
             try await flow.happyPath()
             try await ClientFlow(flow: flow).run()
+            try await ResumableUploadFlow(flow: flow).run()
             try await flow.underChaos(seed: UInt64.random(in: 1...UInt64.max))
             try await flow.backupUnderLoadRestores()
             try await flow.deletionLeavesNothingBehind()

@@ -12,7 +12,15 @@ enum Access: Sendable {
 /// How large a request body a route accepts.
 enum BodyKind: Sendable {
     case json
+    /// Streamed to the service over HTTP/1.1 (``UploadForwarder``).
     case upload
+    /// An upload whose service answers `104 Upload Resumption Supported` before reading it
+    /// (the IETF draft): streamed over the gateway's HTTP/2 connection, which carries that
+    /// informational answer through to the client.
+    case resumableUpload
+
+    /// Whether the route takes upload-sized bodies.
+    var isUpload: Bool { self != .json }
 }
 
 /// One entry of the route table.
@@ -132,6 +140,7 @@ enum RouteTable {
         authenticated("/v1/media", .media, body: .upload, rateClass: nil),
         // tus: PATCH and HEAD come many per upload; media counts uploads per user itself.
         authenticated("/v1/uploads", .media, body: .upload, rateClass: nil),
+        authenticated("/v1/resumable-uploads", .media, body: .resumableUpload, rateClass: nil),
         authenticated("/v1/evidence", .media, body: .upload, rateClass: nil),
         authenticated("/v1/posts", .feed),
         authenticated("/v1/feed", .feed),

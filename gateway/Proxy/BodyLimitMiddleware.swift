@@ -15,7 +15,7 @@ struct BodyLimitMiddleware: RouterMiddleware {
     ) async throws
         -> Response
     {
-        let limit = try context.requireRoute().body == .upload ? uploadLimit : jsonLimit
+        let limit = try context.requireRoute().body.isUpload ? uploadLimit : jsonLimit
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
             throw LimitedBody.tooLarge(limit)
         }

@@ -26,7 +26,8 @@ struct Forwarder: Sendable {
                 throw failure(InternalClient.upstreamError(error), service: route.service, context: context)
             }
         }
-        let timeout = settings.upstreamTimeout
+        // A resumable upload's answer comes when its body is in: it has an upload's time.
+        let timeout = route.body == .resumableUpload ? settings.uploadTimeout : settings.upstreamTimeout
         var head = request.head
         head.scheme = "https"
         head.authority = pool.authority(of: route.service)
@@ -43,8 +44,18 @@ struct Forwarder: Sendable {
             exchange.cancel(UpstreamError.timedOut)
         }
         defer { timer.cancel() }
+        // Informational answers go to the client as they come (the 104 before the upload's
+        // body is through), all before the final answer's head.
+        let relay = Task { [informational = InformationalResponses.current] in
+            for await early in exchange.informational {
+                var early = early
+                early.headerFields = HeaderPolicy.downstreamFields(from: early.headerFields)
+                try? await informational?.send(early)
+            }
+        }
         let response: HTTPResponse
         do {
+            defer { relay.cancel() }
             let length = request.headers[.contentLength].flatMap { Int($0) }
             if request.method != .get, request.method != .head, length != 0 {
                 try await send(request.body, head: head, through: exchange)
@@ -55,6 +66,7 @@ struct Forwarder: Sendable {
                 try await exchange.send(head: head, end: true)
             }
             response = try await exchange.head.get()
+            await relay.value
         } catch {
             throw failure(error, service: route.service, context: context)
         }

@@ -20,12 +20,15 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
 
     /// The answer's body, read as the client takes it.
     let body: Producer
-    /// Completes with the answer's status and headers (informational answers skipped).
+    /// Completes with the answer's status and headers.
     var head: EventLoopFuture<HTTPResponse> { headPromise.futureResult }
+    /// The informational answers (`103`, `104`) that came before it; ends with it.
+    let informational: AsyncStream<HTTPResponse>
     let channel: any Channel
 
     // Touched on the stream's event loop only (`@unchecked Sendable` above).
     private let headPromise: EventLoopPromise<HTTPResponse>
+    private let informationalSource: AsyncStream<HTTPResponse>.Continuation
     private var source: Producer.Source?
     private var context: ChannelHandlerContext?
     private var producing = true
@@ -36,6 +39,7 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
     init(channel: any Channel) {
         self.channel = channel
         self.headPromise = channel.eventLoop.makePromise()
+        (self.informational, self.informationalSource) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
         let delegate = Delegate(channel: channel)
         let sequence = Producer.makeSequence(
             elementType: ByteBuffer.self, failureType: (any Error).self,
@@ -94,7 +98,12 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let response):
-            if response.status.kind == .informational { return }
+            if response.status.kind == .informational {
+                // 100 Continue is this hop's own business; early hints and upload resumption go on.
+                if response.status.code >= 103 { informationalSource.yield(response) }
+                return
+            }
+            informationalSource.finish()
             headPromise.succeed(response)
         case .body(let buffer):
             if source?.yield(buffer) == .stopProducing { producing = false }
@@ -124,6 +133,7 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     private func fail(_ error: any Error) {
+        informationalSource.finish()
         headPromise.fail(error)
         if let source {
             source.finish(error)

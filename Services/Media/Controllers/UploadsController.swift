@@ -17,11 +17,9 @@ import ServiceKit
 /// - `HEAD` tells the durable offset; `DELETE` terminates; an expired upload is 410.
 struct UploadsController: Sendable {
     let store: MediaStore
-    let files: UploadFiles
+    let uploads: UploadRegistry
     let appender: UploadAppender
     let settings: MediaSettings
-    let clock: any WallClock
-    let entropy: any Entropy
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.on("/v1/uploads", method: .options, use: options)
@@ -48,26 +46,8 @@ struct UploadsController: Sendable {
             throw ServiceError.validation("`Upload-Length` is required: the size of the file in bytes.")
         }
         let metadata = try UploadMetadata(header: request.headers[.uploadMetadata])
-        let limit = metadata.limit(photo: settings.maxPhotoBytes, video: settings.maxVideoBytes)
-        guard length <= limit else {
-            throw ServiceError(
-                .payloadTooLarge, "A \(metadata.purpose.rawValue) upload of this type is at most \(limit) bytes.",
-                headers: Tus.headers())
-        }
-        let now = clock.now()
-        let record = UploadRecord(
-            id: entropy.uuid().uuidString.lowercased(), ownerId: user.userID, purpose: metadata.purpose,
-            filename: metadata.filename, filetype: metadata.filetype, expectedSha256: metadata.sha256, length: length,
-            offset: 0, state: .pendingUpload, rejectedReason: nil, mediaId: nil, createdAt: now,
-            expiresAt: now.addingTimeInterval(settings.uploadTTL))
-        try files.create(record.id)
-        do {
-            try await store.createUpload(
-                record, perHour: settings.uploadsPerHour, inFlightBytes: settings.inFlightBytes)
-        } catch {
-            files.remove(record.id)
-            throw error
-        }
+        let record = try await uploads.start(
+            owner: user.userID, length: length, metadata: metadata, headers: Tus.headers())
         var headers = Tus.headers(expires: record.expiresAt)
         headers[.location] = "/v1/uploads/\(record.id)"
         // creation-with-upload: the body, if any, is the first PATCH.
@@ -133,22 +113,11 @@ struct UploadsController: Sendable {
         return headers
     }
 
-    /// The caller's upload that still takes requests: someone else's or a terminated one is
-    /// 404, an expired one 410 (and its bytes go now if the sweeper has not been by).
+    /// The caller's upload that still takes requests (see ``UploadRegistry/live(_:owner:headers:)``).
     private func liveUpload(_ request: Request, context: ServiceRequestContext) async throws -> UploadRecord {
         let user = try context.requireMember()
         try Tus.requireVersion(request)
         let id = try ObjectID.path(context.parameters.require("id"), "Upload")
-        guard var record = try await store.upload(id: id, owner: user.userID), record.state != .terminated else {
-            throw ServiceError(.notFound, "Upload not found.", headers: Tus.headers())
-        }
-        if record.state.acceptsBytes, record.expiresAt <= clock.now() {
-            record = try await store.move(id, to: .expired) ?? record
-            files.remove(id)
-        }
-        guard record.state != .expired else {
-            throw ServiceError(.uploadExpired, "The upload expired; start a new one.", headers: Tus.headers())
-        }
-        return record
+        return try await uploads.live(id, owner: user.userID, headers: Tus.headers())
     }
 }

@@ -31,14 +31,7 @@ enum Tus {
     }
 
     /// RFC 9110 IMF-fixdate, as `Upload-Expires` wants.
-    static func httpDate(_ date: Date) -> String {
-        date.formatted(
-            Date.VerbatimFormatStyle(
-                format:
-                    "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
-                locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "GMT")!,
-                calendar: Calendar(identifier: .gregorian)))
-    }
+    static func httpDate(_ date: Date) -> String { HTTPDate.format(date) }
 }
 
 extension HTTPField.Name {

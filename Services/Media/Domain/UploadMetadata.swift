@@ -12,6 +12,12 @@ struct UploadMetadata: Equatable {
     /// Lowercase hex.
     var sha256: String?
 
+    /// What the IETF draft's creation says of its file: its `Content-Type` and the route's purpose.
+    init(filetype: String?, purpose: UploadPurpose) {
+        self.filetype = filetype
+        self.purpose = purpose
+    }
+
     init(header: String?) throws {
         var values: [String: String] = [:]
         for pair in (header ?? "").split(separator: ",") {

@@ -81,6 +81,16 @@ public enum TusHeader {
     public static let mediaID = "pinhole-media-id"
 }
 
+/// The header names of the IETF draft "Resumable Uploads for HTTP"
+/// (draft-ietf-httpbis-resumable-upload) that Pinhole reads and writes beside tus's.
+public enum ResumableUploadHeader {
+    public static let interopVersion = "upload-draft-interop-version"
+    /// Interop version 3 (draft 01): `?1` while more requests will follow.
+    public static let incomplete = "upload-incomplete"
+    /// Interop versions 5 and later: `?1` on the request that ends the upload.
+    public static let complete = "upload-complete"
+}
+
 /// `POST /v1/media/presign`: a URL the app can PUT one file to without a token.
 public struct PresignUploadRequest: Codable, Sendable {
     /// The type the bytes must be (checked against them on arrival).

@@ -167,8 +167,8 @@ public struct ServiceRuntime: Sendable {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let server = try server ?? internalListener()
-        return Application(
-            router: parts.router,
+        return PinholeApplication(
+            responder: parts.router.buildResponder(),
             server: server,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
             services: parts.services + [client.lifecycleService],
