@@ -14,17 +14,20 @@ struct Person: Sendable {
     let token: String
 }
 
-/// The first flow through all six services, then the same kinds of writes while feed and
-/// alerts are killed with SIGKILL at random moments and restarted, then a backup under load
+/// The first flow through all six services (exporting traces to a stand-in collector), the
+/// generated Swift client, the IETF resumable uploads, then the same kinds of writes while feed
+/// and alerts are killed with SIGKILL at random moments and restarted, then a backup under load
 /// restored into a second stack.
 extension StackTests {
     @Test func theVerticalSliceWorksAndSurvivesKilledServices() async throws {
-        let stack = try await Stack.start(publicTLS: true)
+        let collector = try await FakeOTLPCollector.start()
+        let stack = try await Stack.start(publicTLS: true, environment: TelemetryFlow.environment(collector))
         do {
             let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
             try await flow.happyPath()
             try await ClientFlow(flow: flow).run()
             try await ResumableUploadFlow(flow: flow).run()
+            try await TelemetryFlow(flow: flow, collector: collector).run()
             try await flow.underChaos(seed: UInt64.random(in: 1...UInt64.max))
             try await flow.backupUnderLoadRestores()
             try await flow.deletionLeavesNothingBehind()
@@ -33,9 +36,11 @@ extension StackTests {
                 print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))
             }
             await stack.stop()
+            await collector.stop()
             throw error
         }
         await stack.stop()
+        await collector.stop()
     }
 }
 

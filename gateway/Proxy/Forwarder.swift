@@ -44,18 +44,20 @@ struct Forwarder: Sendable {
             exchange.cancel(UpstreamError.timedOut)
         }
         defer { timer.cancel() }
-        // Informational answers go to the client as they come (the 104 before the upload's
-        // body is through), all before the final answer's head.
-        let relay = Task { [informational = InformationalResponses.current] in
-            for await early in exchange.informational {
-                var early = early
-                early.headerFields = HeaderPolicy.downstreamFields(from: early.headerFields)
-                try? await informational?.send(early)
-            }
-        }
+        // A resumable upload's informational answers go to the client as they come (the 104
+        // before the body is through), all before the final answer's head. Other routes send
+        // none, and pay for no relay.
+        let relay: Task<Void, Never>? =
+            route.body == .resumableUpload
+            ? Task { [informational = InformationalResponses.current] in
+                for await early in exchange.informational {
+                    var early = early
+                    early.headerFields = HeaderPolicy.downstreamFields(from: early.headerFields)
+                    try? await informational?.send(early)
+                }
+            } : nil
         let response: HTTPResponse
         do {
-            defer { relay.cancel() }
             let length = request.headers[.contentLength].flatMap { Int($0) }
             if request.method != .get, request.method != .head, length != 0 {
                 try await send(request.body, head: head, through: exchange)
@@ -66,8 +68,11 @@ struct Forwarder: Sendable {
                 try await exchange.send(head: head, end: true)
             }
             response = try await exchange.head.get()
-            await relay.value
+            await relay?.value
         } catch {
+            // The relay is done before the answer is written, whatever happened.
+            relay?.cancel()
+            await relay?.value
             throw failure(error, service: route.service, context: context)
         }
         let headers = HeaderPolicy.downstreamFields(from: response.headerFields)

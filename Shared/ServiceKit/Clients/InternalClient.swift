@@ -9,6 +9,7 @@ import NIOPosix
 import NIOSSL
 import ServiceContextModule
 import ServiceLifecycle
+import Tracing
 
 /// Limits of the internal client.
 public struct InternalClientSettings: Sendable {
@@ -84,6 +85,9 @@ public struct InternalClient: Sendable {
         // A service that is down must give a fast 503, not a request parked while the pool
         // retries the connection in the background.
         configuration.connectionPool.retryConnectionEstablishment = false
+        // ``execute(_:timeout:)`` makes the call's span and sends its `traceparent`; the
+        // client's own span would add a second `traceparent` the callee could not read.
+        configuration.tracing.tracer = nil
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
         self.owner = OwnedHTTPClient(
             client: HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration))
@@ -113,10 +117,25 @@ public struct InternalClient: Sendable {
     /// Sends a request whose response body the caller streams. Connection failures and
     /// timeouts become ``ServiceError``s.
     public func execute(_ request: HTTPClientRequest, timeout: TimeAmount? = nil) async throws -> HTTPClientResponse {
-        do {
-            return try await http.execute(request, timeout: timeout ?? settings.requestTimeout)
-        } catch {
-            throw Self.upstreamError(error)
+        let path = URL(string: request.url)?.path ?? "/"
+        return try await Telemetry.withSpan(
+            Telemetry.spanName(method: request.method.rawValue, path: path), kind: .client
+        ) { span, traceparent in
+            var request = request
+            // The callee's parent is this call's span.
+            if let traceparent {
+                request.headers.replaceOrAdd(name: HeaderName.traceparent, value: traceparent.description)
+            }
+            span?.attributes["http.request.method"] = request.method.rawValue
+            span?.attributes["url.full"] = request.url
+            do {
+                let response = try await http.execute(request, timeout: timeout ?? settings.requestTimeout)
+                span?.attributes["http.response.status_code"] = Int(response.status.code)
+                return response
+            } catch {
+                span?.recordError(error)
+                throw Self.upstreamError(error)
+            }
         }
     }
 

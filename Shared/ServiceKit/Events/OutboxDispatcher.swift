@@ -6,6 +6,7 @@ import Metrics
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import Tracing
 
 /// Delivers stored events to their subscribers over mutual-TLS HTTP/2.
 ///
@@ -105,7 +106,13 @@ public struct OutboxDispatcher: Service {
         for item in queue {
             let now = outbox.clock.now()
             guard item.nextAttemptAt <= now else { return false }
-            let outcome = await send(item, to: target)
+            // Its own trace: the request that wrote the event has long been answered. No event
+            // type in its name: some (duress.raised) must never show outside the process.
+            let outcome = await Telemetry.withSpan("outbox deliver", kind: .producer, context: .topLevel) { span, _ in
+                span?.attributes["pinhole.event_id"] = "\(item.id)"
+                span?.attributes["pinhole.subscriber"] = subscriber
+                return await send(item, to: target)
+            }
             do {
                 switch outcome {
                 case .delivered:

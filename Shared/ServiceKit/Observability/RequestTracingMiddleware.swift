@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceContextModule
+import Tracing
 
 /// Gives every request an id and a span of the W3C trace it belongs to.
 ///
@@ -23,20 +24,34 @@ public struct RequestTracingMiddleware<Context: ServiceRequestContextProtocol>: 
         var context = context
         let requestID = request.headers[.requestID].flatMap(Self.acceptableRequestID) ?? entropy.token(bytes: 12)
         let incoming = request.headers[.traceparent].flatMap(TraceParent.init(header:))
-        let span = incoming?.child(entropy: entropy) ?? TraceParent.root(entropy: entropy)
-        let trace = RequestTrace(requestID: requestID, span: span, traceState: request.headers[.tracestate])
-        context.requestID = requestID
-        context.logger[metadataKey: "request_id"] = .string(requestID)
-        context.logger[metadataKey: "trace_id"] = .string(span.traceID)
+        var outer = ServiceContext.current ?? .topLevel
+        if Telemetry.isEnabled { outer = Telemetry.extracting(request.headers, into: outer) }
+        let name = Telemetry.spanName(method: request.method.rawValue, path: request.uri.path)
+        // Health probes and scrapes come every few seconds and say nothing about requests.
+        let probe = request.uri.path.hasPrefix("/health") || request.uri.path == "/metrics"
+        return try await Telemetry.withSpan(name, kind: .server, context: outer, traced: !probe) {
+            otelSpan, otelParent in
+            // With telemetry the span's own ids; without, a child of the caller's or a new trace.
+            let span = otelParent ?? incoming?.child(entropy: entropy) ?? TraceParent.root(entropy: entropy)
+            let trace = RequestTrace(requestID: requestID, span: span, traceState: request.headers[.tracestate])
+            context.requestID = requestID
+            context.logger[metadataKey: "request_id"] = .string(requestID)
+            context.logger[metadataKey: "trace_id"] = .string(span.traceID)
+            otelSpan?.attributes["http.request.method"] = request.method.rawValue
+            otelSpan?.attributes["url.path"] = request.uri.path
+            otelSpan?.attributes["pinhole.request_id"] = requestID
 
-        var serviceContext = ServiceContext.current ?? .topLevel
-        serviceContext.requestTrace = trace
-        var response = try await ServiceContext.withValue(serviceContext) {
-            try await next(request, context)
+            var serviceContext = otelSpan?.context ?? outer
+            serviceContext.requestTrace = trace
+            var response = try await ServiceContext.withValue(serviceContext) {
+                try await next(request, context)
+            }
+            otelSpan?.attributes["http.response.status_code"] = response.status.code
+            if response.status.code >= 500 { otelSpan?.setStatus(SpanStatus(code: .error)) }
+            response.headers[.requestID] = requestID
+            response.headers[.traceparent] = span.description
+            return response
         }
-        response.headers[.requestID] = requestID
-        response.headers[.traceparent] = span.description
-        return response
     }
 
     static func acceptableRequestID(_ value: String) -> String? {

@@ -11,10 +11,9 @@ public final class InformationalResponses: @unchecked Sendable {
     /// The current request's, inside a ``PinholeApplication``; nil elsewhere (router tests).
     @TaskLocal public static var current: InformationalResponses?
 
-    // Touched by the request's own task only: the route while it runs, then the application.
+    // Touched by one task at a time: the route (or a task it waits for) while it runs, then the
+    // application.
     private var writer: ResponseWriter?
-    /// The informational heads sent, for tests and logs.
-    public private(set) var sent: [HTTPResponse] = []
 
     init(_ writer: consuming ResponseWriter) {
         self.writer = .some(writer)
@@ -26,7 +25,6 @@ public final class InformationalResponses: @unchecked Sendable {
         switch writer {
         case .some(let writer):
             try await writer.writeInformationalHead(head)
-            sent.append(head)
         case .none:
             return
         }

@@ -4,6 +4,8 @@ import Foundation
 import GRDB
 import Hummingbird
 import Prometheus
+import ServiceLifecycle
+import UnixSignals
 
 /// The entry point every executable's `App.swift` calls: read configuration, bootstrap
 /// observability, build, run; a configuration problem is printed plainly with exit code 1.
@@ -23,9 +25,15 @@ public enum ServiceMain {
         }
         do {
             let reader = try await ConfigReader.pinhole()
-            let registry = try Observability.bootstrap(name, reader: reader)
-            let app = try await build(reader, registry)
-            try await app.runService()
+            let observability = try Observability.bootstrap(name, reader: reader)
+            let app = try await build(reader, observability.registry)
+            // Stopped in reverse order: the application first, then the exporters, which send
+            // what the last requests made.
+            try await ServiceGroup(
+                configuration: .init(
+                    services: observability.services + [app], gracefulShutdownSignals: [.sigterm, .sigint],
+                    logger: app.logger)
+            ).run()
         } catch let error as ConfigurationError {
             print("\(name.rawValue): configuration error: \(error.description)")
             exit(1)

@@ -1,0 +1,48 @@
+import Foundation
+import ServiceKit
+import TestSupport
+import Testing
+
+/// OpenTelemetry over the real executables: the stack exports to a stand-in collector
+/// (OTLP/HTTP in JSON), and one request through the gateway is one trace across two processes;
+/// internal calls and outbox deliveries are spans too, and metrics arrive beside Prometheus.
+struct TelemetryFlow {
+    let flow: SliceFlow
+    let collector: FakeOTLPCollector
+
+    /// What the stack needs to export to `collector`.
+    static func environment(_ collector: FakeOTLPCollector) -> [String: String] {
+        [
+            ConfigKeys.environmentName("otel.endpoint"): collector.url,
+            ConfigKeys.environmentName("otel.protocol"): "http/json",
+            ConfigKeys.environmentName("otel.exportIntervalSeconds"): "1",
+        ]
+    }
+
+    func run() async throws {
+        let tess = try await flow.signUp("Tess")
+        let answer = try await flow.call(.GET, "/v1/me", as: tess)
+        let trace = try #require(answer.header("traceparent").flatMap(TraceParent.init(header:)))
+        // The gateway's server span is the one its answer names; auth's is its child.
+        let found = await flow.eventually {
+            let spans = collector.spans.filter { $0.traceID == trace.traceID }
+            return spans.contains { $0.service == "gateway" && $0.kind == 2 && $0.spanID == trace.parentID }
+                && spans.contains { $0.service == "auth" && $0.kind == 2 && $0.parentSpanID == trace.parentID }
+        }
+        let seen = collector.spans.filter { $0.traceID == trace.traceID }
+        #expect(found, "the trace \(trace.traceID) did not cross gateway and auth: \(seen)")
+        #expect(seen.allSatisfy { $0.name.hasPrefix("GET ") }, "\(seen.map(\.name))")
+
+        // Internal calls are client spans whose callee's server span is their child, and
+        // outbox deliveries producer spans (the slice before this made plenty of both).
+        #expect(
+            await flow.eventually {
+                let spans = collector.spans
+                return spans.contains { client in
+                    client.kind == 3 && spans.contains { $0.kind == 2 && $0.parentSpanID == client.spanID }
+                }
+            }, "no internal call was traced into its callee")
+        #expect(await flow.eventually { collector.spans.contains { $0.kind == 4 && $0.name == "outbox deliver" } })
+        #expect(await flow.eventually { !collector.metricNames.isEmpty }, "no metrics were exported")
+    }
+}
