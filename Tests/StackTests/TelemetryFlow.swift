@@ -4,8 +4,9 @@ import TestSupport
 import Testing
 
 /// OpenTelemetry over the real executables: the stack exports to a stand-in collector
-/// (OTLP/HTTP in JSON), and one request through the gateway is one trace across two processes;
-/// internal calls and outbox deliveries are spans too, and metrics arrive beside Prometheus.
+/// (OTLP/HTTP in JSON), and one request through the gateway is one trace across two processes,
+/// down to the database transactions it ran; internal calls and outbox deliveries are spans
+/// too, and metrics arrive beside Prometheus.
 struct TelemetryFlow {
     let flow: SliceFlow
     let collector: FakeOTLPCollector
@@ -31,7 +32,13 @@ struct TelemetryFlow {
         }
         let seen = collector.spans.filter { $0.traceID == trace.traceID }
         #expect(found, "the trace \(trace.traceID) did not cross gateway and auth: \(seen)")
-        #expect(seen.allSatisfy { $0.name.hasPrefix("GET ") }, "\(seen.map(\.name))")
+        #expect(seen.filter { $0.kind == 2 }.allSatisfy { $0.name == "GET /v1/me" }, "\(seen.map(\.name))")
+        // auth's database transactions are spans of its request.
+        let authSpan = seen.first { $0.service == "auth" && $0.kind == 2 }
+        #expect(
+            await flow.eventually {
+                collector.spans.contains { $0.name == "sqlite read" && $0.parentSpanID == authSpan?.spanID }
+            }, "auth's read of the user was not a span of its request: \(seen)")
 
         // Internal calls are client spans whose callee's server span is their child, and
         // outbox deliveries producer spans (the slice before this made plenty of both).

@@ -18,7 +18,7 @@ extension AlertsStore {
     func register(
         _ registration: DeviceRegistration, user: String, session: String, newID: String, at now: Date
     ) async throws -> Registered {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let existing = try DeviceRecord.filter(
                 DeviceRecord.Columns.provider == registration.provider
                     && DeviceRecord.Columns.token == registration.token
@@ -55,7 +55,7 @@ extension AlertsStore {
 
     /// `user`'s devices, most recently refreshed first.
     func devices(of user: String) async throws -> [DeviceRecord] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try DeviceRecord.all().of(user)
                 .order(DeviceRecord.Columns.lastRefreshedAt.desc, DeviceRecord.Columns.id).fetchAll(db)
         }
@@ -63,12 +63,12 @@ extension AlertsStore {
 
     /// Removes one of `user`'s devices; false when they have no such device.
     func removeDevice(id: String, of user: String) async throws -> Bool {
-        try await database.write { db in try DeviceRecord.filter(key: id).of(user).deleteAll(db) > 0 }
+        try await database.tracedWrite { db in try DeviceRecord.filter(key: id).of(user).deleteAll(db) > 0 }
     }
 
     /// Removes `user`'s Expo devices of `session` (StreakSnap signs a token out with a DELETE).
     func removeDevices(of user: String, session: String, provider: PushProvider) async throws -> Int {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try DeviceRecord.all().of(user).filter(
                 DeviceRecord.Columns.sessionId == session && DeviceRecord.Columns.provider == provider
             ).deleteAll(db)

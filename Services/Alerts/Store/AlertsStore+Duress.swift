@@ -85,7 +85,7 @@ extension AlertsStore {
         for caller: DuressCaller, at location: Coordinate?, device: String?, newID: String, reach: DuressReach,
         jobs: JobQueue, now: Date
     ) async throws -> String {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let ofSession = DuressAlertRecord.filter(DuressAlertRecord.Columns.sessionId == caller.sessionID)
             let alert = try ofSession.fetchOne(db)
             var session =
@@ -119,7 +119,7 @@ extension AlertsStore {
     func nearbyAlerts(
         for caller: DuressCaller, around center: Coordinate, radius: Double, positionMaxAge: TimeInterval, now: Date
     ) async throws -> [NearbyAlert] {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try Self.record(
                 ResponderPositionRecord(
                     userId: caller.userID, tenantId: caller.tenantID, latitude: center.latitude,
@@ -165,7 +165,7 @@ extension AlertsStore {
     }
 
     func record(_ position: ResponderPositionRecord, maxAge: TimeInterval) async throws {
-        try await database.write { db in try Self.record(position, maxAge: maxAge, in: db) }
+        try await database.tracedWrite { db in try Self.record(position, maxAge: maxAge, in: db) }
     }
 
     /// `POST /v1/alerts/ack`: the caller's acknowledgement of an open alert of their tenant
@@ -174,7 +174,7 @@ extension AlertsStore {
     func acknowledge(
         alertID: String, by caller: DuressCaller, method: AcknowledgementMethod, jobs: JobQueue, now: Date
     ) async throws -> DuressAcknowledgementRecord? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard
                 let alert = try DuressAlertRecord.filter(key: alertID)
                     .filter(
@@ -205,7 +205,7 @@ extension AlertsStore {
     func duressAlerts(
         tenantID: String, openOnly: Bool, after position: TimePosition?, limit: Int
     ) async throws -> [DuressAlertState] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             var alerts = DuressAlertRecord.filter(DuressAlertRecord.Columns.tenantId == tenantID)
             if openOnly { alerts = alerts.filter(DuressAlertRecord.Columns.resolvedAt == nil) }
             let records = try alerts.newestFirst(after: position, limit: limit, timeColumn: "raised_at").fetchAll(db)

@@ -26,7 +26,7 @@ extension AlertsStore {
 
     /// The conversation between `a` and `b` as `a` sees it, if they have one.
     func member(between a: String, and b: String) async throws -> ConversationMemberRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let conversation = try ConversationRecord.all().between(a, b).fetchOne(db) else { return nil }
             return try ConversationMemberRecord.find(conversation.id, of: a, in: db)
         }
@@ -34,7 +34,7 @@ extension AlertsStore {
 
     /// `user`'s side of conversation `id` (another's conversation: nil).
     func member(of id: String, user: String) async throws -> ConversationMemberRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try ConversationMemberRecord.find(id, of: user, in: db)
         }
     }
@@ -47,7 +47,7 @@ extension AlertsStore {
         _ outgoing: OutgoingMessage, id: String, at now: Date, newConversations: RatePolicy, jobs: JobQueue
     ) async throws -> SendOutcome {
         let outbox = self.outbox
-        return try await database.write { db in
+        return try await database.tracedWrite { db in
             let (sender, recipient) = (outgoing.sender.userId, outgoing.recipient)
             guard try !BlockMirror.isBlocked(sender, recipient, in: db) else { return .blocked }
             let conversation = try Self.conversation(
@@ -152,7 +152,7 @@ extension AlertsStore {
     func conversations(
         of user: String, in folder: MessageFolder, after position: TimePosition?, limit: Int
     ) async throws -> [Conversation] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try ConversationMemberRecord.all().of(user)
                 .filter(
                     ConversationMemberRecord.Columns.folder == folder
@@ -165,7 +165,7 @@ extension AlertsStore {
 
     /// Conversation `id` as `user` sees it (another's: nil; one they deleted shows no messages).
     func conversation(_ id: String, of user: String) async throws -> Conversation? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return nil }
             return try Self.summary(of: side, in: db)
@@ -175,7 +175,7 @@ extension AlertsStore {
     /// The messages of `side`'s conversation they see, newest first, before message `before`
     /// (a `seq`; nil: the newest).
     func messages(of side: ConversationMemberRecord, before: Int64?, limit: Int) async throws -> [MessageRecord] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try MessageRecord.fetchAll(
                 db, sql: Self.visibleMessages + " AND m.seq < ? ORDER BY m.seq DESC LIMIT ?",
                 arguments: [side.conversationId, side.clearedSeq, side.userId, before ?? Int64.max, limit])
@@ -184,7 +184,7 @@ extension AlertsStore {
 
     /// How many conversations in each folder have messages `user` has not read.
     func unreadConversations(of user: String) async throws -> MessagesUnread {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -228,7 +228,7 @@ extension AlertsStore {
     /// `user` read conversation `id` up to its newest message; the notifications of its
     /// messages are read with it. Nil when it is not theirs.
     func markConversationRead(_ id: String, of user: String, at now: Date) async throws -> Conversation? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return nil }
             let newest = try MessageRecord.newestSeq(in: id, db)
@@ -241,7 +241,7 @@ extension AlertsStore {
 
     /// `user` accepts a message request: the conversation moves to their inbox.
     func acceptConversation(_ id: String, of user: String) async throws -> Conversation? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return nil }
             side.folder = .inbox
@@ -254,7 +254,7 @@ extension AlertsStore {
     /// and so is the conversation until a new message arrives (a request deleted is declined).
     /// The other person sees nothing change. False when it is not theirs.
     func deleteConversation(_ id: String, of user: String, at now: Date) async throws -> Bool {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return false }
             let newest = try MessageRecord.newestSeq(in: id, db)
@@ -270,7 +270,7 @@ extension AlertsStore {
     /// `user` deletes message `id` for themselves (theirs or the other person's, in a
     /// conversation of theirs). False when they cannot see it.
     func deleteMessage(_ id: String, of user: String) async throws -> Bool {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard let message = try MessageRecord.filter(MessageRecord.Columns.id == id).fetchOne(db),
                 let side = try ConversationMemberRecord.find(message.conversationId, of: user, in: db),
                 (message.seq ?? 0) > side.clearedSeq
@@ -307,7 +307,7 @@ extension AlertsStore {
     /// Message `id`, the `around` messages either side of it in its conversation (whatever
     /// either person deleted for themselves: a report is about what was sent), and the two people.
     func context(ofMessage id: String, around: Int) async throws -> MessageContext? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let message = try MessageRecord.filter(MessageRecord.Columns.id == id).fetchOne(db),
                 let conversation = try ConversationRecord.fetchOne(db, key: message.conversationId),
                 let seq = message.seq

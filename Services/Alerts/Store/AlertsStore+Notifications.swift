@@ -8,19 +8,19 @@ extension AlertsStore {
     func notifications(
         of user: String, after position: TimePosition?, limit: Int
     ) async throws -> [NotificationRecord] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try NotificationRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db)
         }
     }
 
     func unreadCount(of user: String) async throws -> Int {
-        try await database.read { db in try NotificationRecord.all().of(user).unread().fetchCount(db) }
+        try await database.tracedRead { db in try NotificationRecord.all().of(user).unread().fetchCount(db) }
     }
 
     /// Marks one of `user`'s notifications read (someone else's is not found). Reading twice
     /// keeps the first time.
     func markRead(id: String, of user: String, at now: Date) async throws -> NotificationRecord? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var record = try NotificationRecord.filter(key: id).of(user).fetchOne(db) else { return nil }
             if record.readAt == nil {
                 record.readAt = now
@@ -32,7 +32,7 @@ extension AlertsStore {
 
     /// Marks those of `ids` that are `user`'s and unread; returns how many changed.
     func markRead(ids: [String], of user: String, at now: Date) async throws -> Int {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try NotificationRecord.filter(keys: ids).of(user).unread()
                 .updateAll(db, NotificationRecord.Columns.readAt.set(to: now))
         }
@@ -40,11 +40,11 @@ extension AlertsStore {
 
     /// Deletes one of `user`'s notifications; false when they have no such notification.
     func deleteNotification(id: String, of user: String) async throws -> Bool {
-        try await database.write { db in try NotificationRecord.filter(key: id).of(user).deleteAll(db) > 0 }
+        try await database.tracedWrite { db in try NotificationRecord.filter(key: id).of(user).deleteAll(db) > 0 }
     }
 
     func markAllRead(of user: String, at now: Date) async throws -> Int {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try NotificationRecord.all().of(user).unread().updateAll(db, NotificationRecord.Columns.readAt.set(to: now))
         }
     }
@@ -62,7 +62,7 @@ extension AlertsStore {
     /// What `user` missed after notification `id` (at most `limit`; `more` when there was more
     /// than that). An id that is not theirs, or no longer exists, replays nothing.
     func missed(after id: String?, of user: String, limit: Int) async throws -> Missed {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let unread = try NotificationRecord.all().of(user).unread().fetchCount(db)
             guard let id,
                 let seen = try Int64.fetchOne(

@@ -14,7 +14,7 @@ extension AlertsStore {
     }
 
     func preferences(of user: String) async throws -> Preferences {
-        try await database.read { db in try Self.preferences(of: user, in: db) }
+        try await database.tracedRead { db in try Self.preferences(of: user, in: db) }
     }
 
     /// Stores `push` changes (only the types named) and, when `quietHours` is given, sets or
@@ -22,7 +22,7 @@ extension AlertsStore {
     func setPreferences(
         push changes: [NotificationType: Bool], quietHours: QuietHours??, of user: String, at now: Date
     ) async throws -> Preferences {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             for (type, push) in changes {
                 try NotificationPreferenceRecord(userId: user, type: type, push: push, updatedAt: now).upsert(db)
             }

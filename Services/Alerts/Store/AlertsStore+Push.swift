@@ -22,7 +22,7 @@ extension AlertsStore {
     /// the user erased) or already read, the user turned its type off, a block stands between
     /// the user and its actor, or it is older than a day.
     func pushPlan(for id: String, now: Date) async throws -> PushPlan? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             // Statements the connection keeps: a fan-out reads a plan per push.
             guard let notification = try NotificationRecord.find(id, in: db), notification.readAt == nil,
                 now.timeIntervalSince(notification.createdAt) < Self.pushLifetime

@@ -13,7 +13,7 @@ struct AttestationStore: Sendable {
     /// Records a challenge for `sessionID`, dropping expired ones and the session's oldest
     /// beyond ``challengesPerSession``.
     func issue(_ challenge: AttestationChallengeRecord, now: Date) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             typealias Columns = AttestationChallengeRecord.Columns
             try AttestationChallengeRecord.filter(Columns.expiresAt <= now).deleteAll(db)
             let live = try AttestationChallengeRecord.filter(Columns.sessionId == challenge.sessionId)
@@ -26,7 +26,7 @@ struct AttestationStore: Sendable {
     /// Uses up `challenge`: true when it was `sessionID`'s and had not expired. Used or not, it
     /// cannot be presented again.
     func take(_ challenge: String, sessionID: String, now: Date) async throws -> Bool {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard let record = try AttestationChallengeRecord.fetchOne(db, key: challenge) else { return false }
             try record.delete(db)
             return record.sessionId == sessionID && record.expiresAt > now
@@ -35,7 +35,7 @@ struct AttestationStore: Sendable {
 
     /// Stores a newly attested key; nil when the key id is registered already.
     func register(_ key: AppAttestKeyRecord) async throws -> AppAttestKeyRecord? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try key.insert(db, onConflict: .ignore)
             return db.changesCount > 0 ? key : nil
         }
@@ -43,7 +43,7 @@ struct AttestationStore: Sendable {
 
     /// `userID`'s key `keyID` (another's: nil).
     func key(_ keyID: String, of userID: String) async throws -> AppAttestKeyRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try AppAttestKeyRecord.fetchOne(db, key: keyID).flatMap { $0.userId == userID ? $0 : nil }
         }
     }
@@ -60,7 +60,7 @@ struct AttestationStore: Sendable {
     func accept(
         counter: UInt32, keyID: String, userID: String, sessionID: String, now: Date
     ) async throws -> AssertionOutcome {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var key = try AppAttestKeyRecord.fetchOne(db, key: keyID), key.userId == userID else {
                 return .unknownKey
             }
@@ -77,7 +77,7 @@ struct AttestationStore: Sendable {
 
     /// The user's keys, newest first.
     func keys(of userID: String) async throws -> [AppAttestKeyRecord] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try AppAttestKeyRecord.filter(Column("user_id") == userID).order(Column("created_at").desc).fetchAll(db)
         }
     }

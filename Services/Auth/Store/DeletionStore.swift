@@ -12,7 +12,7 @@ struct DeletionStore: Sendable {
     /// and password cleared, every session revoked, roles dropped, username given up, its blocks and mutes forgotten), and `user.deleted` is
     /// written for every service holding user data. Returns nil if already deleted.
     func start(userID: String, deletionID: String, now: Date) async throws -> DeletionRecord? {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
             (user.deletedAt, user.updatedAt, user.email, user.passwordHash) = (now, now, nil, nil)
             user.displayName = "Deleted user"
@@ -35,7 +35,7 @@ struct DeletionStore: Sendable {
 
     /// The user's deletion and the services that have not confirmed yet.
     func deletion(userID: String) async throws -> (DeletionRecord, pending: [ServiceName])? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let deletion = try DeletionRecord.filter(DeletionRecord.Columns.userId == userID).fetchOne(db) else {
                 return nil
             }
@@ -45,7 +45,7 @@ struct DeletionStore: Sendable {
 
     /// Deletions every service has confirmed, not finished yet.
     func confirmed() async throws -> [DeletionRecord] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try DeletionRecord.filter(DeletionRecord.Columns.completedAt == nil).fetchAll(db).filter {
                 try Outbox.unacknowledged(eventID: $0.eventId, in: db).isEmpty
             }
@@ -55,7 +55,7 @@ struct DeletionStore: Sendable {
     /// Finishes a confirmed deletion: the user row goes, and with it (by cascade) sessions,
     /// refresh tokens, roles, Apple links, devices and incidents.
     func finish(_ deletion: DeletionRecord, now: Date) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try UserRecord.deleteOne(db, key: deletion.userId)
             var deletion = deletion
             deletion.completedAt = now

@@ -33,7 +33,7 @@ struct EntitlementStore: Sendable {
     ///   unknown user or event type is recorded and ignored (so RevenueCat stops retrying).
     func applyRevenueCat(_ event: RevenueCatEvent, tokenPacks: [String: Int], now: Date) async throws -> WebhookOutcome
     {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             try RevenueCatEventRecord(id: event.id, type: event.type, receivedAt: now).insert(db, onConflict: .ignore)
             guard db.changesCount == 1 else { return .duplicate }
             guard let userID = event.appUserId, let productID = event.productId,

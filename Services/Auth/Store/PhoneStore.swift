@@ -8,12 +8,12 @@ struct PhoneStore: Sendable {
 
     /// "Sends" a text by writing it where an operator's SMS gateway picks it up.
     func queueSMS(_ message: SmsOutboxRecord) async throws {
-        try await database.write { db in try message.insert(db) }
+        try await database.tracedWrite { db in try message.insert(db) }
     }
 
     /// How many codes the user asked for since `since`.
     func starts(userID: String, since: Date) async throws -> Int {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try PhoneChallengeStartRecord.filter(
                 PhoneChallengeStartRecord.Columns.userId == userID
                     && PhoneChallengeStartRecord.Columns.startedAt > since
@@ -23,7 +23,7 @@ struct PhoneStore: Sendable {
 
     /// Replaces the user's challenge with a new one.
     func saveChallenge(_ challenge: PhoneChallengeRecord) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try challenge.save(db)
             try PhoneChallengeStartRecord(userId: challenge.userId, startedAt: challenge.createdAt).insert(db)
         }
@@ -33,7 +33,7 @@ struct PhoneStore: Sendable {
     /// nil when there is none (expired, another number, or out of attempts).
     func spendAttempt(userID: String, phone: String, maxAttempts: Int, now: Date) async throws -> PhoneChallengeRecord?
     {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var challenge = try PhoneChallengeRecord.fetchOne(db, key: userID), challenge.phoneNumber == phone,
                 challenge.expiresAt > now, challenge.attempts < maxAttempts
             else { return nil }
@@ -45,7 +45,7 @@ struct PhoneStore: Sendable {
 
     /// Records the verified number and drops the challenge.
     func verify(userID: String, phone: String, now: Date) async throws -> PhoneNumberRecord {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let record = PhoneNumberRecord(userId: userID, phoneNumber: phone, verifiedAt: now)
             try record.save(db)
             try PhoneChallengeRecord.deleteOne(db, key: userID)
@@ -54,6 +54,6 @@ struct PhoneStore: Sendable {
     }
 
     func verifiedPhone(userID: String) async throws -> PhoneNumberRecord? {
-        try await database.read { db in try PhoneNumberRecord.fetchOne(db, key: userID) }
+        try await database.tracedRead { db in try PhoneNumberRecord.fetchOne(db, key: userID) }
     }
 }

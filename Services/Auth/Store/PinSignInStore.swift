@@ -14,7 +14,7 @@ struct PinSignInStore: Sendable {
     func gate(
         tenantID: String, customerRef: String, customerKey: String, deviceKey: String, now: Date
     ) async throws -> (customer: CustomerRecord?, blockedUntil: Date?) {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let customer = try CustomerRecord.all().matching(tenant: tenantID, reference: customerRef).fetchOne(db)
             let blockedUntil = { (key: String) in
                 try PinAttemptRecord.fetchOne(db, key: key).flatMap { PinThrottle.blockedUntil($0, now: now) }
@@ -34,7 +34,7 @@ struct PinSignInStore: Sendable {
 
     /// Counts a failed PIN sign-in against the customer reference and the device.
     func recordFailure(customerKey: String, deviceKey: String, policy: PinThrottle.Policy, now: Date) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             for (key, free, maxDelay) in [
                 (customerKey, policy.customerFreeAttempts, policy.maxCustomerDelay),
                 (deviceKey, policy.deviceFreeAttempts, policy.maxDeviceDelay),
@@ -58,7 +58,7 @@ struct PinSignInStore: Sendable {
         customerKey: String, deviceKey: String, location: GeoLocation?, device: DeviceInfo?, incidentID: String,
         now: Date
     ) async throws -> PinVerdict {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             let incident = try IncidentRecord.filter(IncidentRecord.Columns.userId == customer.userId).open()
                 .fetchOne(db)
             let underDuress = duress || incident != nil

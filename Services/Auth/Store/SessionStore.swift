@@ -11,7 +11,7 @@ struct SessionStore: Sendable {
 
     /// Creates a session with its first refresh token, in one transaction.
     func createSession(_ session: SessionRecord, refreshToken: RefreshTokenRecord) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try session.insert(db)
             try refreshToken.insert(db)
         }
@@ -22,7 +22,7 @@ struct SessionStore: Sendable {
     func revokeSession(
         id: String, userID: String, reason: SessionEndReason, at now: Date
     ) async throws -> Bool {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard
                 try SessionRecord.filter(key: id).of(userID).live()
                     .updateAll(db, SessionRecord.Columns.revokedAt.set(to: now)) > 0
@@ -35,7 +35,7 @@ struct SessionStore: Sendable {
     /// Ends every session of the user; returns how many were live.
     @discardableResult
     func revokeAllSessions(userID: String, at now: Date) async throws -> Int {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let live = try SessionRecord.all().of(userID).live().select(Column("id"), as: String.self).fetchAll(db)
             guard !live.isEmpty else { return 0 }
             try SessionRecord.all().of(userID).live().updateAll(db, SessionRecord.Columns.revokedAt.set(to: now))
@@ -46,7 +46,7 @@ struct SessionStore: Sendable {
 
     /// What token verifiers learn about a session: nil unless it is live and its user exists.
     func sessionState(id: String, now: Date) async throws -> SessionState? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let session = try SessionRecord.filter(key: id).live().fetchOne(db),
                 try UserRecord.filter(key: session.userId).live().isEmpty(db) == false
             else { return nil }
@@ -64,7 +64,7 @@ struct SessionStore: Sendable {
 
     /// Live sessions of a user, newest first, after `position`.
     func sessions(userID: String, after position: TimePosition?, limit: Int) async throws -> [SessionRecord] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try SessionRecord.all().of(userID).live().newestFirst(after: position, limit: limit).fetchAll(db)
         }
     }
@@ -91,7 +91,7 @@ struct SessionStore: Sendable {
     func rotate(
         presented: String, next: RefreshTokenRecord, sealedNext: Data, grace: TimeInterval, now: Date
     ) async throws -> RotationResult {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var current = try RefreshTokenRecord.fetchOne(db, key: presented),
                 var session = try SessionRecord.fetchOne(db, key: current.sessionId),
                 session.revokedAt == nil

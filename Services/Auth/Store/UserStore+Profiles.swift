@@ -8,7 +8,7 @@ extension UserStore {
     /// The app user (not deleted, not a PIN customer) with this id, or whose username is `key`
     /// now (an old name finds nobody), unless a block stands between them and `viewer`.
     func visibleUser(id: String? = nil, usernameKey key: String? = nil, viewer: String) async throws -> PublicProfile? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             var request = UserRecord.all().live().filter(sql: "id NOT IN (SELECT user_id FROM customer)")
             if let id { request = request.filter(key: id) }
             if let key { request = request.filter(UserRecord.Columns.usernameKey == key) }
@@ -26,7 +26,7 @@ extension UserStore {
     /// is told in the same transaction to make the new photo public (`media.attached`) and
     /// that the old one is no longer the avatar (`media.detached`). Nil when the user is gone.
     func setAvatar(userID: String, photo: MediaSummary?, at now: Date) async throws -> UserRecord? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
             let old = user.avatarMediaId
             guard old != photo?.id else { return user }

@@ -26,7 +26,7 @@ extension UserStore {
 
     /// Whether `key` can be had now by someone new.
     func usernameRefusal(of key: String, at now: Date) async throws -> UsernameRules.Refusal? {
-        try await database.read { db in try Self.refusal(of: key, for: nil, at: now, in: db) }
+        try await database.tracedRead { db in try Self.refusal(of: key, for: nil, at: now, in: db) }
     }
 
     /// Changes the user's display name, username and bio (those given; a bio of nil removes it). A new username must be
@@ -36,7 +36,7 @@ extension UserStore {
     func updateProfile(
         userID: String, displayName: String?, username: String?, bio: String?? = .none, at now: Date
     ) async throws -> UserRecord? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
             let before = user
             if case .some(let bio) = bio { user.bio = bio }

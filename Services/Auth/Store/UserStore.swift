@@ -12,7 +12,7 @@ struct UserStore: Sendable {
     /// caller must not let that difference show.
     /// A username it names must be free (409 otherwise, decided in the same transaction).
     func insertUserIfAbsent(_ user: UserRecord) async throws -> Bool {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             if let key = user.usernameKey, try Self.refusal(of: key, for: nil, at: user.createdAt, in: db) != nil {
                 throw ServiceError(.conflict, "The username \(user.username ?? key) is taken.")
             }
@@ -26,19 +26,19 @@ struct UserStore: Sendable {
 
     /// The account with this address, unless deleted.
     func user(email: String) async throws -> UserRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try UserRecord.filter(UserRecord.Columns.email == email).live().fetchOne(db)
         }
     }
 
     /// The account with this id, unless deleted.
     func user(id: String) async throws -> UserRecord? {
-        try await database.read { db in try UserRecord.filter(key: id).live().fetchOne(db) }
+        try await database.tracedRead { db in try UserRecord.filter(key: id).live().fetchOne(db) }
     }
 
     /// The live user whose username is `key` now.
     func user(usernameKey key: String) async throws -> UserRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try UserRecord.filter(UserRecord.Columns.usernameKey == key).live().fetchOne(db)
         }
     }
@@ -59,7 +59,7 @@ struct UserStore: Sendable {
             AND u.id != :viewer AND \(BlockMirror.neitherBlocks(":viewer", "u.id"))
             AND \(MuteMirror.notMuted(by: ":viewer", "u.id"))
             """
-        return try await database.read { db in
+        return try await database.tracedRead { db in
             switch query {
             case .email(let email):
                 let found = try UserRecord.filter(UserRecord.Columns.email == email).live()
@@ -98,7 +98,7 @@ struct UserStore: Sendable {
     }
 
     func updatePasswordHash(userID: String, hash: String, at now: Date) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try UserRecord.filter(key: userID).updateAll(
                 db, UserRecord.Columns.passwordHash.set(to: hash), UserRecord.Columns.updatedAt.set(to: now))
         }
@@ -112,13 +112,13 @@ struct UserStore: Sendable {
     }
 
     func roles(userID: String) async throws -> [RoleGrant] {
-        try await database.read { db in try Self.roles(userID: userID, in: db) }
+        try await database.tracedRead { db in try Self.roles(userID: userID, in: db) }
     }
 
     /// Grants or revokes a role; returns the user's roles afterwards, or nil when there is no
     /// such user. A tenant role needs an existing tenant (nil otherwise, too).
     func changeRole(userID: String, grant: RoleGrant, granted: Bool) async throws -> [RoleGrant]? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard try UserRecord.filter(key: userID).live().isEmpty(db) == false else { return nil }
             if let tenant = grant.tenantId, try TenantRecord.exists(db, key: tenant) == false { return nil }
             let row = UserRoleRecord(userId: userID, grant: grant)
@@ -141,7 +141,7 @@ struct UserStore: Sendable {
         _ identity: AppleIdentity, appleRefreshToken: String?, newUser: UserRecord, session: SessionRecord,
         refreshToken: RefreshTokenRecord, now: Date
     ) async throws -> String {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             var userID: String
             if var account = try AppleAccountRecord.fetchOne(db, key: identity.sub) {
                 userID = account.userId
@@ -177,7 +177,7 @@ struct UserStore: Sendable {
     }
 
     func appleAccount(userID: String) async throws -> AppleAccountRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try AppleAccountRecord.filter(AppleAccountRecord.Columns.userId == userID).fetchOne(db)
         }
     }

@@ -34,7 +34,7 @@ extension FeedStore {
     func challenges(
         of user: String, in box: ChallengeBox, after position: TimePosition?, limit: Int
     ) async throws -> [ChallengeView] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             typealias Columns = ChallengeRecord.Columns
             let mine: QueryInterfaceRequest<ChallengeRecord> =
                 switch box {
@@ -53,7 +53,7 @@ extension FeedStore {
     func votingChallenges(
         near center: Coordinate, radius: Double, viewer: String, after position: TimePosition?, limit: Int
     ) async throws -> [ChallengeView] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try Self.scan(.votingChallenges, center: center, radius: radius, after: position, limit: limit, in: db) {
                 chunk in
                 let distances = Dictionary(uniqueKeysWithValues: chunk.map { ($0.id, $0.distance) })
@@ -69,7 +69,7 @@ extension FeedStore {
     func votingChallenges(
         at spot: String, viewer: String, after position: TimePosition?, limit: Int
     ) async throws -> [ChallengeView] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             var arguments: StatementArguments = ["spot": spot, "viewer": viewer, "limit": limit + 1]
             var after = ""
             if let position {

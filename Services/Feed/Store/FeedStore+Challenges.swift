@@ -21,7 +21,7 @@ extension FeedStore {
     /// a spot takes the spot's place unless it names its own, and counts on the spot; an
     /// unknown spot (or one across a block) is a 404.
     func create(_ challenge: ChallengeRecord, limit policy: RatePolicy) async throws -> ChallengeRecord {
-        try await database.write { [outbox, jobs] db in
+        try await database.tracedWrite { [outbox, jobs] db in
             var challenge = challenge
             let recent = try ChallengeRecord.filter(ChallengeRecord.Columns.creatorId == challenge.creatorId)
                 .filter(ChallengeRecord.Columns.createdAt > challenge.createdAt.addingTimeInterval(-policy.window))
@@ -60,7 +60,7 @@ extension FeedStore {
     /// participant always; anyone else once voting opened, unless a block stands between them
     /// and either participant.
     func challenge(id: String, viewer: String) async throws -> ChallengeView? {
-        try await database.read { db in try Self.visibleChallenge(id: id, viewer: viewer, in: db) }
+        try await database.tracedRead { db in try Self.visibleChallenge(id: id, viewer: viewer, in: db) }
     }
 
     static func visibleChallenge(id: String, viewer: String, in db: Database) throws -> ChallengeView? {
@@ -78,7 +78,7 @@ extension FeedStore {
     /// told, in the same transaction, that the opponent may play it. Attaching the clip already
     /// attached changes nothing.
     func attach(_ clip: ChallengeClipRecord, at now: Date) async throws -> ChallengeView? {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard var challenge = try ChallengeRecord.fetchOne(db, key: clip.challengeId),
                 challenge.isParticipant(clip.userId)
             else { return nil }
@@ -112,7 +112,7 @@ extension FeedStore {
 
     /// A participant cancels before both clips are ready.
     func cancel(challenge id: String, by user: String, at now: Date) async throws -> ChallengeView? {
-        try await database.write { [jobs] db in
+        try await database.tracedWrite { [jobs] db in
             guard var challenge = try ChallengeRecord.fetchOne(db, key: id), challenge.isParticipant(user) else {
                 return nil
             }
@@ -149,7 +149,7 @@ extension FeedStore {
     func vote(
         challenge id: String, by viewer: String, for votedFor: String, at now: Date
     ) async throws -> ChallengeView? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard let found = try Self.visibleChallenge(id: id, viewer: viewer, in: db) else { return nil }
             let challenge = found.record
             guard !challenge.isParticipant(viewer) else {
@@ -171,7 +171,7 @@ extension FeedStore {
     /// The standing of `user` (all zeros before their first result) with how many spots they
     /// unlocked, nil when a block stands between them and `viewer`.
     func stats(of user: String, viewer: String, at now: Date) async throws -> ChallengeStats? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard try !BlockMirror.isBlocked(viewer, user, in: db) else { return nil }
             return try Self.challengeStanding(of: user, in: db)
                 ?? ChallengeStatsRecord(userId: user, updatedAt: now).contract(spotsUnlocked: 0)

@@ -39,14 +39,14 @@ extension FeedStore {
 
     /// `follower`'s follow of `followee`, if there is one.
     func follow(by follower: String, of followee: String) async throws -> FollowRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try FollowRecord.fetchOne(db, key: ["follower_id": follower, "followee_id": followee])
         }
     }
 
     /// Where `viewer` and `user` stand; nil when a block stands between them.
     func followState(of user: String, viewer: String) async throws -> FollowState? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard try !BlockMirror.isBlocked(viewer, user, in: db) else { return nil }
             return try Self.followState(of: user, viewer: viewer, in: db)
         }
@@ -59,7 +59,7 @@ extension FeedStore {
     func follow(
         _ followee: String, by follower: EventActor, at now: Date, limit policy: RatePolicy
     ) async throws -> FollowState? {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             let me = follower.userId
             guard try !BlockMirror.isBlocked(me, followee, in: db) else { return nil }
             if try !FollowRecord.exists(db, key: ["follower_id": me, "followee_id": followee]) {
@@ -84,7 +84,7 @@ extension FeedStore {
     /// `follower` stops following `followee` (not following: nothing changes); nil when a
     /// block stands between them.
     func unfollow(_ followee: String, by follower: String) async throws -> FollowState? {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard try !BlockMirror.isBlocked(follower, followee, in: db) else { return nil }
             try Self.removeFollow(from: follower, to: followee, outbox: outbox, in: db)
             return try Self.followState(of: followee, viewer: follower, in: db)
@@ -113,7 +113,7 @@ extension FeedStore {
     func follows(
         _ list: FollowList, of user: String, viewer: String, after position: TimePosition?, limit: Int
     ) async throws -> [(userId: String, followedAt: Date)]? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard try !BlockMirror.isBlocked(viewer, user, in: db) else { return nil }
             let (mine, theirs) = list == .followers ? ("followee_id", "follower_id") : ("follower_id", "followee_id")
             return try FollowRecord.filter(sql: "\(mine) = ?", arguments: [user])

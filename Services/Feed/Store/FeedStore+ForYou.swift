@@ -30,7 +30,7 @@ extension FeedStore {
 
     /// Stores the signals not stored yet (by the app's id) and moves affinities; counts both.
     func record(_ signals: [FeedSignal], of user: String, at now: Date) async throws -> FeedSignalReceipt {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             var accepted = 0
             for signal in signals {
                 try FeedSignalRecord(
@@ -63,7 +63,7 @@ extension FeedStore {
     /// saw or skipped in the 24 hours before `now`. Each post once, from its strongest source.
     /// Later pages use the ranking of the first (``ForYouRankings`` keeps it a while).
     func rankForYou(viewer: String, now: Date, seed: UInt64) async throws -> [ForYouRanking.Ranked] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let since = JSONCoding.milliseconds(now.addingTimeInterval(-ForYouRanking.window))
             let nowMs = JSONCoding.milliseconds(now)
             var sources: [String: ForYouRanking.Source] = [:]
@@ -155,7 +155,7 @@ extension FeedStore {
     func forYouPage(
         _ ranked: ArraySlice<ForYouRanking.Ranked>, viewer: String
     ) async throws -> [(post: Post, ranked: ForYouRanking.Ranked)] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let records = try Self.feedPosts(ids: ranked.map(\.candidate.postId), viewer: viewer, in: db)
             let byID = Dictionary(zip(records.map(\.id), try Self.views(records, viewer: viewer, in: db))) { first, _ in
                 first

@@ -8,13 +8,13 @@ extension FeedStore {
     /// Deletes the rows of every timeline beyond its newest `keeping`; answers how many went.
     /// Finding the long timelines reads the timeline index once (a read, beside writers).
     func trimTimelines(keeping: Int) async throws -> Int {
-        let long = try await database.read { db in
+        let long = try await database.tracedRead { db in
             try String.fetchAll(
                 db, sql: "SELECT user_id FROM timeline GROUP BY user_id HAVING COUNT(*) > ?", arguments: [keeping])
         }
         var removed = 0
         for user in long {
-            removed += try await database.write { db in
+            removed += try await database.tracedWrite { db in
                 try db.execute(
                     sql: """
                         DELETE FROM timeline WHERE user_id = ?1 AND at_ms < (
@@ -31,7 +31,7 @@ extension FeedStore {
     func expireSignals(before cutoff: Date) async throws -> Int {
         var removed = 0
         while true {
-            let batch = try await database.write { db in
+            let batch = try await database.tracedWrite { db in
                 try db.execute(
                     sql: """
                         DELETE FROM feed_signal WHERE (user_id, id) IN (

@@ -8,13 +8,13 @@ extension FeedStore {
     /// Moves with every change that can put a post on the map, move it or take it off
     /// (`map_version`, kept by triggers on `post`).
     func mapVersion() async throws -> Int64 {
-        try await database.read { db in try Int64.fetchOne(db, sql: "SELECT version FROM map_version") ?? 0 }
+        try await database.tracedRead { db in try Int64.fetchOne(db, sql: "SELECT version FROM map_version") ?? 0 }
     }
 
     /// Every post the map shows (not hidden, deleted or still processing), oldest first: the
     /// order cluster seeds are chosen in, so clusters keep their ids as posts are added.
     func mapPoints() async throws -> (version: Int64, points: [(id: String, latitude: Double, longitude: Double)]) {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let version = try Int64.fetchOne(db, sql: "SELECT version FROM map_version") ?? 0
             let cursor = try Row.fetchCursor(
                 db,
@@ -42,7 +42,7 @@ extension FeedStore {
     func postsInBox(
         _ box: MapBox, viewer: String, after position: TimePosition?, limit: Int, now: Date
     ) async throws -> [(record: PostRecord, post: Post)] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             let crosses = box.minLongitude > box.maxLongitude
             let range = (

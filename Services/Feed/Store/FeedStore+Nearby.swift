@@ -12,7 +12,7 @@ extension FeedStore {
     func nearby(
         center: Coordinate, radius: Double, viewer: String, after position: TimePosition?, limit: Int, now: Date
     ) async throws -> [(record: PostRecord, post: Post)] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             return try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) {
                 chunk in
@@ -30,7 +30,7 @@ extension FeedStore {
     func nearbyCandidates(
         center: Coordinate, radius: Double, viewer: String, limit: Int, now: Date
     ) async throws -> [TimeDecayRanking.Candidate] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             // Only what the ranking and the mute check read, not whole posts.
             return try Self.scan(.posts, center: center, radius: radius, after: nil, limit: limit - 1, in: db) {
@@ -51,7 +51,7 @@ extension FeedStore {
     /// `ids` as `viewer` may see them now, in the order given (a ranked page).
     func posts(ids: [String], viewer: String, now: Date) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
-        return try await database.read { db in
+        return try await database.tracedRead { db in
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             let rows = try Self.visibleRows(ids: ids, viewer: viewer, db: db)
             let records = try ids.compactMap { id in try rows[id].map(PostRecord.init(row:)) }

@@ -20,7 +20,7 @@ extension FeedStore {
     func search(
         words: [String], viewer: String, offset: Int, limit: Int, now: Date
     ) async throws -> (posts: [Post], more: Bool) {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let records = try PostRecord.fetchAll(
                 db,
                 sql: """

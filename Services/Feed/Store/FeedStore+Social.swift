@@ -17,7 +17,7 @@ extension FeedStore {
     /// Likes (or with false, unlikes) the post; liking again changes nothing. A first like
     /// tells the author (`post.liked`) unless it is their own. Nil: no such post for them.
     func setLike(_ liked: Bool, post id: String, by actor: EventActor, at now: Date) async throws -> Post? {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard let record = try Self.actionablePost(id: id, viewer: actor.userId, in: db) else { return nil }
             if liked {
                 try PostLikeRecord(postId: id, userId: actor.userId, createdAt: now).insert(db, onConflict: .ignore)
@@ -39,7 +39,7 @@ extension FeedStore {
     /// Reposts the post as it is (or with false takes the repost back). A repost reaches the
     /// reposter's followers' timelines and tells the author (`post.reposted`).
     func setRepost(_ reposted: Bool, post id: String, by actor: EventActor, at now: Date) async throws -> Post? {
-        try await database.write { [outbox, jobs] db in
+        try await database.tracedWrite { [outbox, jobs] db in
             guard let record = try Self.actionablePost(id: id, viewer: actor.userId, in: db) else { return nil }
             let me = actor.userId
             if reposted {
@@ -68,7 +68,7 @@ extension FeedStore {
     /// likes, reposts and votes go; media is told it no longer references the photos; it leaves
     /// every timeline and the author's count. False: not theirs, or gone already.
     func delete(post id: String, by author: String, at now: Date) async throws -> Bool {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard var record = try PostRecord.fetchOne(db, key: id), record.authorId == author,
                 record.deletedAt == nil
             else { return false }
@@ -103,7 +103,7 @@ extension FeedStore {
     func replies(
         to id: String, viewer: String, after position: TimePosition?, limit: Int, now: Date
     ) async throws -> Page<Post>? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard try Self.visiblePost(id: id, viewer: viewer, in: db) != nil else { return nil }
             let records = try PostRecord.filter(PostRecord.Columns.parentId == id)
                 .filter(sql: "hidden_at IS NULL AND (media_state = 'ready' OR author_id = ?)", arguments: [viewer])
@@ -132,7 +132,7 @@ extension FeedStore {
     func posts(
         by author: String, viewer: String, after position: TimePosition?, limit: Int, now: Date
     ) async throws -> Page<Post>? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard try !BlockMirror.isBlocked(viewer, author, in: db) else { return nil }
             var sql = """
                 SELECT * FROM post INDEXED BY post_by_author WHERE author_id = :author AND parent_id IS NULL

@@ -26,7 +26,7 @@ extension FeedStore {
     func createSpot(
         _ spot: SpotRecord, tags: [String], images: [String], limit policy: RatePolicy
     ) async throws -> SpotView {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             let recent = try SpotRecord.filter(SpotRecord.Columns.creatorId == spot.creatorId)
                 .filter(SpotRecord.Columns.createdAt > spot.createdAt.addingTimeInterval(-policy.window))
                 .select(SpotRecord.Columns.createdAt, as: Date.self).fetchAll(db)
@@ -48,7 +48,7 @@ extension FeedStore {
         id: String, by user: String, at now: Date, tags: [String]?, images: [String]?,
         change: @Sendable (inout SpotRecord) throws -> Void
     ) async throws -> SpotView? {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard var spot = try SpotRecord.fetchOne(db, key: id), spot.creatorId == user else { return nil }
             try change(&spot)  // invalid input throws: nothing is written
             spot.updatedAt = now
@@ -65,7 +65,7 @@ extension FeedStore {
     /// Deletes the spot when `user` created it; its check-ins and ratings go with it, and
     /// challenges skated there keep their place but no longer name it.
     func deleteSpot(id: String, by user: String) async throws -> Bool {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard let spot = try SpotRecord.fetchOne(db, key: id), spot.creatorId == user else { return false }
             try db.execute(sql: "UPDATE challenge SET spot_id = NULL WHERE spot_id = ?", arguments: [id])
             return try spot.delete(db)
@@ -74,7 +74,7 @@ extension FeedStore {
 
     /// The spot as `viewer` sees it, or nil (unknown, or a block with its creator).
     func spot(id: String, viewer: String) async throws -> SpotView? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let spot = try Self.visibleSpot(id: id, viewer: viewer, in: db) else { return nil }
             return try Self.views([spot], viewer: viewer, in: db)[0]
         }
@@ -93,7 +93,7 @@ extension FeedStore {
         near center: Coordinate, radius: Double, tag: String?, difficulty: SpotDifficulty?, viewer: String,
         after position: TimePosition?, limit: Int
     ) async throws -> [SpotView] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try Self.scan(.spots, center: center, radius: radius, after: position, limit: limit, in: db) { chunk in
                 let distances = Dictionary(uniqueKeysWithValues: chunk.map { ($0.id, $0.distance) })
                 var arguments: StatementArguments = [
@@ -122,7 +122,7 @@ extension FeedStore {
     func spots(
         tag: String?, difficulty: SpotDifficulty?, viewer: String, after position: TimePosition?, limit: Int
     ) async throws -> [SpotView] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             var arguments: StatementArguments = ["viewer": viewer, "limit": limit + 1]
             // The rows ordered: a tag's entries, or every spot.
             let (source, time, id) =
@@ -160,7 +160,7 @@ extension FeedStore {
     func checkIn(
         spot id: String, by user: String, at place: Coordinate, maxDistance: Double, now: Date, checkInID: String
     ) async throws -> (record: SpotCheckInRecord, firstVisit: Bool, created: Bool)? {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard var spot = try Self.visibleSpot(id: id, viewer: user, in: db) else { return nil }
             let distance = place.distance(to: try spot.point())
             guard distance <= maxDistance else {
@@ -190,7 +190,7 @@ extension FeedStore {
 
     /// `user`'s 1–5 stars for the spot (changeable); the spot's mean moves in the same transaction.
     func rate(spot id: String, by user: String, stars: Int, at now: Date) async throws -> SpotView? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var spot = try Self.visibleSpot(id: id, viewer: user, in: db) else { return nil }
             let previous = try SpotRatingRecord.fetchOne(db, key: ["spot_id": id, "user_id": user])
             spot.ratingSum += stars - (previous?.stars ?? 0)

@@ -85,7 +85,7 @@ extension FeedStore {
     func following(
         viewer: String, after position: TimePosition?, limit: Int, now: Date
     ) async throws -> (items: [TimelineItem], next: TimePosition?) {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             var items: [TimelineItem] = []
             var after = position

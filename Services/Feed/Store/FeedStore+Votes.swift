@@ -12,7 +12,7 @@ extension FeedStore {
     /// Sets (or with nil removes) `viewer`'s vote and adjusts the post's counts by the
     /// difference, in one transaction: the counts always equal the votes.
     func setVote(_ value: VoteValue?, post id: String, viewer: String, at now: Date) async throws -> Post? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var record = try Self.visiblePost(id: id, viewer: viewer, in: db), record.hiddenAt == nil,
                 record.deletedAt == nil
             else { return nil }

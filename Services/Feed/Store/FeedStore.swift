@@ -29,7 +29,7 @@ struct FeedStore: Sendable {
     /// returned and nothing is written. A post answered or quoted must be one the author may
     /// see and not deleted (404).
     func create(_ new: NewPost) async throws -> (post: PostRecord, created: Bool) {
-        try await database.write { [outbox, jobs] db in
+        try await database.tracedWrite { [outbox, jobs] db in
             var record = new.record
             if let mediaId = record.mediaId,
                 let existing = try PostRecord.filter(PostRecord.Columns.mediaId == mediaId).fetchOne(db)
@@ -117,7 +117,7 @@ struct FeedStore: Sendable {
 
     /// The post as `viewer` sees it, or nil.
     func post(id: String, viewer: String) async throws -> Post? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let record = try Self.visiblePost(id: id, viewer: viewer, in: db) else { return nil }
             return try Self.views([record], viewer: viewer, in: db)[0]
         }
@@ -167,7 +167,7 @@ struct FeedStore: Sendable {
 
     /// Any post, hidden or not, for moderation.
     func summary(id: String) async throws -> PostSummary? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try PostRecord.fetchOne(db, key: id).map {
                 PostSummary(id: $0.id, authorId: $0.authorId, hidden: $0.hiddenAt != nil)
             }

@@ -20,25 +20,25 @@ extension MediaStore {
     }
 
     func createEvidence(_ record: EvidenceRecord) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try record.insert(db)
             try Self.appendCustody(record.id, action: "created", actor: record.ownerId, at: record.createdAt, in: db)
         }
     }
 
     func evidence(id: String) async throws -> EvidenceRecord? {
-        try await database.read { db in try EvidenceRecord.fetchOne(db, key: id) }
+        try await database.tracedRead { db in try EvidenceRecord.fetchOne(db, key: id) }
     }
 
     func evidence(key: String) async throws -> EvidenceRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try EvidenceRecord.filter(EvidenceRecord.Columns.key == key).fetchOne(db)
         }
     }
 
     /// Records the uploaded bytes' size and hash, once: evidence bytes never change.
     func recordEvidenceBytes(id: String, size: Int, sha256: String, at now: Date) async throws -> Bool {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var record = try EvidenceRecord.fetchOne(db, key: id), record.uploadedAt == nil else { return false }
             (record.size, record.sha256, record.uploadedAt) = (size, sha256, now)
             try record.update(db)
@@ -48,7 +48,7 @@ extension MediaStore {
     }
 
     func finalizeEvidence(id: String, kind: EvidenceKind, actor: String, at now: Date) async throws -> EvidenceRecord? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var record = try EvidenceRecord.fetchOne(db, key: id) else { return nil }
             if record.finalizedAt == nil {
                 record.kind = kind
@@ -61,12 +61,13 @@ extension MediaStore {
     }
 
     func recordCustody(_ id: String, action: String, actor: String, at now: Date) async throws {
-        try await database.write { db in try Self.appendCustody(id, action: action, actor: actor, at: now, in: db) }
+        try await database.tracedWrite { db in try Self.appendCustody(id, action: action, actor: actor, at: now, in: db)
+        }
     }
 
     /// The custody log, and whether every entry's hash is right and chained to the one before.
     func custody(of id: String) async throws -> CustodyLog {
-        let entries = try await database.read { db in
+        let entries = try await database.tracedRead { db in
             try CustodyRecord.filter(CustodyRecord.Columns.evidenceId == id).order(CustodyRecord.Columns.sequence)
                 .fetchAll(db)
         }

@@ -7,7 +7,7 @@ import ServiceKit
 extension MediaStore {
     /// Ids of media still being processed, oldest first.
     func mediaInProcessing() async throws -> [String] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try String.fetchAll(db, sql: "SELECT id FROM media WHERE status = 'processing' ORDER BY created_at")
         }
     }
@@ -20,7 +20,7 @@ extension MediaStore {
     func finishProcessing(
         _ id: String, at now: Date, blobs: BlobStore, outcome: Result<ProcessedCopies, MediaRejection>
     ) async throws -> MediaRecord? {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard var media = try MediaRecord.fetchOne(db, key: id), media.status == .processing else { return nil }
             media.processedAt = now
             let references = Set(

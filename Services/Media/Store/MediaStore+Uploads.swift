@@ -9,7 +9,7 @@ extension MediaStore {
     /// Records a new upload unless the owner's quotas refuse it (429, checked in the same
     /// transaction, so two creations at once cannot both slip under a limit).
     func createUpload(_ upload: UploadRecord, perHour: Int, inFlightBytes: Int) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             typealias Columns = UploadRecord.Columns
             let policy = RatePolicy(name: "uploads", limit: perHour, window: 3600)
             let recent = try UploadRecord.filter(
@@ -38,7 +38,7 @@ extension MediaStore {
 
     /// The owner's upload; someone else's is nil, as if it did not exist.
     func upload(id: String, owner: String) async throws -> UploadRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try UploadRecord.filter(key: id).filter(UploadRecord.Columns.ownerId == owner).fetchOne(db)
         }
     }
@@ -49,7 +49,7 @@ extension MediaStore {
     func move(
         _ id: String, to state: UploadState, _ change: @escaping @Sendable (inout UploadRecord) -> Void = { _ in }
     ) async throws -> UploadRecord? {
-        try await database.write { db in try Self.move(id, to: state, in: db, change) }
+        try await database.tracedWrite { db in try Self.move(id, to: state, in: db, change) }
     }
 
     static func move(
@@ -73,7 +73,7 @@ extension MediaStore {
     /// for media still processing, the media id on the upload, which stays in `processing`
     /// until the media is done).
     func finish(_ id: String, media: MediaRecord) async throws -> UploadRecord? {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try media.insert(db)
             return try Self.move(id, to: media.status == .ready ? .ready : .processing, in: db) {
                 $0.mediaId = media.id
@@ -84,7 +84,7 @@ extension MediaStore {
     /// Uploads whose time ran out while they still took bytes: marked expired, ids returned
     /// so their files can go.
     func expireUploads(now: Date) async throws -> [String] {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let ids = try String.fetchAll(
                 db,
                 sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading') AND expires_at <= ?",
@@ -98,7 +98,7 @@ extension MediaStore {
     /// `processing` with no media) can never finish; they become `rejected` so the client
     /// learns to upload again instead of waiting. Returns their ids (their files go).
     func rejectInterruptedCompletions() async throws -> [String] {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let ids = try String.fetchAll(
                 db, sql: "SELECT id FROM upload WHERE state = 'processing' AND media_id IS NULL")
             for id in ids {
@@ -112,7 +112,7 @@ extension MediaStore {
 
     /// Ids of uploads that may still have a file.
     func liveUploadIDs() async throws -> Set<String> {
-        try await database.read { db in
+        try await database.tracedRead { db in
             Set(
                 try String.fetchAll(
                     db, sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading', 'processing')"))

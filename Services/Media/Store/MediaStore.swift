@@ -9,25 +9,25 @@ struct MediaStore: Sendable {
     let outbox: Outbox
 
     func insert(_ record: MediaRecord) async throws {
-        try await database.write { db in try record.insert(db) }
+        try await database.tracedWrite { db in try record.insert(db) }
     }
 
     /// Inserts `record` with the reference of the service it was made for.
     func insert(_ record: MediaRecord, reference: MediaReferenceRecord) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try record.insert(db)
             try reference.insert(db)
         }
     }
 
     func media(id: String) async throws -> MediaRecord? {
-        try await database.read { db in try MediaRecord.fetchOne(db, key: id) }
+        try await database.tracedRead { db in try MediaRecord.fetchOne(db, key: id) }
     }
 
     /// The media object, when `viewer` may see it: its owner, anyone once it is public, and
     /// the readers a referencing service named.
     func media(id: String, visibleTo viewer: String) async throws -> MediaRecord? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let record = try MediaRecord.fetchOne(db, key: id) else { return nil }
             let visible =
                 try record.isVisible(to: viewer) || MediaReaderRecord.exists(media: id, user: viewer, in: db)
@@ -84,7 +84,7 @@ struct MediaStore: Sendable {
 
     /// Every blob a row uses, for garbage collection.
     func usedBlobs() async throws -> Set<String> {
-        try await database.read { db in
+        try await database.tracedRead { db in
             Set(
                 try String.fetchAll(
                     db,

@@ -11,7 +11,7 @@ extension ModerationStore {
     /// Adds a mute (201), or answers the one that already mutes the same phrase (200; a new
     /// `until` replaces the old).
     func mute(_ record: KeywordMuteRecord, now: Date) async throws -> (KeywordMuteRecord, created: Bool) {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             let mine = KeywordMuteRecord.filter(KeywordMuteRecord.Columns.userId == record.userId)
             if var existing = try mine.filter(sql: "phrase_key = ?", arguments: [record.phraseKey]).fetchOne(db) {
                 guard existing.until != record.until else { return (existing, false) }
@@ -31,7 +31,7 @@ extension ModerationStore {
 
     /// Removes one of the user's mutes; false when they have none with that id.
     func unmute(id: String, of user: String, now: Date) async throws -> Bool {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard
                 try KeywordMuteRecord.filter(key: id).filter(KeywordMuteRecord.Columns.userId == user).deleteAll(db)
                     > 0
@@ -43,7 +43,7 @@ extension ModerationStore {
 
     /// The user's mutes that still hold, oldest first.
     func keywordMutes(of user: String, now: Date) async throws -> [KeywordMuteRecord] {
-        try await database.read { db in try Self.current(of: user, now: now, in: db) }
+        try await database.tracedRead { db in try Self.current(of: user, now: now, in: db) }
     }
 
     static func current(of user: String, now: Date, in db: Database) throws -> [KeywordMuteRecord] {

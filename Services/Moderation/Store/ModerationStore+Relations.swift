@@ -35,7 +35,7 @@ extension ModerationStore {
     /// Starts the relation; answers it and whether it is new (only a new one is announced).
     /// One that would make more than `limit` of the actor's is refused (409).
     func relate<Record: UserRelationRecord>(_ record: Record, limit: Int) async throws -> (Record, created: Bool) {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             if let existing = try Record.fetchOne(db, key: Record.key(record.actorId, record.targetId)) {
                 return (existing, false)
             }
@@ -51,7 +51,7 @@ extension ModerationStore {
 
     /// Ends the relation; false when there was none.
     func unrelate<Record: UserRelationRecord>(_ type: Record.Type, actor: String, target: String) async throws -> Bool {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             guard let record = try Record.fetchOne(db, key: Record.key(actor, target)) else { return false }
             try record.delete(db)
             try outbox.enqueue(record.ended, in: db)
@@ -63,7 +63,7 @@ extension ModerationStore {
     func relations<Record: UserRelationRecord>(
         _ type: Record.Type, of actor: String, after position: TimePosition?, limit: Int
     ) async throws -> [Record] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try Record.filter(sql: "\(Record.actorColumn) = ?", arguments: [actor])
                 .newestFirst(after: position, idColumn: Record.targetColumn, limit: limit).fetchAll(db)
         }

@@ -9,7 +9,7 @@ extension ModerationStore {
     /// and writes `content.hidden` in the same transaction. A second report of the same target
     /// by the same user is a 409 and counts nothing.
     func report(_ record: ReportRecord) async throws {
-        try await database.write { [outbox, autoHideReports] db in
+        try await database.tracedWrite { [outbox, autoHideReports] db in
             typealias Columns = ReportRecord.Columns
             let exists =
                 try ReportRecord.filter(

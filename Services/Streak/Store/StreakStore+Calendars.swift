@@ -8,7 +8,7 @@ extension StreakStore {
     /// The last `days` days of one of `user`'s streaks, ending on the reader's today (nil: not
     /// theirs). Only snaps that count are shown.
     func calendar(of streakID: String, viewer user: String, days: Int, at now: Date) async throws -> HeatmapCalendar? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let streak = try StreakRecord.filter(key: streakID).of(user).fetchOne(db) else { return nil }
             let (from, to, dates) = try Self.range(days, for: user, at: now, in: db)
             typealias Columns = StreakSnapRecord.Columns
@@ -33,7 +33,7 @@ extension StreakStore {
 
     /// The last `days` days of `user`'s snaps across all their streaks.
     func calendar(of user: String, days: Int, at now: Date) async throws -> HeatmapCalendar {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let (from, to, dates) = try Self.range(days, for: user, at: now, in: db)
             let counts = try Row.fetchAll(
                 db,

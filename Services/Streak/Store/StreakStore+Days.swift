@@ -13,7 +13,7 @@ extension StreakStore {
     ) async throws
         -> [(standing: StreakStanding, day: StreakDay)]
     {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit).fetchAll(db).map {
                 let standing = try Self.standing(of: $0, viewer: user, at: now, in: db)
                 let day = standing.day.description
@@ -27,7 +27,7 @@ extension StreakStore {
     func history(
         of streakID: String, viewer user: String, before: String?, limit: Int, at now: Date
     ) async throws -> (standing: StreakStanding, days: [StreakDay])? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let streak = try StreakRecord.filter(key: streakID).of(user).fetchOne(db) else { return nil }
             let standing = try Self.standing(of: streak, viewer: user, at: now, in: db)
             typealias Columns = StreakSnapRecord.Columns

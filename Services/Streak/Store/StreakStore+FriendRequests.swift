@@ -10,7 +10,7 @@ extension StreakStore {
     /// friends, or when a request between them is pending (409), or when a free sender holds
     /// the free plan's active streaks already (402).
     func send(_ record: FriendRequestRecord, fromDisplayName: String) async throws {
-        try await database.write { [outbox] db in
+        try await database.tracedWrite { [outbox] db in
             if try BlockMirror.isBlocked(record.fromUserId, record.toUserId, in: db) {
                 throw ServiceError.notFound("User")
             }
@@ -61,7 +61,7 @@ extension StreakStore {
     func accept(
         requestID: String, by user: String, displayName: String, premium: Bool, newStreakID: String, at now: Date
     ) async throws -> StreakRecord {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             var request = try Self.pendingRequest(id: requestID, to: user, in: db)
             if try BlockMirror.isBlocked(request.fromUserId, user, in: db) {
                 throw ServiceError.notFound("Friend request")
@@ -95,13 +95,13 @@ extension StreakStore {
 
     /// Deletes a pending request `user` sent.
     func withdraw(requestID: String, by user: String) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             _ = try Self.pendingRequest(id: requestID, from: user, in: db).delete(db)
         }
     }
 
     func decline(requestID: String, by user: String, at now: Date) async throws -> FriendRequestRecord {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             var request = try Self.pendingRequest(id: requestID, to: user, in: db)
             request.status = .declined
             request.respondedAt = now
@@ -115,7 +115,7 @@ extension StreakStore {
         of user: String, incoming: Bool, after position: TimePosition?, limit: Int
     ) async throws -> [FriendRequestRecord] {
         typealias Columns = FriendRequestRecord.Columns
-        return try await database.read { db in
+        return try await database.tracedRead { db in
             try FriendRequestRecord.filter((incoming ? Columns.toUserId : Columns.fromUserId) == user)
                 .filter(Columns.status == FriendRequestStatus.pending)
                 .newestFirst(after: position, limit: limit).fetchAll(db)

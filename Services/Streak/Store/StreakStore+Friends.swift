@@ -14,7 +14,7 @@ extension StreakStore {
     func friends(
         of user: String, after position: TimePosition?, limit: Int, at now: Date
     ) async throws -> [(standing: StreakStanding, displayName: String?)] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit).fetchAll(db).map {
                 let standing = try Self.standing(of: $0, viewer: user, at: now, in: db)
                 let friend = $0.partner(of: user)
@@ -48,7 +48,7 @@ extension StreakStore {
     /// Ends the friendship and its streak for good (both stop seeing it among their friends;
     /// a new friend request starts afresh, keeping only the longest count).
     func unfriend(_ friend: String, by user: String, at now: Date) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             var streak = try Self.friendship(of: user, with: friend, in: db)
             try end(&streak, reason: "unfriended", in: db)
         }
@@ -67,7 +67,7 @@ extension StreakStore {
     /// Nudges `friend` (`streak.nudged`), once per friend and the sender's local day; another
     /// is a 429 until the sender's next day.
     func nudge(_ friend: String, by user: String, at now: Date) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let streak = try Self.friendship(of: user, with: friend, in: db)
             let zone = try MemberRecord.fetchOne(db, key: user)?.zone ?? TimeZone(identifier: "UTC")!
             let today = LocalDay(now, in: zone)
@@ -88,7 +88,7 @@ extension StreakStore {
     /// People found by auth's search, as `user` sees them: without `user` and anyone a block
     /// stands between, each with where they stand (friends, a pending request either way).
     func relations(of user: String, to found: [UserSummary]) async throws -> [FoundUser] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try found.compactMap { other -> FoundUser? in
                 guard other.id != user, try BlockMirror.isBlocked(user, other.id, in: db) == false else { return nil }
                 var person = FoundUser(

@@ -23,7 +23,7 @@ extension StreakStore {
     /// What a share card of one of `user`'s streaks shows, settled as of `now`; nil when the
     /// streak is not theirs.
     func milestoneData(of streakID: String, viewer user: String, at now: Date) async throws -> MilestoneData? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             guard let record = try StreakRecord.filter(key: streakID).of(user).fetchOne(db) else { return nil }
             let standing = try Self.standing(of: record, viewer: user, at: now, in: db)
             let progress = standing.progress
@@ -42,7 +42,7 @@ extension StreakStore {
 
     /// `user`'s profile numbers as of `now` (a Pro user's monthly tokens credited first).
     func stats(of user: String, premium: Bool, at now: Date) async throws -> StreakStats {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             if premium { try Self.creditMonthly(user, at: now, in: db) }
             let shown = try Self.profileStats(of: user, at: now, in: db)
             let recoveries = try RecoveryTokenRecord.filter(
@@ -65,7 +65,7 @@ extension StreakStore {
     /// shows at once and the deadline pass writes nothing more): nil for someone with no streak
     /// and no snap.
     func profileStats(of user: String, at now: Date) async throws -> StreakProfileStats? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let stats = try Self.profileStats(of: user, at: now, in: db)
             return stats == StreakProfileStats(activeStreaks: 0, longestStreak: 0, totalSnaps: 0) ? nil : stats
         }

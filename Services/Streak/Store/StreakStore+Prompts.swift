@@ -18,7 +18,7 @@ extension StreakStore {
 
     /// Today's prompt for `user`: their day in `zone`, or in the zone streak knows for them.
     func todaysPrompt(of user: String, zone: TimeZone?, at now: Date) async throws -> DailyPrompt {
-        try await database.read { db in
+        try await database.tracedRead { db in
             let zone = try zone ?? MemberRecord.find(user, in: db).zone
             return try prompt(of: user, on: LocalDay(now, in: zone), in: db)
         }
@@ -26,12 +26,12 @@ extension StreakStore {
 
     /// `user`'s local day as of `now`, in the zone streak knows for them.
     func today(of user: String, at now: Date) async throws -> LocalDay {
-        try await database.read { db in LocalDay(now, in: try MemberRecord.find(user, in: db).zone) }
+        try await database.tracedRead { db in LocalDay(now, in: try MemberRecord.find(user, in: db).zone) }
     }
 
     /// Sets (or replaces) `user`'s own prompt for `day`.
     func setCustomPrompt(_ record: CustomPromptRecord) async throws -> DailyPrompt {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try record.upsert(db)
             return record.contract
         }
@@ -39,7 +39,7 @@ extension StreakStore {
 
     /// `user`'s own prompts from `day` on, soonest first.
     func customPrompts(of user: String, from day: LocalDay) async throws -> [DailyPrompt] {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try CustomPromptRecord
                 .filter(
                     CustomPromptRecord.Columns.userId == user && CustomPromptRecord.Columns.localDate >= day.description
@@ -51,7 +51,7 @@ extension StreakStore {
 
     /// Removes `user`'s own prompt for `day`; whether there was one.
     func deleteCustomPrompt(of user: String, on day: LocalDay) async throws -> Bool {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             try CustomPromptRecord.deleteOne(db, key: ["user_id": user, "local_date": day.description])
         }
     }

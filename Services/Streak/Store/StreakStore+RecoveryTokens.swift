@@ -45,7 +45,7 @@ extension StreakStore {
 
     /// The user's balance and latest transactions (a Pro user's monthly tokens credited first).
     func recoveryTokens(of user: String, premium: Bool, at now: Date) async throws -> RecoveryTokenBalance {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             if premium { try Self.creditMonthly(user, at: now, in: db) }
             let rows = try Row.fetchAll(
                 db,

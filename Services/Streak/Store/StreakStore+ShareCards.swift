@@ -9,7 +9,7 @@ extension StreakStore {
     /// when the streak is no longer theirs (ended with a deleted friend while it was drawn).
     func keep(_ card: ShareCard, of streakID: String, by user: String, at now: Date) async throws -> ShareCard? {
         let id = entropy.uuid().uuidString.lowercased()
-        return try await database.write { db in
+        return try await database.tracedWrite { db in
             guard try StreakRecord.filter(key: streakID).of(user).fetchCount(db) > 0 else { return nil }
             try ShareCardRecord(
                 id: id, userId: user, streakId: streakID, mediaId: card.mediaId, style: card.style, count: card.count,
@@ -28,7 +28,7 @@ extension StreakStore {
     ) async throws
         -> ShareCardShare?
     {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var card = try ShareCardRecord.fetchOne(db, key: id), card.userId == user else { return nil }
             card.platform = platform
             card.sharedAt = now

@@ -11,7 +11,7 @@ extension StreakStore {
     ) async throws
         -> [StreakStanding]
     {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try StreakRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db).map {
                 try Self.standing(of: $0, viewer: user, at: now, in: db)
             }
@@ -20,7 +20,7 @@ extension StreakStore {
 
     /// One of `user`'s streaks settled as of `now`, or nil (someone else's is not found).
     func streak(id: String, of user: String, at now: Date) async throws -> StreakStanding? {
-        try await database.read { db in
+        try await database.tracedRead { db in
             try StreakRecord.filter(key: id).of(user).fetchOne(db).map {
                 try Self.standing(of: $0, viewer: user, at: now, in: db)
             }
@@ -39,7 +39,7 @@ extension StreakStore {
     ) async throws
         -> [StreakStanding]
     {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let user = snap.userId
             let day = LocalDay(snap.localDate)!
             try MemberRecord.remember(user, zone: zone, at: now, in: db)
@@ -112,7 +112,7 @@ extension StreakStore {
     /// 409 (`RECOVERY_UNAVAILABLE`) whatever the balance; no token is a 402
     /// (`NO_RECOVERY_TOKENS`). A Pro user's monthly tokens are credited first.
     func recover(streakID: String, by user: String, premium: Bool, at now: Date) async throws -> StreakStanding {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             guard var streak = try StreakRecord.filter(key: streakID).of(user).fetchOne(db) else {
                 throw ServiceError.notFound("Streak")
             }

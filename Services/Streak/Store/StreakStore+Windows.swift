@@ -19,7 +19,7 @@ enum SnapWindowJob {
 extension StreakStore {
     /// `user`'s window for their local day as of `now`, drawn if it was not yet.
     func window(of user: String, at now: Date) async throws -> (SnapWindowRecord, MemberRecord) {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let member = try MemberRecord.find(user, in: db)
             return (try drawnWindow(of: member, on: LocalDay(now, in: member.zone), in: db), member)
         }
@@ -32,7 +32,7 @@ extension StreakStore {
     ) async throws
         -> (SnapWindowRecord, MemberRecord)
     {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             let member = try MemberRecord.remember(user, zone: zone, earliestHour: earliestHour, at: now, in: db)
             let window = try drawnWindow(of: member, on: LocalDay(now, in: member.zone), in: db)
             try planWindow(for: user, at: now, in: db)
@@ -61,7 +61,7 @@ extension StreakStore {
     /// drawn (and kept) in its own transaction, so a refused snap leaves it as drawn.
     func checkWindow(of user: String, zone: TimeZone, at now: Date) async throws {
         guard settings.windowsEnforced else { return }
-        let window = try await database.write { db in
+        let window = try await database.tracedWrite { db in
             var member = try MemberRecord.find(user, in: db)
             member.timeZone = zone.identifier
             return try drawnWindow(of: member, on: LocalDay(now, in: zone), in: db)

@@ -63,7 +63,7 @@ public struct EventInbox: Sendable {
             throw ServiceError(.unknownEventType, "This service does not subscribe to \(header.type).")
         }
         let now = clock.now()
-        return try await database.write { db in
+        return try await database.tracedWrite { db in
             let id = header.id.uuidString.lowercased()
             if try InboxEventRecord.exists(db, key: id) { return .duplicate }
             try InboxEventRecord(

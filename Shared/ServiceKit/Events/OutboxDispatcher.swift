@@ -61,7 +61,7 @@ public struct OutboxDispatcher: Service {
         let now = outbox.clock.now()
         let batches: [String: [Pending]]
         do {
-            batches = try await database.read { [batchSize] db in
+            batches = try await database.tracedRead { [batchSize] db in
                 var batches: [String: [Pending]] = [:]
                 // One index seek per subscriber (a scan of the queue would cost as much as
                 // the queue is long, on every commit that enqueues).
@@ -116,7 +116,7 @@ public struct OutboxDispatcher: Service {
             do {
                 switch outcome {
                 case .delivered:
-                    try await database.write { db in
+                    try await database.tracedWrite { db in
                         try db.execute(
                             sql: "DELETE FROM kit_outbox_delivery WHERE event_seq = ? AND subscriber = ?",
                             arguments: [item.eventSeq, subscriber])
@@ -130,7 +130,7 @@ public struct OutboxDispatcher: Service {
                         .increment()
                 case .retry(let reason):
                     let delay = backoff(afterAttempts: item.attempts + 1)
-                    try await database.write { db in
+                    try await database.tracedWrite { db in
                         try db.execute(
                             sql: """
                                 UPDATE kit_outbox_delivery SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
@@ -147,7 +147,7 @@ public struct OutboxDispatcher: Service {
                     Counter(label: "pinhole_outbox_retries_total", dimensions: [("subscriber", subscriber)]).increment()
                     return false
                 case .refused(let reason):
-                    try await database.write { db in
+                    try await database.tracedWrite { db in
                         try db.execute(
                             sql: """
                                 UPDATE kit_outbox_delivery SET attempts = attempts + 1, dead_at = ?, last_error = ?

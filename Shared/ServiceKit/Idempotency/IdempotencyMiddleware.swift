@@ -87,7 +87,7 @@ public struct IdempotencyMiddleware<Context: ServiceRequestContextProtocol>: Rou
     private func claim(scope: String, key: String, fingerprint: String) async throws -> Claim {
         let now = clock.now()
         let (retention, abandonAfter) = (self.retention, self.abandonAfter)
-        return try await database.write { db -> Claim in
+        return try await database.tracedWrite { db -> Claim in
             try db.execute(
                 sql:
                     "DELETE FROM kit_idempotency_key WHERE rowid IN (SELECT rowid FROM kit_idempotency_key WHERE expires_at < ? LIMIT 100)",
@@ -118,7 +118,7 @@ public struct IdempotencyMiddleware<Context: ServiceRequestContextProtocol>: Rou
     }
 
     private func release(scope: String, key: String) async throws {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             _ = try IdempotencyKeyRecord.filter(key: ["scope": scope, "key": key])
                 .filter(IdempotencyKeyRecord.Columns.status == nil).deleteAll(db)
         }
@@ -135,7 +135,7 @@ public struct IdempotencyMiddleware<Context: ServiceRequestContextProtocol>: Rou
         }
         let headers = try JSONEncoder().encode(kept)
         let status = response.status.code
-        try await database.write { db in
+        try await database.tracedWrite { db in
             typealias Columns = IdempotencyKeyRecord.Columns
             _ = try IdempotencyKeyRecord.filter(key: ["scope": scope, "key": key]).updateAll(
                 db,

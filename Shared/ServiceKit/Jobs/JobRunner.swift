@@ -280,7 +280,7 @@ public struct JobRunner: Service {
     func claim(now: Date, skipping: Set<Int64> = []) async throws -> [JobRecord] {
         let kinds = handlers.keys.map(\.rawValue)
         let (batchSize, maxBackoff, entropy) = (self.batchSize, self.maxBackoff, self.entropy)
-        return try await database.write { db in
+        return try await database.tracedWrite { db in
             var jobs = try JobRecord.all().pending()
                 .filter(kinds.contains(JobRecord.Columns.kind) && JobRecord.Columns.dueAt <= now)
                 .filter(!skipping.contains(JobRecord.Columns.seq))
@@ -332,7 +332,7 @@ public struct JobRunner: Service {
     private func record(_ outcomes: [Outcome]) async throws {
         let now = queue.clock.now()
         let (maxAttempts, maxBackoff, entropy, logger) = (self.maxAttempts, self.maxBackoff, self.entropy, self.logger)
-        let (parked, labels) = try await database.write { db in
+        let (parked, labels) = try await database.tracedWrite { db in
             var parked: [(JobRecord, String)] = []
             var labels: [(kind: String, outcome: String)] = []
             var done: [Int64] = []
@@ -420,7 +420,7 @@ public struct JobRunner: Service {
         let now = queue.clock.now()
         let lateBefore = now.addingTimeInterval(-lateAfter)
         var stats = Dictionary(uniqueKeysWithValues: handlers.keys.map { ($0, Stats()) })
-        let rows = try await database.read { db in
+        let rows = try await database.tracedRead { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -429,10 +429,13 @@ public struct JobRunner: Service {
                            SUM(failed_at IS NULL AND due_at <= ?) AS late,
                            SUM(failed_at IS NOT NULL) AS failed
                     FROM kit_job GROUP BY kind
-                    """, arguments: [now, lateBefore])
+                    """, arguments: [now, lateBefore]
+            ).map { row -> (kind: String, due: Int, late: Int, failed: Int) in
+                (row["kind"], row["due"], row["late"], row["failed"])
+            }
         }
         for row in rows {
-            stats[JobKind(rawValue: row["kind"])] = Stats(due: row["due"], late: row["late"], failed: row["failed"])
+            stats[JobKind(rawValue: row.kind)] = Stats(due: row.due, late: row.late, failed: row.failed)
         }
         return stats
     }

@@ -155,7 +155,7 @@ public struct ServiceRuntime: Sendable {
     /// A readiness check that the database answers.
     public static func databaseCheck(_ database: DatabasePool) -> HealthController.Check {
         {
-            (try? await database.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+            (try? await database.tracedRead { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
         }
     }
 

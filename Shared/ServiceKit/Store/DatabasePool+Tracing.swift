@@ -1,0 +1,32 @@
+import GRDB
+import Tracing
+
+/// Every database transaction a service runs, as a span when telemetry is on (``Telemetry``):
+/// `sqlite read` or `sqlite write`, child of the request or job that asked, naming the store
+/// method (`code.function`, `code.filepath`). GRDB runs the transaction on its own queue, where
+/// the caller's trace is not visible, so the span is made here, around it.
+extension DatabasePool {
+    /// GRDB's `write`, in a span.
+    public func tracedWrite<T: Sendable>(
+        function: String = #function, file: String = #fileID, _ updates: @Sendable (Database) throws -> T
+    ) async throws -> T {
+        try await Telemetry.withSpan("sqlite write", kind: .client) { span, _ in
+            span?.attributes["db.system"] = "sqlite"
+            span?.attributes["code.function"] = function
+            span?.attributes["code.filepath"] = file
+            return try await write(updates)
+        }
+    }
+
+    /// GRDB's `read`, in a span.
+    public func tracedRead<T: Sendable>(
+        function: String = #function, file: String = #fileID, _ value: @Sendable (Database) throws -> T
+    ) async throws -> T {
+        try await Telemetry.withSpan("sqlite read", kind: .client) { span, _ in
+            span?.attributes["db.system"] = "sqlite"
+            span?.attributes["code.function"] = function
+            span?.attributes["code.filepath"] = file
+            return try await read(value)
+        }
+    }
+}
