@@ -16,13 +16,10 @@ import Testing
     static let bob = "00000000-0000-4000-8000-00000000000b"
 
     func withMedia(
+        _ config: [String: String] = [:],
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
-    )
-        async throws
-    {
-        let harness = try ServiceHarness(.media)
-        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-        try await harness.test(parts) { client in try await body(harness, client) }
+    ) async throws {
+        try await TestMedia.withRouter(config, body)
     }
 
     /// The base64url character with the same top four bits and the lowest bit flipped: for a

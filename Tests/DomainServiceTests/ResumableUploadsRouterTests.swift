@@ -23,9 +23,7 @@ import Testing
         _ config: [String: String] = [:],
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let harness = try ServiceHarness(.media, config: config)
-        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-        try await harness.test(parts) { client in try await body(harness, client) }
+        try await TestMedia.withRouter(config, body)
     }
 
     func send(

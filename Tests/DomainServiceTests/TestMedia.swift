@@ -2,6 +2,7 @@ import CVips
 import Contracts
 import Foundation
 import GRDB
+import HummingbirdTesting
 import ServiceKit
 import TestSupport
 import Testing
@@ -11,6 +12,16 @@ import Testing
 /// Media for processing tests that only a codec can make: HEIC through libvips' encoder,
 /// real H.264 videos through ffmpeg.
 enum TestMedia {
+    /// Media's router in process, with a harness for tokens and configuration.
+    static func withRouter(
+        _ config: [String: String] = [:],
+        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let harness = try ServiceHarness(.media, config: config)
+        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in try await body(harness, client) }
+    }
+
     /// A real 64×48 HEIC photo, encoded by libvips (libheif) from the test JPEG.
     static func heic() throws -> Data { try encoded(TestImages.jpeg(), with: "heifsave") }
 
