@@ -80,35 +80,40 @@ extension PinholeClient {
             }
             let end = min(upload.offset + chunkSize, upload.length)
             let chunk = data.subdata(in: (data.startIndex + upload.offset)..<(data.startIndex + end))
-            let wait: Duration
+            // A failed attempt (a broken connection, another offset, a server that asks to slow
+            // down) is followed by a wait and a HEAD; the caller's own error (from `progress`: the
+            // app going away) ends the upload at once.
+            let answer: Operations.AppendUpload.Output
             do {
-                let answer = try await api.appendUpload(
+                answer = try await api.appendUpload(
                     path: .init(id: upload.id),
                     headers: .init(tusResumable: ._1_0_0, uploadOffset: upload.offset),
                     body: .applicationOffsetOctetStream(HTTPBody(chunk)))
-                switch answer {
-                case .noContent(let appended):
-                    upload.offset = appended.headers.uploadOffset
-                    failures = 0
-                    try await progress?(upload)
-                    if let media = appended.headers.pinholeMediaId { return media }
-                    continue
-                case .conflict:
-                    wait = .zero
-                case .tooManyRequests, .serviceUnavailable:
-                    wait = retry.backoff * (1 << min(failures, 10))
-                case let other:
-                    throw PinholeClientError(operation: "appendUpload", answer: other)
-                }
-            } catch let error as PinholeClientError {
-                throw error
+            } catch is CancellationError {
+                throw CancellationError()
             } catch {
-                if error is CancellationError { throw error }
-                failures += 1
-                guard failures < retry.maxAttempts else { throw error }
-                wait = retry.backoff * (1 << min(failures - 1, 10))
+                try await retryAfter(error)
+                continue
             }
-            try await Task.sleep(for: wait)
+            switch answer {
+            case .noContent(let appended):
+                upload.offset = appended.headers.uploadOffset
+                failures = 0
+                try await progress?(upload)
+                if let media = appended.headers.pinholeMediaId { return media }
+            case .conflict, .tooManyRequests, .serviceUnavailable:
+                try await retryAfter(PinholeClientError(operation: "appendUpload", answer: answer))
+            case let other:
+                throw PinholeClientError(operation: "appendUpload", answer: other)
+            }
+        }
+
+        /// Counts a failed attempt, waits (doubling), and learns the server's offset; throws
+        /// `failure` once the policy's attempts are spent.
+        func retryAfter(_ failure: any Error) async throws {
+            failures += 1
+            guard failures < retry.maxAttempts else { throw failure }
+            try await Task.sleep(for: retry.backoff * (1 << min(failures - 1, 10)))
             upload = try await resumePoint(of: upload)
             try await progress?(upload)
         }

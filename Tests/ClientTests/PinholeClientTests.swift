@@ -179,6 +179,26 @@ struct PinholeClientTests {
     }
 }
 
+extension PinholeClientTests {
+    struct AppKilled: Error {}
+
+    /// The caller's own error from `progress` (the app going away) ends the upload at once: it
+    /// is not a failed attempt to retry.
+    @Test func anErrorFromProgressEndsTheUploadWithoutARetry() async throws {
+        let transport = FakeTransport { sent in
+            var headers: HTTPFields = [HTTPField.Name("Tus-Resumable")!: "1.0.0"]
+            headers[HTTPField.Name("Upload-Offset")!] = "10"
+            return (HTTPResponse(status: .noContent, headerFields: headers), nil)
+        }
+        let pinhole = client(transport, tokens: InMemoryTokenStore(TokenPair(accessToken: "a", refreshToken: "r")))
+        let upload = ResumableUpload(id: "up1", length: 30, offset: 0)
+        await #expect(throws: AppKilled.self) {
+            _ = try await pinhole.send(Data(count: 30), to: upload, chunkSize: 10) { _ in throw AppKilled() }
+        }
+        #expect(transport.sent.map(\.operationID) == ["appendUpload"])
+    }
+}
+
 struct PinholeDatesTests {
     @Test func datesWithAndWithoutMillisecondsAreRead() throws {
         let dates = PinholeDates()
