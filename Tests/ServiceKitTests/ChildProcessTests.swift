@@ -38,11 +38,13 @@ import Testing
         return (took, await child.waitForExit())
     }
 
-    /// A child that ignores SIGTERM is killed once the grace is over: the stop ends within the
-    /// grace and a second (issue 23 saw `pinhole up` wait forever for such a gateway).
+    /// A child that ignores SIGTERM is killed once the grace is over, not waited for (issue 23
+    /// saw `pinhole up` wait forever for such a gateway).
     @Test func aChildThatIgnoresSIGTERMIsKilledAfterTheGrace() async throws {
         let (took, status) = try await stopped("SIG_IGN", grace: .seconds(2))
-        #expect(took >= .seconds(2) && took < .seconds(3), "stop took \(took)")
+        // Well short of the sleeper's 60 s (it was killed, not waited for), with room for a
+        // loaded machine: the bound is what the stop does, not how fast this machine is.
+        #expect(took >= .seconds(2) && took < .seconds(20), "stop took \(took)")
         #expect(status == SIGKILL)
     }
 

@@ -68,13 +68,22 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             }
             response.headers[.date] = dates.current
             if let serverName { response.headers[.server] = serverName }
-            try await informational.finish().write(response: response.head, body: response.body)
+            do {
+                try await informational.finish().write(response: response.head, body: response.body)
+            } catch is HTTPParserError {
+                // The channel answers a parser error with a 400 of its own; one while this answer
+                // is being written must not make a second answer (as Hummingbird's application).
+                throw AnswerInterrupted()
+            }
         } onServerRunning: {
             await self.onServerRunning($0)
         }
         try await ServiceGroup(configuration: .init(services: services + [dates, server], logger: logger)).run()
     }
 }
+
+/// The request's body broke while its answer was being written: the connection just closes.
+struct AnswerInterrupted: Error {}
 
 /// The `Date` header's value (RFC 9110 IMF-fixdate), made once a second rather than per answer.
 final class HTTPDateCache: Service, Sendable {
