@@ -34,7 +34,9 @@ struct Forwarder: Sendable {
         head.headerFields = HeaderPolicy.upstreamFields(from: request.headers, clientAddress: context.clientAddress)
         let exchange: UpstreamExchange
         do {
-            exchange = try await pool.openStream(to: route.service)
+            exchange =
+                route.body == .resumableUpload
+                ? try await pool.openUploadExchange(to: route.service) : try await pool.openStream(to: route.service)
         } catch {
             throw failure(error, service: route.service, context: context)
         }

@@ -35,9 +35,12 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
     private var pendingRead = false
     /// The answer arrived in full: closing the stream now would reset it needlessly.
     private var complete = false
+    /// The channel is this exchange's own HTTP/1.1 connection, closed once the answer is in.
+    private let ownsConnection: Bool
 
-    init(channel: any Channel) {
+    init(channel: any Channel, ownsConnection: Bool = false) {
         self.channel = channel
+        self.ownsConnection = ownsConnection
         self.headPromise = channel.eventLoop.makePromise()
         (self.informational, self.informationalSource) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
         let delegate = Delegate(channel: channel)
@@ -111,7 +114,9 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
             complete = true
             source?.finish()
             source = nil
-        // A stream that ended both ways is closed by HTTP/2 itself.
+            // A stream that ended both ways is closed by HTTP/2 itself; a connection of its own
+            // is closed here.
+            if ownsConnection { context.close(promise: nil) }
         }
     }
 

@@ -1,6 +1,8 @@
 import Contracts
 import Foundation
 import NIOCore
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
 import NIOPosix
 import NIOSSL
 import ServiceKit
@@ -23,6 +25,8 @@ final class UpstreamPool: Sendable {
 
     private let targets: [ServiceName: Target]
     private let tls: NIOSSLContext
+    /// ALPN `http/1.1`, for ``openUploadExchange(to:)``.
+    private let http1TLS: NIOSSLContext
     private let group: any EventLoopGroup
     private let connectTimeout: TimeAmount
     let connectionsPerService: Int
@@ -55,6 +59,8 @@ final class UpstreamPool: Sendable {
         configuration.applicationProtocols = ["h2"]
         self.targets = targets
         self.tls = try NIOSSLContext(configuration: configuration)
+        configuration.applicationProtocols = ["http/1.1"]
+        self.http1TLS = try NIOSSLContext(configuration: configuration)
         self.group = group
         self.connectTimeout = settings.client.connectTimeout
         self.connectionsPerService = connectionsPerService
@@ -71,6 +77,39 @@ final class UpstreamPool: Sendable {
     func openStream(to service: ServiceName) async throws -> UpstreamExchange {
         let connection = try await connection(to: service)
         return try await connection.openStream()
+    }
+
+    /// An exchange on an HTTP/1.1 connection of its own (mutual TLS), closed when the answer is
+    /// in: for uploads whose service answers `104` first (the IETF draft's), which
+    /// AsyncHTTPClient's upload hop would drop and whose bodies the HTTP/2 hop carries slowly
+    /// (`docs/PERFORMANCE.md`). Informational heads come through, as on a stream.
+    func openUploadExchange(to service: ServiceName) async throws -> UpstreamExchange {
+        guard let target = targets[service] else { throw UpstreamError.unreachable }
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(connectTimeout)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .connect(host: target.host, port: target.port).get()
+        } catch {
+            throw UpstreamError.unreachable
+        }
+        do {
+            return try await channel.eventLoop.submit { [http1TLS] in
+                let operations = channel.pipeline.syncOperations
+                try operations.addHandler(NIOSSLClientHandler(context: http1TLS, serverHostname: target.serverName))
+                try operations.addHandler(HTTPRequestEncoder())
+                try operations.addHandler(
+                    ByteToMessageHandler(HTTPResponseDecoder(informationalResponseStrategy: .forward)))
+                try operations.addHandler(HTTP1ToHTTPClientCodec())
+                let exchange = UpstreamExchange(channel: channel, ownsConnection: true)
+                try operations.addHandler(exchange)
+                return exchange
+            }.get()
+        } catch {
+            channel.close(promise: nil)
+            throw error
+        }
     }
 
     private enum Choice {
