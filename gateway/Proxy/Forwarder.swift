@@ -47,17 +47,17 @@ struct Forwarder: Sendable {
         }
         defer { timer.cancel() }
         // A resumable upload's informational answers go to the client as they come (the 104
-        // before the body is through), all before the final answer's head. Other routes send
-        // none, and pay for no relay.
-        let relay: Task<Void, Never>? =
-            route.body == .resumableUpload
-            ? Task { [informational = InformationalResponses.current] in
-                for await early in exchange.informational {
+        // before the body is through), all before the final answer's head. Other exchanges have
+        // none to relay.
+        let relay = exchange.informational.map { heads in
+            Task { [informational = InformationalResponses.current] in
+                for await early in heads {
                     var early = early
                     early.headerFields = HeaderPolicy.downstreamFields(from: early.headerFields)
                     try? await informational?.send(early)
                 }
-            } : nil
+            }
+        }
         let response: HTTPResponse
         do {
             let length = request.headers[.contentLength].flatMap { Int($0) }

@@ -22,13 +22,14 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
     let body: Producer
     /// Completes with the answer's status and headers.
     var head: EventLoopFuture<HTTPResponse> { headPromise.futureResult }
-    /// The informational answers (`103`, `104`) that came before it; ends with it.
-    let informational: AsyncStream<HTTPResponse>
+    /// The informational answers (`103`, `104`) that came before it, ending with it; only on a
+    /// connection of its own (a resumable upload's), so no other request pays for the stream.
+    let informational: AsyncStream<HTTPResponse>?
     let channel: any Channel
 
     // Touched on the stream's event loop only (`@unchecked Sendable` above).
     private let headPromise: EventLoopPromise<HTTPResponse>
-    private let informationalSource: AsyncStream<HTTPResponse>.Continuation
+    private let informationalSource: AsyncStream<HTTPResponse>.Continuation?
     private var source: Producer.Source?
     private var context: ChannelHandlerContext?
     private var producing = true
@@ -42,7 +43,12 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
         self.channel = channel
         self.ownsConnection = ownsConnection
         self.headPromise = channel.eventLoop.makePromise()
-        (self.informational, self.informationalSource) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
+        if ownsConnection {
+            (self.informational, self.informationalSource) = AsyncStream.makeStream(
+                bufferingPolicy: .bufferingNewest(8))
+        } else {
+            (self.informational, self.informationalSource) = (nil, nil)
+        }
         let delegate = Delegate(channel: channel)
         let sequence = Producer.makeSequence(
             elementType: ByteBuffer.self, failureType: (any Error).self,
@@ -103,10 +109,10 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
         case .head(let response):
             if response.status.kind == .informational {
                 // 100 Continue is this hop's own business; early hints and upload resumption go on.
-                if response.status.code >= 103 { informationalSource.yield(response) }
+                if response.status.code >= 103 { informationalSource?.yield(response) }
                 return
             }
-            informationalSource.finish()
+            informationalSource?.finish()
             headPromise.succeed(response)
         case .body(let buffer):
             if source?.yield(buffer) == .stopProducing { producing = false }
@@ -138,7 +144,7 @@ final class UpstreamExchange: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     private func fail(_ error: any Error) {
-        informationalSource.finish()
+        informationalSource?.finish()
         headPromise.fail(error)
         if let source {
             source.finish(error)

@@ -10,23 +10,24 @@ extension DatabasePool {
     public func tracedWrite<T: Sendable>(
         function: String = #function, file: String = #fileID, _ updates: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await Telemetry.withSpan("sqlite write", kind: .client) { span, _ in
-            span?.attributes["db.system"] = "sqlite"
-            span?.attributes["code.function"] = function
-            span?.attributes["code.filepath"] = file
-            return try await write(updates)
-        }
+        try await Self.span("sqlite write", function: function, file: file) { try await write(updates) }
     }
 
     /// GRDB's `read`, in a span.
     public func tracedRead<T: Sendable>(
         function: String = #function, file: String = #fileID, _ value: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await Telemetry.withSpan("sqlite read", kind: .client) { span, _ in
+        try await Self.span("sqlite read", function: function, file: file) { try await read(value) }
+    }
+
+    private static func span<T>(
+        _ name: String, function: String, file: String, _ transaction: () async throws -> T
+    ) async throws -> T {
+        try await Telemetry.withSpan(name, kind: .client) { span, _ in
             span?.attributes["db.system"] = "sqlite"
             span?.attributes["code.function"] = function
             span?.attributes["code.filepath"] = file
-            return try await read(value)
+            return try await transaction()
         }
     }
 }
