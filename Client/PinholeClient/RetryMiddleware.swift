@@ -32,8 +32,9 @@ struct RetryMiddleware: ClientMiddleware {
     /// Operations the API document gives an `Idempotency-Key` parameter (the client's tests keep
     /// this list equal to the document's).
     static let idempotentCreations: Set<String> = [
-        "createChallenge", "createPost", "createSpot", "recoverStreak", "register", "replyInConversation", "report",
-        "sendFriendRequest", "sendMessage", "snap", "uploadPhoto",
+        "appealAction", "createChallenge", "createPost", "createSpot", "recoverStreak", "register",
+        "replyInConversation", "report", "sendFriendRequest", "sendMessage", "snap", "takeModerationAction",
+        "uploadPhoto",
     ]
 
     /// The refresh token exchange may be repeated: within the rotation grace the server answers

@@ -29,6 +29,11 @@ enum AlertsInbox {
         inbox.on(PostReplied.self) { try AlertsStore.postReplied($0, jobs: jobs, in: $1) }
         inbox.on(PostReposted.self) { try AlertsStore.postReposted($0, jobs: jobs, in: $1) }
         inbox.on(PostMentioned.self) { try AlertsStore.postMentioned($0, jobs: jobs, in: $1) }
+        inbox.on(UserWarned.self) { try AlertsStore.userWarned($0, jobs: jobs, in: $1) }
+        inbox.on(ContentRemoved.self) { try AlertsStore.contentRemoved($0, jobs: jobs, in: $1) }
+        inbox.on(UserSuspended.self) { try AlertsStore.userSuspended($0, jobs: jobs, in: $1) }
+        inbox.on(UserReinstated.self) { try AlertsStore.userReinstated($0, jobs: jobs, in: $1) }
+        inbox.on(AppealDecided.self) { try AlertsStore.appealDecided($0, jobs: jobs, in: $1) }
         inbox.on(DuressRaised.self) {
             try AlertsStore.duressRaised($0, reach: duressReach, jobs: jobs, now: clock.now(), in: $1)
         }

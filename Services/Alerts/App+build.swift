@@ -64,6 +64,9 @@ func buildRouter(
     ).addRoutes(to: routes)
     ConversationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     InternalMessagesController(store: store).addRoutes(to: routes)
+    ModerationSubjectsController(owner: .alerts) { _, id, viewer in
+        try await store.moderationSubject(message: id, viewer: viewer)
+    }.addRoutes(to: routes)
     DuressController(
         store: store, jobs: jobs, reach: settings.duressReach, clock: runtime.clock, entropy: runtime.entropy
     ).addRoutes(to: routes)

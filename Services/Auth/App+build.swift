@@ -80,6 +80,9 @@ func buildRouter(
     }
     KeysController(keyRing: keyRing).addRoutes(to: routes)
     UsersController(store: store.users).addRoutes(to: routes)
+    ModerationSubjectsController(owner: .auth) { [users = store.users] _, id, _ in
+        try await users.user(id: id)?.moderationSubject
+    }.addRoutes(to: routes)
     InternalSessionsController(sessions: sessions, users: store.users, clock: clock).addRoutes(to: routes)
     MeController(users: store.users, sessions: sessions, clock: clock).addRoutes(to: routes)
     ProfileController(users: store.users, streakStats: dependencies.streakStats, clock: clock).addRoutes(to: routes)
@@ -88,6 +91,11 @@ func buildRouter(
     inbox.mirrorBlocks()
     inbox.mirrorMutes()
     inbox.on(ProfileCountsChanged.self) { envelope, db in try UserStore.countsChanged(envelope.payload, in: db) }
+    inbox.on(UserSuspended.self) { envelope, db in try RestrictionStore.suspended(envelope.payload, in: db) }
+    inbox.on(UserBanned.self) { envelope, db in
+        try RestrictionStore.banned(envelope.payload, at: clock.now(), outbox: outbox, in: db)
+    }
+    inbox.on(UserReinstated.self) { envelope, db in try RestrictionStore.reinstated(envelope.payload, in: db) }
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     AdminController(tenants: store.tenants, users: store.users, clock: clock, entropy: entropy).addRoutes(to: routes)
     TenantsController(store: store.tenants, pins: pins, clock: clock, entropy: entropy).addRoutes(to: routes)

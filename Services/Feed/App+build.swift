@@ -42,8 +42,14 @@ func buildRouter(
 
     var inbox = EventInbox(clock: clock)
     inbox.on(ContentHidden.self) { envelope, db in
-        try FeedStore.hide(envelope.payload, at: clock.now(), outbox: outbox, in: db)
+        let event = envelope.payload
+        try FeedStore.hide(event.targetType, event.targetId, at: clock.now(), outbox: outbox, in: db)
     }
+    inbox.on(ContentRemoved.self) { envelope, db in
+        let event = envelope.payload
+        try FeedStore.hide(event.targetType, event.targetId, at: clock.now(), outbox: outbox, in: db)
+    }
+    inbox.on(ContentRestored.self) { envelope, db in try FeedStore.restore(envelope.payload, outbox: outbox, in: db) }
     inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
     inbox.mirrorMutes()
     inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
@@ -59,7 +65,9 @@ func buildRouter(
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
-    InternalPostsController(store: store).addRoutes(to: routes)
+    ModerationSubjectsController(owner: .feed) { type, id, viewer in
+        try await store.moderationSubject(type, id: id, viewer: viewer)
+    }.addRoutes(to: routes)
     InternalFollowsController(store: store).addRoutes(to: routes)
     PostsController(
         store: store, media: dependencies.media, users: dependencies.users, usernames: dependencies.usernames,

@@ -16,13 +16,13 @@ func buildApplication(
 
 /// What moderation asks other services; tests pass fakes.
 struct ModerationDependencies: Sendable {
-    var posts: Lookup<PostSummary>
+    /// Reported objects, from the service that owns each kind.
+    var subjects: ModerationSubjectLookup
     var users: Lookup<UserSummary>
 
     static func live(_ runtime: ServiceRuntime) -> ModerationDependencies {
         ModerationDependencies(
-            posts: .internal(runtime.client, from: .feed, path: "/internal/posts"),
-            users: .internal(runtime.client, from: .auth, path: "/internal/users"))
+            subjects: .live(runtime.client), users: .internal(runtime.client, from: .auth, path: "/internal/users"))
     }
 }
 
@@ -35,14 +35,24 @@ func buildRouter(
     let (clock, entropy) = (runtime.clock, runtime.entropy)
     let database = try runtime.openDatabase(registerMigrations: ModerationStore.registerMigrations)
     let outbox = runtime.makeOutbox()
-    let store = ModerationStore(database: database, outbox: outbox, autoHideReports: settings.autoHideReports)
+    let jobs = runtime.makeJobQueue()
+    let store = ModerationStore(
+        database: database, outbox: outbox, jobs: jobs, autoHideReports: settings.autoHideReports,
+        reportsPerHour: settings.reportsPerHour)
 
     var inbox = EventInbox(clock: clock)
     inbox.onUserDeleted(erase: ModerationStore.erase)
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
-    ReportsController(store: store, posts: dependencies.posts, clock: clock, entropy: entropy).addRoutes(to: routes)
+    ReportsController(store: store, subjects: dependencies.subjects, clock: clock, entropy: entropy)
+        .addRoutes(to: routes)
+    let actions = ModerationActionsController(
+        store: store, subjects: dependencies.subjects, clock: clock, entropy: entropy)
+    actions.addRoutes(to: routes)
+    ModerationQueueController(store: store, subjects: dependencies.subjects, actions: actions).addRoutes(to: routes)
+    AppealsController(store: store, clock: clock).addRoutes(to: routes)
+    AuditLogController(store: store).addRoutes(to: routes)
     RelationsController<BlockRecord>(
         store: store, users: dependencies.users, clock: clock, path: "/v1/blocks", noun: "block", limit: 10_000
     ).addRoutes(to: routes)
@@ -50,5 +60,11 @@ func buildRouter(
         store: store, users: dependencies.users, clock: clock, path: "/v1/mutes/users", noun: "mute", limit: 10_000
     ).addRoutes(to: routes)
     KeywordMutesController(store: store, clock: clock, entropy: entropy).addRoutes(to: routes)
-    return ServiceParts(router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox)])
+    // Each suspension has one job that ends it.
+    var runner = runtime.makeJobRunner(database: database, queue: jobs)
+    runner.complete(ModerationStore.suspensionEnd) { (job: ModerationStore.SuspensionEnd, _) in
+        .done(recording: { db in try ModerationStore.endSuspension(job, at: clock.now(), outbox: outbox, in: db) })
+    }
+    return ServiceParts(
+        router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner])
 }

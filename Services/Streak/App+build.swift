@@ -86,6 +86,9 @@ func buildRouter(
     PromptsController(store: store, clock: clock).addRoutes(to: routes)
     MilestonesController(store: store, shareCards: dependencies.shareCards, clock: clock).addRoutes(to: routes)
     StatsController(store: store, clock: clock).addRoutes(to: routes)
+    ModerationSubjectsController(owner: .streak) { _, id, viewer in
+        try await store.moderationSubject(snap: id, viewer: viewer)
+    }.addRoutes(to: routes)
     ShareCardsController(store: store, clock: clock).addRoutes(to: routes)
 
     // Each streak with a count to lose has one deadline job: at-risk, then break.

@@ -49,6 +49,11 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case attestationRequired = "ATTESTATION_REQUIRED"
     /// Agora: a block stands between the sender and the recipient of a direct message.
     case cannotMessage = "CANNOT_MESSAGE"
+    /// A moderator suspended this account: it can read, sign out, delete itself and appeal,
+    /// but not post or change anything until the suspension ends (the message says when).
+    case accountSuspended = "ACCOUNT_SUSPENDED"
+    /// A moderator banned this account: it cannot sign in.
+    case accountBanned = "ACCOUNT_BANNED"
 
     // MARK: - 404, 405, 409, 413, 415, 422, 429
     /// The object does not exist, or belongs to someone else.
@@ -134,7 +139,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             .invalidTenantKey:
             401
         case .forbidden, .outsideSnapWindow, .tenantSuspended, .peerNotAllowed, .guestReadOnly,
-            .phoneVerificationRequired, .attestationRequired, .cannotMessage:
+            .phoneVerificationRequired, .attestationRequired, .cannotMessage, .accountSuspended, .accountBanned:
             403
         case .notFound: 404
         case .methodNotAllowed: 405

@@ -128,6 +128,13 @@ public enum EventCatalog {
         MediaDetached.eventType: [.media],
         UserMuted.eventType: [.auth, .feed, .alerts],
         UserUnmuted.eventType: [.auth, .feed, .alerts],
+        ContentRestored.eventType: [.feed],
+        ContentRemoved.eventType: [.feed, .alerts],
+        UserWarned.eventType: [.alerts],
+        UserSuspended.eventType: [.auth, .alerts],
+        UserBanned.eventType: [.auth],
+        UserReinstated.eventType: [.auth, .alerts],
+        AppealDecided.eventType: [.alerts],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -171,6 +178,13 @@ public enum EventCatalog {
         MediaDetached.eventType: [.feed, .auth],
         UserMuted.eventType: [.moderation],
         UserUnmuted.eventType: [.moderation],
+        ContentRestored.eventType: [.moderation],
+        ContentRemoved.eventType: [.moderation],
+        UserWarned.eventType: [.moderation],
+        UserSuspended.eventType: [.moderation],
+        UserBanned.eventType: [.moderation],
+        UserReinstated.eventType: [.moderation],
+        AppealDecided.eventType: [.moderation],
     ]
 
     /// The services that receive `type`, or none.

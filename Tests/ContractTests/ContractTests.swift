@@ -51,8 +51,9 @@ import Testing
     }
 
     static let lookupFiles = [
-        "media-lookup", "user-lookup", "user-by-username-lookup", "user-search", "post-lookup", "session-lookup",
-        "streak-stats-lookup", "follow-lookup",
+        "media-lookup", "user-lookup", "user-by-username-lookup", "user-search", "session-lookup",
+        "streak-stats-lookup", "follow-lookup", "feed-subject-lookup", "auth-subject-lookup", "streak-subject-lookup",
+        "alerts-subject-lookup",
     ]
 
     // MARK: - Service-to-service calls
@@ -98,7 +99,7 @@ import Testing
         "post 9057a000-0000-4000-8000-000000000001 by user 0a1ce000-0000-4000-8000-000000000001 is listed": { db in
             try db.execute(
                 sql: """
-                    INSERT INTO post (id, author_id, media_id, latitude, longitude, created_at, created_ms)
+                    INSERT OR IGNORE INTO post (id, author_id, media_id, latitude, longitude, created_at, created_ms)
                     VALUES ('9057a000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
                             '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000', 1795341600000)
                     """)
@@ -112,6 +113,47 @@ import Testing
                             '5a1e0c3d-0000-4000-8000-000000000001', 1, 1, '2026-11-22 10:00:00.000', 1795341600000,
                             'processing')
                     ON CONFLICT (id) DO UPDATE SET media_state = 'processing'
+                    """)
+        },
+        "post 9057a000-0000-4000-8000-000000000001 by user 0a1ce000-0000-4000-8000-000000000001 is hidden": { db in
+            try states[
+                "post 9057a000-0000-4000-8000-000000000001 by user 0a1ce000-0000-4000-8000-000000000001 is listed"]!(
+                    db)
+            try db.execute(
+                sql:
+                    "UPDATE post SET hidden_at = '2026-11-22 11:00:00.000' WHERE id = '9057a000-0000-4000-8000-000000000001'"
+            )
+        },
+        "user 5a000000-0000-4000-8000-000000000001 sent snap 54a90000-0000-4000-8000-000000000093 into their streak": {
+            db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO streak (id, user_a, user_b, count, longest_count, status, created_at)
+                    VALUES ('57ea0000-0000-4000-8000-000000000093', '5a000000-0000-4000-8000-000000000001',
+                            '5a000000-0000-4000-8000-000000000002', 2, 2, 'active', '2026-11-01 10:00:00.000');
+                    INSERT OR IGNORE INTO snap (id, user_id, media_id, local_date, time_zone, prompt, created_at)
+                    VALUES ('54a90000-0000-4000-8000-000000000093', '5a000000-0000-4000-8000-000000000001',
+                            '5a1e0c3d-0000-4000-8000-000000000093', '2026-11-03', 'UTC', 'Something blue',
+                            '2026-11-03 10:00:00.000');
+                    INSERT OR IGNORE INTO streak_snap (streak_id, user_id, local_date, snap_id, created_at)
+                    VALUES ('57ea0000-0000-4000-8000-000000000093', '5a000000-0000-4000-8000-000000000001',
+                            '2026-11-03', '54a90000-0000-4000-8000-000000000093', '2026-11-03 10:00:00.000');
+                    """)
+        },
+        """
+        user 0a1ce000-0000-4000-8000-000000000001 sent message 3e550000-0000-4000-8000-000000000001 to user \
+        0b0b0000-0000-4000-8000-000000000001
+        """: { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO conversation (id, first_user_id, second_user_id, started_by, created_at)
+                    VALUES ('c0c00000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
+                            '0b0b0000-0000-4000-8000-000000000001', '0a1ce000-0000-4000-8000-000000000001',
+                            '2026-11-22 10:00:00.000');
+                    INSERT OR IGNORE INTO message (id, conversation_id, sender_id, text, created_at)
+                    VALUES ('3e550000-0000-4000-8000-000000000001', 'c0c00000-0000-4000-8000-000000000001',
+                            '0a1ce000-0000-4000-8000-000000000001', 'buy followers at example.com',
+                            '2026-11-22 10:00:00.000');
                     """)
         },
         "session 5e550000-0000-4000-8000-000000000001 of Alice is live and limited; Alice moderates": { db in
@@ -264,7 +306,8 @@ import Testing
                     let error = #expect(throws: ServiceError.self) { try StreakDependencies.interpretSearch(response) }
                     #expect(error?.code == .validationFailed, "\(interaction.description)")
                 }
-            case "/internal/posts/{id}": try Self.expectDecoded(PostSummary.self, response, interaction, from: .feed)
+            case ModerationSubjectsController.path + "/{type}/{id}":
+                try Self.expectDecoded(ModerationSubject.self, response, interaction, from: contract.provider)
             case "/internal/streak-stats/{id}":
                 try Self.expectDecoded(StreakProfileStats.self, response, interaction, from: .streak)
             case "/internal/follows/{followerId}/{followeeId}":
@@ -333,6 +376,13 @@ import Testing
         case StreakWindowClosing.eventType: return try roundTrip(StreakWindowClosing.self)
         case StreakMilestoneReached.eventType: return try roundTrip(StreakMilestoneReached.self)
         case ContentHidden.eventType: return try roundTrip(ContentHidden.self)
+        case ContentRestored.eventType: return try roundTrip(ContentRestored.self)
+        case ContentRemoved.eventType: return try roundTrip(ContentRemoved.self)
+        case UserWarned.eventType: return try roundTrip(UserWarned.self)
+        case UserSuspended.eventType: return try roundTrip(UserSuspended.self)
+        case UserBanned.eventType: return try roundTrip(UserBanned.self)
+        case UserReinstated.eventType: return try roundTrip(UserReinstated.self)
+        case AppealDecided.eventType: return try roundTrip(AppealDecided.self)
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
         case UserMuted.eventType: return try roundTrip(UserMuted.self)
@@ -376,6 +426,30 @@ import Testing
     struct Effect: Sendable {
         var given: @Sendable (Database) throws -> Void = { _ in }
         var then: @Sendable (Database) throws -> Bool
+    }
+
+    /// The action of the recorded moderation events.
+    static let moderationAction = "ac700000-0000-4000-8000-000000000001"
+
+    /// A post of Alice's without media, for moderation's events.
+    static func moderatedPost(_ id: String, hidden: Bool, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO post (id, author_id, caption, created_at, created_ms, hidden_at)
+                VALUES (?, ?, 'a post', '2026-11-22 10:00:00.000', 1795341600000, ?)
+                """, arguments: [id, alice, hidden ? "2026-11-22 11:00:00.000" : nil])
+    }
+
+    /// Alice's notification of `type` about the recorded action, with this title and body.
+    static func moderationNotice(_ type: String, title: String, body: String) -> Effect {
+        Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM notification WHERE type = ? AND user_id = ? AND title = ? AND body = ?
+                    AND link = '/moderation/actions/' || ?
+                    """, arguments: [type, alice, title, body, moderationAction]) == 1
+        })
     }
 
     /// Alice sent a snap of media 5a1e0c3d-…-0001 (still processing) into her streak with Bob.
@@ -842,6 +916,76 @@ import Testing
                                  + (SELECT COUNT(*) FROM media_reader WHERE media_id = '5a1e0c3d-0000-4000-8000-000000000009')
                             """) == 0
             }),
+        // A moderator's actions: a hidden post shown again, another removed (hidden, kept).
+        "content.restored → feed": Effect(
+            given: { db in try moderatedPost("9057a000-0000-4000-8000-0000000000c1", hidden: true, in: db) },
+            then: { db in
+                try Int.fetchOne(
+                    db,
+                    sql:
+                        "SELECT COUNT(*) FROM post WHERE id = '9057a000-0000-4000-8000-0000000000c1' AND hidden_at IS NULL"
+                )
+                    == 1
+            }),
+        "content.removed → feed": Effect(
+            given: { db in try moderatedPost("9057a000-0000-4000-8000-0000000000c2", hidden: false, in: db) },
+            then: { db in
+                try Int.fetchOne(
+                    db,
+                    sql:
+                        "SELECT COUNT(*) FROM post WHERE id = '9057a000-0000-4000-8000-0000000000c2' AND hidden_at IS NOT NULL"
+                )
+                    == 1
+            }),
+        "content.removed → alerts": moderationNotice(
+            "content_removed", title: "Your post was removed", body: "Graphic violence. You can appeal."),
+        "user.warned → alerts": moderationNotice(
+            "moderation_warning", title: "A warning from the moderators", body: "Spam in replies"),
+        "user.suspended → alerts": moderationNotice(
+            "account_suspended", title: "Your account is suspended",
+            body: "Harassment. Until 2026-11-29 10:00 UTC you can read but not post; you can appeal."),
+        "user.reinstated → alerts": moderationNotice(
+            "account_reinstated", title: "Your account is active again", body: "You can post again."),
+        "appeal.decided → alerts": moderationNotice(
+            "appeal_decided", title: "Your appeal was decided", body: "The action was undone: The reply quoted a film"),
+        // Auth: Alice (made by an earlier event of the recording) is suspended, banned with her
+        // session ended, then the suspension's action is reversed (the ban, another action, stays).
+        "user.suspended → auth": Effect(then: { db in
+            try Row.fetchOne(
+                db, sql: "SELECT suspended_until, suspension_action_id FROM account_restriction WHERE user_id = ?",
+                arguments: [alice]
+            ).map { row in
+                (row["suspended_until"] as Date?) != nil && (row["suspension_action_id"] as String?) == moderationAction
+            } ?? false
+        }),
+        "user.banned → auth": Effect(
+            given: { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO session (id, user_id, created_at, last_used_at)
+                        VALUES ('5e550000-0000-4000-8000-0000000000b1', ?, '2026-11-22 10:00:00.000', '2026-11-22 10:00:00.000')
+                        """, arguments: [alice])
+            },
+            then: { db in
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM account_restriction WHERE user_id = ? AND banned_at IS NOT NULL",
+                    arguments: [alice]) == 1
+                    && Int.fetchOne(
+                        db,
+                        sql:
+                            "SELECT COUNT(*) FROM session WHERE id = '5e550000-0000-4000-8000-0000000000b1' AND revoked_at IS NULL"
+                    ) == 0
+                    && Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event WHERE type = 'session.ended'") == 1
+            }),
+        // The one recorded action both suspended and banned: reversing it lifts both.
+        "user.reinstated → auth": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM account_restriction
+                    WHERE user_id = ? AND suspended_until IS NULL AND banned_at IS NULL
+                    """, arguments: [alice]) == 1
+        }),
         "profile.counts_changed → auth": Effect(
             given: { db in
                 try db.execute(

@@ -255,7 +255,7 @@ import Testing
             let outbox = harness.runtime.makeOutbox()
             try await harness.database().write { db in
                 try FeedStore.hide(
-                    ContentHidden(targetType: .post, targetId: alicePost.id, reportCount: 3), at: Date(),
+                    .post, alicePost.id, at: Date(),
                     outbox: outbox, in: db)
                 try BlockMirror.apply(UserBlocked(blockerId: Self.bob, blockedId: Self.carol), in: db)
             }

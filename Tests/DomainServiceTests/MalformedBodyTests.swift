@@ -63,7 +63,7 @@ import Testing
         let harness = try ServiceHarness(.moderation)
         let parts = try await ModerationService.buildRouter(
             runtime: harness.runtime, reader: harness.reader,
-            dependencies: ModerationDependencies(posts: .fixed([:]), users: .fixed([:])))
+            dependencies: ModerationDependencies(subjects: .fixed([]), users: .fixed([:])))
         try await check(parts, harness, routes: [(.post, "/v1/reports"), (.post, "/v1/blocks")])
     }
 }

@@ -89,7 +89,7 @@ extension FeedRouterTests {
             let outbox = harness.runtime.makeOutbox()
             try await harness.database().write { db in
                 try FeedStore.hide(
-                    ContentHidden(targetType: .post, targetId: hiddenID, reportCount: 3), at: Date(), outbox: outbox,
+                    .post, hiddenID, at: Date(), outbox: outbox,
                     in: db)
             }
             try await index.refresh()

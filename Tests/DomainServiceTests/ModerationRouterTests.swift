@@ -8,64 +8,14 @@ import Testing
 @testable import ModerationService
 
 @Suite struct ModerationRouterTests {
-    static let people = (0..<6).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
-    static let author = people[0]
-    static let post = "40000000-0000-4000-8000-000000000001"
-
-    func withModeration(
-        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        let harness = try ServiceHarness(.moderation)
-        let dependencies = ModerationDependencies(
-            posts: .fixed([Self.post: PostSummary(id: Self.post, authorId: Self.author, hidden: false)]),
-            users: .fixed(
-                Dictionary(uniqueKeysWithValues: Self.people.map { ($0, UserSummary(id: $0, displayName: "x")) })))
-        let parts = try await ModerationService.buildRouter(
-            runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
-        try await harness.test(parts) { client in try await body(harness, client) }
-    }
-
-    @Test func threeDistinctReportersHideAPostOnce() async throws {
-        try await withModeration { harness, client in
-            let first = try await harness.token(for: Self.people[1])
-            struct Loose: Encodable {
-                var targetType: String? = "post"
-                var targetId: String? = ModerationRouterTests.post
-                var reason: String? = "spam"
-                var details: String?
-            }
-            let bad: [(Loose, HTTPResponse.Status)] = [
-                (Loose(reason: "boring"), .badRequest), (Loose(reason: nil), .badRequest),
-                (Loose(targetType: "comment"), .badRequest), (Loose(targetId: "p1"), .badRequest),
-                (Loose(details: String(repeating: "d", count: 1001)), .badRequest),
-                (Loose(targetId: "40000000-0000-4000-8000-000000000999"), .notFound),
-            ]
-            for (body, status) in bad {
-                #expect(try await client.post("/v1/reports", body, token: first).status == status, "\(body)")
-            }
-            let own = try await client.post("/v1/reports", Loose(), token: try await harness.token(for: Self.author))
-            #expect(own.error?.code == .validationFailed)
-
-            for (index, reporter) in Self.people[1...4].enumerated() {
-                let token = try await harness.token(for: reporter)
-                let body = ReportCreate(
-                    targetType: .post, targetId: Self.post, reason: ReportReason.allCases[index % 4])
-                #expect(try await client.post("/v1/reports", body, token: token).status == .created)
-                #expect(try await client.post("/v1/reports", body, token: token).status == .conflict)
-                let hidden = try harness.outboxEvents(ContentHidden.self)
-                #expect(hidden.count == (index >= 2 ? 1 : 0))
-            }
-            #expect(
-                try harness.outboxEvents(ContentHidden.self) == [
-                    ContentHidden(targetType: .post, targetId: Self.post, reportCount: 3)
-                ])
-        }
-    }
+    static let people = ModerationWorld.people
+    static let post = ModerationWorld.post
 
     @Test func keywordMutesAreKeptPerPhraseAndEachChangeSendsTheWholeList() async throws {
-        try await withModeration { harness, client in
-            let token = try await harness.token(for: Self.people[1])
-            let other = try await harness.token(for: Self.people[2])
+        try await withModeration { world in
+            let (harness, client) = (world.harness, world.client)
+            let token = try await world.token(Self.people[1])
+            let other = try await world.token(Self.people[2])
             let week = harness.clock.now().addingTimeInterval(7 * 86400)
             let first = try await client.post("/v1/mutes/words", KeywordMuteCreate(phrase: "  Spoiler "), token: token)
             #expect(first.status == .created)
@@ -104,14 +54,15 @@ import Testing
             #expect(sent.last?.mutes.first?.until.map(JSONCoding.milliseconds) == JSONCoding.milliseconds(week))
             // Past its end a mute no longer holds.
             harness.clock.advance(by: 8 * 86400)
-            let later = try await harness.token(for: Self.people[1])
+            let later = try await world.token(Self.people[1])
             #expect(try await client.get("/v1/mutes/words", token: later).json(Page<KeywordMute>.self).items.isEmpty)
         }
     }
 
     @Test func aUserMutesAtMostTwoHundredPhrases() async throws {
-        try await withModeration { harness, client in
-            let token = try await harness.token(for: Self.people[3])
+        try await withModeration { world in
+            let (harness, client) = (world.harness, world.client)
+            let token = try await world.token(Self.people[3])
             for index in 0..<200 {
                 #expect(
                     try await client.post("/v1/mutes/words", KeywordMuteCreate(phrase: "word\(index)"), token: token)
@@ -128,8 +79,9 @@ import Testing
         ("/v1/blocks", ["user.blocked", "user.unblocked"]), ("/v1/mutes/users", ["user.muted", "user.unmuted"]),
     ])
     func blocksAndMutesAreIdempotentAndAnnouncedOnce(path: String, events: [String]) async throws {
-        try await withModeration { harness, client in
-            let me = try await harness.token(for: Self.people[1])
+        try await withModeration { world in
+            let (harness, client) = (world.harness, world.client)
+            let me = try await world.token(Self.people[1])
             let target = Self.people[2]
             #expect(try await client.post(path, BlockCreate(userId: Self.people[1]), token: me).status == .badRequest)
             #expect(try await client.post(path, BlockCreate(userId: "someone"), token: me).status == .badRequest)
@@ -148,7 +100,7 @@ import Testing
             }
             #expect(try await client.get(path, token: me).json(Page<Block>.self).items.map(\.userId) == [target])
             #expect(
-                try await client.get(path, token: try await harness.token(for: target)).json(Page<Block>.self)
+                try await client.get(path, token: try await world.token(target)).json(Page<Block>.self)
                     .items.isEmpty)
             #expect(try await client.request(.delete, "\(path)/\(target)", token: me).status == .noContent)
             #expect(try await client.request(.delete, "\(path)/\(target)", token: me).status == .notFound)
@@ -157,8 +109,9 @@ import Testing
     }
 
     @Test func aMuteIsNotABlock() async throws {
-        try await withModeration { harness, client in
-            let me = try await harness.token(for: Self.people[1])
+        try await withModeration { world in
+            let (harness, client) = (world.harness, world.client)
+            let me = try await world.token(Self.people[1])
             let muted = try await client.post("/v1/mutes/users", BlockCreate(userId: Self.people[3]), token: me)
             #expect(muted.status == .created)
             #expect(try await client.get("/v1/blocks", token: me).json(Page<Block>.self).items.isEmpty)

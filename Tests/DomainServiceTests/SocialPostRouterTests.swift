@@ -323,7 +323,7 @@ import Testing
                 })
             try await store.database.write { db in
                 try FeedStore.hide(
-                    ContentHidden(targetType: .post, targetId: hidden, reportCount: 3), at: Date(),
+                    .post, hidden, at: Date(),
                     outbox: store.outbox,
                     in: db)
             }

@@ -344,3 +344,19 @@ extension AlertsStore {
                 """, arguments: [userID])
     }
 }
+
+extension AlertsStore {
+    /// Message `id` as moderation judges it; with a `viewer`, only for one of its
+    /// conversation's two people.
+    func moderationSubject(message id: String, viewer: String?) async throws -> ModerationSubject? {
+        try await database.tracedRead { db in
+            guard let message = try MessageRecord.filter(MessageRecord.Columns.id == id).fetchOne(db),
+                let conversation = try ConversationRecord.fetchOne(db, key: message.conversationId),
+                viewer.map(conversation.participants.contains) ?? true
+            else { return nil }
+            return ModerationSubject(
+                type: .message, id: id, ownerId: message.senderId, text: message.text,
+                mediaIds: message.mediaId.map { [$0] } ?? [], createdAt: message.createdAt)
+        }
+    }
+}

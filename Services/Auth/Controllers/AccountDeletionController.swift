@@ -22,7 +22,7 @@ struct AccountDeletionController: Sendable {
     let entropy: any Entropy
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
-        routes.authenticated.delete("/v1/me", use: delete)
+        routes.authenticatedWhileSuspended.delete("/v1/me", use: delete)
         routes.open.group().add(middleware: AuthenticationMiddleware(verifier: progressVerifier))
             .get("/v1/me/deletion", use: progress)
     }

@@ -23,8 +23,8 @@ struct AuthController: Sendable {
         routes.open.post("/v1/auth/login", use: login)
         routes.open.post("/v1/auth/refresh", use: refresh)
         if guestTokens { routes.open.post("/v1/auth/guest", use: guest) }
-        routes.authenticated.post("/v1/auth/logout", use: logout)
-        routes.authenticated.post("/v1/auth/logout-all", use: logoutAll)
+        routes.authenticatedWhileSuspended.post("/v1/auth/logout", use: logout)
+        routes.authenticatedWhileSuspended.post("/v1/auth/logout-all", use: logoutAll)
     }
 
     /// `POST /v1/auth/register` → 202 whether or not the address was free: both paths hash

@@ -11,7 +11,7 @@ struct MeController: Sendable {
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/me", use: me)
         routes.authenticated.get("/v1/auth/sessions", use: listSessions)
-        routes.authenticated.delete("/v1/auth/sessions/:id", use: endSession)
+        routes.authenticatedWhileSuspended.delete("/v1/auth/sessions/:id", use: endSession)
     }
 
     /// The signed-in user and their roles. A token whose session was logged out no longer

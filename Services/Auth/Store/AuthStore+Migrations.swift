@@ -314,5 +314,18 @@ extension AuthStore {
                 index: "attestation_challenge_by_session", on: "attestation_challenge", columns: ["session_id"])
             try db.alter(table: "session") { table in table.add(column: "attested_at", .datetime) }
         }
+
+        // What moderation's actions set on an account: a suspension (writes refused until
+        // `suspended_until`) and a ban (sessions ended, sign-ins refused), each with the
+        // action that set it so an appeal lifts exactly that one.
+        migrator.registerMigration("auth.v13.account-restrictions") { db in
+            try db.create(table: "account_restriction") { table in
+                table.column("user_id", .text).primaryKey().references("user", onDelete: .cascade)
+                table.column("suspended_until", .datetime)
+                table.column("suspension_action_id", .text)
+                table.column("banned_at", .datetime)
+                table.column("ban_action_id", .text)
+            }
+        }
     }
 }

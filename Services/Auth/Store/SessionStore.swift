@@ -10,8 +10,10 @@ struct SessionStore: Sendable {
     let outbox: Outbox
 
     /// Creates a session with its first refresh token, in one transaction.
+    /// A banned user gets `ACCOUNT_BANNED` and no session.
     func createSession(_ session: SessionRecord, refreshToken: RefreshTokenRecord) async throws {
         try await database.tracedWrite { db in
+            try AccountRestrictionRecord.refuseBanned(session.userId, in: db)
             try session.insert(db)
             try refreshToken.insert(db)
         }
@@ -58,7 +60,8 @@ struct SessionStore: Sendable {
                 tenantId: session.tenantId,
                 customerRef: session.tenantId == nil
                     ? nil : try CustomerRecord.fetchOne(db, key: session.userId)?.customerRef,
-                attestedAt: session.attestedAt)
+                attestedAt: session.attestedAt,
+                suspendedUntil: try AccountRestrictionRecord.fetchOne(db, key: session.userId)?.suspension(at: now))
         }
     }
 

@@ -170,6 +170,7 @@ struct UserStore: Sendable {
             }
             var session = session
             session.userId = userID
+            try AccountRestrictionRecord.refuseBanned(userID, in: db)
             try session.insert(db)
             try refreshToken.insert(db)
             return userID

@@ -5,14 +5,28 @@ import ServiceKit
 
 /// What other services' events do to posts, in the inbox's transaction.
 extension FeedStore {
-    /// `content.hidden`: the post stops being listed or shown, and leaves its author's count.
-    static func hide(_ event: ContentHidden, at now: Date, outbox: Outbox, in db: Database) throws {
-        guard event.targetType == .post,
-            let post = try PostRecord.filter(key: event.targetId).filter(PostRecord.Columns.hiddenAt == nil)
+    /// `content.hidden` and `content.removed`: the post or reply stops being listed or shown,
+    /// and leaves its author's count (kept, so a moderator can restore it).
+    static func hide(
+        _ type: ReportTargetType, _ id: String, at now: Date, outbox: Outbox, in db: Database
+    ) throws {
+        guard type == .post || type == .reply,
+            let post = try PostRecord.filter(key: id).filter(PostRecord.Columns.hiddenAt == nil)
                 .filter(PostRecord.Columns.deletedAt == nil).fetchOne(db)
         else { return }
         try PostRecord.filter(key: post.id).updateAll(db, PostRecord.Columns.hiddenAt.set(to: now))
         try adjustCounts(of: post.authorId, posts: -1, outbox: outbox, in: db)
+    }
+
+    /// `content.restored`: a hidden post or reply (not deleted by its author since) is shown
+    /// again and counts again.
+    static func restore(_ event: ContentRestored, outbox: Outbox, in db: Database) throws {
+        guard event.targetType == .post || event.targetType == .reply,
+            let post = try PostRecord.filter(key: event.targetId).filter(PostRecord.Columns.hiddenAt != nil)
+                .filter(PostRecord.Columns.deletedAt == nil).fetchOne(db)
+        else { return }
+        try PostRecord.filter(key: post.id).updateAll(db, PostRecord.Columns.hiddenAt.set(to: nil))
+        try adjustCounts(of: post.authorId, posts: 1, outbox: outbox, in: db)
     }
 
     /// `media.ready`: a post waiting for its media is shown.

@@ -164,13 +164,4 @@ struct FeedStore: Sendable {
                     liked: likes[record.id] != nil, reposted: reposts[record.id] != nil, mediaIds: all))
         }
     }
-
-    /// Any post, hidden or not, for moderation.
-    func summary(id: String) async throws -> PostSummary? {
-        try await database.tracedRead { db in
-            try PostRecord.fetchOne(db, key: id).map {
-                PostSummary(id: $0.id, authorId: $0.authorId, hidden: $0.hiddenAt != nil)
-            }
-        }
-    }
 }

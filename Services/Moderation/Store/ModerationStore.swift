@@ -2,11 +2,14 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// The moderation service's database: reports, per-target tallies, blocks. One extension file
-/// per aggregate.
+/// The moderation service's database: reports and the objects they name, moderators'
+/// actions and appeals, the audit log, blocks and mutes. One extension file per aggregate.
 struct ModerationStore: Sendable {
     let database: DatabasePool
     let outbox: Outbox
-    /// Reports from this many distinct users hide a target.
+    let jobs: JobQueue
+    /// Open reports weighing this much together hide a target.
     let autoHideReports: Int
+    /// How many reports one user may make in an hour.
+    let reportsPerHour: Int
 }

@@ -38,6 +38,12 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case duressAlert = "duress_alert"
     case duressAcknowledged = "duress_acknowledged"
     case duressCleared = "duress_cleared"
+    // Moderation: what moderators did to the user's account or objects, and their appeals.
+    case moderationWarning = "moderation_warning"
+    case contentRemoved = "content_removed"
+    case accountSuspended = "account_suspended"
+    case accountReinstated = "account_reinstated"
+    case appealDecided = "appeal_decided"
 }
 
 /// One entry of a user's notification centre.

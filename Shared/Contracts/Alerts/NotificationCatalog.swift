@@ -144,6 +144,27 @@ public enum NotificationCatalog {
         NotificationKind(
             type: .duressCleared, event: nil, critical: false, pushByDefault: true, title: "Duress alert resolved",
             body: "Customer {customerRef} is safe", link: "/alerts/{alertId}"),
+        // Moderation, each with the moderator's reason; one push preference for all five.
+        NotificationKind(
+            type: .moderationWarning, event: UserWarned.eventType, critical: false, pushByDefault: true,
+            title: "A warning from the moderators", body: "{reason}", link: "/moderation/actions/{actionId}"),
+        NotificationKind(
+            type: .contentRemoved, event: ContentRemoved.eventType, critical: false, pushByDefault: true,
+            title: "Your {kind} was removed", body: "{reason}. You can appeal.", link: "/moderation/actions/{actionId}",
+            governedBy: .moderationWarning),
+        NotificationKind(
+            type: .accountSuspended, event: UserSuspended.eventType, critical: false, pushByDefault: true,
+            title: "Your account is suspended",
+            body: "{reason}. Until {until} you can read but not post; you can appeal.",
+            link: "/moderation/actions/{actionId}", governedBy: .moderationWarning),
+        NotificationKind(
+            type: .accountReinstated, event: UserReinstated.eventType, critical: false, pushByDefault: true,
+            title: "Your account is active again", body: "You can post again.", link: "/moderation/actions/{actionId}",
+            governedBy: .moderationWarning),
+        NotificationKind(
+            type: .appealDecided, event: AppealDecided.eventType, critical: false, pushByDefault: true,
+            title: "Your appeal was decided", body: "{outcome}: {reason}", link: "/moderation/actions/{actionId}",
+            governedBy: .moderationWarning),
     ]
 
     /// The kind of `type` (every type has one: a test checks it).

@@ -81,15 +81,21 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var customerRef: String?
     /// When the session last made a valid App Attest assertion (Agora).
     public var attestedAt: Date?
+    /// Until when a moderator suspended the user (absent when they are not suspended): until
+    /// then the user may read but not change anything (`ACCOUNT_SUSPENDED`).
+    public var suspendedUntil: Date?
 
     enum CodingKeys: String, CodingKey {
-        case sessionId, userId, limited, roles, premium, phoneVerified, tenantId, customerRef, attestedAt
+        case sessionId, userId, limited, roles, premium, phoneVerified, tenantId, customerRef, attestedAt,
+            suspendedUntil
     }
 
     public init(
         sessionId: String, userId: String, limited: Bool, roles: [RoleGrant], premium: Bool = false,
-        phoneVerified: Bool = false, tenantId: String? = nil, customerRef: String? = nil, attestedAt: Date? = nil
+        phoneVerified: Bool = false, tenantId: String? = nil, customerRef: String? = nil, attestedAt: Date? = nil,
+        suspendedUntil: Date? = nil
     ) {
+        self.suspendedUntil = suspendedUntil
         self.attestedAt = attestedAt
         self.tenantId = tenantId
         self.customerRef = customerRef
@@ -129,6 +135,8 @@ public enum SessionEndReason: String, Codable, Sendable {
     case revoked
     /// A rotated refresh token was presented again: the token family is treated as stolen.
     case refreshTokenReused = "refresh_token_reused"
+    /// A moderator banned the account.
+    case banned
 }
 
 /// `session.ended` (auth → alerts): sessions of one user ended while the account stays; what

@@ -258,18 +258,3 @@ public struct PostReposted: PostActivityEvent {
     public let activity: PostActivity
     public init(_ activity: PostActivity) { self.activity = activity }
 }
-
-/// `GET /internal/posts/{id}` on feed: what moderation checks before taking a report.
-public struct PostSummary: Codable, Sendable, Equatable {
-    public var id: String
-    public var authorId: String
-    public var hidden: Bool
-
-    enum CodingKeys: String, CodingKey { case id, authorId, hidden }
-
-    public init(id: String, authorId: String, hidden: Bool) {
-        self.id = id
-        self.authorId = authorId
-        self.hidden = hidden
-    }
-}

@@ -5,9 +5,33 @@ public enum ReportReason: String, Codable, Sendable, CaseIterable {
     case inappropriate, spam, harassment, other
 }
 
-/// What can be reported.
+/// What can be reported: every kind of object someone else made.
 public enum ReportTargetType: String, Codable, Sendable, CaseIterable {
-    case post
+    case user, post, reply, snap
+    /// A SkateHubba challenge clip, named by its media id.
+    case challengeClip = "challenge_clip"
+    case spot, message
+
+    /// The service that owns objects of this kind (and answers
+    /// `GET /internal/moderation-subjects/{type}/{id}` for them).
+    public var owner: ServiceName {
+        switch self {
+        case .user: .auth
+        case .post, .reply, .challengeClip, .spot: .feed
+        case .snap: .streak
+        case .message: .alerts
+        }
+    }
+}
+
+/// Where a report stands, as its author sees it.
+public enum ReportStatus: String, Codable, Sendable, CaseIterable {
+    /// Waiting for a moderator.
+    case open
+    /// A moderator found nothing wrong.
+    case dismissed
+    /// A moderator acted on it (removed the object, warned, suspended or banned its author).
+    case actioned
 }
 
 /// `POST /v1/reports`.
@@ -28,27 +52,34 @@ public struct ReportCreate: Codable, Sendable {
     }
 }
 
-/// A report as its author sees it.
+/// A report as its author sees it (`POST /v1/reports`, `GET /v1/reports`).
 public struct Report: Codable, Sendable, Equatable {
     public var id: String
     public var targetType: ReportTargetType
     public var targetId: String
     public var reason: ReportReason
     public var details: String?
+    public var status: ReportStatus
     public var createdAt: Date
+    /// When a moderator dismissed or acted on it.
+    public var resolvedAt: Date?
 
-    enum CodingKeys: String, CodingKey { case id, targetType, targetId, reason, details, createdAt }
+    enum CodingKeys: String, CodingKey {
+        case id, targetType, targetId, reason, details, status, createdAt, resolvedAt
+    }
 
     public init(
         id: String, targetType: ReportTargetType, targetId: String, reason: ReportReason, details: String?,
-        createdAt: Date
+        status: ReportStatus = .open, createdAt: Date, resolvedAt: Date? = nil
     ) {
         self.id = id
         self.targetType = targetType
         self.targetId = targetId
         self.reason = reason
         self.details = details
+        self.status = status
         self.createdAt = createdAt
+        self.resolvedAt = resolvedAt
     }
 }
 

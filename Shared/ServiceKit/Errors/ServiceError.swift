@@ -53,6 +53,14 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     public static let guestReadOnly = ServiceError(
         .guestReadOnly, "Guest access is read-only: sign in to do this.")
 
+    /// A moderator suspended the caller until `until`: they may read, not change anything.
+    public static func accountSuspended(until: Date) -> ServiceError {
+        ServiceError(
+            .accountSuspended,
+            "This account is suspended until \(until.formatted(.iso8601)): it can read but not post or change anything."
+        )
+    }
+
     /// The caller lacks the role this needs.
     public static let forbidden = ServiceError(.forbidden, "You are not allowed to do this.")
 

@@ -69,6 +69,9 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var customerRef: String?
     /// When the session last made a valid App Attest assertion (from auth's session state).
     public var attestedAt: Date?
+    /// Until when a moderator suspended the user, while that is still ahead (from auth's
+    /// session state): writes are refused with `ACCOUNT_SUSPENDED`. Nil at the gateway.
+    public var suspendedUntil: Date?
 
     public init(
         userID: String, sessionID: String, scopes: Set<String>, expiresAt: Date, limited: Bool = false,

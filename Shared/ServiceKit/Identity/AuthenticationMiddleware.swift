@@ -5,13 +5,18 @@ import Hummingbird
 import Logging
 
 /// Requires a valid access token on every route behind it and records who the request acts
-/// for in the context. Guest tokens can only read (GET and HEAD). Internal traffic is not trusted because it is internal: every service
-/// verifies the token again with the same ``TokenVerifier`` the gateway uses.
+/// for in the context. Guest tokens can only read (GET and HEAD), and so can a suspended
+/// user (`ACCOUNT_SUSPENDED`) outside the few routes that let them end their sessions, delete
+/// their account or appeal (`allowsSuspended`). Internal traffic is not trusted because it is
+/// internal: every service verifies the token again with the same ``TokenVerifier`` the
+/// gateway uses.
 public struct AuthenticationMiddleware<Context: ServiceRequestContextProtocol>: RouterMiddleware {
     let verifier: TokenVerifier
+    let allowsSuspended: Bool
 
-    public init(verifier: TokenVerifier) {
+    public init(verifier: TokenVerifier, allowsSuspended: Bool = false) {
         self.verifier = verifier
+        self.allowsSuspended = allowsSuspended
     }
 
     public func handle(
@@ -24,6 +29,9 @@ public struct AuthenticationMiddleware<Context: ServiceRequestContextProtocol>: 
         let user = try await verifier.verify(token)
         if user.isGuest, request.method != .get, request.method != .head {
             throw ServiceError.guestReadOnly
+        }
+        if let until = user.suspendedUntil, !allowsSuspended, request.method != .get, request.method != .head {
+            throw ServiceError.accountSuspended(until: until)
         }
         context.user = user
         context.logger[metadataKey: "user_id"] = .string(user.userID)

@@ -75,6 +75,7 @@ public final class TokenVerifier: Sendable {
         current.tenantID = session.tenantId
         current.customerRef = session.customerRef
         current.attestedAt = session.attestedAt
+        current.suspendedUntil = session.suspendedUntil.flatMap { $0 > clock.now() ? $0 : nil }
         return current
     }
 

@@ -11,6 +11,9 @@ public struct ServiceRoutes<Context: ServiceRequestContextProtocol> {
     public let open: RouterGroup<Context>
     /// Routes behind ``AuthenticationMiddleware``: every request acts for a verified user.
     public let authenticated: RouterGroup<Context>
+    /// Like `authenticated`, but open to a suspended user's writes too: ending sessions,
+    /// deleting the account, appealing.
+    public let authenticatedWhileSuspended: RouterGroup<Context>
     let database: DatabasePool?
     let clock: any WallClock
 
@@ -19,6 +22,8 @@ public struct ServiceRoutes<Context: ServiceRequestContextProtocol> {
     public init(router: Router<Context>, verifier: TokenVerifier, database: DatabasePool?, clock: any WallClock) {
         self.open = router.group()
         self.authenticated = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
+        self.authenticatedWhileSuspended = router.group().add(
+            middleware: AuthenticationMiddleware(verifier: verifier, allowsSuspended: true))
         self.database = database
         self.clock = clock
     }

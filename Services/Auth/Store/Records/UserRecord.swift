@@ -35,6 +35,14 @@ struct UserRecord: ServiceRecord {
         case usernameKey = "username_key"
     }
 
+    /// The profile as a moderator judges it (what others see of the account).
+    var moderationSubject: ModerationSubject {
+        let text = [displayName, username.map { "@\($0)" }, bio].compactMap { $0 }.joined(separator: "\n")
+        return ModerationSubject(
+            type: .user, id: id, ownerId: id, text: text, mediaIds: avatarMediaId.map { [$0] } ?? [],
+            createdAt: createdAt)
+    }
+
     var summary: UserSummary {
         UserSummary(
             id: id, displayName: displayName, username: username,

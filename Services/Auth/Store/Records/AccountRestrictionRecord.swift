@@ -1,0 +1,29 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// A row of `account_restriction`: what moderation's actions set on one account, each with
+/// the action that set it (so reversing an action lifts only its own restriction).
+struct AccountRestrictionRecord: ServiceRecord {
+    static let databaseTableName = "account_restriction"
+
+    var userId: String
+    var suspendedUntil: Date?
+    var suspensionActionId: String?
+    var bannedAt: Date?
+    var banActionId: String?
+
+    /// When the suspension ends, if it has not yet.
+    func suspension(at now: Date) -> Date? {
+        guard let suspendedUntil, suspendedUntil > now else { return nil }
+        return suspendedUntil
+    }
+
+    /// `ACCOUNT_BANNED` when moderation banned `userID`.
+    static func refuseBanned(_ userID: String, in db: Database) throws {
+        guard try fetchOne(db, key: userID)?.bannedAt == nil else {
+            throw ServiceError(.accountBanned, "This account was banned by a moderator.")
+        }
+    }
+}

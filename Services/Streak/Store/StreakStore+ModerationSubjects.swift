@@ -1,0 +1,25 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// Snaps as moderation judges them.
+extension StreakStore {
+    /// Snap `id`; with a `viewer`, only for its sender and the partners of the streaks it was
+    /// sent into.
+    func moderationSubject(snap id: String, viewer: String?) async throws -> ModerationSubject? {
+        try await database.tracedRead { db in
+            guard let snap = try SnapRecord.fetchOne(db, key: id) else { return nil }
+            if let viewer, viewer != snap.userId {
+                let streaks = try StreakSnapRecord.filter(StreakSnapRecord.Columns.snapId == id).fetchAll(db)
+                    .map(\.streakId)
+                let shownTo = try StreakRecord.filter(keys: streaks).fetchAll(db).flatMap { [$0.userA, $0.userB] }
+                guard shownTo.contains(viewer) else { return nil }
+            }
+            let text = [snap.prompt, snap.caption].compactMap { $0 }.joined(separator: "\n")
+            return ModerationSubject(
+                type: .snap, id: id, ownerId: snap.userId, text: text.isEmpty ? nil : text, mediaIds: [snap.mediaId],
+                createdAt: snap.createdAt)
+        }
+    }
+}
