@@ -53,6 +53,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // OTLP over HTTP only: the gRPC exporter's dependencies are not needed.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
@@ -181,7 +182,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "ModerationService",
-            dependencies: ["ServiceKit", "Contracts"],
+            dependencies: [
+                "ServiceKit", "Contracts", .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Services/Moderation",
             swiftSettings: strictSettings
         ),

@@ -19,10 +19,13 @@ struct ModerationDependencies: Sendable {
     /// Reported objects, from the service that owns each kind.
     var subjects: ModerationSubjectLookup
     var users: Lookup<UserSummary>
+    /// The console's sign-in and sign-out, at auth.
+    var accounts: ConsoleAccounts
 
     static func live(_ runtime: ServiceRuntime) -> ModerationDependencies {
         ModerationDependencies(
-            subjects: .live(runtime.client), users: .internal(runtime.client, from: .auth, path: "/internal/users"))
+            subjects: .live(runtime.client), users: .internal(runtime.client, from: .auth, path: "/internal/users"),
+            accounts: .live(runtime.client))
     }
 }
 
@@ -43,7 +46,8 @@ func buildRouter(
     var inbox = EventInbox(clock: clock)
     inbox.onUserDeleted(erase: ModerationStore.erase)
 
-    let (router, routes) = runtime.makeRoutes(database: database)
+    let verifier = runtime.makeTokenVerifier()
+    let (router, routes) = runtime.makeRoutes(database: database, verifier: verifier)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     ReportsController(store: store, subjects: dependencies.subjects, clock: clock, entropy: entropy)
         .addRoutes(to: routes)
@@ -53,6 +57,15 @@ func buildRouter(
     ModerationQueueController(store: store, subjects: dependencies.subjects, actions: actions).addRoutes(to: routes)
     AppealsController(store: store, clock: clock).addRoutes(to: routes)
     AuditLogController(store: store).addRoutes(to: routes)
+    // The web console, served at /console through the gateway.
+    let gate = ConsoleGate(store: store, verifier: verifier, clock: clock, entropy: entropy)
+    let pages = try ConsolePages()
+    ConsoleSessionsController(gate: gate, accounts: dependencies.accounts, pages: pages, store: store)
+        .addRoutes(to: routes)
+    ConsoleQueueController(
+        gate: gate, pages: pages, store: store, subjects: dependencies.subjects, actions: actions
+    ).addRoutes(to: routes)
+    ConsoleReviewController(gate: gate, pages: pages, store: store).addRoutes(to: routes)
     RelationsController<BlockRecord>(
         store: store, users: dependencies.users, clock: clock, path: "/v1/blocks", noun: "block", limit: 10_000
     ).addRoutes(to: routes)

@@ -63,7 +63,9 @@ import Testing
         let harness = try ServiceHarness(.moderation)
         let parts = try await ModerationService.buildRouter(
             runtime: harness.runtime, reader: harness.reader,
-            dependencies: ModerationDependencies(subjects: .fixed([]), users: .fixed([:])))
+            dependencies: ModerationDependencies(
+                subjects: .fixed([]), users: .fixed([:]),
+                accounts: ConsoleAccounts(signIn: { _, _ in throw ServiceError.forbidden }, end: { _, _ in })))
         try await check(parts, harness, routes: [(.post, "/v1/reports"), (.post, "/v1/blocks")])
     }
 }

@@ -30,6 +30,29 @@ struct ModerationWorld: Sendable {
     let client: any TestClientProtocol
     let runner: JobRunner
     let sessions: Sessions
+    let accounts: Accounts
+
+    /// Auth as the console's sign-in meets it: each person's password is `pw-<their id>`;
+    /// sessions the console ended are kept.
+    final class Accounts: Sendable {
+        let ended = Mutex([String]())
+
+        func console(harness: ServiceHarness) -> ConsoleAccounts {
+            ConsoleAccounts(
+                signIn: { email, password in
+                    let user = String(email.prefix { $0 != "@" })
+                    guard password == "pw-\(user)" else {
+                        return .refused(
+                            status: 401,
+                            ErrorBody(
+                                code: .invalidCredentials, message: "The email or password is wrong.", requestId: nil))
+                    }
+                    return .signedIn(
+                        accessToken: try await harness.token(for: user, session: "s-\(user)"), sessionID: "s-\(user)")
+                },
+                end: { [self] session, _ in self.ended.withLock { $0.append(session) } })
+        }
+    }
 
     /// Auth's answers about sessions: session `s-<user>` of each user, with what a test set.
     final class Sessions: Sendable {
@@ -107,17 +130,19 @@ func withModeration(
     let sessions = ModerationWorld.Sessions()
     for moderator in ModerationWorld.moderators { sessions.set(moderator, roles: [RoleGrant(role: .moderator)]) }
     let harness = try ServiceHarness(.moderation, config: config, sessions: sessions.lookup())
+    let accounts = ModerationWorld.Accounts()
     let dependencies = ModerationDependencies(
         subjects: ModerationWorld.subjects(now: harness.clock.now()),
         users: .fixed(
             Dictionary(
                 uniqueKeysWithValues: (ModerationWorld.people + ModerationWorld.moderators).map {
                     ($0, UserSummary(id: $0, displayName: "x"))
-                })))
+                })), accounts: accounts.console(harness: harness))
     let parts = try await ModerationService.buildRouter(
         runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
     let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
     try await harness.test(parts) { client in
-        try await body(ModerationWorld(harness: harness, client: client, runner: runner, sessions: sessions))
+        try await body(
+            ModerationWorld(harness: harness, client: client, runner: runner, sessions: sessions, accounts: accounts))
     }
 }

@@ -17,8 +17,12 @@ import Testing
                 "/v1/auth/register", "/v1/auth/login", "/v1/auth/refresh", "/v1/auth/guest", "/v1/auth/apple",
                 "/v1/sessions/login",
                 "/v1/sessions/verify", "/v1/webhooks/revenuecat", "/v1/media/presigned/*", "/v1/evidence/presigned/*",
-                "/.well-known/jwks.json", "/v1/auth/check-username/*",
+                "/.well-known/jwks.json", "/v1/auth/check-username/*", "/console/sign-in", "/console/*",
             ])
+        // The console's sign-in is throttled as sign-ins are; its pages are moderation's.
+        #expect(RouteTable.route(path: "/console/sign-in", method: .post)?.rateClass(for: .post) == .auth)
+        #expect(RouteTable.route(path: "/console/queue", method: .get)?.service == .moderation)
+        #expect(RouteTable.route(path: "/console/queue", method: .delete) == nil)
         #expect(RouteTable.route(path: "/v1/auth/check-username/kai", method: .get)?.access == .public)
         #expect(RouteTable.route(path: "/v1/sessions/verify", method: .post) == nil)
         #expect(RouteTable.route(path: "/v1/admin/tenants", method: .post)?.access == .authenticated)

@@ -112,6 +112,14 @@ enum RouteTable {
         GatewayRoute(
             match: .exact("/.well-known/jwks.json"), methods: [.get, .head], service: .auth, access: .public,
             rateClass: .read, body: .json),
+        // The moderation console: HTML pages behind its own cookie session (moderation checks
+        // it); signing in is throttled as every sign-in is.
+        GatewayRoute(
+            match: .exact("/console/sign-in"), methods: [.post], service: .moderation, access: .public,
+            rateClass: .auth, body: .json),
+        GatewayRoute(
+            match: .prefix("/console"), methods: [.get, .head, .post], service: .moderation, access: .public,
+            rateClass: nil, body: .json),
     ]
 
     /// Paths served by the gateway itself (never forwarded), all public.

@@ -26,11 +26,7 @@ extension AlertsStore {
     /// `user.suspended` → `account_suspended`, with when it ends (UTC).
     static func userSuspended(_ envelope: EventEnvelope<UserSuspended>, jobs: JobQueue, in db: Database) throws {
         let event = envelope.payload
-        let until = event.until.formatted(
-            Date.VerbatimFormatStyle(
-                format:
-                    "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC",
-                timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian)))
+        let until = event.until.utcMinute
         try tell(
             .accountSuspended, event.userId, action: event.actionId, ["reason": event.reason, "until": until],
             envelope.header, jobs, db)

@@ -6,6 +6,8 @@ import ServiceKit
 ///
 /// - `GET /internal/sessions/{id}`: whether a session is live, whether it is limited, and its
 ///   user's roles, for the token verifier of every other service (``SessionStateCache``).
+/// - `POST /internal/sessions/{id}/end`: moderation's console ends the session it signed a
+///   moderator in with when they sign out (body: the session's `userId`).
 /// - `POST /internal/admin/roles`: the `pinhole admin grant` command, by its certificate, so an
 ///   operator can name the first admin before anyone can use the admin routes.
 struct InternalSessionsController: Sendable {
@@ -17,7 +19,19 @@ struct InternalSessionsController: Sendable {
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.open.get("/internal/sessions/:id", use: session)
+        routes.open.post("/internal/sessions/:id/end", use: end)
         routes.open.post("/internal/admin/roles", use: changeRole)
+    }
+
+    @Sendable func end(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await PeerIdentity.require(context, oneOf: [.moderation])
+        let id = try ObjectID.path(context.parameters.require("id"), "Session")
+        let body = try await request.decodeJSON(as: SessionEnd.self, context: context)
+        let user = try ObjectID.field(body.userId, "userId")
+        guard try await sessions.revokeSession(id: id, userID: user, reason: .logout, at: clock.now()) else {
+            throw ServiceError.notFound("Session")
+        }
+        return Response(status: .noContent)
     }
 
     @Sendable func session(_ request: Request, context: ServiceRequestContext) async throws -> Response {

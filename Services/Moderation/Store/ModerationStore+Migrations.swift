@@ -145,5 +145,18 @@ extension ModerationStore {
                     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
                     """)
         }
+
+        // The web console's signed-in moderators: a cookie's SHA-256, never the cookie itself.
+        migrator.registerMigration("moderation.v5.console-sessions") { db in
+            try db.create(table: "console_session") { table in
+                table.column("token_hash", .text).primaryKey()
+                table.column("user_id", .text).notNull()
+                table.column("auth_session_id", .text).notNull()
+                table.column("csrf_token", .text).notNull()
+                table.column("created_at", .datetime).notNull()
+                table.column("expires_at", .datetime).notNull()
+            }
+            try db.create(index: "console_session_by_expiry", on: "console_session", columns: ["expires_at"])
+        }
     }
 }

@@ -108,6 +108,15 @@ public struct SessionState: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /internal/sessions/{id}/end` on auth (moderation's console signing out).
+public struct SessionEnd: Codable, Sendable {
+    public var userId: String
+
+    enum CodingKeys: String, CodingKey { case userId }
+
+    public init(userId: String) { self.userId = userId }
+}
+
 /// `POST /v1/auth/guest`: a read-only access token for browsing without an account.
 public struct GuestTokenResponse: Codable, Sendable, Equatable {
     /// ES256-signed JWT with scope `guest`; no refresh token: ask for a new one when it expires.

@@ -67,6 +67,22 @@ public final class TokenVerifier: Sendable {
         guard let session = try await sessions.state(of: user.sessionID), session.userId == user.userID else {
             throw ServiceError.invalidToken
         }
+        return applying(session, to: user)
+    }
+
+    /// The user of session `id` as auth describes it now (roles, limits, a suspension), for a
+    /// session a service tracks itself rather than through a token (the moderation console's
+    /// cookie); nil when the session ended or is not `userID`'s. Needs a ``SessionStateCache``.
+    public func liveSession(_ id: String, userID: String) async throws -> AuthenticatedUser? {
+        guard let sessions, let session = try await sessions.state(of: id), session.userId == userID else {
+            return nil
+        }
+        let user = AuthenticatedUser(userID: userID, sessionID: id, scopes: ["user"], expiresAt: .distantFuture)
+        return applying(session, to: user)
+    }
+
+    /// `user` with auth's server-side flags of its session.
+    private func applying(_ session: SessionState, to user: AuthenticatedUser) -> AuthenticatedUser {
         var current = user
         current.limited = session.limited
         current.roles = Set(session.roles)

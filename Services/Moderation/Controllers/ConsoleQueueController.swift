@@ -1,0 +1,122 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// The console's queue: reported objects oldest first (`GET /console/queue`), one object with
+/// its content, reports and its owner's history (`GET /console/objects/{type}/{id}`), and the
+/// action form it posts (`POST /console/objects/{type}/{id}/actions`), which takes the same
+/// action as `POST /v1/moderation/actions`.
+struct ConsoleQueueController: Sendable {
+    let gate: ConsoleGate
+    let pages: ConsolePages
+    let store: ModerationStore
+    let subjects: ModerationSubjectLookup
+    let actions: ModerationActionsController
+
+    struct ActionForm: Decodable {
+        var csrf: String
+        var action: ModerationActionKind
+        var reason: String
+        var durationHours: String?
+    }
+
+    func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.open.get("/console/queue", use: queue)
+        routes.open.get("/console/objects/:type/:id", use: object)
+        routes.open.post("/console/objects/:type/:id/actions", use: act)
+    }
+
+    @Sendable func queue(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        guard let visit = try await gate.visit(request) else { return ConsolePages.redirect(to: "/console/sign-in") }
+        let page = try PageRequest<TimePosition>(request: request)
+        let cases = try await store.queue(after: page.position, limit: page.limit)
+        let shown = Array(cases.prefix(page.limit))
+        var items: [[String: Any]] = []
+        for found in shown {
+            let target = found.target
+            let subject = try await subjects.find(target.targetType, target.targetId, nil)
+            items.append([
+                "type": target.targetType.rawValue, "id": target.targetId, "kind": ConsolePages.kind(target.targetType),
+                "ownerId": target.ownerId, "excerpt": String((subject?.text ?? "(gone)").prefix(140)),
+                "reportCount": found.reports.count, "weight": ConsolePages.weight(target.weight),
+                "hidden": target.hiddenAt != nil, "since": (target.firstOpenAt ?? .distantPast).utcMinute,
+            ])
+        }
+        var values = visit.layout
+        values["items"] = items
+        if cases.count > page.limit, let last = shown.last {
+            values["next"] = Cursor.encode(ModerationQueueController.position(last.target))
+        }
+        return pages.page("queue", values)
+    }
+
+    @Sendable func object(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        guard let visit = try await gate.visit(request) else { return ConsolePages.redirect(to: "/console/sign-in") }
+        let (type, id) = try Self.target(context)
+        return try await objectPage(type, id, visit: visit, flash: request.uri.queryParameters.get("done"))
+    }
+
+    @Sendable func act(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        guard let visit = try await gate.visit(request) else { return ConsolePages.redirect(to: "/console/sign-in") }
+        let (type, id) = try Self.target(context)
+        let back = "/console/objects/\(type.rawValue)/\(id)"
+        do {
+            let form = try await request.consoleForm(ActionForm.self)
+            try ConsoleGate.check(form.csrf, against: visit.session.csrfToken)
+            let hours = form.durationHours.flatMap { $0.isEmpty ? nil : $0 }
+            guard hours.map({ Int($0) != nil }) ?? true else {
+                throw ServiceError.validation("The hours must be a whole number.")
+            }
+            let action = try await actions.take(
+                ModerationActionCreate(
+                    targetType: type, targetId: id, action: form.action, reason: form.reason,
+                    durationHours: hours.flatMap { Int($0) }), by: visit.moderator.userID)
+            context.logger.notice(
+                "console action", metadata: ["action_id": "\(action.id)", "action": "\(action.action.rawValue)"])
+            return ConsolePages.redirect(to: back + "?done=\(action.action.rawValue)")
+        } catch let error as ServiceError {
+            return pages.failure(error, back: back, visit: visit)
+        }
+    }
+
+    private func objectPage(
+        _ type: ReportTargetType, _ id: String, visit: ConsoleGate.Visit, flash: String?
+    ) async throws -> Response {
+        let subject = try await subjects.find(type, id, nil)
+        let found = try await store.moderationCase(type, id)
+        guard subject != nil || found != nil else {
+            return pages.failure(ServiceError.notFound("Object"), back: "/console/queue", visit: visit)
+        }
+        var values = visit.layout
+        values.merge([
+            "type": type.rawValue, "id": id, "kind": ConsolePages.kind(type),
+            "ownerId": subject?.ownerId ?? found?.target.ownerId ?? "", "exists": subject != nil,
+            "text": subject?.text ?? "", "media": subject?.mediaIds ?? [],
+            "created": subject.map { $0.createdAt.utcMinute } ?? "",
+            "hidden": found.map { $0.target.hiddenAt != nil || $0.target.removedAt != nil } ?? false,
+            "removable": ModerationRules.removable.contains(type),
+            "reports": (found?.reports ?? []).map { report -> [String: Any] in
+                [
+                    "when": report.createdAt.utcMinute, "reporterId": report.reporterId,
+                    "reason": report.reason.rawValue, "details": report.details ?? "",
+                    "weight": ConsolePages.weight(report.weight), "status": report.status.rawValue,
+                ]
+            },
+            "history": (found?.priorActions ?? []).map { action, _ -> [String: Any] in
+                [
+                    "when": action.createdAt.utcMinute, "action": action.action.rawValue,
+                    "moderatorId": action.moderatorId, "reason": action.reason, "reversed": action.reversedAt != nil,
+                ]
+            },
+        ]) { own, _ in own }
+        if let flash, let done = ModerationActionKind(rawValue: flash) { values["flash"] = "Done: \(done.rawValue)." }
+        return pages.page("object", values)
+    }
+
+    static func target(_ context: ServiceRequestContext) throws -> (ReportTargetType, String) {
+        guard let type = ReportTargetType(rawValue: try context.parameters.require("type")) else {
+            throw ServiceError.notFound("Object")
+        }
+        return (type, try ObjectID.path(context.parameters.require("id"), "Object"))
+    }
+}
