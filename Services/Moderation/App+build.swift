@@ -63,9 +63,10 @@ func buildRouter(
     ConsoleSessionsController(gate: gate, accounts: dependencies.accounts, pages: pages, store: store)
         .addRoutes(to: routes)
     ConsoleQueueController(
-        gate: gate, pages: pages, store: store, subjects: dependencies.subjects, actions: actions
+        gate: gate, pages: pages, store: store, subjects: dependencies.subjects, users: dependencies.users,
+        actions: actions
     ).addRoutes(to: routes)
-    ConsoleReviewController(gate: gate, pages: pages, store: store).addRoutes(to: routes)
+    ConsoleReviewController(gate: gate, pages: pages, store: store, users: dependencies.users).addRoutes(to: routes)
     RelationsController<BlockRecord>(
         store: store, users: dependencies.users, clock: clock, path: "/v1/blocks", noun: "block", limit: 10_000
     ).addRoutes(to: routes)

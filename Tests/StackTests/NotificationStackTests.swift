@@ -10,7 +10,8 @@ import Testing
 /// reopened with the last id it saw, misses nothing and repeats nothing. Then, on the same
 /// stack (its executables run under libfaketime), two weeks of StreakSnap with moved clocks
 /// (``StreakStoryFlow``), Transrify's duress alerts (``DuressStoryFlow``) and one whole
-/// SkateHubba challenge (``SkateHubbaStoryFlow``) and an Agora session (``AgoraStoryFlow``).
+/// SkateHubba challenge (``SkateHubbaStoryFlow``), an Agora session (``AgoraStoryFlow``) and
+/// a moderator's day in the console, in Chromium (``ModerationStoryFlow``).
 extension StackTests {
     @Test func pushesAndTheLiveStreamSurviveAKilledAlertsWithNothingLostOrDoubledAndTwoWeeksOfStreaks() async throws {
         let fakeDirectory = try TestDataDirectory.make()
@@ -43,8 +44,9 @@ extension StackTests {
             try await SkateHubbaStoryFlow(flow: flow, fake: fake).run()
             try await AgoraStoryFlow(flow: flow, app: app).run()
             try await AgoraPrivateFlow(flow: flow, fake: fake, app: app).run()
+            try await ModerationStoryFlow(flow: flow, app: app).run()
         } catch {
-            for name in [ServiceName.alerts, .streak, .feed, .media, .auth, .gateway] {
+            for name in [ServiceName.alerts, .streak, .feed, .media, .auth, .moderation, .gateway] {
                 print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))
             }
             await stack.stop()

@@ -115,7 +115,7 @@ struct ConsolePages: Sendable {
         <ul class="cards">
         {{#items}}
         <li class="card">
-        <a class="object" href="/console/objects/{{type}}/{{id}}">{{kind}} by {{ownerId}}</a>
+        <a class="object" href="/console/objects/{{type}}/{{id}}">{{kind}} by {{owner}}</a>
         <p class="excerpt">{{excerpt}}</p>
         <p class="meta">{{reportCount}} open reports · weight {{weight}}{{#hidden}} · <span class="badge">hidden</span>{{/hidden}} · waiting since {{since}}</p>
         </li>
@@ -128,18 +128,17 @@ struct ConsolePages: Sendable {
         {{<layout}}{{$title}}{{kind}}{{/title}}{{$content}}
         <h1>{{kind}} <small>{{id}}</small></h1>
         <section class="card">
-        <p class="meta">By {{ownerId}}{{#created}} · posted {{created}}{{/created}}{{#hidden}} · <span class="badge">hidden</span>{{/hidden}}</p>
+        <p class="meta">By {{owner}} ({{ownerId}}){{#created}} · posted {{created}}{{/created}}{{#hidden}} · <span class="badge">hidden</span>{{/hidden}}</p>
         {{#text}}<blockquote id="content">{{text}}</blockquote>{{/text}}
         {{^exists}}<p class="empty">It no longer exists.</p>{{/exists}}
         {{#media}}<p class="meta">Media {{.}}</p>{{/media}}
         </section>
         <h2>Reports</h2>
         {{^reports}}<p class="empty">None.</p>{{/reports}}
-        <div class="scroll"><table>
-        <thead><tr><th>When</th><th>Reporter</th><th>Reason</th><th>Weight</th><th>Status</th></tr></thead>
-        <tbody>
-        {{#reports}}<tr><td>{{when}}</td><td>{{reporterId}}</td><td>{{reason}}{{#details}}: {{details}}{{/details}}</td><td>{{weight}}</td><td>{{status}}</td></tr>{{/reports}}
-        </tbody></table></div>
+        <ul class="cards" id="reports">
+        {{#reports}}<li class="card"><strong>{{reason}}</strong>{{#details}}: {{details}}{{/details}}
+        <p class="meta">by {{reporter}} · weight {{weight}} · {{status}} · {{when}}</p></li>{{/reports}}
+        </ul>
         <h2>Its owner's history</h2>
         {{^history}}<p class="empty">No earlier actions.</p>{{/history}}
         <ul>{{#history}}<li>{{when}}: {{action}} by {{moderatorId}}: {{reason}}{{#reversed}} (reversed){{/reversed}}</li>{{/history}}</ul>
@@ -192,7 +191,7 @@ struct ConsolePages: Sendable {
         <div class="scroll"><table id="audit">
         <thead><tr><th>When</th><th>Who</th><th>What</th><th>Object</th><th>User</th><th>Why</th></tr></thead>
         <tbody>
-        {{#items}}<tr><td>{{when}}</td><td>{{actorId}}</td><td>{{event}}</td><td>{{targetType}} {{targetId}}</td><td>{{userId}}</td><td>{{reason}}</td></tr>{{/items}}
+        {{#items}}<tr><td>{{when}}</td><td>{{actor}}</td><td>{{event}}</td><td>{{#targetId}}<a href="/console/objects/{{targetType}}/{{targetId}}">{{targetType}}</a>{{/targetId}}</td><td>{{user}}</td><td>{{reason}}</td></tr>{{/items}}
         </tbody></table></div>
         {{#next}}<p><a href="/console/audit?cursor={{next}}{{#userId}}&amp;userId={{userId}}{{/userId}}">Older entries</a></p>{{/next}}
         {{/content}}{{/layout}}

@@ -11,6 +11,7 @@ struct ConsoleQueueController: Sendable {
     let pages: ConsolePages
     let store: ModerationStore
     let subjects: ModerationSubjectLookup
+    let users: Lookup<UserSummary>
     let actions: ModerationActionsController
 
     struct ActionForm: Decodable {
@@ -31,13 +32,15 @@ struct ConsoleQueueController: Sendable {
         let page = try PageRequest<TimePosition>(request: request)
         let cases = try await store.queue(after: page.position, limit: page.limit)
         let shown = Array(cases.prefix(page.limit))
+        let names = try await users.findAll(shown.map(\.target.ownerId))
         var items: [[String: Any]] = []
         for found in shown {
             let target = found.target
             let subject = try await subjects.find(target.targetType, target.targetId, nil)
             items.append([
                 "type": target.targetType.rawValue, "id": target.targetId, "kind": ConsolePages.kind(target.targetType),
-                "ownerId": target.ownerId, "excerpt": String((subject?.text ?? "(gone)").prefix(140)),
+                "owner": names[target.ownerId]?.displayName ?? target.ownerId,
+                "excerpt": String((subject?.text ?? "(gone)").prefix(140)),
                 "reportCount": found.reports.count, "weight": ConsolePages.weight(target.weight),
                 "hidden": target.hiddenAt != nil, "since": (target.firstOpenAt ?? .distantPast).utcMinute,
             ])
@@ -87,17 +90,20 @@ struct ConsoleQueueController: Sendable {
         guard subject != nil || found != nil else {
             return pages.failure(ServiceError.notFound("Object"), back: "/console/queue", visit: visit)
         }
+        let owner = subject?.ownerId ?? found?.target.ownerId ?? ""
+        let names = try await users.findAll([owner] + (found?.reports ?? []).map(\.reporterId))
         var values = visit.layout
         values.merge([
             "type": type.rawValue, "id": id, "kind": ConsolePages.kind(type),
-            "ownerId": subject?.ownerId ?? found?.target.ownerId ?? "", "exists": subject != nil,
+            "ownerId": owner, "owner": names[owner]?.displayName ?? owner, "exists": subject != nil,
             "text": subject?.text ?? "", "media": subject?.mediaIds ?? [],
             "created": subject.map { $0.createdAt.utcMinute } ?? "",
             "hidden": found.map { $0.target.hiddenAt != nil || $0.target.removedAt != nil } ?? false,
             "removable": ModerationRules.removable.contains(type),
             "reports": (found?.reports ?? []).map { report -> [String: Any] in
                 [
-                    "when": report.createdAt.utcMinute, "reporterId": report.reporterId,
+                    "when": report.createdAt.utcMinute,
+                    "reporter": names[report.reporterId]?.displayName ?? report.reporterId,
                     "reason": report.reason.rawValue, "details": report.details ?? "",
                     "weight": ConsolePages.weight(report.weight), "status": report.status.rawValue,
                 ]

@@ -9,6 +9,7 @@ struct ConsoleReviewController: Sendable {
     let gate: ConsoleGate
     let pages: ConsolePages
     let store: ModerationStore
+    let users: Lookup<UserSummary>
 
     struct DecisionForm: Decodable {
         var csrf: String
@@ -60,13 +61,17 @@ struct ConsoleReviewController: Sendable {
         let page = try PageRequest<ModerationStore.AuditPosition>(request: request, defaultLimit: 50)
         let user = request.uri.queryParameters.get("userId").flatMap { $0.isEmpty ? nil : ObjectID.canonical($0) }
         let entries = try await store.auditLog(user.map { .user($0) } ?? .all, before: page.position, limit: page.limit)
+        let shown = entries.prefix(page.limit)
+        let people = shown.flatMap { [$0.actorId, $0.userId] }.compactMap { $0 }
+        let names = try await users.findAll(people.filter { $0 != AuditEntryRecord.system })
+        func name(_ id: String?) -> String { id.map { names[$0]?.displayName ?? $0 } ?? "" }
         var values = visit.layout
         values["userId"] = user ?? ""
-        values["items"] = entries.prefix(page.limit).map { entry -> [String: Any] in
+        values["items"] = shown.map { entry -> [String: Any] in
             [
-                "when": entry.createdAt.utcMinute, "actorId": entry.actorId, "event": entry.event,
+                "when": entry.createdAt.utcMinute, "actor": name(entry.actorId), "event": entry.event,
                 "targetType": entry.targetType?.rawValue ?? "", "targetId": entry.targetId ?? "",
-                "userId": entry.userId ?? "", "reason": entry.reason ?? "",
+                "user": name(entry.userId), "reason": entry.reason ?? "",
             ]
         }
         if entries.count > page.limit, let last = entries.prefix(page.limit).last?.id {
