@@ -269,7 +269,7 @@ private typealias W = ModerationWorld
             #expect(
                 try await client.post("/v1/blocks", BlockCreate(userId: W.people[1]), token: later).status == .created)
             let log = try await client.get(
-                "/v1/moderation/audit?targetType=post&targetId=\(W.post)", token: try await world.token(W.moderators[1])
+                "/v1/moderation/objects/post/\(W.post)/audit", token: try await world.token(W.moderators[1])
             ).json(Page<AuditEntry>.self)
             #expect(log.items.map(\.event) == ["suspension.ended", "appeal.made", "action.suspend"])
         }
@@ -337,9 +337,10 @@ private typealias W = ModerationWorld
             #expect(log.items.map(\.actorId) == [W.moderators[1], W.author, W.moderators[0], "system"])
             #expect(log.items.first?.reason == "A quote, not a threat")
             let moderator = try await world.token(W.moderators[1])
-            for bad in ["targetType=post", "targetId=\(W.post)", "userId=x", "targetType=comment&targetId=\(W.post)"] {
-                #expect(try await client.get("/v1/moderation/audit?\(bad)", token: moderator).status == .badRequest)
+            for bad in ["/v1/moderation/audit?userId=x", "/v1/moderation/audit?cursor=x"] {
+                #expect(try await client.get(bad, token: moderator).status == .badRequest, "\(bad)")
             }
+            #expect(try await client.get("/v1/moderation/objects/comment/\(W.post)/audit", token: moderator).status == .notFound)
             // Nothing changes or removes a line of the log.
             let database = try world.harness.database()
             #expect(throws: (any Error).self) {

@@ -3,39 +3,32 @@ import Foundation
 import Hummingbird
 import ServiceKit
 
-/// `GET /v1/moderation/audit` (moderators): the append-only log, newest first; `userId=` or
-/// `targetType=` with `targetId=` narrow it to one person or one object.
+/// `GET /v1/moderation/audit` (moderators): the append-only log, newest first, `userId=`
+/// narrowing it to one person; `GET /v1/moderation/objects/{type}/{id}/audit`: one object's.
 struct AuditLogController: Sendable {
     let store: ModerationStore
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/moderation/audit", use: list)
+        routes.authenticated.get("/v1/moderation/objects/:type/:id/audit", use: object)
     }
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         _ = try context.require(.moderator)
-        let page = try PageRequest<ModerationStore.AuditPosition>(request: request)
-        let entries = try await store.auditLog(try Self.filter(request), before: page.position, limit: page.limit)
-        return try Response.json(
-            Page(entries, limit: page.limit, item: \.contract) { ModerationStore.AuditPosition(before: $0.id ?? 0) })
+        let user = try request.queryValue("userId").map { try ObjectID.field(String($0), "userId") }
+        return try await page(user.map { .user($0) } ?? .all, request)
     }
 
-    static func filter(_ request: Request) throws -> ModerationStore.AuditFilter {
-        let user = try request.queryValue("userId").map { try ObjectID.field(String($0), "userId") }
-        let type = try request.queryValue("targetType").map { text in
-            guard let type = ReportTargetType(rawValue: String(text)) else {
-                throw ServiceError.validation(
-                    "`targetType` must be one of \(ReportTargetType.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            return type
-        }
-        let target = try request.queryValue("targetId").map { try ObjectID.field(String($0), "targetId") }
-        switch (user, type, target) {
-        case (nil, nil, nil): return .all
-        case (let user?, nil, nil): return .user(user)
-        case (nil, let type?, let target?): return .target(type, target)
-        default:
-            throw ServiceError.validation("Give `userId`, or `targetType` with `targetId`, or neither.")
-        }
+    @Sendable func object(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        _ = try context.require(.moderator)
+        let (type, id) = try ModerationQueueController.target(context)
+        return try await page(.target(type, id), request)
+    }
+
+    private func page(_ filter: ModerationStore.AuditFilter, _ request: Request) async throws -> Response {
+        let page = try PageRequest<ModerationStore.AuditPosition>(request: request)
+        let entries = try await store.auditLog(filter, before: page.position, limit: page.limit)
+        return try Response.json(
+            Page(entries, limit: page.limit, item: \.contract) { ModerationStore.AuditPosition(before: $0.id ?? 0) })
     }
 }

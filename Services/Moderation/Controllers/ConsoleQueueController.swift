@@ -55,13 +55,13 @@ struct ConsoleQueueController: Sendable {
 
     @Sendable func object(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         guard let visit = try await gate.visit(request) else { return ConsolePages.redirect(to: "/console/sign-in") }
-        let (type, id) = try Self.target(context)
+        let (type, id) = try ModerationQueueController.target(context)
         return try await objectPage(type, id, visit: visit, flash: request.uri.queryParameters.get("done"))
     }
 
     @Sendable func act(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         guard let visit = try await gate.visit(request) else { return ConsolePages.redirect(to: "/console/sign-in") }
-        let (type, id) = try Self.target(context)
+        let (type, id) = try ModerationQueueController.target(context)
         let back = "/console/objects/\(type.rawValue)/\(id)"
         do {
             let form = try await request.consoleForm(ActionForm.self)
@@ -117,12 +117,5 @@ struct ConsoleQueueController: Sendable {
         ]) { own, _ in own }
         if let flash, let done = ModerationActionKind(rawValue: flash) { values["flash"] = "Done: \(done.rawValue)." }
         return pages.page("object", values)
-    }
-
-    static func target(_ context: ServiceRequestContext) throws -> (ReportTargetType, String) {
-        guard let type = ReportTargetType(rawValue: try context.parameters.require("type")) else {
-            throw ServiceError.notFound("Object")
-        }
-        return (type, try ObjectID.path(context.parameters.require("id"), "Object"))
     }
 }

@@ -31,10 +31,7 @@ struct ModerationQueueController: Sendable {
 
     @Sendable func object(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         _ = try context.require(.moderator)
-        guard let type = ReportTargetType(rawValue: try context.parameters.require("type")) else {
-            throw ServiceError.notFound("Object")
-        }
-        let id = try ObjectID.path(context.parameters.require("id"), "Object")
+        let (type, id) = try Self.target(context)
         guard let found = try await store.moderationCase(type, id) else { throw ServiceError.notFound("Object") }
         return try Response.json(found.item(subject: try await subjects.find(type, id, nil)))
     }
@@ -73,6 +70,14 @@ struct ModerationQueueController: Sendable {
             for try await subject in group { if let subject { found[subject.id] = subject } }
             return found
         }
+    }
+
+    /// The `{type}/{id}` of an object's path; an unknown kind or a malformed id is a 404.
+    static func target(_ context: ServiceRequestContext) throws -> (ReportTargetType, String) {
+        guard let type = ReportTargetType(rawValue: try context.parameters.require("type")) else {
+            throw ServiceError.notFound("Object")
+        }
+        return (type, try ObjectID.path(context.parameters.require("id"), "Object"))
     }
 
     static func position(_ target: ModerationTargetRecord) -> TimePosition {
