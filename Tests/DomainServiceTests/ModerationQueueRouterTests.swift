@@ -340,7 +340,9 @@ private typealias W = ModerationWorld
             for bad in ["/v1/moderation/audit?userId=x", "/v1/moderation/audit?cursor=x"] {
                 #expect(try await client.get(bad, token: moderator).status == .badRequest, "\(bad)")
             }
-            #expect(try await client.get("/v1/moderation/objects/comment/\(W.post)/audit", token: moderator).status == .notFound)
+            #expect(
+                try await client.get("/v1/moderation/objects/comment/\(W.post)/audit", token: moderator).status
+                    == .notFound)
             // Nothing changes or removes a line of the log.
             let database = try world.harness.database()
             #expect(throws: (any Error).self) {
