@@ -30,7 +30,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         "media processing", metadata: ["ffmpeg": "\(ffmpeg?.executable.path ?? "none: no posters")"])
     let processor = MediaProcessor(
         store: store, blobs: blobs, images: ImageProcessor(maxPixels: settings.maxPixels), ffmpeg: ffmpeg,
-        clock: clock, doorbell: Doorbell())
+        screening: try settings.screening.make(logger: runtime.logger), clock: clock, doorbell: Doorbell())
     let intake = MediaIntake(processor: processor, clipDuration: settings.clipDuration, clock: clock)
     let files = try UploadFiles(blobDirectory: settings.blobDirectory)
     for id in try await store.rejectInterruptedCompletions() { files.remove(id) }
@@ -42,11 +42,20 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     inbox.on(MediaDetached.self) { envelope, db in try MediaStore.detach(envelope, in: db) }
     inbox.on(MediaSharingEnded.self) { envelope, db in try MediaStore.endSharing(envelope, in: db) }
     inbox.on(MediaWithdrawn.self) { envelope, db in try MediaStore.withdraw(envelope, blobs: blobs, in: db) }
+    // A moderator's decision about media screening held.
+    inbox.on(ContentRestored.self) { envelope, db in
+        try MediaStore.release(envelope.payload, outbox: store.outbox, in: db)
+    }
+    inbox.on(ContentRemoved.self) { envelope, db in
+        try MediaStore.remove(envelope.payload, blobs: blobs, outbox: store.outbox, in: db)
+    }
     inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, uploads: files, in: db) }
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
     InternalMediaController(store: store).addRoutes(to: routes)
+    ModerationSubjectsController(owner: .media) { _, id, _ in try await store.moderationSubject(media: id) }
+        .addRoutes(to: routes)
     InternalShareCardsController(
         store: store, blobs: blobs, presigner: presigner, settings: settings, clock: clock, entropy: entropy
     ).addRoutes(to: routes)

@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Configuration
 import Foundation
+import NIOCore
 import ServiceKit
 
 /// Media's own settings.
@@ -30,6 +32,11 @@ import ServiceKit
 ///   videos get a poster frame and a copy without metadata; without it, neither.
 /// - `media.gc.graceMinutes` (default 60), `media.gc.intervalMinutes` (default 60): blobs no
 ///   row uses are deleted once older than the grace, checked every interval.
+/// - `media.screening.classifier` (default `rules`): what scores every new photo and video:
+///   `rules` (the SHA-256 list of `media.screening.blocklistFile`, none by default) or `http`
+///   (`media.screening.url`, see ``HTTPClassifier``; `media.screening.timeoutSeconds`, default 10).
+///   A score at or above `media.screening.holdThreshold` (default 0.8) holds the media for a
+///   moderator instead of publishing it.
 /// - `media.storage` (default `local`): `local` (files under `media.blobDir`) or `s3`:
 ///   - `media.s3.endpoint` (e.g. `https://s3.eu-west-1.amazonaws.com`), `media.s3.bucket`,
 ///     `media.s3.region` (default `us-east-1`), `media.s3.accessKeyId`,
@@ -53,6 +60,51 @@ struct MediaSettings: Sendable {
     let gcGrace: TimeInterval
     let gcInterval: Duration
     let s3: S3Settings?
+    let screening: ScreeningSettings
+
+    struct ScreeningSettings: Sendable {
+        enum Classifier: Sendable {
+            case rules(blocklist: URL?)
+            case http(url: String, timeoutSeconds: Int)
+        }
+
+        let classifier: Classifier
+        let holdThreshold: Double
+
+        /// The screening these settings name.
+        func make(logger: Logger) throws -> Screening {
+            switch classifier {
+            case .rules(let file):
+                return Screening(
+                    classifier: try file.map(RuleClassifier.init(file:)) ?? RuleClassifier(),
+                    holdThreshold: holdThreshold)
+            case .http(let url, let seconds):
+                return Screening(
+                    classifier: HTTPClassifier(
+                        url: url, timeout: .seconds(Int64(seconds)), client: .shared, logger: logger),
+                    holdThreshold: holdThreshold)
+            }
+        }
+
+        init(reader: ConfigReader) throws {
+            self.holdThreshold = try reader.decimal("media.screening.holdThreshold", default: 0.8, in: 0...1)
+            switch reader.string(forKey: "media.screening.classifier", default: "rules") {
+            case "rules":
+                let file = reader.string(forKey: "media.screening.blocklistFile")
+                self.classifier = .rules(blocklist: file.map { URL(fileURLWithPath: $0) })
+            case "http":
+                guard let url = reader.string(forKey: "media.screening.url"), url.hasPrefix("http") else {
+                    throw ConfigurationError(
+                        "media.screening.classifier http needs media.screening.url (http or https)")
+                }
+                self.classifier = .http(
+                    url: url,
+                    timeoutSeconds: try reader.integer("media.screening.timeoutSeconds", default: 10, in: 1...120))
+            case let other:
+                throw ConfigurationError("media.screening.classifier must be rules or http, not \(other)")
+            }
+        }
+    }
 
     struct S3Settings: Sendable {
         let location: S3BlobBackend.Location
@@ -88,6 +140,7 @@ struct MediaSettings: Sendable {
         self.ffmpeg = reader.string(forKey: "media.ffmpeg", default: "ffmpeg")
         self.gcGrace = TimeInterval(try reader.integer("media.gc.graceMinutes", default: 60, in: 1...100_000) * 60)
         self.gcInterval = .seconds(try reader.integer("media.gc.intervalMinutes", default: 60, in: 1...100_000) * 60)
+        self.screening = try ScreeningSettings(reader: reader)
         switch reader.string(forKey: "media.storage", default: "local") {
         case "local": self.s3 = nil
         case "s3": self.s3 = try Self.s3(reader)

@@ -45,6 +45,8 @@ func buildRouter(
 
     var inbox = EventInbox(clock: clock)
     inbox.onUserDeleted(erase: ModerationStore.erase)
+    inbox.on(MediaHeld.self) { envelope, db in try ModerationStore.mediaHeld(envelope.payload, at: clock.now(), in: db)
+    }
 
     let verifier = runtime.makeTokenVerifier()
     let (router, routes) = runtime.makeRoutes(database: database, verifier: verifier)

@@ -128,13 +128,14 @@ public enum EventCatalog {
         MediaDetached.eventType: [.media],
         UserMuted.eventType: [.auth, .feed, .alerts],
         UserUnmuted.eventType: [.auth, .feed, .alerts],
-        ContentRestored.eventType: [.feed],
-        ContentRemoved.eventType: [.feed, .alerts],
+        ContentRestored.eventType: [.feed, .media],
+        ContentRemoved.eventType: [.feed, .alerts, .media],
         UserWarned.eventType: [.alerts],
         UserSuspended.eventType: [.auth, .alerts],
         UserBanned.eventType: [.auth],
         UserReinstated.eventType: [.auth, .alerts],
         AppealDecided.eventType: [.alerts],
+        MediaHeld.eventType: [.moderation],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -185,6 +186,7 @@ public enum EventCatalog {
         UserBanned.eventType: [.moderation],
         UserReinstated.eventType: [.moderation],
         AppealDecided.eventType: [.moderation],
+        MediaHeld.eventType: [.media],
     ]
 
     /// The services that receive `type`, or none.

@@ -383,6 +383,7 @@ import Testing
         case UserBanned.eventType: return try roundTrip(UserBanned.self)
         case UserReinstated.eventType: return try roundTrip(UserReinstated.self)
         case AppealDecided.eventType: return try roundTrip(AppealDecided.self)
+        case MediaHeld.eventType: return try roundTrip(MediaHeld.self)
         case UserBlocked.eventType: return try roundTrip(UserBlocked.self)
         case UserUnblocked.eventType: return try roundTrip(UserUnblocked.self)
         case UserMuted.eventType: return try roundTrip(UserMuted.self)
@@ -430,6 +431,12 @@ import Testing
 
     /// The action of the recorded moderation events.
     static let moderationAction = "ac700000-0000-4000-8000-000000000001"
+
+    /// A photo of Alice's that screening held.
+    static func heldMedia(_ id: String, in db: Database) throws {
+        try privateMedia(id, in: db)
+        try db.execute(sql: "UPDATE media SET status = 'held', screening_score = 1 WHERE id = ?", arguments: [id])
+    }
 
     /// A post of Alice's without media, for moderation's events.
     static func moderatedPost(_ id: String, hidden: Bool, in db: Database) throws {
@@ -985,6 +992,34 @@ import Testing
                     SELECT COUNT(*) FROM account_restriction
                     WHERE user_id = ? AND suspended_until IS NULL AND banned_at IS NULL
                     """, arguments: [alice]) == 1
+        }),
+        // Media acts on held media alone: a post's restoration or removal leaves a held media
+        // of the same id alone.
+        "content.restored → media": Effect(
+            given: { db in try heldMedia("9057a000-0000-4000-8000-0000000000c1", in: db) },
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT status FROM media WHERE id = '9057a000-0000-4000-8000-0000000000c1'")
+                    == "held"
+            }),
+        "content.removed → media": Effect(
+            given: { db in try heldMedia("9057a000-0000-4000-8000-0000000000c2", in: db) },
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT status FROM media WHERE id = '9057a000-0000-4000-8000-0000000000c2'")
+                    == "held"
+            }),
+        // Screening held a photo: it waits in the queue, hidden, and the log says why.
+        "media.held → moderation": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM moderation_target WHERE target_type = 'media'
+                    AND target_id = '5a1e0c3d-0000-4000-8000-0000000000e1' AND owner_id = ? AND hidden_at IS NOT NULL
+                    AND first_open_at IS NOT NULL
+                    """, arguments: [alice]) == 1
+                && String.fetchOne(db, sql: "SELECT reason FROM audit_entry WHERE event = 'media.held'")
+                    == "screening scored 0.93 (nudity)"
         }),
         "profile.counts_changed → auth": Effect(
             given: { db in

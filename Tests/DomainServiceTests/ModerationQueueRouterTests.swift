@@ -354,6 +354,41 @@ private typealias W = ModerationWorld
         }
     }
 
+    @Test func screeningsHeldMediaWaitsInTheQueueForAModerator() async throws {
+        try await withModeration { world in
+            let (released, removed) = ("90000000-0000-4000-8000-000000000001", "90000000-0000-4000-8000-000000000002")
+            let database = try world.harness.database()
+            for id in [released, removed] {
+                try await database.write { db in
+                    try ModerationStore.mediaHeld(
+                        MediaHeld(mediaId: id, ownerId: W.author, score: 0.93, labels: ["nudity"]),
+                        at: world.harness.clock.now(), in: db)
+                }
+                world.harness.clock.advance(by: 1)
+            }
+            let moderator = try await world.token(W.moderators[0])
+            let queue = try await world.client.get("/v1/moderation/queue", token: moderator).json(Page<QueueItem>.self)
+            #expect(queue.items.map(\.targetId) == [released, removed])
+            #expect(queue.items.allSatisfy { $0.targetType == .media && $0.hidden && $0.reports.isEmpty })
+            // People report what shows it, not the held file.
+            #expect(try await world.report(.media, released, by: W.people[1]).status == .badRequest)
+            #expect(try await world.act(.dismiss, on: .media, released).status == .created)
+            #expect(
+                try world.harness.outboxEvents(ContentRestored.self) == [
+                    ContentRestored(targetType: .media, targetId: released)
+                ])
+            #expect(try await world.act(.remove, on: .media, removed, reason: "Nudity").status == .created)
+            #expect(try world.harness.outboxEvents(ContentRemoved.self).map(\.targetId) == [removed])
+            #expect(
+                try await world.client.get("/v1/moderation/queue", token: moderator).json(Page<QueueItem>.self).items
+                    .isEmpty)
+            let log = try await world.client.get("/v1/moderation/objects/media/\(removed)/audit", token: moderator)
+                .json(Page<AuditEntry>.self)
+            #expect(log.items.map(\.event) == ["action.remove", "media.held"])
+            #expect(log.items.last?.reason == "screening scored 0.93 (nudity)")
+        }
+    }
+
     @Test(arguments: [
         (0, 0, false, 1.0), (0, 0, true, 0.5), (1, 0, false, 1.5), (2, 0, false, 2.0), (9, 0, false, 2.0),
         (0, 1, false, 2.0 / 3.0), (0, 6, false, 0.25), (0, 6, true, 0.25), (4, 4, true, 0.5),

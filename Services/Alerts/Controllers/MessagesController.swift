@@ -79,6 +79,7 @@ struct MessagesController: Sendable {
             switch summary.status {
             case .ready: break
             case .processing: throw ServiceError(.conflict, "This media is still being processed; try again shortly.")
+            case .held: throw ServiceError(.conflict, "This media is held for a moderator's review.")
             case .rejected:
                 throw ServiceError(.mediaRejected, "This media was rejected by processing; upload it again.")
             }

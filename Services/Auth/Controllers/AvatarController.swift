@@ -30,6 +30,7 @@ struct AvatarController: Sendable {
         switch photo.status {
         case .ready: break
         case .processing: throw ServiceError(.conflict, "This photo is still being processed; try again shortly.")
+        case .held: throw ServiceError(.conflict, "This photo is held for a moderator's review.")
         case .rejected: throw ServiceError(.mediaRejected, "This photo was rejected by processing; upload another one.")
         }
         return try await answer(users.setAvatar(userID: user.userID, photo: photo, at: clock.now()), user: user)

@@ -29,12 +29,13 @@ extension FeedStore {
         try adjustCounts(of: post.authorId, posts: 1, outbox: outbox, in: db)
     }
 
-    /// `media.ready`: a post waiting for its media is shown.
+    /// `media.ready`: a post waiting for its media (processing, or held by screening until a
+    /// moderator released it) is shown.
     static func mediaReady(_ event: MediaReady, in db: Database) throws {
         typealias Columns = PostRecord.Columns
         try PostRecord.filter(
             Columns.mediaId == event.mediaId && Columns.authorId == event.ownerId
-                && Columns.mediaState == MediaStatus.processing
+                && [MediaStatus.processing, .held].contains(Columns.mediaState)
         ).updateAll(db, Columns.mediaState.set(to: MediaStatus.ready))
     }
 

@@ -14,7 +14,7 @@ extension FeedStore {
             case .post, .reply: return try Self.postSubject(type, id: id, viewer: viewer, in: db)
             case .spot: return try Self.spotSubject(id: id, in: db)
             case .challengeClip: return try Self.clipSubject(mediaId: id, viewer: viewer, in: db)
-            case .user, .snap, .message: return nil
+            case .user, .snap, .message, .media: return nil
             }
         }
     }

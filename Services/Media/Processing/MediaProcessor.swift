@@ -20,6 +20,8 @@ struct MediaProcessor: Sendable {
     let blobs: BlobStore
     let images: ImageProcessor
     let ffmpeg: FFmpeg?
+    /// Scores each new photo and video; what it holds waits for a moderator.
+    let screening: Screening
     let clock: any WallClock
     /// Rung when a video starts processing, to wake ``MediaProcessingWorker``.
     let doorbell: Doorbell
@@ -38,6 +40,7 @@ struct MediaProcessor: Sendable {
                 let copies = try await copies(of: file, contentType: record.contentType)
                 copies.apply(to: &record)
                 (record.status, record.processedAt) = (.ready, clock.now())
+                if let verdict = await screen(record) { record.hold(verdict) }
             } catch {
                 try? FileManager.default.removeItem(at: file)
                 throw error
@@ -105,11 +108,28 @@ struct MediaProcessor: Sendable {
         let (file, done) = try await blobs.localFile(sha256: media.sha256)
         defer { done() }
         let outcome: Result<ProcessedCopies, MediaRejection>
+        var held: ScreeningVerdict?
         do {
-            outcome = .success(try await copies(of: file, contentType: media.contentType))
+            let copies = try await copies(of: file, contentType: media.contentType)
+            outcome = .success(copies)
+            var processed = media
+            copies.apply(to: &processed)
+            held = await screen(processed)
         } catch let rejection as MediaRejection {
             outcome = .failure(rejection)
         }
-        return try await store.finishProcessing(id, at: clock.now(), blobs: blobs, outcome: outcome)
+        return try await store.finishProcessing(id, at: clock.now(), blobs: blobs, outcome: outcome, held: held)
+    }
+
+    /// Screening's verdict when it holds `media` (its copies made), or nil to publish it.
+    func screen(_ media: MediaRecord) async -> ScreeningVerdict? {
+        var thumbnail: Data?
+        if let hash = media.thumbnailSha256, let (file, done) = try? await blobs.localFile(sha256: hash) {
+            thumbnail = try? Data(contentsOf: file)
+            done()
+        }
+        return await screening.hold(
+            ScreeningSample(
+                mediaID: media.id, contentType: media.contentType, sha256: media.sha256, thumbnail: thumbnail))
     }
 }

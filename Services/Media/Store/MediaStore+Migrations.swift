@@ -115,5 +115,13 @@ extension MediaStore {
                 table.primaryKey(["media_id", "user_id"])
             }
         }
+
+        // Screening's verdict on a media it held for a moderator.
+        migrator.registerMigration("media.v7.screening") { db in
+            try db.alter(table: "media") { table in
+                table.add(column: "screening_score", .double)
+                table.add(column: "screening_labels", .text)
+            }
+        }
     }
 }

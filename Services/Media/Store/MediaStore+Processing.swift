@@ -18,40 +18,61 @@ extension MediaStore {
     /// hear of it. A rejected media's bytes are deleted after the commit. Returns the record
     /// after, or nil when it was not in processing.
     func finishProcessing(
-        _ id: String, at now: Date, blobs: BlobStore, outcome: Result<ProcessedCopies, MediaRejection>
+        _ id: String, at now: Date, blobs: BlobStore, outcome: Result<ProcessedCopies, MediaRejection>,
+        held: ScreeningVerdict? = nil
     ) async throws -> MediaRecord? {
         try await database.tracedWrite { [outbox] db in
             guard var media = try MediaRecord.fetchOne(db, key: id), media.status == .processing else { return nil }
             media.processedAt = now
-            let references = Set(
-                try MediaReferenceRecord.filter(MediaReferenceRecord.Columns.mediaId == id).fetchAll(db)
-                    .compactMap { ServiceName(rawValue: $0.service) })
+            let references = try Self.references(of: id, in: db)
             switch outcome {
             case .success(let copies):
                 media.status = .ready
                 copies.apply(to: &media)
+                if let held {
+                    // Screening holds it: moderation hears, the referencing services wait.
+                    media.hold(held)
+                    try media.update(db)
+                    if let event = media.heldEvent { try outbox.enqueue(event, in: db) }
+                    return media
+                }
                 try media.update(db)
                 _ = try Self.moveUpload(of: id, to: .ready, in: db)
                 if !references.isEmpty {
                     try outbox.enqueue(MediaReady(mediaId: id, ownerId: media.ownerId), to: references, in: db)
                 }
             case .failure(let rejection):
-                let hashes = media.blobHashes
-                media.status = .rejected
-                media.rejectedReason = rejection.reason
-                (media.displaySha256, media.thumbnailSha256, media.posterSha256) = (nil, nil, nil)
-                try media.update(db)
-                _ = try Self.moveUpload(of: id, to: .rejected, in: db) { $0.rejectedReason = rejection.reason }
-                if !references.isEmpty {
-                    try outbox.enqueue(
-                        MediaRejected(mediaId: id, ownerId: media.ownerId, reason: rejection.reason), to: references,
-                        in: db)
-                }
-                // A rejected row keeps its hash as a record but no longer uses the bytes.
-                blobs.removeAfterCommit(try Self.unused(hashes, in: db), in: db)
+                try Self.reject(
+                    &media, reason: rejection.reason, references: references, blobs: blobs, outbox: outbox, in: db)
             }
             return try MediaRecord.fetchOne(db, key: id)
         }
+    }
+
+    /// Rejects `media` for `reason`: its upload follows, the services in `references` hear
+    /// `media.rejected`, and its bytes go once that commits (the row keeps its hash as a record).
+    static func reject(
+        _ media: inout MediaRecord, reason: String, references: Set<ServiceName>, blobs: BlobStore, outbox: Outbox,
+        in db: Database
+    ) throws {
+        let hashes = media.blobHashes
+        media.status = .rejected
+        media.rejectedReason = reason
+        (media.displaySha256, media.thumbnailSha256, media.posterSha256) = (nil, nil, nil)
+        try media.update(db)
+        _ = try moveUpload(of: media.id, to: .rejected, in: db) { $0.rejectedReason = reason }
+        if !references.isEmpty {
+            try outbox.enqueue(
+                MediaRejected(mediaId: media.id, ownerId: media.ownerId, reason: reason), to: references, in: db)
+        }
+        blobs.removeAfterCommit(try unused(hashes, in: db), in: db)
+    }
+
+    /// The services that referenced media `id` (they hear `media.ready` and `media.rejected`).
+    static func references(of id: String, in db: Database) throws -> Set<ServiceName> {
+        Set(
+            try MediaReferenceRecord.filter(MediaReferenceRecord.Columns.mediaId == id).fetchAll(db)
+                .compactMap { ServiceName(rawValue: $0.service) })
     }
 
     /// Moves the upload a media came from, if any, along the upload state machine.

@@ -73,8 +73,8 @@ extension MediaStore {
     /// for media still processing, the media id on the upload, which stays in `processing`
     /// until the media is done).
     func finish(_ id: String, media: MediaRecord) async throws -> UploadRecord? {
-        try await database.tracedWrite { db in
-            try media.insert(db)
+        try await database.tracedWrite { [outbox] db in
+            try Self.insert(media, outbox: outbox, in: db)
             return try Self.move(id, to: media.status == .ready ? .ready : .processing, in: db) {
                 $0.mediaId = media.id
             }

@@ -9,15 +9,22 @@ struct MediaStore: Sendable {
     let outbox: Outbox
 
     func insert(_ record: MediaRecord) async throws {
-        try await database.tracedWrite { db in try record.insert(db) }
+        try await database.tracedWrite { [outbox] db in try Self.insert(record, outbox: outbox, in: db) }
     }
 
     /// Inserts `record` with the reference of the service it was made for.
     func insert(_ record: MediaRecord, reference: MediaReferenceRecord) async throws {
-        try await database.tracedWrite { db in
-            try record.insert(db)
+        try await database.tracedWrite { [outbox] db in
+            try Self.insert(record, outbox: outbox, in: db)
             try reference.insert(db)
         }
+    }
+
+    /// Every new media row goes in here: one that screening held tells moderation in the same
+    /// transaction.
+    static func insert(_ record: MediaRecord, outbox: Outbox, in db: Database) throws {
+        try record.insert(db)
+        if let held = record.heldEvent { try outbox.enqueue(held, in: db) }
     }
 
     func media(id: String) async throws -> MediaRecord? {
@@ -29,6 +36,8 @@ struct MediaStore: Sendable {
     func media(id: String, visibleTo viewer: String) async throws -> MediaRecord? {
         try await database.tracedRead { db in
             guard let record = try MediaRecord.fetchOne(db, key: id) else { return nil }
+            // Held media waits for a moderator: its owner alone reads it.
+            guard record.status != .held || viewer == record.ownerId else { return nil }
             let visible =
                 try record.isVisible(to: viewer) || MediaReaderRecord.exists(media: id, user: viewer, in: db)
             return visible ? record : nil
@@ -118,7 +127,7 @@ struct MediaStore: Sendable {
             try media.update(db)
         }
         switch media.status {
-        case .processing: break
+        case .processing, .held: break
         case .ready:
             try outbox.enqueue(MediaReady(mediaId: media.id, ownerId: media.ownerId), to: [envelope.source], in: db)
         case .rejected:

@@ -41,6 +41,7 @@ struct ConsolePages: Sendable {
         case .challengeClip: "Challenge clip"
         case .spot: "Spot"
         case .message: "Message"
+        case .media: "Held photo or video"
         }
     }
 

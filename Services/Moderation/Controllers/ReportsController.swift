@@ -21,6 +21,9 @@ struct ReportsController: Sendable {
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let body = try await request.decodeJSON(as: ReportCreate.self, context: context)
+        guard body.targetType != .media else {
+            throw ServiceError.validation("Report the post, reply, snap or message that shows it.")
+        }
         let targetID = try ObjectID.field(body.targetId, "targetId")
         let details = body.details?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let details, details.unicodeScalars.count > Self.maxDetailsLength {

@@ -88,6 +88,21 @@ extension ModerationStore {
         }
     }
 
+    /// `media.held`: screening held a new photo or video. It waits in the queue, hidden, with
+    /// no report, until a moderator releases it (`dismiss`) or removes it.
+    static func mediaHeld(_ event: MediaHeld, at now: Date, in db: Database) throws {
+        let key = ModerationTargetRecord.key(.media, event.mediaId)
+        guard try ModerationTargetRecord.fetchOne(db, key: key) == nil else { return }
+        try ModerationTargetRecord(
+            targetType: .media, targetId: event.mediaId, hiddenAt: now, ownerId: event.ownerId, firstOpenAt: now
+        ).insert(db)
+        let labels = event.labels.isEmpty ? "" : " (\(event.labels.joined(separator: ", ")))"
+        try audit(
+            AuditEntryRecord(
+                actorId: AuditEntryRecord.system, event: "media.held", targetType: .media, targetId: event.mediaId,
+                userId: event.ownerId, reason: "screening scored \(event.score)\(labels)", createdAt: now), in: db)
+    }
+
     /// The suspension job: once the suspension's time has run out (and no appeal reversed it
     /// first), auth lifts it (`user.reinstated`) and the log says so.
     static func endSuspension(_ job: SuspensionEnd, at now: Date, outbox: Outbox, in db: Database) throws {

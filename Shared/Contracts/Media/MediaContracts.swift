@@ -16,6 +16,9 @@ public enum MediaStatus: String, Codable, Sendable, CaseIterable {
     case processing
     case ready
     case rejected
+    /// Screening held it for a moderator: only its owner reads it until one releases it
+    /// (`ready`) or removes it (`rejected`).
+    case held
 }
 
 /// A media object as its owner sees it: `POST /v1/media`, `GET /v1/media/{id}`.
@@ -134,6 +137,26 @@ public struct MediaReady: DomainEvent, Equatable {
     public init(mediaId: String, ownerId: String) {
         self.mediaId = mediaId
         self.ownerId = ownerId
+    }
+}
+
+/// `media.held` (media → moderation): screening scored a new photo or video at or above
+/// `media.screening.holdThreshold`; it waits in the moderators' queue instead of being shown.
+public struct MediaHeld: DomainEvent, Equatable {
+    public static let eventType: EventType = "media.held"
+    public var mediaId: String
+    public var ownerId: String
+    /// 0 to 1, from the classifier.
+    public var score: Double
+    public var labels: [String]
+
+    enum CodingKeys: String, CodingKey { case mediaId, ownerId, score, labels }
+
+    public init(mediaId: String, ownerId: String, score: Double, labels: [String]) {
+        self.mediaId = mediaId
+        self.ownerId = ownerId
+        self.score = score
+        self.labels = labels
     }
 }
 

@@ -11,6 +11,9 @@ public enum ReportTargetType: String, Codable, Sendable, CaseIterable {
     /// A SkateHubba challenge clip, named by its media id.
     case challengeClip = "challenge_clip"
     case spot, message
+    /// A photo or video screening held for review (moderators' queue only: people report
+    /// the post, snap or message that shows it).
+    case media
 
     /// The service that owns objects of this kind (and answers
     /// `GET /internal/moderation-subjects/{type}/{id}` for them).
@@ -20,6 +23,7 @@ public enum ReportTargetType: String, Codable, Sendable, CaseIterable {
         case .post, .reply, .challengeClip, .spot: .feed
         case .snap: .streak
         case .message: .alerts
+        case .media: .media
         }
     }
 }

@@ -33,6 +33,9 @@ struct MediaRecord: ServiceRecord {
     var posterSize: Int? = nil
     var rejectedReason: String? = nil
     var processedAt: Date? = nil
+    /// Screening's score and labels (comma-separated) when it held the media.
+    var screeningScore: Double? = nil
+    var screeningLabels: String? = nil
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
@@ -44,6 +47,20 @@ struct MediaRecord: ServiceRecord {
     mutating func setFacts(_ video: VideoInfo) {
         durationMs = Int((video.duration * 1000).rounded())
         (width, height, videoCodec) = (video.width, video.height, video.videoCodec)
+    }
+
+    /// Held by screening's `verdict` instead of published.
+    mutating func hold(_ verdict: ScreeningVerdict) {
+        status = .held
+        (screeningScore, screeningLabels) = (verdict.score, verdict.labels.joined(separator: ","))
+    }
+
+    /// `media.held` for this media, once it is held.
+    var heldEvent: MediaHeld? {
+        guard status == .held else { return nil }
+        return MediaHeld(
+            mediaId: id, ownerId: ownerId, score: screeningScore ?? 1,
+            labels: (screeningLabels ?? "").split(separator: ",").map(String.init))
     }
 
     /// Every blob this media keeps alive.

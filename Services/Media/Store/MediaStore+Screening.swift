@@ -1,0 +1,45 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceKit
+
+/// What moderators decide about media screening held: release it or remove it.
+extension MediaStore {
+    /// `content.restored` for held media: a moderator released it. It is `ready`, its upload
+    /// too, and the services that referenced it hear `media.ready`.
+    static func release(_ event: ContentRestored, outbox: Outbox, in db: Database) throws {
+        guard event.targetType == .media, var media = try MediaRecord.fetchOne(db, key: event.targetId),
+            media.status == .held
+        else { return }
+        media.status = .ready
+        try media.update(db)
+        _ = try moveUpload(of: media.id, to: .ready, in: db)
+        let references = try references(of: media.id, in: db)
+        if !references.isEmpty {
+            try outbox.enqueue(MediaReady(mediaId: media.id, ownerId: media.ownerId), to: references, in: db)
+        }
+    }
+
+    /// `content.removed` for held media: rejected ("removed by a moderator"), as processing
+    /// rejects; its bytes go, so a reversed appeal cannot bring it back.
+    static func remove(_ event: ContentRemoved, blobs: BlobStore, outbox: Outbox, in db: Database) throws {
+        guard event.targetType == .media, var media = try MediaRecord.fetchOne(db, key: event.targetId),
+            media.status == .held
+        else { return }
+        try reject(
+            &media, reason: "removed by a moderator", references: references(of: media.id, in: db), blobs: blobs,
+            outbox: outbox, in: db)
+    }
+
+    /// Media `id` as a moderator judges it (the queue shows what screening held).
+    func moderationSubject(media id: String) async throws -> ModerationSubject? {
+        try await database.tracedRead { db in
+            guard let media = try MediaRecord.fetchOne(db, key: id) else { return nil }
+            let verdict = media.screeningScore.map { score in
+                "Screening: \(media.screeningLabels ?? "") (score \(score))"
+            }
+            return ModerationSubject(
+                type: .media, id: id, ownerId: media.ownerId, text: verdict, mediaIds: [id], createdAt: media.createdAt)
+        }
+    }
+}
