@@ -30,7 +30,22 @@ enum AlertsInbox {
         inbox.on(PostReposted.self) { try AlertsStore.postReposted($0, jobs: jobs, in: $1) }
         inbox.on(PostMentioned.self) { try AlertsStore.postMentioned($0, jobs: jobs, in: $1) }
         inbox.on(UserWarned.self) { try AlertsStore.userWarned($0, jobs: jobs, in: $1) }
-        inbox.on(ContentRemoved.self) { try AlertsStore.contentRemoved($0, jobs: jobs, in: $1) }
+        inbox.on(ContentRemoved.self) { envelope, db in
+            try AlertsStore.contentRemoved(envelope, jobs: jobs, in: db)
+            if envelope.payload.targetType == .message {
+                try AlertsStore.hideMessage(envelope.payload.targetId, in: db)
+            }
+        }
+        inbox.on(ContentHidden.self) { envelope, db in
+            if envelope.payload.targetType == .message {
+                try AlertsStore.hideMessage(envelope.payload.targetId, in: db)
+            }
+        }
+        inbox.on(ContentRestored.self) { envelope, db in
+            if envelope.payload.targetType == .message {
+                try AlertsStore.restoreMessage(envelope.payload.targetId, in: db)
+            }
+        }
         inbox.on(UserSuspended.self) { try AlertsStore.userSuspended($0, jobs: jobs, in: $1) }
         inbox.on(UserReinstated.self) { try AlertsStore.userReinstated($0, jobs: jobs, in: $1) }
         inbox.on(AppealDecided.self) { try AlertsStore.appealDecided($0, jobs: jobs, in: $1) }

@@ -432,6 +432,25 @@ import Testing
     /// The action of the recorded moderation events.
     static let moderationAction = "ac700000-0000-4000-8000-000000000001"
 
+    /// A message from Alice to Bob, hidden from Bob by moderation or not.
+    static func messageToBob(_ id: String, hidden: Bool, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO conversation (id, first_user_id, second_user_id, started_by, created_at)
+                VALUES ('c0c00000-0000-4000-8000-0000000000b0', ?1, ?2, ?1, '2026-11-22 10:00:00.000')
+                """, arguments: [alice, bob])
+        try db.execute(
+            sql: """
+                INSERT INTO message (id, conversation_id, sender_id, text, created_at)
+                VALUES (?, 'c0c00000-0000-4000-8000-0000000000b0', ?, 'hello', '2026-11-22 10:00:00.000')
+                """, arguments: [id, alice])
+        if hidden {
+            try db.execute(
+                sql: "INSERT INTO hidden_message (message_id, user_id, reason) VALUES (?, ?, 'moderated')",
+                arguments: [id, bob])
+        }
+    }
+
     /// A photo of Alice's that screening held.
     static func heldMedia(_ id: String, in db: Database) throws {
         try privateMedia(id, in: db)
@@ -993,6 +1012,20 @@ import Testing
                     WHERE user_id = ? AND suspended_until IS NULL AND banned_at IS NULL
                     """, arguments: [alice]) == 1
         }),
+        // Alerts hides and restores messages alone: a post's hiding or restoration leaves a
+        // message of the same id as it was.
+        "content.hidden → alerts": Effect(
+            given: { db in try messageToBob("9057a000-0000-4000-8000-000000000001", hidden: false, in: db) },
+            then: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM hidden_message") == 0 }),
+        "content.restored → alerts": Effect(
+            given: { db in try messageToBob("9057a000-0000-4000-8000-0000000000c1", hidden: true, in: db) },
+            then: { db in
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*) FROM hidden_message WHERE message_id = '9057a000-0000-4000-8000-0000000000c1'"
+                )
+                    == 1
+            }),
         // Media acts on held media alone: a post's restoration or removal leaves a held media
         // of the same id alone.
         "content.restored → media": Effect(

@@ -64,6 +64,30 @@ import Testing
             "/v1/messages/conversations?folder=\(folder.rawValue)", token: token, of: Conversation.self)
     }
 
+    @Test func aMessageReportsHideIsHiddenFromItsRecipientUntilAModeratorShowsItAgain() async throws {
+        try await withMessages { harness, client in
+            let (alice, bob) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.bob))
+            let first = try await send(client, alice, to: Self.bob, text: "You will regret this").json(
+                DirectMessage.self)
+            _ = try await send(client, alice, in: first.conversationId, text: "Anyway, hi")
+            func texts(_ token: String) async throws -> [String] {
+                try await client.get("/v1/messages/conversations/\(first.conversationId)/messages", token: token)
+                    .json(Page<DirectMessage>.self).items.compactMap(\.text)
+            }
+            func apply(_ change: @escaping @Sendable (Database) throws -> Void) async throws {
+                try await harness.database().write(change)
+            }
+            try await apply { db in
+                try AlertsStore.hideMessage(first.id, in: db)
+                try AlertsStore.hideMessage(first.id, in: db)
+            }
+            #expect(try await texts(bob) == ["Anyway, hi"])
+            #expect(try await texts(alice) == ["Anyway, hi", "You will regret this"])
+            try await apply { db in try AlertsStore.restoreMessage(first.id, in: db) }
+            #expect(try await texts(bob) == ["Anyway, hi", "You will regret this"])
+        }
+    }
+
     @Test func followersLandInTheInboxAndStrangersInRequests() async throws {
         try await withMessages { harness, client in
             let (alice, bob, carol) = (

@@ -47,6 +47,24 @@ extension AlertsStore {
             envelope.header, jobs, db, data: ["appealId": event.appealId])
     }
 
+    /// `content.hidden` or `content.removed` of a message: its recipient no longer sees it
+    /// (the sender still does: it is what they sent). One the recipient deleted stays deleted.
+    static func hideMessage(_ id: String, in db: Database) throws {
+        guard let message = try MessageRecord.filter(MessageRecord.Columns.id == id).fetchOne(db),
+            let conversation = try ConversationRecord.fetchOne(db, key: message.conversationId)
+        else { return }
+        for user in conversation.participants where user != message.senderId {
+            try HiddenMessageRecord(messageId: id, userId: user, reason: .moderated).insert(db, onConflict: .ignore)
+        }
+    }
+
+    /// `content.restored` of a message: shown again to whom moderation hid it from.
+    static func restoreMessage(_ id: String, in db: Database) throws {
+        try HiddenMessageRecord.filter(
+            Column("message_id") == id && Column("reason") == HiddenMessageRecord.Reason.moderated
+        ).deleteAll(db)
+    }
+
     private static func tell(
         _ type: NotificationType, _ user: String, action: String, _ values: [String: String], _ event: EventHeader,
         _ jobs: JobQueue, _ db: Database, data: [String: String] = [:]

@@ -9,9 +9,9 @@ enum ModerationRules {
     /// StreakSnap's seven days.
     static let defaultSuspensionHours = 168
     static let suspensionHours = 1...8760
-    /// What `remove` can take away: posts and replies (hidden by feed, restorable on appeal),
-    /// and media screening held (rejected by media, for good).
-    static let removable: Set<ReportTargetType> = [.post, .reply, .media]
+    /// What `remove` can take away: posts, replies and messages (hidden by their owner,
+    /// restorable on appeal), and media screening held (rejected by media, for good).
+    static let removable: Set<ReportTargetType> = [.post, .reply, .message, .media]
 
     /// The trimmed text of `field`, within `length`, or a 400.
     static func text(_ value: String, _ field: String, within length: ClosedRange<Int>) throws -> String {
@@ -27,7 +27,7 @@ enum ModerationRules {
         let reason = try text(body.reason, "reason", within: reasonLength)
         if body.action == .remove, !removable.contains(body.targetType) {
             throw ServiceError.validation(
-                "`remove` takes posts, replies and held media; for a \(body.targetType.rawValue), warn, suspend or ban its author."
+                "`remove` takes posts, replies, messages and held media; for a \(body.targetType.rawValue), warn, suspend or ban its author."
             )
         }
         guard body.action == .suspend else {
