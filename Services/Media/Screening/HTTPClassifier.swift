@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
-import NIOFoundationCompat
 import NIOHTTP1
 import ServiceKit
 
@@ -45,7 +44,7 @@ struct HTTPClassifier: ContentClassifier {
                 logger.warning("screening classifier answered \(response.status.code)")
                 return Self.unavailable
             }
-            let answer = try JSONDecoder().decode(Answer.self, from: Data(buffer: bytes))
+            let answer = try JSONDecoder().decode(Answer.self, from: Data(bytes.readableBytesView))
             guard answer.score.isFinite, (0...1).contains(answer.score) else {
                 logger.warning("screening classifier gave a score outside 0…1")
                 return Self.unavailable
