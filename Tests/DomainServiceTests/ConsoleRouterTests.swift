@@ -136,8 +136,14 @@ private typealias W = ModerationWorld
                 .post, path, form: ["csrf": "x", "action": "suspend", "reason": "Threats", "durationHours": "48"])
             let none = try world.harness.outboxEvents(UserSuspended.self)
             #expect(forged.status == .forbidden && none.isEmpty)
-            let refused = try await first.send(.post, path, form: ["csrf": csrf, "action": "warn", "reason": " "])
+            let refused = try await first.send(
+                .post, path, form: ["csrf": csrf, "action": "warn", "reason": " ", "durationHours": "12"])
             #expect(refused.status == .badRequest && String(buffer: refused.body).contains("`reason` must be 1 to 500"))
+            // The hours left in the form count only for a suspension.
+            let warned = try await first.send(
+                .post, path, form: ["csrf": csrf, "action": "warn", "reason": "Mind your words", "durationHours": "12"])
+            #expect(warned.status == .seeOther)
+            #expect(try world.harness.outboxEvents(UserWarned.self).map(\.reason) == ["Mind your words"])
             let done = try await first.send(
                 .post, path, form: ["csrf": csrf, "action": "suspend", "reason": "Threats", "durationHours": "48"])
             #expect(

@@ -66,7 +66,8 @@ struct ConsoleQueueController: Sendable {
         do {
             let form = try await request.consoleForm(ActionForm.self)
             try ConsoleGate.check(form.csrf, against: visit.session.csrfToken)
-            let hours = form.durationHours.flatMap { $0.isEmpty ? nil : $0 }
+            // The hours field is the suspension's: left filled in for another action, it is ignored.
+            let hours = form.action == .suspend ? form.durationHours.flatMap { $0.isEmpty ? nil : $0 } : nil
             guard hours.map({ Int($0) != nil }) ?? true else {
                 throw ServiceError.validation("The hours must be a whole number.")
             }
