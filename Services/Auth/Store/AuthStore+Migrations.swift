@@ -325,6 +325,7 @@ extension AuthStore {
                 table.column("suspension_action_id", .text)
                 table.column("banned_at", .datetime)
                 table.column("ban_action_id", .text)
+                table.column("ban_reason", .text)
             }
         }
     }

@@ -20,7 +20,7 @@ enum RestrictionStore {
     static func banned(_ event: UserBanned, at now: Date, outbox: Outbox, in db: Database) throws {
         guard try UserRecord.exists(db, key: event.userId) else { return }
         var record = try restriction(of: event.userId, in: db)
-        (record.bannedAt, record.banActionId) = (now, event.actionId)
+        (record.bannedAt, record.banActionId, record.banReason) = (now, event.actionId, event.reason)
         try record.save(db)
         let live = try SessionRecord.all().of(event.userId).live().select(Column("id"), as: String.self).fetchAll(db)
         guard !live.isEmpty else { return }
@@ -34,7 +34,9 @@ enum RestrictionStore {
         if record.suspensionActionId == event.actionId {
             (record.suspendedUntil, record.suspensionActionId) = (nil, nil)
         }
-        if record.banActionId == event.actionId { (record.bannedAt, record.banActionId) = (nil, nil) }
+        if record.banActionId == event.actionId {
+            (record.bannedAt, record.banActionId, record.banReason) = (nil, nil, nil)
+        }
         try record.update(db)
     }
 

@@ -13,6 +13,8 @@ struct AccountRestrictionRecord: ServiceRecord {
     var suspensionActionId: String?
     var bannedAt: Date?
     var banActionId: String?
+    /// The moderator's reason, which a refused sign-in tells.
+    var banReason: String?
 
     /// When the suspension ends, if it has not yet.
     func suspension(at now: Date) -> Date? {
@@ -20,10 +22,10 @@ struct AccountRestrictionRecord: ServiceRecord {
         return suspendedUntil
     }
 
-    /// `ACCOUNT_BANNED` when moderation banned `userID`.
+    /// `ACCOUNT_BANNED`, with the moderator's reason, when moderation banned `userID`.
     static func refuseBanned(_ userID: String, in db: Database) throws {
-        guard try fetchOne(db, key: userID)?.bannedAt == nil else {
-            throw ServiceError(.accountBanned, "This account was banned by a moderator.")
-        }
+        guard let restriction = try fetchOne(db, key: userID), restriction.bannedAt != nil else { return }
+        throw ServiceError(
+            .accountBanned, "This account was banned by a moderator: \(restriction.banReason ?? "no reason given").")
     }
 }
