@@ -70,6 +70,11 @@ private typealias W = ModerationWorld
                 .post, "/console/sign-in",
                 form: ["email": "\(W.moderators[0])@example.com", "password": "pw-\(W.moderators[0])", "csrf": csrf])
             #expect(forged.status == .forbidden && stranger.cookies[ConsoleGate.sessionCookie] == nil)
+            // Nor does an empty field without the cookie (a cross-site form carries no cookie).
+            let empty = try await stranger.send(
+                .post, "/console/sign-in",
+                form: ["email": "\(W.moderators[0])@example.com", "password": "pw-\(W.moderators[0])", "csrf": ""])
+            #expect(empty.status == .forbidden && stranger.cookies[ConsoleGate.sessionCookie] == nil)
             // A wrong password, then someone who does not moderate, are refused.
             let wrong = try await visitor.signIn(W.moderators[0], password: "nope")
             #expect(

@@ -47,9 +47,12 @@ struct ConsoleGate: Sendable {
         return Visit(session: session, moderator: user, tokenHash: hash)
     }
 
-    /// `FORBIDDEN` unless the form's `csrf` field is `expected`.
+    /// `FORBIDDEN` unless the form's `csrf` field is `expected`, which is never empty (a form
+    /// with an empty field and no cookie must not pass).
     static func check(_ field: String?, against expected: String) throws {
-        guard let field, SHA256.hash(data: Data(field.utf8)) == SHA256.hash(data: Data(expected.utf8)) else {
+        guard !expected.isEmpty, let field,
+            SHA256.hash(data: Data(field.utf8)) == SHA256.hash(data: Data(expected.utf8))
+        else {
             throw ServiceError(.forbidden, "This form has expired: open the page again and resend it.")
         }
     }
