@@ -62,7 +62,7 @@ func buildRouter(
     // The web console, served at /console through the gateway.
     let gate = ConsoleGate(store: store, verifier: verifier, clock: clock, entropy: entropy)
     let pages = try ConsolePages()
-    ConsoleSessionsController(gate: gate, accounts: dependencies.accounts, pages: pages, store: store)
+    ConsoleSessionsController(gate: gate, accounts: dependencies.accounts, pages: pages)
         .addRoutes(to: routes)
     ConsoleQueueController(
         gate: gate, pages: pages, store: store, subjects: dependencies.subjects, users: dependencies.users,

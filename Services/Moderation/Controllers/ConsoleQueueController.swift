@@ -33,15 +33,16 @@ struct ConsoleQueueController: Sendable {
         let cases = try await store.queue(after: page.position, limit: page.limit)
         let shown = Array(cases.prefix(page.limit))
         let names = try await users.findAll(shown.map(\.target.ownerId))
+        let found = try await subjects.findAll(shown.map { ($0.target.targetType, $0.target.targetId) })
         var items: [[String: Any]] = []
-        for found in shown {
-            let target = found.target
-            let subject = try await subjects.find(target.targetType, target.targetId, nil)
+        for item in shown {
+            let target = item.target
+            let subject = found[target.targetId]
             items.append([
                 "type": target.targetType.rawValue, "id": target.targetId, "kind": ConsolePages.kind(target.targetType),
                 "owner": names[target.ownerId]?.displayName ?? target.ownerId,
                 "excerpt": String((subject?.text ?? "(gone)").prefix(140)),
-                "reportCount": found.reports.count, "weight": ConsolePages.weight(target.weight),
+                "reportCount": item.reports.count, "weight": ConsolePages.weight(target.weight),
                 "hidden": target.hiddenAt != nil, "since": (target.firstOpenAt ?? .distantPast).utcMinute,
             ])
         }

@@ -10,7 +10,6 @@ struct ConsoleSessionsController: Sendable {
     let gate: ConsoleGate
     let accounts: ConsoleAccounts
     let pages: ConsolePages
-    let store: ModerationStore
 
     struct SignInForm: Decodable {
         var email: String
@@ -61,7 +60,7 @@ struct ConsoleSessionsController: Sendable {
             }
             let now = gate.clock.now()
             let token = gate.token()
-            try await store.open(
+            try await gate.store.open(
                 ConsoleSessionRecord(
                     tokenHash: ConsoleGate.hash(token), userId: user.userID, authSessionId: sessionID,
                     csrfToken: gate.token(), createdAt: now, expiresAt: now.addingTimeInterval(ConsoleGate.lifetime)))
@@ -81,7 +80,7 @@ struct ConsoleSessionsController: Sendable {
             return ConsolePages.redirect(to: "/console/sign-in", cookies: [clear])
         }
         try ConsoleGate.check(try await request.consoleForm(CSRFForm.self).csrf, against: visit.session.csrfToken)
-        try await store.closeConsoleSession(tokenHash: visit.tokenHash)
+        try await gate.store.closeConsoleSession(tokenHash: visit.tokenHash)
         try await accounts.end(visit.session.authSessionId, visit.session.userId)
         return ConsolePages.redirect(to: "/console/sign-in", cookies: [clear])
     }

@@ -23,7 +23,7 @@ struct ModerationQueueController: Sendable {
         let page = try PageRequest<TimePosition>(request: request)
         let cases = try await store.queue(after: page.position, limit: page.limit)
         let shown = Array(cases.prefix(page.limit))
-        let found = try await subjectsOf(shown)
+        let found = try await subjects.findAll(shown.map { ($0.target.targetType, $0.target.targetId) })
         let next = cases.count > page.limit ? shown.last.map(\.target).map(Self.position) : nil
         return try Response.json(
             Page(items: shown.map { $0.item(subject: found[$0.target.targetId]) }, nextCursor: next.map(Cursor.encode)))
@@ -58,18 +58,6 @@ struct ModerationQueueController: Sendable {
                 targetType: report.targetType, targetId: report.targetId, action: body.action, reason: body.reason,
                 durationHours: body.durationHours), by: moderator.userID)
         return try Response.json(action.contract(appeal: nil), status: .created)
-    }
-
-    private func subjectsOf(_ cases: [ModerationStore.Case]) async throws -> [String: ModerationSubject] {
-        try await withThrowingTaskGroup(of: ModerationSubject?.self) { group in
-            for item in cases {
-                let (type, id) = (item.target.targetType, item.target.targetId)
-                group.addTask { [subjects] in try await subjects.find(type, id, nil) }
-            }
-            var found: [String: ModerationSubject] = [:]
-            for try await subject in group { if let subject { found[subject.id] = subject } }
-            return found
-        }
     }
 
     /// The `{type}/{id}` of an object's path; an unknown kind or a malformed id is a 404.

@@ -51,6 +51,17 @@ public struct ModerationSubjectLookup: Sendable {
         self.find = find
     }
 
+    /// The objects of these kinds and ids that exist, asked for all at once (one page of a
+    /// queue), by id.
+    public func findAll(_ targets: [(ReportTargetType, String)]) async throws -> [String: ModerationSubject] {
+        try await withThrowingTaskGroup(of: ModerationSubject?.self) { group in
+            for (type, id) in targets { group.addTask { try await find(type, id, nil) } }
+            var found: [String: ModerationSubject] = [:]
+            for try await subject in group { if let subject { found[subject.id] = subject } }
+            return found
+        }
+    }
+
     /// Asks the owner of each kind over the internal client.
     public static func live(_ client: InternalClient) -> ModerationSubjectLookup {
         ModerationSubjectLookup { type, id, viewer in
