@@ -69,6 +69,13 @@ func buildRouter(
     inbox.onUserDeleted { user, db in try StreakStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
     inbox.on(MediaReady.self) { envelope, db in try store.mediaReady(envelope.payload, at: clock.now(), in: db) }
     inbox.on(MediaRejected.self) { envelope, db in try StreakStore.mediaRejected(envelope.payload, in: db) }
+    inbox.on(ContentHidden.self) { envelope, db in
+        try StreakStore.hide(envelope.payload.targetType, envelope.payload.targetId, at: clock.now(), in: db)
+    }
+    inbox.on(ContentRemoved.self) { envelope, db in
+        try StreakStore.hide(envelope.payload.targetType, envelope.payload.targetId, at: clock.now(), in: db)
+    }
+    inbox.on(ContentRestored.self) { envelope, db in try StreakStore.restore(envelope.payload, in: db) }
     inbox.on(RecoveryTokensPurchased.self) { envelope, db in
         try StreakStore.credit(envelope.payload, at: clock.now(), in: db)
     }

@@ -466,6 +466,22 @@ import Testing
                 """, arguments: [id, alice, hidden ? "2026-11-22 11:00:00.000" : nil])
     }
 
+    /// A snap of Alice's with the id the recorded events name (a post's), hidden or not.
+    static func snapNamed(_ id: String, hidden: Bool, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO snap (id, user_id, media_id, local_date, time_zone, created_at, hidden_at)
+                VALUES (?, ?, '5a1e0c3d-0000-4000-8000-0000000000aa', '2026-11-22', 'UTC', '2026-11-22 10:00:00.000', ?)
+                """, arguments: [id, alice, hidden ? "2026-11-22 11:00:00.000" : nil])
+    }
+
+    /// Whether the snap `id` is hidden, as `expected`.
+    static func snapHidden(_ id: String, _ expected: Bool, in db: Database) throws -> Bool {
+        try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM snap WHERE id = ? AND (hidden_at IS NOT NULL) = ?",
+            arguments: [id, expected]) == 1
+    }
+
     /// Alice's notification of `type` about the recorded action, with this title and body.
     static func moderationNotice(_ type: String, title: String, body: String) -> Effect {
         Effect(then: { db in
@@ -1026,6 +1042,17 @@ import Testing
                 )
                     == 1
             }),
+        // Streak hides and restores snaps alone: a post's hiding, removal or restoration leaves
+        // a snap of the same id as it was.
+        "content.hidden → streak": Effect(
+            given: { db in try snapNamed("9057a000-0000-4000-8000-000000000001", hidden: false, in: db) },
+            then: { db in try snapHidden("9057a000-0000-4000-8000-000000000001", false, in: db) }),
+        "content.restored → streak": Effect(
+            given: { db in try snapNamed("9057a000-0000-4000-8000-0000000000c1", hidden: true, in: db) },
+            then: { db in try snapHidden("9057a000-0000-4000-8000-0000000000c1", true, in: db) }),
+        "content.removed → streak": Effect(
+            given: { db in try snapNamed("9057a000-0000-4000-8000-0000000000c2", hidden: false, in: db) },
+            then: { db in try snapHidden("9057a000-0000-4000-8000-0000000000c2", false, in: db) }),
         // Media acts on held media alone: a post's restoration or removal leaves a held media
         // of the same id alone.
         "content.restored → media": Effect(

@@ -189,6 +189,30 @@ import Testing
                     .status == .badRequest, "\(bad)")
             }
 
+            // Moderation hides Bob's clip: only Bob plays it, nobody votes or finds the challenge
+            // to vote on, until a moderator restores it.
+            let outbox = harness.runtime.makeOutbox()
+            try await harness.database().write { db in
+                try FeedStore.hide(.challengeClip, Self.mediaID(2), at: harness.clock.now(), outbox: outbox, in: db)
+            }
+            let held = try await show(harness, client, id, as: Self.carol).json(Challenge.self)
+            #expect(held.clips[Self.bob]?.mediaId == nil && held.clips[Self.alice]?.mediaId == Self.mediaID(1))
+            #expect(
+                try await show(harness, client, id, as: Self.bob).json(Challenge.self).clips[Self.bob]?.mediaId
+                    == Self.mediaID(2))
+            #expect(try await vote(harness, client, id, by: Self.carol, for: Self.alice).status == .conflict)
+            #expect(
+                try await client.get(near, token: try await harness.token(for: Self.carol)).json(Page<Challenge>.self)
+                    .items.isEmpty)
+            try await harness.database().write { db in
+                try FeedStore.restore(
+                    ContentRestored(targetType: .challengeClip, targetId: Self.mediaID(2)), outbox: outbox, in: db)
+            }
+            #expect(try await vote(harness, client, id, by: Self.carol, for: Self.alice).status == .ok)
+            #expect(
+                try await client.get(near, token: try await harness.token(for: Self.carol)).json(Page<Challenge>.self)
+                    .items.map(\.id) == [id])
+
             // The deadline passes: voting is closed, the result computed once.
             harness.clock.advance(by: 24 * 3600)
             #expect(try await vote(harness, client, id, by: Self.dave, for: Self.alice).status == .conflict)

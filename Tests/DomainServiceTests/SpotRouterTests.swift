@@ -167,6 +167,38 @@ import Testing
         }
     }
 
+    @Test func aSpotModerationHidesIsItsCreatorsAloneUntilRestored() async throws {
+        try await withFeed { harness, client in
+            let bowl = try await create(harness, client, Self.spot("Bowl", tags: ["bowl"])).json(Spot.self)
+            let (alice, carol) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.carol))
+            let here = "lat=\(Self.venice.lat)&lon=\(Self.venice.lng)&radius_m=500"
+            func listed(_ token: String) async throws -> [[String]] {
+                var lists: [[String]] = []
+                for query in [here, "tag=bowl", "difficulty=intermediate"] {
+                    lists.append(
+                        try await client.get("/v1/spots?\(query)", token: token).json(Page<Spot>.self).items.map(\.id))
+                }
+                return lists
+            }
+            #expect(try await listed(carol) == Array(repeating: [bowl.id], count: 3))
+
+            let outbox = harness.runtime.makeOutbox()
+            try await harness.database().write { db in
+                try FeedStore.hide(.spot, bowl.id, at: harness.clock.now(), outbox: outbox, in: db)
+            }
+            #expect(try await listed(carol) == Array(repeating: [], count: 3))
+            #expect(try await client.get("/v1/spots/\(bowl.id)", token: carol).status == .notFound)
+            #expect(try await listed(alice) == Array(repeating: [bowl.id], count: 3))
+            #expect(try await client.get("/v1/spots/\(bowl.id)", token: alice).status == .ok)
+
+            try await harness.database().write { db in
+                try FeedStore.restore(ContentRestored(targetType: .spot, targetId: bowl.id), outbox: outbox, in: db)
+            }
+            #expect(try await listed(carol) == Array(repeating: [bowl.id], count: 3))
+            #expect(try await client.get("/v1/spots/\(bowl.id)", token: carol).status == .ok)
+        }
+    }
+
     @Test func checkInsNeedToBeNearOnceADayAndTheFirstUnlocksTheSpot() async throws {
         try await withFeed(config: ["feed.spots.checkInRadiusM": "200"]) { harness, client in
             let spot = try await create(harness, client, Self.spot("Venice")).json(Spot.self)

@@ -51,6 +51,24 @@ extension StreakRouterTests {
             let bobsFeed = try await feed(harness, client, as: Self.bob)
             #expect(bobsFeed.map(\.today.friendState) == [.revealed])
             #expect(bobsFeed.first?.today.friend?.id == alices.id)
+
+            // Moderation hides Bob's snap: Alice sees the day withheld (it still counts), Bob
+            // still sees his own, until a moderator restores it.
+            try await harness.database().write { db in
+                try StreakStore.hide(.snap, bobs.id, at: harness.clock.now(), in: db)
+            }
+            item = try #require(try await feed(harness, client, as: Self.alice).first { $0.streak.id == id })
+            #expect(item.today.friendState == .withheld && item.today.friend == nil && item.streak.count == 1)
+            #expect(try await feed(harness, client, as: Self.bob).first?.today.mine?.id == bobs.id)
+            let history = try await client.get(
+                "/v1/streaks/\(id)/photos", token: try await harness.token(for: Self.alice)
+            ).json(Page<StreakDay>.self)
+            #expect(history.items.map(\.friendState) == [.withheld])
+            try await harness.database().write { db in
+                try StreakStore.restore(ContentRestored(targetType: .snap, targetId: bobs.id), in: db)
+            }
+            item = try #require(try await feed(harness, client, as: Self.alice).first { $0.streak.id == id })
+            #expect(item.today.friendState == .revealed && item.today.friend?.id == bobs.id)
         }
     }
 

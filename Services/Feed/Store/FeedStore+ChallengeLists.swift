@@ -92,6 +92,7 @@ extension FeedStore {
         """
         c.creator_id != \(viewer) AND c.opponent_id != \(viewer)
         AND \(BlockMirror.neitherBlocks(viewer, "c.creator_id")) AND \(BlockMirror.neitherBlocks(viewer, "c.opponent_id"))
+        AND NOT EXISTS (SELECT 1 FROM challenge_clip h WHERE h.challenge_id = c.id AND h.hidden_at IS NOT NULL)
         """
     }
 

@@ -144,8 +144,9 @@ extension FeedStore {
         try Self.unfollowBoth(event, outbox: outbox, in: db)
     }
 
-    /// `viewer`'s vote for `votedFor`, while voting is open: not a participant's, and not on a
-    /// challenge whose participant blocks the voter or is blocked by them (nil: not found).
+    /// `viewer`'s vote for `votedFor`, while voting is open: not a participant's, not on a
+    /// challenge whose participant blocks the voter or is blocked by them (nil: not found), and
+    /// not while moderation hides one of its clips.
     func vote(
         challenge id: String, by viewer: String, for votedFor: String, at now: Date
     ) async throws -> ChallengeView? {
@@ -159,6 +160,9 @@ extension FeedStore {
                 !StoredTime.reached(challenge.votingDeadline ?? .distantPast, at: now)
             else {
                 throw ServiceError(.conflict, "Voting on this challenge is closed.")
+            }
+            guard !found.clips.contains(where: { $0.hiddenAt != nil }) else {
+                throw ServiceError(.conflict, "A clip of this challenge is held for review; vote once it is back.")
             }
             guard challenge.isParticipant(votedFor) else {
                 throw ServiceError.validation("`votedFor` must be the creator's or the opponent's id.")

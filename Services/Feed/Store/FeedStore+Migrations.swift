@@ -361,5 +361,11 @@ extension FeedStore {
                     BEGIN UPDATE map_version SET version = version + 1 WHERE id = 1; END;
                     """)
         }
+        // Moderation hides spots and challenge clips as it hides posts: from everyone but their
+        // owner, until a moderator restores them.
+        migrator.registerMigration("feed.v13.moderated-spots-and-clips") { db in
+            try db.alter(table: "spot") { $0.add(column: "hidden_at", .datetime) }
+            try db.alter(table: "challenge_clip") { $0.add(column: "hidden_at", .datetime) }
+        }
     }
 }

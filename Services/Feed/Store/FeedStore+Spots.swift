@@ -83,7 +83,7 @@ extension FeedStore {
     static func visibleSpot(id: String, viewer: String, in db: Database) throws -> SpotRecord? {
         try SpotRecord.fetchOne(
             db,
-            sql: "SELECT s.* FROM spot s WHERE s.id = :id AND \(BlockMirror.neitherBlocks(":viewer", "s.creator_id"))",
+            sql: "SELECT s.* FROM spot s WHERE s.id = :id AND \(Self.spotShown(to: ":viewer"))",
             arguments: ["id": id, "viewer": viewer])
     }
 
@@ -104,7 +104,7 @@ extension FeedStore {
                     db,
                     sql: """
                         SELECT s.* FROM spot s WHERE s.id IN (SELECT value FROM json_each(:ids)) \(filters)
-                        AND \(BlockMirror.neitherBlocks(":viewer", "s.creator_id"))
+                        AND \(Self.spotShown(to: ":viewer"))
                         """, arguments: arguments)
                 let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
                 return try Self.views(chunk.compactMap { byID[$0.id] }, viewer: viewer, in: db).map { view in
@@ -131,7 +131,7 @@ extension FeedStore {
                 : (
                     "spot_tag t JOIN spot s ON s.id = t.spot_id", "t.created_at", "t.spot_id"
                 )
-            var conditions = [BlockMirror.neitherBlocks(":viewer", "s.creator_id")]
+            var conditions = [Self.spotShown(to: ":viewer")]
             if let tag {
                 conditions.append("t.tag = :tag")
                 _ = arguments.append(contentsOf: ["tag": tag])
@@ -202,6 +202,12 @@ extension FeedStore {
     }
 
     // MARK: - Helpers
+
+    /// SQL: spot `s` is shown to `viewer`: neither blocks the other, and moderation has not
+    /// hidden it (its creator still sees it).
+    static func spotShown(to viewer: String) -> String {
+        "\(BlockMirror.neitherBlocks(viewer, "s.creator_id")) AND (s.hidden_at IS NULL OR s.creator_id = \(viewer))"
+    }
 
     /// SQL conditions on spot `s` for a tag and a difficulty.
     private static func filters(

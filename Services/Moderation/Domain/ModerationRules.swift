@@ -9,9 +9,9 @@ enum ModerationRules {
     /// StreakSnap's seven days.
     static let defaultSuspensionHours = 168
     static let suspensionHours = 1...8760
-    /// What `remove` can take away: posts, replies and messages (hidden by their owner,
-    /// restorable on appeal), and media screening held (rejected by media, for good).
-    static let removable: Set<ReportTargetType> = [.post, .reply, .message, .media]
+    /// What `remove` can take away: every object, hidden by its owner (held media stays held),
+    /// restorable on appeal; not a person (ban them).
+    static let removable = Set(ReportTargetType.allCases).subtracting([.user])
 
     /// The trimmed text of `field`, within `length`, or a 400.
     static func text(_ value: String, _ field: String, within length: ClosedRange<Int>) throws -> String {
@@ -27,7 +27,7 @@ enum ModerationRules {
         let reason = try text(body.reason, "reason", within: reasonLength)
         if body.action == .remove, !removable.contains(body.targetType) {
             throw ServiceError.validation(
-                "`remove` takes posts, replies, messages and held media; for a \(body.targetType.rawValue), warn, suspend or ban its author."
+                "`remove` takes an object, not a person: warn, suspend or ban the user."
             )
         }
         guard body.action == .suspend else {

@@ -51,6 +51,7 @@ extension StreakStore {
             let theirs = snaps.first { $0.0.userId == friend && $0.0.localDate == date }
             let state: FriendSnapState =
                 switch (mine, theirs) {
+                case (_, .some(let snap)) where snap.1.hiddenAt != nil: .withheld
                 case (.some, .some): .revealed
                 case (.none, .some): .hidden
                 case (_, .none): date >= standing.day.description ? .waiting : .missed

@@ -228,5 +228,11 @@ extension StreakStore {
                 table.add(column: "from_premium", .boolean).notNull().defaults(to: true)
             }
         }
+
+        // Moderation hides a snap from the partners it was sent to (it still counts for the
+        // streak), until a moderator restores it.
+        migrator.registerMigration("streak.v10.moderated-snaps") { db in
+            try db.alter(table: "snap") { $0.add(column: "hidden_at", .datetime) }
+        }
     }
 }

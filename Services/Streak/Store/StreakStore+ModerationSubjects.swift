@@ -3,8 +3,22 @@ import Foundation
 import GRDB
 import ServiceKit
 
-/// Snaps as moderation judges them.
+/// Snaps as moderation judges them, and what its decisions do to them.
 extension StreakStore {
+    /// `content.hidden` and `content.removed` of a snap: the partners it was sent to see the
+    /// day as `withheld` (it still counts for the streak; its sender still sees it).
+    static func hide(_ type: ReportTargetType, _ id: String, at now: Date, in db: Database) throws {
+        guard type == .snap else { return }
+        try SnapRecord.filter(key: id).filter(SnapRecord.Columns.hiddenAt == nil)
+            .updateAll(db, SnapRecord.Columns.hiddenAt.set(to: now))
+    }
+
+    /// `content.restored` of a snap: its partners see it again.
+    static func restore(_ event: ContentRestored, in db: Database) throws {
+        guard event.targetType == .snap else { return }
+        try SnapRecord.filter(key: event.targetId).updateAll(db, SnapRecord.Columns.hiddenAt.set(to: nil))
+    }
+
     /// Snap `id`; with a `viewer`, only for its sender and the partners of the streaks it was
     /// sent into.
     func moderationSubject(snap id: String, viewer: String?) async throws -> ModerationSubject? {

@@ -43,6 +43,8 @@ public enum FriendSnapState: String, Codable, Sendable, CaseIterable {
     case waiting
     /// The friend did not snap for that (past) day.
     case missed
+    /// The friend snapped but moderation hid the snap (it still counts for the streak).
+    case withheld
 }
 
 /// One day of a streak: the reader's snap and the friend's, as far as the reader may see it.

@@ -15,6 +15,9 @@ struct ChallengeClipRecord: ServiceRecord {
     var durationMs: Int?
     var uploadedAt: Date
     var rejectionReason: String?
+    /// When moderation hid it from everyone but its owner: its challenge cannot be voted on
+    /// meanwhile.
+    var hiddenAt: Date?
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
@@ -22,6 +25,7 @@ struct ChallengeClipRecord: ServiceRecord {
         case challengeId = "challenge_id"
         case userId = "user_id"
         case mediaId = "media_id"
+        case hiddenAt = "hidden_at"
     }
 
     /// The clip; its media only when the reader may play it.
@@ -44,5 +48,6 @@ extension ChallengeClipRecord {
         durationMs = try row.decode(forColumn: "duration_ms")
         uploadedAt = try row.decode(forColumn: "uploaded_at")
         rejectionReason = try row.decode(forColumn: "rejection_reason")
+        hiddenAt = try row.decode(forColumn: "hidden_at")
     }
 }

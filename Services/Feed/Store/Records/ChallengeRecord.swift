@@ -58,7 +58,7 @@ struct ChallengeRecord: ServiceRecord {
 
     /// The challenge as `viewer` sees it (who may see it at all is the store's check): a
     /// participant sees their own clip always and the other's once it is ready; anyone sees
-    /// both once voting opened.
+    /// both once voting opened. A clip moderation hid is played by its owner only.
     func contract(viewer: String, clips: [ChallengeClipRecord], myVote: String?, distance: Double? = nil) -> Challenge {
         let votingOpen = status == .voting || status == .completed
         var shown: [String: ChallengeClip] = [:]
@@ -67,7 +67,7 @@ struct ChallengeRecord: ServiceRecord {
                 shown[user] = ChallengeClip(userId: user, status: .pendingUpload)
                 continue
             }
-            let visible = votingOpen || user == viewer || clip.state == .ready
+            let visible = user == viewer || (clip.hiddenAt == nil && (votingOpen || clip.state == .ready))
             shown[user] = clip.contract(showingMedia: visible)
         }
         return Challenge(

@@ -24,12 +24,15 @@ struct SpotRecord: ServiceRecord {
     /// `createdAt` in milliseconds, the order of lists near a point.
     var createdMs: Int64
     var updatedAt: Date
+    /// When moderation hid it from everyone but its creator (reports, or a moderator's removal).
+    var hiddenAt: Date?
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case id, difficulty
         case creatorId = "creator_id"
         case createdAt = "created_at"
+        case hiddenAt = "hidden_at"
     }
 
     func point() throws -> Coordinate { try Coordinate(latitude: latitude, longitude: longitude) }

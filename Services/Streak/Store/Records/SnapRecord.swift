@@ -17,6 +17,8 @@ struct SnapRecord: ServiceRecord {
     var caption: String?
     var prompt: String?
     var createdAt: Date
+    /// When moderation hid it from the partners it was sent to (it still counts for the streak).
+    var hiddenAt: Date?
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
@@ -25,5 +27,6 @@ struct SnapRecord: ServiceRecord {
         case userId = "user_id"
         case localDate = "local_date"
         case createdAt = "created_at"
+        case hiddenAt = "hidden_at"
     }
 }
