@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Configuration
 import Contracts
 import Hummingbird
+import NIOHTTP1
 import Prometheus
 import ServiceKit
 
@@ -21,11 +22,26 @@ struct AuthDependencies: Sendable {
     var media: Lookup<MediaSummary>
     /// A user's streak numbers, for their profile.
     var streakStats: Lookup<StreakProfileStats> = .fixed([:])
+    /// Moderation takes a banned user's appeal: the appeal, or its refusal (a second appeal,
+    /// say) as moderation said it.
+    var banAppeals: @Sendable (BanAppeal) async throws -> Appeal = { _ in
+        throw ServiceError(.upstreamUnavailable, "No moderation service here.")
+    }
 
     static func live(_ runtime: ServiceRuntime) -> AuthDependencies {
-        AuthDependencies(
-            media: .internal(runtime.client, from: .media, path: "/internal/media"),
-            streakStats: .internal(runtime.client, from: .streak, path: "/internal/streak-stats"))
+        let client = runtime.client
+        return AuthDependencies(
+            media: .internal(client, from: .media, path: "/internal/media"),
+            streakStats: .internal(client, from: .streak, path: "/internal/streak-stats"),
+            banAppeals: { appeal in
+                let response = try await client.post(appeal, to: .moderation, path: "/internal/ban-appeals")
+                if response.status == .created { return try response.decode(Appeal.self) }
+                guard (400..<500).contains(response.status.code), let error = response.errorEnvelope?.error else {
+                    throw ServiceError(
+                        .upstreamUnavailable, "The moderation service answered \(response.status.code).")
+                }
+                throw ServiceError(error.code, error.message)
+            })
     }
 }
 
@@ -78,6 +94,7 @@ func buildRouter(
         WebhooksController(store: store.entitlements, secret: secret, tokenPacks: settings.tokenPacks, clock: clock)
             .addRoutes(to: routes)
     }
+    BanAppealsController(users: store.users, hasher: hasher, appeals: dependencies.banAppeals).addRoutes(to: routes)
     KeysController(keyRing: keyRing).addRoutes(to: routes)
     UsersController(store: store.users).addRoutes(to: routes)
     ModerationSubjectsController(owner: .auth) { [users = store.users] _, id, _ in

@@ -15,13 +15,15 @@ func withAuth(
     clock: ManualClock = ManualClock(Date()), config: [String: String] = [:],
     directory existing: TestDataDirectory? = nil, media: Lookup<MediaSummary> = .fixed([:]),
     streakStats: Lookup<StreakProfileStats> = .fixed([:]),
+    banAppeals: (@Sendable (BanAppeal) async throws -> Appeal)? = nil,
     _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     let directory = try existing ?? TestDataDirectory.make()
     defer { if existing == nil { directory.remove() } }
+    var dependencies = AuthDependencies(media: media, streakStats: streakStats)
+    if let banAppeals { dependencies.banAppeals = banAppeals }
     let app = try await buildApplication(
-        reader: directory.reader(config), clock: clock,
-        dependencies: AuthDependencies(media: media, streakStats: streakStats))
+        reader: directory.reader(config), clock: clock, dependencies: dependencies)
     try await app.test(.router) { client in try await body(client) }
 }
 

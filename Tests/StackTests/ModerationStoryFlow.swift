@@ -9,7 +9,9 @@ import Testing
 /// with `ACCOUNT_SUSPENDED`, and is told why; Sol appeals; Milo, a second moderator, reverses
 /// it in the console; Sol writes again, the reply is back, and the audit log, in the console
 /// and through the API, shows every step. Screenshots of the console, at a laptop's width and a
-/// phone's, land in `.build/screenshots/` for a person to look at.
+/// phone's, land in `.build/screenshots/` for a person to look at. Then Milo bans Bea: her
+/// session ends, sign-in tells her why, she appeals with her password, Mona reverses it, and
+/// Bea signs in again.
 struct ModerationStoryFlow {
     let flow: SliceFlow
     let app: AppAttestFixture
@@ -70,6 +72,57 @@ struct ModerationStoryFlow {
         #expect(log.items.map(\.event) == ["appeal.reversed", "appeal.made", "action.suspend", "content.hidden"])
         #expect(log.items.map(\.actorId) == [milo.id, sol.id, mona.id, "system"])
         #expect(try await flow.call(.GET, "/v1/moderation/audit", as: sol).status == 403)
+
+        try await banAndAppeal(mona: mona, milo: milo)
+    }
+
+    func banAndAppeal(mona: Person, milo: Person) async throws {
+        let bea = try await flow.signUp("Bea")
+        let banned = try await flow.call(
+            .POST, "/v1/moderation/actions", as: milo,
+            json: ModerationActionCreate(targetType: .user, targetId: bea.id, action: .ban, reason: "Spam accounts"))
+        #expect(banned.status == 201, "\(banned.text)")
+        let ban = try banned.decode(ModerationAction.self)
+        #expect(
+            await flow.eventually { (try? await flow.call(.GET, "/v1/me", as: bea))?.status == 401 },
+            "Bea's session outlived the ban")
+        let credentials = (email: "bea@example.com", password: "correct horse battery Bea")
+        let refused = try await flow.call(
+            .POST, "/v1/auth/login", json: LoginRequest(email: credentials.email, password: credentials.password))
+        #expect(refused.errorCode == .accountBanned && refused.text.contains("Spam accounts"), "\(refused.text)")
+
+        // Without a session, Bea appeals with her password; a wrong one reaches nobody.
+        let wrong = try await flow.call(
+            .POST, "/v1/auth/ban-appeal",
+            json: BanAppealRequest(email: credentials.email, password: "guess", statement: "Not spam"))
+        #expect(wrong.errorCode == .invalidCredentials)
+        let appealed = try await flow.call(
+            .POST, "/v1/auth/ban-appeal",
+            json: BanAppealRequest(
+                email: credentials.email, password: credentials.password, statement: "I run one account, mine."))
+        #expect(appealed.status == 201, "\(appealed.text)")
+        let appeal = try appealed.decode(Appeal.self)
+        #expect(appeal.actionId == ban.id && appeal.userId == bea.id)
+        let again = try await flow.call(
+            .POST, "/v1/auth/ban-appeal",
+            json: BanAppealRequest(email: credentials.email, password: credentials.password, statement: "Again"))
+        #expect(again.status == 409)
+
+        let decided = try await flow.call(
+            .POST, "/v1/moderation/appeals/\(appeal.id)/decision", as: mona,
+            json: AppealDecision(outcome: .reverse, reason: "One account after all"))
+        #expect(decided.status == 200, "\(decided.text)")
+        #expect(
+            await flow.eventually {
+                let login = try? await flow.call(
+                    .POST, "/v1/auth/login",
+                    json: LoginRequest(email: credentials.email, password: credentials.password))
+                return login?.status == 200
+            }, "Bea could not sign in after the reversal")
+        let log = try await flow.call(.GET, "/v1/moderation/audit?userId=\(bea.id)", as: mona)
+            .decode(Page<AuditEntry>.self)
+        #expect(log.items.map(\.event) == ["appeal.reversed", "appeal.made", "action.ban"])
+        #expect(log.items.map(\.actorId) == [mona.id, bea.id, milo.id])
     }
 
     func inTheBrowser(

@@ -86,6 +86,10 @@ enum RouteTable {
         GatewayRoute(
             match: .exact("/v1/auth/apple"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
             body: .json),
+        // A banned user cannot sign in; they appeal with their email and password.
+        GatewayRoute(
+            match: .exact("/v1/auth/ban-appeal"), methods: [.post], service: .auth, access: .public,
+            rateClass: .auth, body: .json),
         GatewayRoute(
             match: .exact("/v1/webhooks/revenuecat"), methods: [.post], service: .auth, access: .public,
             rateClass: .write, body: .json),

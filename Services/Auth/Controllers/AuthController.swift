@@ -53,15 +53,9 @@ struct AuthController: Sendable {
         let email = try Credentials.normalizedEmail(body.email)
         try Credentials.validatePresentedPassword(body.password)
         try Credentials.validate(body.device)
-        guard let user = try await users.user(email: email), let passwordHash = user.passwordHash else {
-            _ = await hasher.verifyUnknown(body.password)
-            throw Self.invalidCredentials
-        }
-        guard await hasher.verify(body.password, against: passwordHash) else {
-            throw Self.invalidCredentials
-        }
+        let user = try await Self.verifiedUser(email: email, password: body.password, users: users, hasher: hasher)
         let now = clock.now()
-        if hasher.needsRehash(passwordHash) {
+        if let passwordHash = user.passwordHash, hasher.needsRehash(passwordHash) {
             try await users.updatePasswordHash(userID: user.id, hash: hasher.hash(body.password), at: now)
         }
         let (token, hash) = issuer.refreshToken()
@@ -76,6 +70,20 @@ struct AuthController: Sendable {
         context.logger.info("signed in", metadata: ["user_id": "\(user.id)", "session_id": "\(session.id)"])
         return try Response.json(
             await issuer.tokenResponse(userID: user.id, sessionID: session.id, refreshToken: token, now: now))
+    }
+
+    /// The account `email` names when `password` is its password, else 401
+    /// `INVALID_CREDENTIALS` whether the address is unknown or the password wrong (same work
+    /// either way).
+    static func verifiedUser(
+        email: String, password: String, users: UserStore, hasher: PasswordHasher
+    ) async throws -> UserRecord {
+        guard let user = try await users.user(email: email), let passwordHash = user.passwordHash else {
+            _ = await hasher.verifyUnknown(password)
+            throw invalidCredentials
+        }
+        guard await hasher.verify(password, against: passwordHash) else { throw invalidCredentials }
+        return user
     }
 
     /// `POST /v1/auth/refresh` → a new pair; the presented refresh token is spent.

@@ -31,6 +31,13 @@ struct UserStore: Sendable {
         }
     }
 
+    /// The moderation action that banned the account, while it stands.
+    func banActionID(of userID: String) async throws -> String? {
+        try await database.tracedRead { db in
+            try AccountRestrictionRecord.fetchOne(db, key: userID).flatMap { $0.bannedAt == nil ? nil : $0.banActionId }
+        }
+    }
+
     /// The account with this id, unless deleted.
     func user(id: String) async throws -> UserRecord? {
         try await database.tracedRead { db in try UserRecord.filter(key: id).live().fetchOne(db) }

@@ -6,7 +6,8 @@ import ServiceKit
 /// `POST /v1/moderation/actions` (moderators): dismiss, remove, warn, suspend or ban, on any
 /// object; `GET /v1/moderation/my-actions`: what moderators did to the reader, with each
 /// action's appeal; `POST /v1/moderation/actions/{id}/appeal`: the reader's one appeal of an
-/// action (open to a suspended account).
+/// action (open to a suspended account); `POST /internal/ban-appeals` (auth's certificate): a
+/// banned user's appeal, which auth took with their email and password.
 struct ModerationActionsController: Sendable {
     let store: ModerationStore
     let subjects: ModerationSubjectLookup
@@ -17,6 +18,7 @@ struct ModerationActionsController: Sendable {
         routes.idempotent(routes.authenticated).post("/v1/moderation/actions", use: create)
         routes.authenticated.get("/v1/moderation/my-actions", use: mine)
         routes.idempotent(routes.authenticatedWhileSuspended).post("/v1/moderation/actions/:id/appeal", use: appeal)
+        routes.open.post("/internal/ban-appeals", use: banAppeal)
     }
 
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -68,10 +70,23 @@ struct ModerationActionsController: Sendable {
         let user = try context.requireMember()
         let id = try ObjectID.path(context.parameters.require("id"), "Action")
         let body = try await request.decodeJSON(as: AppealCreate.self, context: context)
-        let statement = try ModerationRules.text(body.statement, "statement", within: ModerationRules.statementLength)
+        return try await file(appeal: id, by: user.userID, statement: body.statement)
+    }
+
+    @Sendable func banAppeal(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await PeerIdentity.require(context, oneOf: [.auth])
+        let body = try await request.decodeJSON(as: BanAppeal.self, context: context)
+        return try await file(
+            appeal: try ObjectID.field(body.actionId, "actionId"), by: try ObjectID.field(body.userId, "userId"),
+            statement: body.statement)
+    }
+
+    /// `user`'s one appeal of action `id`, with their statement checked.
+    private func file(appeal id: String, by user: String, statement: String) async throws -> Response {
+        let statement = try ModerationRules.text(statement, "statement", within: ModerationRules.statementLength)
         let appeal = try await store.appeal(
             AppealRecord(
-                id: entropy.uuid().uuidString.lowercased(), actionId: id, userId: user.userID, statement: statement,
+                id: entropy.uuid().uuidString.lowercased(), actionId: id, userId: user, statement: statement,
                 status: .pending, createdAt: clock.now()))
         return try Response.json(appeal.contract, status: .created)
     }

@@ -212,6 +212,39 @@ public struct AppealCreate: Codable, Sendable {
     }
 }
 
+/// `POST /v1/auth/ban-appeal`: a banned user, who cannot sign in, appeals the ban by proving
+/// the account is theirs with its email and password.
+public struct BanAppealRequest: Codable, Sendable {
+    public var email: String
+    public var password: String
+    /// 1 to 1000 characters.
+    public var statement: String
+
+    enum CodingKeys: String, CodingKey { case email, password, statement }
+
+    public init(email: String, password: String, statement: String) {
+        self.email = email
+        self.password = password
+        self.statement = statement
+    }
+}
+
+/// `POST /internal/ban-appeals` (auth to moderation): `userId`, whose password auth checked,
+/// appeals the ban `actionId`.
+public struct BanAppeal: Codable, Sendable, Equatable {
+    public var userId: String
+    public var actionId: String
+    public var statement: String
+
+    enum CodingKeys: String, CodingKey { case userId, actionId, statement }
+
+    public init(userId: String, actionId: String, statement: String) {
+        self.userId = userId
+        self.actionId = actionId
+        self.statement = statement
+    }
+}
+
 /// An appeal against an action.
 public struct Appeal: Codable, Sendable, Equatable {
     public var id: String
