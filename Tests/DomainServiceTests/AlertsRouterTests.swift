@@ -165,6 +165,26 @@ import Testing
         }
     }
 
+    @Test func aSuspendedUserKeepsTheirDevicesAndNotificationsButSendsNothing() async throws {
+        let session = "5e550000-0000-4000-8000-0000000000a5"
+        let state = SessionState(
+            sessionId: session, userId: Self.alice, limited: false, roles: [],
+            suspendedUntil: Date().addingTimeInterval(86400))
+        let harness = try ServiceHarness(.alerts, sessions: .fixed([session: state]))
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            let alice = try await harness.token(for: Self.alice, session: session)
+            let apns = DeviceRegistration(
+                provider: .apns, token: Self.apnsToken, bundleId: "com.example.streaksnap", environment: .sandbox)
+            #expect(try await client.post("/v1/devices", apns, token: alice).status == .created)
+            #expect(
+                try await client.post("/v1/notifications/read-all", [String: String](), token: alice).status.code < 300)
+            let sent = try await client.post(
+                "/v1/messages", MessageDraft(recipientId: Self.bob, text: "hi"), token: alice)
+            #expect(sent.status == .forbidden && sent.error?.code == .accountSuspended)
+        }
+    }
+
     @Test func devicesAreRegisteredPerSessionMovedBetweenUsersAndRemoved() async throws {
         let harness = try ServiceHarness(.alerts)
         let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)

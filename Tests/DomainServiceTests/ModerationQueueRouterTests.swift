@@ -156,7 +156,7 @@ private typealias W = ModerationWorld
                 (.warn, .post, W.post, "ok", 5, .badRequest),
                 (.suspend, .post, W.post, "ok", 0, .badRequest),
                 (.suspend, .post, W.post, "ok", 8761, .badRequest),
-                (.remove, .snap, W.snap, "ok", nil, .badRequest),
+                (.remove, .user, W.author, "ok", nil, .badRequest),
                 (.warn, .post, "40000000-0000-4000-8000-000000000999", "ok", nil, .notFound),
                 (.warn, .post, W.moderatorPost, "ok", nil, .forbidden),
                 (.dismiss, .post, W.post, "ok", nil, .conflict),
@@ -248,9 +248,13 @@ private typealias W = ModerationWorld
             world.sessions.set(W.author, suspendedUntil: until)
             world.forgetSessions()
             let author = try await world.token(W.author)
-            let write = try await client.post("/v1/blocks", BlockCreate(userId: W.people[1]), token: author)
+            let report = ReportCreate(targetType: .post, targetId: W.moderatorPost, reason: .spam, details: nil)
+            let write = try await client.post("/v1/reports", report, token: author)
             #expect(write.status == .forbidden && write.error?.code == .accountSuspended)
-            #expect(try await client.get("/v1/blocks", token: author).status == .ok)
+            #expect(try await client.get("/v1/reports", token: author).status == .ok)
+            // What keeps them safe stays open: blocking someone.
+            #expect(
+                try await client.post("/v1/blocks", BlockCreate(userId: W.people[1]), token: author).status == .created)
             let appeal = try await client.post(
                 "/v1/moderation/actions/\(suspended.id)/appeal", AppealCreate(statement: "It was a quote"),
                 token: author)
@@ -266,8 +270,7 @@ private typealias W = ModerationWorld
                 ])
             // Past its end, writes go through whatever auth said before.
             let later = try await world.token(W.author)
-            #expect(
-                try await client.post("/v1/blocks", BlockCreate(userId: W.people[1]), token: later).status == .created)
+            #expect(try await client.post("/v1/reports", report, token: later).status == .created)
             let log = try await client.get(
                 "/v1/moderation/objects/post/\(W.post)/audit", token: try await world.token(W.moderators[1])
             ).json(Page<AuditEntry>.self)

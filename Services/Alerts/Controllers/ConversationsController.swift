@@ -17,7 +17,7 @@ struct ConversationsController: Sendable {
         routes.authenticated.get("/v1/messages/conversations", use: list)
         routes.authenticated.get("/v1/messages/conversations/:id", use: show)
         routes.authenticated.get("/v1/messages/conversations/:id/messages", use: messages)
-        routes.authenticated.post("/v1/messages/conversations/:id/read", use: read)
+        routes.authenticatedWhileSuspended.post("/v1/messages/conversations/:id/read", use: read)
         routes.authenticated.post("/v1/messages/conversations/:id/accept", use: accept)
         routes.authenticated.delete("/v1/messages/conversations/:id", use: remove)
     }

@@ -11,11 +11,11 @@ struct DevicesController: Sendable {
     let entropy: any Entropy
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
-        routes.authenticated.post("/v1/devices", use: register)
+        routes.authenticatedWhileSuspended.post("/v1/devices", use: register)
         routes.authenticated.get("/v1/devices", use: list)
-        routes.authenticated.delete("/v1/devices/:id", use: remove)
-        routes.authenticated.put("/v1/me/push-token", use: putPushToken)
-        routes.authenticated.delete("/v1/me/push-token", use: deletePushToken)
+        routes.authenticatedWhileSuspended.delete("/v1/devices/:id", use: remove)
+        routes.authenticatedWhileSuspended.put("/v1/me/push-token", use: putPushToken)
+        routes.authenticatedWhileSuspended.delete("/v1/me/push-token", use: deletePushToken)
     }
 
     /// 201 with the new device, or 200 when this user had the token already (refreshed).

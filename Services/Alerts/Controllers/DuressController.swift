@@ -21,9 +21,9 @@ struct DuressController: Sendable {
     static let nfcPrefix = "trf:duress:"
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
-        routes.authenticated.post("/v1/alerts/duress", use: locate)
+        routes.authenticatedWhileSuspended.post("/v1/alerts/duress", use: locate)
         routes.authenticated.get("/v1/alerts/nearby", use: nearby)
-        routes.authenticated.post("/v1/alerts/ack", use: acknowledge)
+        routes.authenticatedWhileSuspended.post("/v1/alerts/ack", use: acknowledge)
         routes.authenticated.get("/v1/alerts/duress", use: list)
     }
 

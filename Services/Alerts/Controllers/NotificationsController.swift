@@ -11,10 +11,10 @@ struct NotificationsController: Sendable {
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/notifications", use: list)
         routes.authenticated.get("/v1/notifications/unread-count", use: unreadCount)
-        routes.authenticated.post("/v1/notifications/read-all", use: readAll)
-        routes.authenticated.post("/v1/notifications/:id/read", use: read)
-        routes.authenticated.post("/v1/notifications/read", use: readMany)
-        routes.authenticated.delete("/v1/notifications/:id", use: remove)
+        routes.authenticatedWhileSuspended.post("/v1/notifications/read-all", use: readAll)
+        routes.authenticatedWhileSuspended.post("/v1/notifications/:id/read", use: read)
+        routes.authenticatedWhileSuspended.post("/v1/notifications/read", use: readMany)
+        routes.authenticatedWhileSuspended.delete("/v1/notifications/:id", use: remove)
     }
 
     /// Newest first, paged.

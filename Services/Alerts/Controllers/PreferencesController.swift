@@ -11,7 +11,7 @@ struct PreferencesController: Sendable {
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.get("/v1/me/notification-preferences", use: show)
-        routes.authenticated.put("/v1/me/notification-preferences", use: update)
+        routes.authenticatedWhileSuspended.put("/v1/me/notification-preferences", use: update)
     }
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {

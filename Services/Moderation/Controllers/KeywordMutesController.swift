@@ -12,9 +12,9 @@ struct KeywordMutesController: Sendable {
     let entropy: any Entropy
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
-        routes.authenticated.post("/v1/mutes/words", use: create)
+        routes.authenticatedWhileSuspended.post("/v1/mutes/words", use: create)
         routes.authenticated.get("/v1/mutes/words", use: list)
-        routes.authenticated.delete("/v1/mutes/words/:id", use: remove)
+        routes.authenticatedWhileSuspended.delete("/v1/mutes/words/:id", use: remove)
     }
 
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -18,9 +18,9 @@ struct RelationsController<Record: UserRelationRecord>: Sendable {
     let limit: Int
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
-        routes.authenticated.post(RouterPath(path), use: create)
+        routes.authenticatedWhileSuspended.post(RouterPath(path), use: create)
         routes.authenticated.get(RouterPath(path), use: list)
-        routes.authenticated.delete(RouterPath(path + "/:userId"), use: remove)
+        routes.authenticatedWhileSuspended.delete(RouterPath(path + "/:userId"), use: remove)
     }
 
     /// 201 for a new one, 200 with the same body when it already stood; an unknown user is 404.

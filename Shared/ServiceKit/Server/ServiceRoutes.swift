@@ -11,8 +11,9 @@ public struct ServiceRoutes<Context: ServiceRequestContextProtocol> {
     public let open: RouterGroup<Context>
     /// Routes behind ``AuthenticationMiddleware``: every request acts for a verified user.
     public let authenticated: RouterGroup<Context>
-    /// Like `authenticated`, but open to a suspended user's writes too: ending sessions,
-    /// deleting the account, appealing.
+    /// Like `authenticated`, but open to a suspended user's writes too: what touches no one
+    /// else's screen (ending sessions, deleting the account, appealing, devices, reading and
+    /// clearing notifications) and what keeps them safe (blocks, mutes, duress alerts).
     public let authenticatedWhileSuspended: RouterGroup<Context>
     let database: DatabasePool?
     let clock: any WallClock
