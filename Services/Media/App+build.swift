@@ -46,14 +46,12 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     inbox.on(ContentRestored.self) { envelope, db in
         try MediaStore.release(envelope.payload, outbox: store.outbox, in: db)
     }
-    inbox.on(ContentRemoved.self) { envelope, db in
-        try MediaStore.remove(envelope.payload, blobs: blobs, outbox: store.outbox, in: db)
-    }
+    inbox.on(ContentRemoved.self) { envelope, db in try MediaStore.remove(envelope.payload, in: db) }
     inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, uploads: files, in: db) }
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
-    InternalMediaController(store: store).addRoutes(to: routes)
+    InternalMediaController(store: store, blobs: blobs).addRoutes(to: routes)
     ModerationSubjectsController(owner: .media) { _, id, _ in try await store.moderationSubject(media: id) }
         .addRoutes(to: routes)
     InternalShareCardsController(

@@ -1,6 +1,7 @@
 import Configuration
 import Contracts
 import Hummingbird
+import NIOHTTP1
 import Prometheus
 import ServiceKit
 
@@ -21,11 +22,22 @@ struct ModerationDependencies: Sendable {
     var users: Lookup<UserSummary>
     /// The console's sign-in and sign-out, at auth.
     var accounts: ConsoleAccounts
+    /// A media object's thumbnail (or a video's poster) as JPEG bytes, nil when it has none.
+    var previews: @Sendable (_ mediaID: String) async throws -> ByteBuffer? = { _ in nil }
 
     static func live(_ runtime: ServiceRuntime) -> ModerationDependencies {
-        ModerationDependencies(
-            subjects: .live(runtime.client), users: .internal(runtime.client, from: .auth, path: "/internal/users"),
-            accounts: .live(runtime.client))
+        let client = runtime.client
+        return ModerationDependencies(
+            subjects: .live(client), users: .internal(client, from: .auth, path: "/internal/users"),
+            accounts: .live(client),
+            previews: { id in
+                let response = try await client.send(.GET, to: .media, path: "/internal/media/\(id)/preview")
+                guard response.status != .notFound else { return nil }
+                guard response.status == .ok else {
+                    throw ServiceError(.upstreamUnavailable, "The media service answered \(response.status.code).")
+                }
+                return response.body
+            })
     }
 }
 
@@ -66,7 +78,7 @@ func buildRouter(
         .addRoutes(to: routes)
     ConsoleQueueController(
         gate: gate, pages: pages, store: store, subjects: dependencies.subjects, users: dependencies.users,
-        actions: actions
+        actions: actions, previews: dependencies.previews
     ).addRoutes(to: routes)
     ConsoleReviewController(gate: gate, pages: pages, store: store, users: dependencies.users).addRoutes(to: routes)
     RelationsController<BlockRecord>(

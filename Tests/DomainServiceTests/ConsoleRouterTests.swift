@@ -182,4 +182,30 @@ private typealias W = ModerationWorld
             }
         }
     }
+
+    @Test func theConsoleShowsAReportedObjectsPicturesAndNoOtherMedia() async throws {
+        try await withModeration { world in
+            #expect(try await world.report(.snap, W.snap, by: W.people[1]).status == .created)
+            var visitor = Visitor(client: world.client)
+            let picture = "/console/objects/snap/\(W.snap)/media/\(W.snapPhoto)"
+            #expect(try await visitor.send(.get, picture).headers[.location] == "/console/sign-in")
+            _ = try await visitor.signIn(W.moderators[0])
+            let page = String(buffer: try await visitor.send(.get, "/console/objects/snap/\(W.snap)").body)
+            #expect(page.contains("<img src=\"\(picture)\""))
+            let shown = try await visitor.send(.get, picture)
+            #expect(shown.status == .ok && shown.headers[.contentType] == "image/jpeg" && shown.body == W.thumbnail)
+            #expect(shown.headers[.cacheControl] == "no-store")
+            // Only media the object shows, and only of objects moderation has a case on.
+            let elsewhere = "5a000000-0000-4000-8000-000000000002"
+            #expect(
+                try await visitor.send(.get, "/console/objects/snap/\(W.snap)/media/\(elsewhere)").status == .notFound)
+            #expect(
+                try await visitor.send(.get, "/console/objects/post/\(W.post)/media/\(W.snapPhoto)").status == .notFound
+            )
+            // Someone who does not moderate sees nothing.
+            var member = Visitor(client: world.client)
+            _ = try await member.signIn(W.people[2])
+            #expect(try await member.send(.get, picture).status != .ok)
+        }
+    }
 }

@@ -67,18 +67,29 @@ import Testing
             #expect(try harness.outboxEvents(MediaReady.self) == [MediaReady(mediaId: photo.id, ownerId: Self.alice)])
             #expect(try await client.get("/v1/media/\(photo.id)", token: bob).status == .ok)
 
-            // Another is removed: rejected, for good.
+            // Another is removed: still held, its owner told why, nobody else reads it.
             let other = try await upload(client, removed, token: token)
             #expect(other.status == .held)
+            try await TestMedia.attach(other.id, owner: Self.alice, store: processor.store)
             try await processor.store.database.write { db in
                 try MediaStore.remove(
                     ContentRemoved(
                         targetType: .media, targetId: other.id, ownerId: Self.alice, actionId: "a", reason: "abuse"),
-                    blobs: processor.blobs, outbox: processor.store.outbox, in: db)
+                    in: db)
             }
             let after = try await client.get("/v1/media/\(other.id)", token: token).json(MediaObject.self)
-            #expect(after.status == .rejected && after.rejectedReason == "removed by a moderator")
-            #expect(try await client.get("/v1/media/\(other.id)/content", token: token).status == .notFound)
+            #expect(after.status == .held && after.rejectedReason == MediaStore.removedReason)
+            #expect(try await client.get("/v1/media/\(other.id)/content", token: bob).status == .notFound)
+            #expect(try await client.get("/v1/media/\(other.id)/content", token: token).status == .ok)
+
+            // An appeal reverses the removal: released as if never removed.
+            try await processor.store.database.write { db in
+                try MediaStore.release(
+                    ContentRestored(targetType: .media, targetId: other.id), outbox: processor.store.outbox, in: db)
+            }
+            let back = try await client.get("/v1/media/\(other.id)", token: token).json(MediaObject.self)
+            #expect(back.status == .ready && back.rejectedReason == nil)
+            #expect(try await client.get("/v1/media/\(other.id)/content", token: bob).status == .ok)
         }
     }
 

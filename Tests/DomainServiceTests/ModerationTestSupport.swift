@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import ServiceKit
 import Synchronization
@@ -22,6 +23,9 @@ struct ModerationWorld: Sendable {
     static let reply = "40000000-0000-4000-8000-000000000003"
     static let moderatorPost = "40000000-0000-4000-8000-000000000004"
     static let snap = "50000000-0000-4000-8000-000000000001"
+    /// The snap's photo, whose thumbnail media gives the console.
+    static let snapPhoto = "5a000000-0000-4000-8000-000000000001"
+    static let thumbnail = ByteBuffer(bytes: [0xFF, 0xD8, 0xFF, 0xE0])
     static let message = "60000000-0000-4000-8000-000000000001"
     static let spot = "70000000-0000-4000-8000-000000000001"
     static let clip = "80000000-0000-4000-8000-000000000001"
@@ -77,9 +81,11 @@ struct ModerationWorld: Sendable {
 
     static func subjects(now: Date) -> ModerationSubjectLookup {
         let month = now.addingTimeInterval(-30 * 86400)
-        func object(_ type: ReportTargetType, _ id: String, by owner: String = author) -> ModerationSubject {
+        func object(
+            _ type: ReportTargetType, _ id: String, by owner: String = author, media: [String] = []
+        ) -> ModerationSubject {
             ModerationSubject(
-                type: type, id: id, ownerId: owner, text: "\(type.rawValue) \(id)", mediaIds: [], createdAt: month)
+                type: type, id: id, ownerId: owner, text: "\(type.rawValue) \(id)", mediaIds: media, createdAt: month)
         }
         let users = people.map { person in
             ModerationSubject(
@@ -88,7 +94,8 @@ struct ModerationWorld: Sendable {
         }
         return .fixed(
             users + [
-                object(.post, post), object(.post, secondPost), object(.reply, reply), object(.snap, snap),
+                object(.post, post), object(.post, secondPost), object(.reply, reply),
+                object(.snap, snap, media: [snapPhoto]),
                 object(.message, message), object(.spot, spot), object(.challengeClip, clip),
                 object(.post, moderatorPost, by: moderators[0]),
             ],
@@ -137,7 +144,8 @@ func withModeration(
             Dictionary(
                 uniqueKeysWithValues: (ModerationWorld.people + ModerationWorld.moderators).map {
                     ($0, UserSummary(id: $0, displayName: "x"))
-                })), accounts: accounts.console(harness: harness))
+                })), accounts: accounts.console(harness: harness),
+        previews: { $0 == ModerationWorld.snapPhoto ? ModerationWorld.thumbnail : nil })
     let parts = try await ModerationService.buildRouter(
         runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
     let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)

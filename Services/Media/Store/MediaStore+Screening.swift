@@ -5,13 +5,13 @@ import ServiceKit
 
 /// What moderators decide about media screening held: release it or remove it.
 extension MediaStore {
-    /// `content.restored` for held media: a moderator released it. It is `ready`, its upload
-    /// too, and the services that referenced it hear `media.ready`.
+    /// `content.restored` for held media: a moderator released it (or reversed its removal).
+    /// It is `ready`, its upload too, and the services that referenced it hear `media.ready`.
     static func release(_ event: ContentRestored, outbox: Outbox, in db: Database) throws {
         guard event.targetType == .media, var media = try MediaRecord.fetchOne(db, key: event.targetId),
             media.status == .held
         else { return }
-        media.status = .ready
+        (media.status, media.rejectedReason) = (.ready, nil)
         try media.update(db)
         _ = try moveUpload(of: media.id, to: .ready, in: db)
         let references = try references(of: media.id, in: db)
@@ -20,16 +20,18 @@ extension MediaStore {
         }
     }
 
-    /// `content.removed` for held media: rejected ("removed by a moderator"), as processing
-    /// rejects; its bytes go, so a reversed appeal cannot bring it back.
-    static func remove(_ event: ContentRemoved, blobs: BlobStore, outbox: Outbox, in db: Database) throws {
+    /// `content.removed` for held media: it stays held, readable by its owner alone, with the
+    /// reason its owner sees ("removed by a moderator"); its bytes stay, so an appeal the
+    /// moderators reverse releases it (`content.restored`) as if it had never been removed.
+    static func remove(_ event: ContentRemoved, in db: Database) throws {
         guard event.targetType == .media, var media = try MediaRecord.fetchOne(db, key: event.targetId),
             media.status == .held
         else { return }
-        try reject(
-            &media, reason: "removed by a moderator", references: references(of: media.id, in: db), blobs: blobs,
-            outbox: outbox, in: db)
+        media.rejectedReason = removedReason
+        try media.update(db)
     }
+
+    static let removedReason = "removed by a moderator"
 
     /// Media `id` as a moderator judges it (the queue shows what screening held).
     func moderationSubject(media id: String) async throws -> ModerationSubject? {

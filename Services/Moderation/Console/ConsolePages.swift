@@ -132,7 +132,7 @@ struct ConsolePages: Sendable {
         <p class="meta">By {{owner}} ({{ownerId}}){{#created}} · posted {{created}}{{/created}}{{#hidden}} · <span class="badge">hidden</span>{{/hidden}}</p>
         {{#text}}<blockquote id="content">{{text}}</blockquote>{{/text}}
         {{^exists}}<p class="empty">It no longer exists.</p>{{/exists}}
-        {{#media}}<p class="meta">Media {{.}}</p>{{/media}}
+        {{#media}}<figure class="media"><img src="/console/objects/{{type}}/{{id}}/media/{{.}}" alt="Picture {{.}}" width="300" height="300"><figcaption class="meta">Media {{.}}</figcaption></figure>{{/media}}
         </section>
         <h2>Reports</h2>
         {{^reports}}<p class="empty">None.</p>{{/reports}}
@@ -231,6 +231,8 @@ struct ConsolePages: Sendable {
         th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #8884; vertical-align: top;
           overflow-wrap: anywhere; }
         h1 small { font-size: .8rem; color: #888; font-weight: 400; overflow-wrap: anywhere; }
+        figure.media { display: inline-block; margin: .5rem .5rem 0 0; }
+        figure.media img { max-width: 100%; height: auto; background: #8882; border-radius: .25rem; }
         @media (max-width: 40rem) { main { padding: .75rem; } th, td { padding: .3rem; } }
         """
 }

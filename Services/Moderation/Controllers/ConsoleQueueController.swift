@@ -5,7 +5,9 @@ import ServiceKit
 /// The console's queue: reported objects oldest first (`GET /console/queue`), one object with
 /// its content, reports and its owner's history (`GET /console/objects/{type}/{id}`), and the
 /// action form it posts (`POST /console/objects/{type}/{id}/actions`), which takes the same
-/// action as `POST /v1/moderation/actions`.
+/// action as `POST /v1/moderation/actions`; and the object's pictures
+/// (`GET /console/objects/{type}/{id}/media/{mediaId}`: a thumbnail, only of media the object
+/// shows and only while moderation has a case on it).
 struct ConsoleQueueController: Sendable {
     let gate: ConsoleGate
     let pages: ConsolePages
@@ -13,6 +15,7 @@ struct ConsoleQueueController: Sendable {
     let subjects: ModerationSubjectLookup
     let users: Lookup<UserSummary>
     let actions: ModerationActionsController
+    let previews: @Sendable (_ mediaID: String) async throws -> ByteBuffer?
 
     struct ActionForm: Decodable {
         var csrf: String
@@ -25,6 +28,7 @@ struct ConsoleQueueController: Sendable {
         routes.open.get("/console/queue", use: queue)
         routes.open.get("/console/objects/:type/:id", use: object)
         routes.open.post("/console/objects/:type/:id/actions", use: act)
+        routes.open.get("/console/objects/:type/:id/media/:mediaId", use: media)
     }
 
     @Sendable func queue(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -82,6 +86,19 @@ struct ConsoleQueueController: Sendable {
         } catch let error as ServiceError {
             return pages.failure(error, back: back, visit: visit)
         }
+    }
+
+    @Sendable func media(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        guard try await gate.visit(request) != nil else { return ConsolePages.redirect(to: "/console/sign-in") }
+        let (type, id) = try ModerationQueueController.target(context)
+        let mediaID = try ObjectID.path(context.parameters.require("mediaId"), "Media")
+        guard try await store.moderationCase(type, id) != nil,
+            try await subjects.find(type, id, nil)?.mediaIds.contains(mediaID) == true,
+            let bytes = try await previews(mediaID)
+        else { throw ServiceError.notFound("Media") }
+        var headers = ConsolePages.securityHeaders
+        headers[.contentType] = "image/jpeg"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: bytes))
     }
 
     private func objectPage(
