@@ -70,6 +70,8 @@ import Testing
             let first = try await send(client, alice, to: Self.bob, text: "You will regret this").json(
                 DirectMessage.self)
             _ = try await send(client, alice, in: first.conversationId, text: "Anyway, hi")
+            #expect(
+                try await notifications(client, bob).map(\.body).sorted() == ["Anyway, hi", "You will regret this"])
             func texts(_ token: String) async throws -> [String] {
                 try await client.get("/v1/messages/conversations/\(first.conversationId)/messages", token: token)
                     .json(Page<DirectMessage>.self).items.compactMap(\.text)
@@ -83,6 +85,8 @@ import Testing
             }
             #expect(try await texts(bob) == ["Anyway, hi"])
             #expect(try await texts(alice) == ["Anyway, hi", "You will regret this"])
+            // The notification that quoted it is gone too; the other stays.
+            #expect(try await notifications(client, bob).map(\.body) == ["Anyway, hi"])
             try await apply { db in try AlertsStore.restoreMessage(first.id, in: db) }
             #expect(try await texts(bob) == ["Anyway, hi", "You will regret this"])
         }

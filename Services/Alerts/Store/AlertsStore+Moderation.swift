@@ -48,7 +48,8 @@ extension AlertsStore {
     }
 
     /// `content.hidden` or `content.removed` of a message: its recipient no longer sees it
-    /// (the sender still does: it is what they sent). One the recipient deleted stays deleted.
+    /// (the sender still does: it is what they sent), nor the notification quoting it (gone for
+    /// good, with its push if not yet sent). One the recipient deleted stays deleted.
     static func hideMessage(_ id: String, in db: Database) throws {
         guard let message = try MessageRecord.filter(MessageRecord.Columns.id == id).fetchOne(db),
             let conversation = try ConversationRecord.fetchOne(db, key: message.conversationId)
@@ -56,6 +57,8 @@ extension AlertsStore {
         for user in conversation.participants where user != message.senderId {
             try HiddenMessageRecord(messageId: id, userId: user, reason: .moderated).insert(db, onConflict: .ignore)
         }
+        try NotificationRecord.filter(NotificationRecord.Columns.type == NotificationType.message)
+            .filter(sql: "json_extract(data, '$.messageId') = ?", arguments: [id]).deleteAll(db)
     }
 
     /// `content.restored` of a message: shown again to whom moderation hid it from.
