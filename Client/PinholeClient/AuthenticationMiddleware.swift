@@ -11,7 +11,8 @@ struct AuthenticationMiddleware: ClientMiddleware {
     /// Operations the API document marks `security: []`: they never carry the bearer token
     /// (the client's tests keep this list equal to the document's).
     static let publicOperations: Set<String> = [
-        "register", "login", "refresh", "checkUsername", "appleSignIn", "guestToken", "pinLogin", "verifySession",
+        "register", "login", "refresh", "appealBan", "checkUsername", "appleSignIn", "guestToken", "pinLogin",
+        "verifySession",
         "revenueCatWebhook", "presignedPut", "presignedGet", "putEvidence", "jwks", "stackHealth", "gatewayLive",
         "gatewayReady", "apiDescription", "metrics",
     ]

@@ -30,5 +30,4 @@ struct BanAppealsController: Sendable {
         context.logger.notice("ban appealed", metadata: ["user_id": "\(user.id)", "appeal_id": "\(appeal.id)"])
         return try Response.json(appeal, status: .created)
     }
-
 }
