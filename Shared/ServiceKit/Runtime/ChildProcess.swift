@@ -27,16 +27,29 @@ public final class ChildProcess: Sendable {
         self.process = process
         let splitter = LineSplitter(onLine: onLine)
         let exit = self.exit
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                splitter.flush()
-                exit.outputClosed()
-            } else {
-                splitter.append(data)
+        // A thread of its own reads the pipe with blocking reads until end-of-file. (Foundation's
+        // `readabilityHandler` watches the descriptor with a dispatch source; with many children
+        // starting and exiting, libdispatch's event loop was seen crashing on a bad pointer,
+        // which a descriptor closed and reused under a source still registered would explain.)
+        let reader = output.fileHandleForReading
+        let thread = Thread {
+            let descriptor = reader.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    splitter.append(Data(buffer[0..<count]))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
             }
+            try? reader.close()
+            splitter.flush()
+            exit.outputClosed()
         }
+        thread.name = "\(name) output"
         process.terminationHandler = { process in
             exit.exited(process.terminationStatus)
             // Lines written before the exit are already in the pipe and arrive within
@@ -50,6 +63,7 @@ public final class ChildProcess: Sendable {
             onExit(process.terminationStatus)
         }
         try process.run()
+        thread.start()
     }
 
     /// The process id.
