@@ -17,7 +17,8 @@ import TestSupport
 struct GatewayHarness {
     let directory: TestDataDirectory
     let gatewayURL: String
-    let client: HTTPClient
+    private let owner: ClientOwner
+    var client: HTTPClient { owner.client }
     let recorder: UpstreamRecorder
     /// Where alerts listens (started with `alerts: true`).
     let alertsURL: String
@@ -73,7 +74,7 @@ struct GatewayHarness {
         running.append(try await RunningApplication.start(gateway))
         let client = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
         let harness = GatewayHarness(
-            directory: directory, gatewayURL: "\(scheme)://127.0.0.1:\(gatewayPort)", client: client,
+            directory: directory, gatewayURL: "\(scheme)://127.0.0.1:\(gatewayPort)", owner: ClientOwner(client),
             recorder: recorder, alertsURL: urls["services.alerts.url"]!, running: running)
         // Generous: at the start of a full run every suite starts its servers on two cores at once.
         let up = await eventually(timeout: .seconds(60)) {
@@ -102,6 +103,21 @@ struct GatewayHarness {
             .POST, url("/v1/auth/login"), json: LoginRequest(email: email, password: "long enough")
         )
         .decode(TokenResponse.self)
+    }
+}
+
+/// Shuts its client down when the last copy of the harness goes, so a test that threw before
+/// `stop()` fails alone: AsyncHTTPClient traps on a client released while running, which took
+/// the whole test process down with it.
+final class ClientOwner: Sendable {
+    let client: HTTPClient
+
+    init(_ client: HTTPClient) {
+        self.client = client
+    }
+
+    deinit {
+        client.shutdown { _ in }
     }
 }
 

@@ -154,11 +154,18 @@ public final class Stack: Sendable {
         format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         let url = name == .gateway ? gatewayURL + "/health/live" : serviceURL(name) + "/health/live"
         let seen = Mutex<String?>(nil)
-        let moved = await eventually(timeout: .seconds(15), every: .milliseconds(200)) {
-            let header = try? await internalClient.call(.GET, url).header("date")
-            seen.withLock { $0 = header }
-            guard let header, let shown = format.date(from: header) else { return false }
-            return abs(shown.timeIntervalSince(Date().addingTimeInterval(TimeInterval(offset)))) < 5
+        var moved = false
+        // Under a full test run's load a process has been seen to keep its old time for 15 s
+        // (libfaketime re-reads the file only as the process asks for the time); the file is
+        // written again before each further wait.
+        for attempt in 0..<3 where !moved {
+            if attempt > 0 { try writeClock(of: name, offset: offset) }
+            moved = await eventually(timeout: .seconds(10), every: .milliseconds(200)) {
+                let header = try? await internalClient.call(.GET, url).header("date")
+                seen.withLock { $0 = header }
+                guard let header, let shown = format.date(from: header) else { return false }
+                return abs(shown.timeIntervalSince(Date().addingTimeInterval(TimeInterval(offset)))) < 5
+            }
         }
         guard moved else {
             let last = seen.withLock { $0 } ?? "no answer"
