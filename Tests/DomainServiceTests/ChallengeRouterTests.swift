@@ -204,6 +204,10 @@ import Testing
             #expect(
                 try await client.get(near, token: try await harness.token(for: Self.carol)).json(Page<Challenge>.self)
                     .items.isEmpty)
+            #expect(try await store.moderationSubject(.challengeClip, id: Self.mediaID(2), viewer: Self.carol) == nil)
+            #expect(
+                try await store.moderationSubject(.challengeClip, id: Self.mediaID(2), viewer: Self.bob)?.ownerId
+                    == Self.bob)
             try await harness.database().write { db in
                 try FeedStore.restore(
                     ContentRestored(targetType: .challengeClip, targetId: Self.mediaID(2)), outbox: outbox, in: db)

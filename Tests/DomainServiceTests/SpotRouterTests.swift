@@ -168,7 +168,8 @@ import Testing
     }
 
     @Test func aSpotModerationHidesIsItsCreatorsAloneUntilRestored() async throws {
-        try await withFeed { harness, client in
+        try await withFeedRouter(library: Self.library, names: [Self.alice: "Alice", Self.bob: "Bob"]) {
+            harness, client, _, store in
             let bowl = try await create(harness, client, Self.spot("Bowl", tags: ["bowl"])).json(Spot.self)
             let (alice, carol) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.carol))
             let here = "lat=\(Self.venice.lat)&lon=\(Self.venice.lng)&radius_m=500"
@@ -190,6 +191,9 @@ import Testing
             #expect(try await client.get("/v1/spots/\(bowl.id)", token: carol).status == .notFound)
             #expect(try await listed(alice) == Array(repeating: [bowl.id], count: 3))
             #expect(try await client.get("/v1/spots/\(bowl.id)", token: alice).status == .ok)
+            // Nor can anyone but its creator report it now.
+            #expect(try await store.moderationSubject(.spot, id: bowl.id, viewer: Self.carol) == nil)
+            #expect(try await store.moderationSubject(.spot, id: bowl.id, viewer: Self.alice)?.id == bowl.id)
 
             try await harness.database().write { db in
                 try FeedStore.restore(ContentRestored(targetType: .spot, targetId: bowl.id), outbox: outbox, in: db)

@@ -6,13 +6,13 @@ import ServiceKit
 /// Posts, replies, spots and challenge clips as moderation judges them.
 extension FeedStore {
     /// The object, or nil when it does not exist, was deleted by its author, or (with a
-    /// `viewer`) is not shown to that user: a hidden post only to its author, a clip as the
-    /// challenge shows it.
+    /// `viewer`) is not shown to that user: a hidden post or spot only to its author, a clip as
+    /// the challenge shows it (a hidden one to its owner only).
     func moderationSubject(_ type: ReportTargetType, id: String, viewer: String?) async throws -> ModerationSubject? {
         try await database.tracedRead { db in
             switch type {
             case .post, .reply: return try Self.postSubject(type, id: id, viewer: viewer, in: db)
-            case .spot: return try Self.spotSubject(id: id, in: db)
+            case .spot: return try Self.spotSubject(id: id, viewer: viewer, in: db)
             case .challengeClip: return try Self.clipSubject(mediaId: id, viewer: viewer, in: db)
             case .user, .snap, .message, .media: return nil
             }
@@ -33,8 +33,10 @@ extension FeedStore {
             mediaIds: (post.mediaId.map { [$0] } ?? []) + more, createdAt: post.createdAt)
     }
 
-    private static func spotSubject(id: String, in db: Database) throws -> ModerationSubject? {
-        guard let spot = try SpotRecord.fetchOne(db, key: id) else { return nil }
+    private static func spotSubject(id: String, viewer: String?, in db: Database) throws -> ModerationSubject? {
+        guard let spot = try SpotRecord.fetchOne(db, key: id),
+            viewer == nil || spot.hiddenAt == nil || viewer == spot.creatorId
+        else { return nil }
         let images = try SpotImageRecord.filter(SpotImageRecord.Columns.spotId == id)
             .order(SpotImageRecord.Columns.position).fetchAll(db).map(\.mediaId)
         return ModerationSubject(
@@ -50,7 +52,9 @@ extension FeedStore {
         else { return nil }
         if let viewer, viewer != clip.userId {
             let votingOpen = challenge.status == .voting || challenge.status == .completed
-            guard votingOpen || (challenge.isParticipant(viewer) && clip.state == .ready) else { return nil }
+            guard clip.hiddenAt == nil, votingOpen || (challenge.isParticipant(viewer) && clip.state == .ready) else {
+                return nil
+            }
         }
         return ModerationSubject(
             type: .challengeClip, id: mediaId, ownerId: clip.userId, text: challenge.trick, mediaIds: [mediaId],

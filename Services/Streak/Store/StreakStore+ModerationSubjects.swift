@@ -19,12 +19,13 @@ extension StreakStore {
         try SnapRecord.filter(key: event.targetId).updateAll(db, SnapRecord.Columns.hiddenAt.set(to: nil))
     }
 
-    /// Snap `id`; with a `viewer`, only for its sender and the partners of the streaks it was
-    /// sent into.
+    /// Snap `id`; with a `viewer`, only for its sender and (unless moderation hid it) the
+    /// partners of the streaks it was sent into.
     func moderationSubject(snap id: String, viewer: String?) async throws -> ModerationSubject? {
         try await database.tracedRead { db in
             guard let snap = try SnapRecord.fetchOne(db, key: id) else { return nil }
             if let viewer, viewer != snap.userId {
+                guard snap.hiddenAt == nil else { return nil }
                 let streaks = try StreakSnapRecord.filter(StreakSnapRecord.Columns.snapId == id).fetchAll(db)
                     .map(\.streakId)
                 let shownTo = try StreakRecord.filter(keys: streaks).fetchAll(db).flatMap { [$0.userA, $0.userB] }
