@@ -19,7 +19,8 @@ import Testing
     private func answer(to request: String, port: Int) async throws -> (status: Int, code: String?) {
         let connection = try RawConnection(port: port)
         connection.send(request)
-        let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(10))
+        // Answered at once on an idle machine; a full run's load once kept one past 10 s.
+        let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(30))
         #expect(closed, "the connection stays open after an unreadable request")
         guard let parsed = RawConnection.parse(bytes) else { return (0, nil) }
         let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(parsed.body.utf8))
