@@ -139,7 +139,10 @@ struct Pinged: DomainEvent, Equatable {
                 maxBackoff: 60, logger: producer.logger)
             let dispatching = ServiceGroup(services: [dispatcher], logger: producer.logger)
             let dispatchTask = Task { try await dispatching.run() }
-            #expect(try await eventually { try await subscriber.labels().count == labels.count })
+            // 250 deliveries over mutual TLS in a debug build: seconds when idle, but two
+            // loaded CI runs took longer than the default 45 s.
+            #expect(
+                try await eventually(timeout: .seconds(150)) { try await subscriber.labels().count == labels.count })
             #expect(try await subscriber.labels() == labels)
             // Once each answer is in, the producer forgets the delivery: only alerts' remain.
             #expect(
