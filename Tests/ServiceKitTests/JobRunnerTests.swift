@@ -188,6 +188,54 @@ import Testing
         #expect(hopeless.attempts == [1, 2, 3, 1])
     }
 
+    @Test func aGroupKindRunsAClaimsJobsTogetherAndAFailedGroupRetriesEachAlone() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let calls = Mutex<[[String]]>([])
+        var runner = JobRunner(
+            database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "jobs"),
+            pollInterval: .milliseconds(20), maxAttempts: 5, maxBackoff: 10, batchSize: 3, logger: Logger(label: "test")
+        )
+        // Each group writes one note per job; the note "bad" breaks the table's uniqueness.
+        runner.completeTogether("remind") { (jobs: [(payload: Reminder, attempt: JobAttempt)]) in
+            let texts = jobs.map(\.payload.text)
+            calls.withLock { $0.append(texts) }
+            return .done(recording: { db in
+                for text in texts {
+                    try db.execute(sql: "INSERT INTO note (text) VALUES (?)", arguments: [text == "bad" ? "a" : text])
+                }
+            })
+        }
+        for text in ["a", "b", "c", "d"] { #expect(try await fixture.schedule(text, key: text)) }
+        await runner.runDue()
+        await runner.runDue()
+        // Three at a time (the batch size), one handler call each.
+        #expect(calls.withLock { $0 } == [["a", "b", "c"], ["d"]])
+        #expect(try await fixture.rows() == 0)
+
+        // A group whose writes fail commits none of them; each job is retried alone, where the
+        // good ones succeed and the bad one fails on its own.
+        for text in ["e", "bad", "f"] { #expect(try await fixture.schedule(text, key: text)) }
+        calls.withLock { $0 = [] }
+        await runner.runDue()
+        #expect(calls.withLock { $0 } == [["e", "bad", "f"]])
+        let notes = {
+            try await fixture.database.read { db in try String.fetchAll(db, sql: "SELECT text FROM note ORDER BY text")
+            }
+        }
+        #expect(try await notes() == ["a", "b", "c", "d"])
+        fixture.clock.advance(by: 1)
+        await runner.runDue()
+        #expect(Set(calls.withLock { $0.dropFirst() }) == [["e"], ["bad"], ["f"]])
+        #expect(try await notes() == ["a", "b", "c", "d", "e", "f"])
+        let left = try await fixture.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, attempts FROM kit_job").map {
+                [$0["key"] as String, "\($0["attempts"] as Int)"]
+            }
+        }
+        #expect(left == [["bad", "2"]])
+    }
+
     @Test func aPermanentFailureParksAtOnceAndARetryAfterIsHonoured() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
