@@ -100,8 +100,10 @@ func buildRouter(
 
     // Each streak with a count to lose has one deadline job: at-risk, then break.
     var runner = runtime.makeJobRunner(database: database, queue: jobs)
-    runner.complete(StreakDeadline.kind) { (job: StreakDeadline.Job, _) in
-        .done(recording: { db in try store.runDeadline(of: job.streakId, at: clock.now(), in: db) })
+    // The due jobs of a claim run together: one read per table for the group, not per streak.
+    runner.completeTogether(StreakDeadline.kind) { (jobs: [(payload: StreakDeadline.Job, attempt: JobAttempt)]) in
+        let ids = jobs.map(\.payload.streakId)
+        return .done(recording: { db in try store.runDeadlines(of: ids, at: clock.now(), in: db) })
     }
     // Each user with a friend has one window job: their window opens, then closes soon.
     runner.complete(SnapWindowJob.kind) { (job: SnapWindowJob.Job, _) in

@@ -377,6 +377,54 @@ import Testing
         }
     }
 
+    @Test func oneRunOfTheDeadlineJobsMovesEachStreakAsItWouldAlone() async throws {
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, runner in
+            let withBob = try await befriend(harness, client, Self.alice, Self.bob).id
+            let withCarol = try await befriend(harness, client, Self.alice, Self.carol).id
+            let withDave = try await befriend(harness, client, Self.alice, Self.dave).id
+            _ = try await snap(harness, client, Self.alice, day: 0, zone: "Asia/Tokyo")
+            for friend in [Self.bob, Self.carol, Self.dave] {
+                _ = try await snap(harness, client, friend, day: 0, zone: "America/Los_Angeles")
+            }
+            // The 11th: Bob keeps his streak with Alice; Carol misses hers; nobody snaps for
+            // Alice and Dave's.
+            harness.clock.set(Self.instant("2026-03-11T10:00:00Z"))
+            _ = try await snap(harness, client, Self.alice, day: 1, zone: "Asia/Tokyo", to: [withBob, withCarol])
+            _ = try await snap(harness, client, Self.bob, day: 1, zone: "America/Los_Angeles")
+
+            // Both due streaks are claimed and moved by one run (one group), each with its own
+            // members and snaps; the kept one waits for tomorrow.
+            harness.clock.set(Self.instant("2026-03-11T13:00:00Z"))
+            await runner.runDue()
+            let atRisk = try harness.outboxEvents(StreakAtRisk.self).sorted { $0.streakId < $1.streakId }
+            #expect(atRisk.map(\.streakId) == [withCarol, withDave].sorted())
+            #expect(atRisk.first { $0.streakId == withCarol }?.waitingFor == [Self.carol])
+            #expect(atRisk.first { $0.streakId == withDave }?.waitingFor == [Self.alice, Self.dave])
+            #expect(atRisk.allSatisfy { $0.count == 1 && $0.closesAt == Self.instant("2026-03-12T07:00:00Z") })
+            #expect(
+                atRisk.first { $0.streakId == withDave }?.members.map(\.displayName) == ["Alice", "Dave"])
+
+            harness.clock.set(Self.instant("2026-03-12T07:00:00Z"))
+            let before = [
+                try await streak(harness, client, withCarol, as: Self.alice),
+                try await streak(harness, client, withDave, as: Self.alice),
+            ]
+            await runner.runDue()
+            let after = [
+                try await streak(harness, client, withCarol, as: Self.alice),
+                try await streak(harness, client, withDave, as: Self.alice),
+            ]
+            #expect(after == before)
+            #expect(after.allSatisfy { $0.status == .broken && $0.brokenCount == 1 })
+            let broken = try harness.outboxEvents(StreakBroken.self)
+            #expect(Set(broken.map(\.streakId)) == [withCarol, withDave])
+            #expect(broken.first { $0.streakId == withCarol }?.missedBy == [Self.carol])
+            #expect(broken.first { $0.streakId == withDave }?.missedBy == [Self.alice, Self.dave])
+            let kept = try await streak(harness, client, withBob, as: Self.bob)
+            #expect(kept.status == .active && kept.count == 2 && kept.dueDate == "2026-03-12")
+        }
+    }
+
     /// What a public profile shows, as auth asks for it: kept days, an ended friendship.
     @Test func theProfileNumbersFollowTheStreaks() async throws {
         try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, runner in

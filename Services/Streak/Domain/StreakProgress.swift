@@ -5,7 +5,7 @@ import Foundation
 struct StreakPair: Sendable {
     /// Both user ids, in stored order.
     let members: [String]
-    let zones: [String: TimeZone]
+    var zones: [String: TimeZone]
     /// Display names where streak knows them (for the events the pair's changes make).
     var names: [String: String] = [:]
 
