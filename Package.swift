@@ -305,6 +305,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: testSettings
         ),

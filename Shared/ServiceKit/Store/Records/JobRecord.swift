@@ -35,7 +35,7 @@ struct JobRecord: ServiceRecord {
     mutating func insertPrepared(_ db: Database) throws {
         try db.cachedStatement(
             sql: "INSERT INTO kit_job (kind, key, payload, due_at, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: [kind, key, payload, dueAt, attempts, createdAt])
+        ).execute(arguments: [kind, key, payload, StoredDate(dueAt), attempts, StoredDate(createdAt)])
         seq = db.lastInsertedRowID
     }
 

@@ -18,6 +18,6 @@ struct OutboxDeliveryRecord: ServiceRecord {
         try db.cachedStatement(
             sql:
                 "INSERT INTO kit_outbox_delivery (event_seq, subscriber, attempts, next_attempt_at) VALUES (?, ?, ?, ?)"
-        ).execute(arguments: [eventSeq, subscriber, attempts, nextAttemptAt])
+        ).execute(arguments: [eventSeq, subscriber, attempts, StoredDate(nextAttemptAt)])
     }
 }

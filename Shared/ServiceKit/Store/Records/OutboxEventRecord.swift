@@ -19,7 +19,7 @@ struct OutboxEventRecord: ServiceRecord {
     /// object it moves); returns its `seq`.
     func insertPrepared(_ db: Database) throws -> Int64 {
         try db.cachedStatement(sql: "INSERT INTO kit_outbox_event (id, type, body, occurred_at) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [id, type, body, occurredAt])
+            .execute(arguments: [id, type, body, StoredDate(occurredAt)])
         return db.lastInsertedRowID
     }
 }
