@@ -65,6 +65,9 @@ do {
     let path = stack.directory.url.appendingPathComponent("streak/streak.sqlite").path
     var configuration = Configuration()
     configuration.busyMode = .timeout(30)
+    // A million pairs are seeded in one transaction: with SQLite's default 2 MB cache it spills
+    // and re-reads its own pages (hundreds of GB read at a million).
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -1048576") }
     let database = try DatabaseQueue(path: path, configuration: configuration)
 
     /// Seeds `pairs` streaks (ids from `first`) due in `zone`, in one transaction.
