@@ -42,28 +42,13 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
         LocalDay(ordinal: ordinal + days)
     }
 
-    /// Days since 1970-01-01 (negative before), by the civil-calendar arithmetic of era-based
-    /// day counting (400-year eras of 146,097 days, years starting in March).
-    var ordinal: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
+    /// Days since 1970-01-01 (negative before).
+    var ordinal: Int { CivilDays.ordinal(year: year, month: month, day: day) }
 
     /// The day `ordinal` days after 1970-01-01.
     init(ordinal: Int) {
-        let z = ordinal + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
+        let (year, month, day) = CivilDays.date(ordinal: ordinal)
+        self.init(year: year, month: month, day: day)
     }
 
     /// The first instant of this day in `zone`: local midnight, or the first instant after a

@@ -25,12 +25,12 @@ public struct StoredDate: DatabaseValueConvertible, Sendable {
         // As Foundation hands the instant to ICU, which rounds to the nearest millisecond.
         let milliseconds = ((date.timeIntervalSinceReferenceDate + 978_307_200) * 1000 + 0.5).rounded(.down)
         guard milliseconds.isFinite, abs(milliseconds) < 2.5e14 else { return nil }
-        let total = Int64(milliseconds)
+        let total = Int(milliseconds)
         let (days, inDay) = floorDivision(total, 86_400_000)
-        let (year, month, day) = civil(days: days)
+        let (year, month, day) = CivilDays.date(ordinal: days)
         guard (1600...9999).contains(year) else { return nil }
         var bytes = [UInt8](repeating: 0, count: 23)
-        func put(_ value: Int64, at offset: Int, digits: Int) {
+        func put(_ value: Int, at offset: Int, digits: Int) {
             var value = value
             for index in stride(from: offset + digits - 1, through: offset, by: -1) {
                 bytes[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
@@ -50,22 +50,8 @@ public struct StoredDate: DatabaseValueConvertible, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+    private static func floorDivision(_ value: Int, _ divisor: Int) -> (Int, Int) {
         let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
         return (quotient, value - quotient * divisor)
-    }
-
-    /// The proleptic Gregorian year, month and day of a count of days since 1970-01-01
-    /// (Howard Hinnant's `civil_from_days`).
-    private static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
