@@ -55,8 +55,8 @@ extension FeedStore {
                     !crosses || point.longitude >= box.minLongitude || point.longitude <= box.maxLongitude ? 0 : nil
                 }, after: position, limit: limit, in: db
             ) { chunk in
-                let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
-                let records = try chunk.compactMap { id, _ in try rows[id].map(PostRecord.init(row:)) }
+                let rows = try Self.visibleRows(of: chunk, viewer: viewer, db: db)
+                let records = try chunk.compactMap { hit in try rows[hit.id].map(PostRecord.init(row:)) }
                 let posts = try Self.views(records, viewer: viewer, in: db)
                 return zip(records, posts).filter { !muted.matches($0.1.text) }
             }

@@ -16,8 +16,8 @@ extension FeedStore {
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             return try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) {
                 chunk in
-                let rows = try Self.visibleRows(ids: chunk.map(\.id), viewer: viewer, db: db)
-                let records = try chunk.compactMap { id, _ in try rows[id].map(PostRecord.init(row:)) }
+                let rows = try Self.visibleRows(of: chunk, viewer: viewer, db: db)
+                let records = try chunk.compactMap { hit in try rows[hit.id].map(PostRecord.init(row:)) }
                 let distances = Dictionary(chunk.map { ($0.id, $0.distance) }) { first, _ in first }
                 let posts = try Self.views(records, viewer: viewer, distances: distances, in: db)
                 return zip(records, posts).filter { !muted.matches($0.1.text) }
@@ -35,14 +35,14 @@ extension FeedStore {
             // Only what the ranking and the mute check read, not whole posts.
             return try Self.scan(.posts, center: center, radius: radius, after: nil, limit: limit - 1, in: db) {
                 chunk in
+                // (By position: a thousand rows, five columns each.)
                 let rows = try Self.visibleRows(
-                    ids: chunk.map(\.id), viewer: viewer, db: db,
-                    columns: "p.id, p.upvotes, p.downvotes, p.created_ms, p.caption")
-                return chunk.compactMap { id, _ -> TimeDecayRanking.Candidate? in
-                    guard let row = rows[id], !muted.matches(row["caption"] as String? ?? "") else { return nil }
+                    of: chunk, viewer: viewer, db: db, columns: "p.upvotes, p.downvotes, p.created_ms, p.caption")
+                return chunk.compactMap { hit -> TimeDecayRanking.Candidate? in
+                    guard let row = rows[hit.id], !muted.matches(row[4] as String? ?? "") else { return nil }
                     return TimeDecayRanking.Candidate(
-                        postId: id, upvotes: row["upvotes"], downvotes: row["downvotes"],
-                        createdAt: Date(timeIntervalSince1970: Double(row["created_ms"] as Int64) / 1000))
+                        postId: hit.id, upvotes: row[1], downvotes: row[2],
+                        createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000))
                 }
             }
         }
@@ -63,14 +63,13 @@ extension FeedStore {
     /// to `limit + 1` of what `visible` makes of them (one more tells the caller there is a
     /// next page).
     ///
-    /// Candidates come from the index alone (a latitude range, the longitude range when the
-    /// box does not wrap, newest first) and are checked against the exact distance; only those
-    /// within the radius go to `visible`, which reads their rows with the hidden and block
-    /// checks and drops what the viewer may not see. Batches continue after the last candidate
-    /// until the page is full or the candidates run out.
+    /// Candidates come from the index alone, newest first (``newestFirst(_:in:after:batch:db:)``),
+    /// and are checked against the exact distance; only those within the radius go to
+    /// `visible`, which reads their rows with the hidden and block checks and drops what the
+    /// viewer may not see. Candidates are read until the page is full or they run out.
     static func scan<Item>(
         _ index: PlaceIndex, center: Coordinate, radius: Double, after position: TimePosition?, limit: Int,
-        in db: Database, visible: ([(id: String, distance: Double)]) throws -> [Item]
+        in db: Database, visible: ([PlaceHit]) throws -> [Item]
     ) throws -> [Item] {
         try scan(
             index, box: center.boundingBox(radius: radius),
@@ -80,51 +79,64 @@ extension FeedStore {
             }, after: position, limit: limit, in: db, visible: visible)
     }
 
+    /// A row of a place index within the circle (or box): its id, its rowid (for reading it
+    /// in the same transaction) and how far it is.
+    typealias PlaceHit = (id: String, rowid: Int64, distance: Double)
+
     /// The same scan over any index box: `distance` says how far a candidate is, nil when it
     /// is not to be shown at all (outside the circle, or the antimeridian side of a box).
     static func scan<Item>(
         _ index: PlaceIndex, box: (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?),
         distance: (Coordinate) -> Double?, after position: TimePosition?, limit: Int,
-        in db: Database, visible: ([(id: String, distance: Double)]) throws -> [Item]
+        in db: Database, visible: ([PlaceHit]) throws -> [Item]
     ) throws -> [Item] {
-        let batch = max(50, limit * 4)
+        let after = position.map { (milliseconds: JSONCoding.milliseconds($0.createdAt), id: $0.id) }
+        let next = try newestFirst(index, in: box, after: after, batch: max(50, limit * 4), db: db)
         var found: [Item] = []
-        var after = position.map { (milliseconds: JSONCoding.milliseconds($0.createdAt), id: $0.id) }
-        while found.count <= limit {
-            let candidates = try candidates(index, in: box, after: after, batch: batch, db: db)
-            let inside = candidates.compactMap { candidate -> (id: String, distance: Double)? in
-                distance(candidate.point).map { (candidate.id, $0) }
+        var chunk: [PlaceHit] = []
+        // Read only as many rows as the page still needs; more when some turn out to be
+        // hidden or blocked.
+        while found.count <= limit, let candidate = try next() {
+            guard let distance = distance(candidate.point) else { continue }
+            chunk.append((candidate.id, candidate.rowid, distance))
+            if chunk.count == limit + 1 - found.count {
+                found += try visible(chunk)
+                chunk.removeAll(keepingCapacity: true)
             }
-            // Read only as many rows as the page still needs; more when some turn out to
-            // be hidden or blocked.
-            var pending = inside[...]
-            while found.count <= limit, !pending.isEmpty {
-                let chunk = pending.prefix(limit + 1 - found.count)
-                pending = pending.dropFirst(chunk.count)
-                found += try visible(Array(chunk))
-            }
-            guard candidates.count == batch, let last = candidates.last else { break }
-            after = (last.milliseconds, last.id)
         }
+        if found.count <= limit, !chunk.isEmpty { found += try visible(chunk) }
         return found
     }
 
-    /// The rows of the posts among `ids` that `viewer` may see, by id (`columns` of them: all
-    /// by default).
+    /// The rows of the posts among `ids` that `viewer` may see, by id: the id first, then
+    /// `columns` (all by default).
     static func visibleRows(
         ids: [String], viewer: String, db: Database, columns: String = "p.*"
+    ) throws -> [String: Row] {
+        try visibleRows(key: "p.id", in: ids, viewer: viewer, db: db, columns: columns)
+    }
+
+    /// The same for the posts a scan found, read by rowid (one lookup each, not two).
+    static func visibleRows(
+        of hits: [PlaceHit], viewer: String, db: Database, columns: String = "p.*"
+    ) throws -> [String: Row] {
+        try visibleRows(key: "p.rowid", in: hits.map(\.rowid), viewer: viewer, db: db, columns: columns)
+    }
+
+    private static func visibleRows(
+        key: String, in keys: some Encodable, viewer: String, db: Database, columns: String
     ) throws -> [String: Row] {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT \(columns) FROM post p
-                WHERE p.id IN (SELECT value FROM json_each(:ids)) AND p.hidden_at IS NULL AND p.media_state = 'ready'
-                AND p.deleted_at IS NULL
+                SELECT p.id, \(columns) FROM post p
+                WHERE \(key) IN (SELECT value FROM json_each(:keys)) AND p.hidden_at IS NULL
+                AND p.media_state = 'ready' AND p.deleted_at IS NULL
                 AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
                 AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
                 """,
-            arguments: ["viewer": viewer, "ids": String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)])
-        return Dictionary(uniqueKeysWithValues: rows.map { row in (row["id"] as String, row) })
+            arguments: ["viewer": viewer, "keys": String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
+        return Dictionary(uniqueKeysWithValues: rows.map { row in (row[0] as String, row) })
     }
 
     /// A place index the nearby scan reads: `latitude, longitude, <time>, id`, newest first.
@@ -135,21 +147,118 @@ extension FeedStore {
         let time: String
         /// The partial index's own condition, repeated so that SQLite may use it.
         let condition: String?
+        /// Indexes by cell (`column, time, id, latitude, longitude`), finest first.
+        var grids: [Grid] = []
+
+        struct Grid: Sendable {
+            let cells: PlaceCells
+            let column: String
+            let name: String
+        }
 
         static let posts = PlaceIndex(
             table: "post", name: "post_by_place", time: "created_ms",
-            condition: "latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL")
+            condition: "latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL",
+            grids: [
+                Grid(cells: PlaceCells(degrees: 0.05), column: "place_cell", name: "post_by_cell"),
+                Grid(cells: PlaceCells(degrees: 0.5), column: "place_region", name: "post_by_region"),
+            ])
         static let spots = PlaceIndex(table: "spot", name: "spot_by_place", time: "created_ms", condition: nil)
         static let votingChallenges = PlaceIndex(
             table: "challenge", name: "challenge_voting_by_place", time: "voting_ms",
             condition: "status = 'voting' AND latitude IS NOT NULL")
     }
 
-    /// One batch of the index's rows in the box, newest first, read from the index alone.
+    /// A row of a place index: the id, the rowid, its time and its place.
+    typealias PlaceRow = (id: String, rowid: Int64, milliseconds: Int64, point: Coordinate)
+
+    /// The index's rows in the box after `after`, newest first, read as they are asked for.
+    ///
+    /// When a grid of the index covers the box with a few cells, each cell's index range is
+    /// already newest first, and the next row is the newest of the cells' next rows: nothing
+    /// is sorted and nothing past what is asked for is read. Otherwise (a box across the
+    /// antimeridian, or too large for the coarsest grid) batches of `batch` rows come from the
+    /// latitude band, sorted by time.
+    static func newestFirst(
+        _ index: PlaceIndex, in box: (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?),
+        after: (milliseconds: Int64, id: String)?, batch: Int, db: Database
+    ) throws -> () throws -> PlaceRow? {
+        if let longitudes = box.longitudes,
+            let (grid, cells) = index.grids.lazy.compactMap({ grid in
+                grid.cells.cover(latitudes: box.latitudes, longitudes: longitudes).map { (grid, $0) }
+            }).first
+        {
+            return try merged(index, grid: grid, cells: cells, box: (box.latitudes, longitudes), after: after, db: db)
+        }
+        var after = after
+        var pending: [PlaceRow] = []
+        var more = true
+        return {
+            if pending.isEmpty, more {
+                let rows = try candidates(index, in: box, after: after, batch: batch, db: db)
+                more = rows.count == batch
+                after = rows.last.map { ($0.milliseconds, $0.id) }
+                pending = rows.reversed()
+            }
+            return pending.popLast()
+        }
+    }
+
+    /// The merge of `cells`' newest-first ranges of `grid`, each an open cursor.
+    private static func merged(
+        _ index: PlaceIndex, grid: PlaceIndex.Grid, cells: [Int],
+        box: (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>),
+        after: (milliseconds: Int64, id: String)?, db: Database
+    ) throws -> () throws -> PlaceRow? {
+        let time = index.time
+        var conditions =
+            [
+                "\(grid.column) = :cell", "latitude BETWEEN :minLat AND :maxLat",
+                "longitude BETWEEN :minLon AND :maxLon",
+            ] + (index.condition.map { [$0] } ?? [])
+        var arguments: StatementArguments = [
+            "minLat": box.latitudes.lowerBound, "maxLat": box.latitudes.upperBound,
+            "minLon": box.longitudes.lowerBound, "maxLon": box.longitudes.upperBound,
+        ]
+        if let after {
+            conditions.append("\(time) <= :afterMs AND (\(time) < :afterMs OR id < :afterID)")
+            _ = arguments.append(contentsOf: ["afterMs": after.milliseconds, "afterID": after.id])
+        }
+        let sql = """
+            SELECT id, rowid, \(time), latitude, longitude FROM \(index.table) INDEXED BY \(grid.name)
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC
+            """
+        // One statement per cell: the cursors are open together.
+        let cursors = try cells.map { cell in
+            var cellArguments = arguments
+            _ = cellArguments.append(contentsOf: ["cell": cell])
+            return try Row.fetchCursor(db.makeStatement(sql: sql), arguments: cellArguments)
+        }
+        func read(_ cursor: RowCursor) throws -> PlaceRow? {
+            guard let row = try cursor.next() else { return nil }
+            return (row[0], row[1], row[2], try Coordinate(latitude: row[3], longitude: row[4]))
+        }
+        var heads = try cursors.map(read)
+        return {
+            var newest: Int?
+            for (position, head) in heads.enumerated() {
+                guard let head else { continue }
+                if let newest, let best = heads[newest], (best.milliseconds, best.id) > (head.milliseconds, head.id) {
+                    continue
+                }
+                newest = position
+            }
+            guard let newest, let head = heads[newest] else { return nil }
+            heads[newest] = try read(cursors[newest])
+            return head
+        }
+    }
+
+    /// One batch of the index's rows in the box, newest first, read from the latitude band.
     static func candidates(
         _ index: PlaceIndex, in box: (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>?),
         after: (milliseconds: Int64, id: String)?, batch: Int, db: Database
-    ) throws -> [(id: String, milliseconds: Int64, point: Coordinate)] {
+    ) throws -> [PlaceRow] {
         var conditions = ["latitude BETWEEN :minLat AND :maxLat"] + (index.condition.map { [$0] } ?? [])
         var arguments: StatementArguments = [
             "minLat": box.latitudes.lowerBound, "maxLat": box.latitudes.upperBound, "batch": batch,
@@ -166,11 +275,11 @@ extension FeedStore {
         return try Row.fetchAll(
             db,
             sql: """
-                SELECT id, \(time) AS t, latitude, longitude FROM \(index.table) INDEXED BY \(index.name)
+                SELECT id, rowid, \(time), latitude, longitude FROM \(index.table) INDEXED BY \(index.name)
                 WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC LIMIT :batch
                 """, arguments: arguments
         ).map { row in
-            (row["id"], row["t"], try Coordinate(latitude: row["latitude"], longitude: row["longitude"]))
+            (row[0], row[1], row[2], try Coordinate(latitude: row[3], longitude: row[4]))
         }
     }
 }
