@@ -33,9 +33,12 @@ import Testing
                 #expect(cover.contains(grid.cells.cell(of: point)), "\(grid.name) \(point) in \(box)")
                 #expect(cover.contains(grid.cells.cell(of: corner)), "\(grid.name) \(corner) in \(box)")
             }
-            // The fine grid serves the small circles the seeds ask for.
-            if pow(10, power) <= 5000 && abs(latitude) < 70 {
+            // A kilometre is read from the finest grid, five from the next.
+            if pow(10, power) <= 1000 && abs(latitude) < 60 {
                 #expect(Self.grids[0].cells.cover(latitudes: box.latitudes, longitudes: longitudes) != nil)
+            }
+            if pow(10, power) <= 5000 && abs(latitude) < 60 {
+                #expect(Self.grids[1].cells.cover(latitudes: box.latitudes, longitudes: longitudes) != nil)
             }
         }
     }
@@ -69,12 +72,14 @@ import Testing
     @Test func theStoresCellsAreThoseOfPlaceCells() throws {
         let queue = try Self.store(3000, around: try Coordinate(latitude: -33.87, longitude: 179.5))
         try queue.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT latitude, longitude, place_cell, place_region FROM post")
-            #expect(rows.count == 3000)
-            for row in rows {
-                let point = try Coordinate(latitude: row[0], longitude: row[1])
-                #expect(row[2] as Int == Self.grids[0].cells.cell(of: point), "\(point)")
-                #expect(row[3] as Int == Self.grids[1].cells.cell(of: point), "\(point)")
+            #expect(Self.grids.count == 3)
+            for grid in Self.grids {
+                let rows = try Row.fetchAll(db, sql: "SELECT latitude, longitude, \(grid.column) FROM post")
+                #expect(rows.count == 3000)
+                for row in rows {
+                    let point = try Coordinate(latitude: row[0], longitude: row[1])
+                    #expect(row[2] as Int == grid.cells.cell(of: point), "\(grid.column) \(point)")
+                }
             }
         }
     }

@@ -368,15 +368,19 @@ extension FeedStore {
             try db.alter(table: "challenge_clip") { $0.add(column: "hidden_at", .datetime) }
         }
         // Nearby merges the newest-first ranges of the few cells around a point (``PlaceCells``:
-        // 0.05° cells up to a few kilometres, 0.5° ones up to about a hundred) instead of
-        // sorting a latitude band. The cells are generated columns, so nothing writes them.
+        // 0.01° cells for a kilometre or so, 0.05° up to a few, 0.5° up to about a hundred)
+        // instead of sorting a latitude band. The cells are generated columns: nothing writes them.
         migrator.registerMigration("feed.v14.place-cells") { db in
             try db.execute(
                 sql: """
+                    ALTER TABLE post ADD COLUMN place_block INTEGER GENERATED ALWAYS AS
+                        (CAST((latitude + 90) / 0.01 AS INTEGER) * 36000 + CAST((longitude + 180) / 0.01 AS INTEGER)) VIRTUAL;
                     ALTER TABLE post ADD COLUMN place_cell INTEGER GENERATED ALWAYS AS
                         (CAST((latitude + 90) / 0.05 AS INTEGER) * 7200 + CAST((longitude + 180) / 0.05 AS INTEGER)) VIRTUAL;
                     ALTER TABLE post ADD COLUMN place_region INTEGER GENERATED ALWAYS AS
                         (CAST((latitude + 90) / 0.5 AS INTEGER) * 720 + CAST((longitude + 180) / 0.5 AS INTEGER)) VIRTUAL;
+                    CREATE INDEX post_by_block ON post (place_block, created_ms, id, latitude, longitude)
+                    WHERE latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL;
                     CREATE INDEX post_by_cell ON post (place_cell, created_ms, id, latitude, longitude)
                     WHERE latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL;
                     CREATE INDEX post_by_region ON post (place_region, created_ms, id, latitude, longitude)

@@ -160,6 +160,7 @@ extension FeedStore {
             table: "post", name: "post_by_place", time: "created_ms",
             condition: "latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL",
             grids: [
+                Grid(cells: PlaceCells(degrees: 0.01), column: "place_block", name: "post_by_block"),
                 Grid(cells: PlaceCells(degrees: 0.05), column: "place_cell", name: "post_by_cell"),
                 Grid(cells: PlaceCells(degrees: 0.5), column: "place_region", name: "post_by_region"),
             ])
