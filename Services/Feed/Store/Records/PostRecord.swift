@@ -93,3 +93,30 @@ struct PostRecord: ServiceRecord {
 }
 
 extension MediaStatus: DatabaseValueConvertible {}
+
+extension PostRecord {
+    /// Read by hand rather than through `Decodable` (whose snake-case keys cost more than the
+    /// query): every list of posts reads its rows through here.
+    init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        authorId = try row.decode(forColumn: "author_id")
+        mediaId = try row.decode(forColumn: "media_id")
+        caption = try row.decode(forColumn: "caption")
+        latitude = try row.decode(forColumn: "latitude")
+        longitude = try row.decode(forColumn: "longitude")
+        upvotes = try row.decode(forColumn: "upvotes")
+        downvotes = try row.decode(forColumn: "downvotes")
+        hiddenAt = try row.decode(forColumn: "hidden_at")
+        createdAt = try row.decode(forColumn: "created_at")
+        createdMs = try row.decode(forColumn: "created_ms")
+        mediaState = try row.decode(forColumn: "media_state")
+        linkUrl = try row.decode(forColumn: "link_url")
+        parentId = try row.decode(forColumn: "parent_id")
+        rootId = try row.decode(forColumn: "root_id")
+        quoteOf = try row.decode(forColumn: "quote_of")
+        likeCount = try row.decode(forColumn: "like_count")
+        replyCount = try row.decode(forColumn: "reply_count")
+        repostCount = try row.decode(forColumn: "repost_count")
+        deletedAt = try row.decode(forColumn: "deleted_at")
+    }
+}
