@@ -124,7 +124,8 @@ struct FeedStore: Sendable {
     }
 
     /// `records` as `viewer` sees them: their vote, like and repost, and every post's media,
-    /// read for all at once; `distances` by post id for a nearby list.
+    /// read for all at once (with statements the connection keeps: every list of posts comes
+    /// through here); `distances` by post id for a nearby list.
     static func views(
         _ records: [PostRecord], viewer: String, distances: [String: Double] = [:], in db: Database
     ) throws -> [Post] {
@@ -134,12 +135,12 @@ struct FeedStore: Sendable {
         let mine = { (table: String, column: String) -> [String: DatabaseValue] in
             Dictionary(
                 try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT post_id, \(column) AS value FROM \(table)
-                        WHERE user_id = :viewer AND post_id IN (SELECT value FROM json_each(:ids))
-                        """, arguments: arguments
-                ).map { ($0["post_id"], $0["value"]) }
+                    db.cachedStatement(
+                        sql: """
+                            SELECT post_id, \(column) FROM \(table)
+                            WHERE user_id = :viewer AND post_id IN (SELECT value FROM json_each(:ids))
+                            """), arguments: arguments
+                ).map { ($0[0], $0[1]) }
             ) { first, _ in first }
         }
         let votes = try mine("vote", "value")
@@ -147,13 +148,13 @@ struct FeedStore: Sendable {
         let reposts = try mine("repost", "1")
         var media: [String: [String]] = [:]
         for row in try Row.fetchAll(
-            db,
-            sql: """
-                SELECT post_id, media_id FROM post_media WHERE post_id IN (SELECT value FROM json_each(:ids))
-                ORDER BY post_id, position
-                """, arguments: arguments)
+            db.cachedStatement(
+                sql: """
+                    SELECT post_id, media_id FROM post_media WHERE post_id IN (SELECT value FROM json_each(:ids))
+                    ORDER BY post_id, position
+                    """), arguments: arguments)
         {
-            media[row["post_id"], default: []].append(row["media_id"])
+            media[row[0], default: []].append(row[1])
         }
         return records.map { record in
             let all = record.mediaId.map { [$0] + (media[record.id] ?? []) }
