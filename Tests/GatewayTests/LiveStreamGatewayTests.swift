@@ -114,6 +114,16 @@ import Testing
         do {
             let ws = harness.gatewayURL.replacingOccurrences(of: "http://", with: "ws://")
             let alice = try await harness.signUp("alice@example.com")
+            // On a loaded machine alerts may not be reachable yet and the gateway answers 1013
+            // (try again later): wait, as a client retrying would, until one stream opens.
+            let reachable = await eventually(timeout: .seconds(90), every: .milliseconds(500)) {
+                let probe = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
+                _ = await eventually(timeout: .seconds(10)) { !probe.messages.isEmpty || probe.ended }
+                let opened = !probe.messages.isEmpty
+                await probe.stop()
+                return opened
+            }
+            #expect(reachable)
             let sockets = (0..<130).map { _ in
                 LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
             }
