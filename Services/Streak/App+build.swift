@@ -70,12 +70,16 @@ func buildRouter(
     inbox.on(MediaReady.self) { envelope, db in try store.mediaReady(envelope.payload, at: clock.now(), in: db) }
     inbox.on(MediaRejected.self) { envelope, db in try StreakStore.mediaRejected(envelope.payload, in: db) }
     inbox.on(ContentHidden.self) { envelope, db in
-        try StreakStore.hide(envelope.payload.targetType, envelope.payload.targetId, at: clock.now(), in: db)
+        let event = envelope.payload
+        try StreakStore.hide(event.targetType, event.targetId, at: clock.now(), outbox: outbox, in: db)
     }
     inbox.on(ContentRemoved.self) { envelope, db in
-        try StreakStore.hide(envelope.payload.targetType, envelope.payload.targetId, at: clock.now(), in: db)
+        let event = envelope.payload
+        try StreakStore.hide(event.targetType, event.targetId, at: clock.now(), outbox: outbox, in: db)
     }
-    inbox.on(ContentRestored.self) { envelope, db in try StreakStore.restore(envelope.payload, in: db) }
+    inbox.on(ContentRestored.self) { envelope, db in
+        try StreakStore.restore(envelope.payload, outbox: outbox, in: db)
+    }
     inbox.on(RecoveryTokensPurchased.self) { envelope, db in
         try StreakStore.credit(envelope.payload, at: clock.now(), in: db)
     }

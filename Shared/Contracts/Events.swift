@@ -176,7 +176,7 @@ public enum EventCatalog {
         PostReposted.eventType: [.feed],
         PostMentioned.eventType: [.feed],
         KeywordMutesChanged.eventType: [.moderation],
-        MediaDetached.eventType: [.feed, .auth],
+        MediaDetached.eventType: [.feed, .auth, .streak],
         UserMuted.eventType: [.moderation],
         UserUnmuted.eventType: [.moderation],
         ContentRestored.eventType: [.moderation],

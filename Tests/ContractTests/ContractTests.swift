@@ -951,6 +951,24 @@ import Testing
                     )
                         == 0
             }),
+        // A snap moderation hid: its partner no longer reads the photo.
+        "media.detached from streak → media": Effect(
+            given: { db in
+                try privateMedia("5a1e0c3d-0000-4000-8000-00000000000c", readBy: bob, in: db)
+                try db.execute(
+                    sql: """
+                        INSERT INTO media_reference (media_id, service, reference_type, reference_id)
+                        VALUES ('5a1e0c3d-0000-4000-8000-00000000000c', 'streak', 'snap', '5a4b0000-0000-4000-8000-000000000001')
+                        """)
+            },
+            then: { db in
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT (SELECT COUNT(*) FROM media_reference WHERE media_id = '5a1e0c3d-0000-4000-8000-00000000000c')
+                             + (SELECT COUNT(*) FROM media_reader WHERE media_id = '5a1e0c3d-0000-4000-8000-00000000000c')
+                        """) == 0
+            }),
         "media.detached → media": Effect(
             given: { db in
                 try privateMedia(

@@ -195,6 +195,12 @@ import Testing
             try await harness.database().write { db in
                 try FeedStore.hide(.challengeClip, Self.mediaID(2), at: harness.clock.now(), outbox: outbox, in: db)
             }
+            // Its media is detached: nobody but Bob plays it by id either.
+            #expect(
+                try harness.outboxEvents(MediaDetached.self) == [
+                    MediaDetached(
+                        mediaId: Self.mediaID(2), ownerId: Self.bob, referenceType: "challenge", referenceId: id)
+                ])
             let held = try await show(harness, client, id, as: Self.carol).json(Challenge.self)
             #expect(held.clips[Self.bob]?.mediaId == nil && held.clips[Self.alice]?.mediaId == Self.mediaID(1))
             #expect(
@@ -212,6 +218,12 @@ import Testing
                 try FeedStore.restore(
                     ContentRestored(targetType: .challengeClip, targetId: Self.mediaID(2)), outbox: outbox, in: db)
             }
+            // Voting is open: everyone signed in plays it again.
+            #expect(
+                try harness.outboxEvents(MediaAttached.self).last
+                    == MediaAttached(
+                        mediaId: Self.mediaID(2), ownerId: Self.bob, visibility: .public, referenceType: "challenge",
+                        referenceId: id))
             #expect(try await vote(harness, client, id, by: Self.carol, for: Self.alice).status == .ok)
             #expect(
                 try await client.get(near, token: try await harness.token(for: Self.carol)).json(Page<Challenge>.self)

@@ -262,6 +262,12 @@ import Testing
             #expect(try await nearby(bobToken).isEmpty)
             #expect(try await nearby(carolToken) == [carolPost.id])
             #expect(try await client.get("/v1/posts/\(alicePost.id)", token: bobToken).status == .notFound)
+            // Its photo is detached: with no other reference, media lets only Alice read it by id.
+            let photo = try #require(alicePost.mediaId)
+            #expect(
+                try harness.outboxEvents(MediaDetached.self) == [
+                    MediaDetached(mediaId: photo, ownerId: Self.alice, referenceType: "post", referenceId: alicePost.id)
+                ])
             #expect(try await client.get("/v1/posts/\(alicePost.id)", token: aliceToken).status == .ok)
             #expect(
                 try await client.send(

@@ -170,7 +170,9 @@ import Testing
     @Test func aSpotModerationHidesIsItsCreatorsAloneUntilRestored() async throws {
         try await withFeedRouter(library: Self.library, names: [Self.alice: "Alice", Self.bob: "Bob"]) {
             harness, client, _, store in
-            let bowl = try await create(harness, client, Self.spot("Bowl", tags: ["bowl"])).json(Spot.self)
+            var input = Self.spot("Bowl", tags: ["bowl"])
+            input.images = [Self.mediaID(2), Self.mediaID(1)]
+            let bowl = try await create(harness, client, input).json(Spot.self)
             let (alice, carol) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.carol))
             let here = "lat=\(Self.venice.lat)&lon=\(Self.venice.lng)&radius_m=500"
             func listed(_ token: String) async throws -> [[String]] {
@@ -189,6 +191,11 @@ import Testing
             }
             #expect(try await listed(carol) == Array(repeating: [], count: 3))
             #expect(try await client.get("/v1/spots/\(bowl.id)", token: carol).status == .notFound)
+            // Its photos are detached: nobody but Alice reads them by id either.
+            #expect(
+                try harness.outboxEvents(MediaDetached.self).map { [$0.mediaId, $0.ownerId, $0.referenceId] } == [
+                    [Self.mediaID(2), Self.alice, bowl.id], [Self.mediaID(1), Self.alice, bowl.id],
+                ])
             #expect(try await listed(alice) == Array(repeating: [bowl.id], count: 3))
             #expect(try await client.get("/v1/spots/\(bowl.id)", token: alice).status == .ok)
             // Nor can anyone but its creator report it now.
@@ -198,6 +205,10 @@ import Testing
             try await harness.database().write { db in
                 try FeedStore.restore(ContentRestored(targetType: .spot, targetId: bowl.id), outbox: outbox, in: db)
             }
+            #expect(
+                try harness.outboxEvents(MediaAttached.self).suffix(2).map { [$0.mediaId, $0.visibility.rawValue] } == [
+                    [Self.mediaID(2), "public"], [Self.mediaID(1), "public"],
+                ])
             #expect(try await listed(carol) == Array(repeating: [bowl.id], count: 3))
             #expect(try await client.get("/v1/spots/\(bowl.id)", token: carol).status == .ok)
         }

@@ -54,9 +54,19 @@ extension StreakRouterTests {
 
             // Moderation hides Bob's snap: Alice sees the day withheld (it still counts), Bob
             // still sees his own, until a moderator restores it.
+            let outbox = harness.runtime.makeOutbox()
             try await harness.database().write { db in
-                try StreakStore.hide(.snap, bobs.id, at: harness.clock.now(), in: db)
+                try StreakStore.hide(.snap, bobs.id, at: harness.clock.now(), outbox: outbox, in: db)
+                // Hidden and then removed: detached once.
+                try StreakStore.hide(.snap, bobs.id, at: harness.clock.now(), outbox: outbox, in: db)
             }
+            // Nor can Alice read the photo by id: its reference goes, so media keeps it Bob's alone.
+            #expect(
+                try harness.outboxEvents(MediaDetached.self) == [
+                    MediaDetached(
+                        mediaId: Self.media(Self.bob, 0), ownerId: Self.bob, referenceType: "snap", referenceId: bobs.id
+                    )
+                ])
             item = try #require(try await feed(harness, client, as: Self.alice).first { $0.streak.id == id })
             #expect(item.today.friendState == .withheld && item.today.friend == nil && item.streak.count == 1)
             #expect(try await feed(harness, client, as: Self.bob).first?.today.mine?.id == bobs.id)
@@ -65,8 +75,14 @@ extension StreakRouterTests {
             ).json(Page<StreakDay>.self)
             #expect(history.items.map(\.friendState) == [.withheld])
             try await harness.database().write { db in
-                try StreakStore.restore(ContentRestored(targetType: .snap, targetId: bobs.id), in: db)
+                try StreakStore.restore(ContentRestored(targetType: .snap, targetId: bobs.id), outbox: outbox, in: db)
             }
+            // Restored: Alice (who snapped that day too) reads it again.
+            #expect(
+                try harness.outboxEvents(MediaAttached.self).last
+                    == MediaAttached(
+                        mediaId: Self.media(Self.bob, 0), ownerId: Self.bob, visibility: .private,
+                        referenceType: "snap", referenceId: bobs.id, readers: [Self.alice]))
             item = try #require(try await feed(harness, client, as: Self.alice).first { $0.streak.id == id })
             #expect(item.today.friendState == .revealed && item.today.friend?.id == bobs.id)
         }

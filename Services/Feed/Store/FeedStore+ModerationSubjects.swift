@@ -26,22 +26,18 @@ extension FeedStore {
             (post.parentId != nil) == (type == .reply),
             viewer == nil || post.hiddenAt == nil || viewer == post.authorId
         else { return nil }
-        let more = try PostMediaRecord.filter(sql: "post_id = ?", arguments: [id]).order(sql: "position")
-            .fetchAll(db).map(\.mediaId)
         return ModerationSubject(
-            type: type, id: id, ownerId: post.authorId, text: post.caption,
-            mediaIds: (post.mediaId.map { [$0] } ?? []) + more, createdAt: post.createdAt)
+            type: type, id: id, ownerId: post.authorId, text: post.caption, mediaIds: try mediaIds(of: post, in: db),
+            createdAt: post.createdAt)
     }
 
     private static func spotSubject(id: String, viewer: String?, in db: Database) throws -> ModerationSubject? {
         guard let spot = try SpotRecord.fetchOne(db, key: id),
             viewer == nil || spot.hiddenAt == nil || viewer == spot.creatorId
         else { return nil }
-        let images = try SpotImageRecord.filter(SpotImageRecord.Columns.spotId == id)
-            .order(SpotImageRecord.Columns.position).fetchAll(db).map(\.mediaId)
         return ModerationSubject(
-            type: .spot, id: id, ownerId: spot.creatorId, text: "\(spot.name)\n\(spot.description)", mediaIds: images,
-            createdAt: spot.createdAt)
+            type: .spot, id: id, ownerId: spot.creatorId, text: "\(spot.name)\n\(spot.description)",
+            mediaIds: try imageIds(ofSpot: id, in: db), createdAt: spot.createdAt)
     }
 
     /// A clip is named by its media id. Its owner sees it always, the opponent once it is

@@ -72,9 +72,7 @@ extension FeedStore {
             guard var record = try PostRecord.fetchOne(db, key: id), record.authorId == author,
                 record.deletedAt == nil
             else { return false }
-            let more = try PostMediaRecord.filter(sql: "post_id = ?", arguments: [id]).order(sql: "position")
-                .fetchAll(db).map(\.mediaId)
-            for mediaId in (record.mediaId.map { [$0] } ?? []) + more {
+            for mediaId in try Self.mediaIds(of: record, in: db) {
                 try outbox.enqueue(
                     MediaDetached(mediaId: mediaId, ownerId: author, referenceType: "post", referenceId: id), in: db)
             }
