@@ -268,6 +268,13 @@ struct SliceFlow {
         #expect(size.width == 1080 && size.height == 1920)
         #expect(try await call(.GET, "/v1/media/\(drawn.mediaId)", as: alice).status == 404)
 
+        // Bob downloads Alice's photo without its EXIF and GPS, and its thumbnail.
+        let shared = try await call(.GET, "/v1/media/\(photo.id)/content", as: bob)
+        #expect(shared.status == 200)
+        #expect(shared.body != bytes)
+        #expect(shared.body.range(of: Data("Exif".utf8)) == nil)
+        #expect(try await call(.GET, "/v1/media/\(photo.id)/thumbnail", as: bob).status == 200)
+
         // 5. Three distinct users report the post: it is hidden, feed learns it from an event.
         for reporter in [carol, dave, erin] {
             let report = try await call(
@@ -289,6 +296,13 @@ struct SliceFlow {
             ).status == 400)
         #expect(try await eventually { try await !nearby(as: bob).contains { $0.id == post.id } })
         #expect(try await call(.GET, "/v1/posts/\(post.id)", as: bob).status == 404)
+        // Nor does its photo stay readable by id: feed detached it, media keeps it Alice's alone.
+        #expect(
+            try await eventually {
+                try await call(.GET, "/v1/media/\(photo.id)/content", as: bob).status == 404
+            })
+        #expect(try await call(.GET, "/v1/media/\(photo.id)/thumbnail", as: bob).status == 404)
+        #expect(try await call(.GET, "/v1/media/\(photo.id)/content", as: alice).status == 200)
 
         // 6. Bob blocks Carol: her posts leave his feed, and their streak breaks.
         let carolPost = try await publish(
@@ -307,14 +321,7 @@ struct SliceFlow {
             })
         #expect(try await call(.GET, "/v1/blocks", as: bob).decode(Page<Block>.self).items.map(\.userId) == [carol.id])
 
-        // 7. Bob downloads Alice's photo without its EXIF and GPS, and its thumbnail.
-        let shared = try await call(.GET, "/v1/media/\(photo.id)/content", as: bob)
-        #expect(shared.status == 200)
-        #expect(shared.body != bytes)
-        #expect(shared.body.range(of: Data("Exif".utf8)) == nil)
-        #expect(try await call(.GET, "/v1/media/\(photo.id)/thumbnail", as: bob).status == 200)
-
-        // 8. Alice posts a clip straight after uploading it: the post waits for media's
+        // 7. Alice posts a clip straight after uploading it: the post waits for media's
         // processing (poster frame, copy without location), and `media.ready` shows it to Bob.
         let clip = try TestVideos.encoded(seconds: 15)
         let created = try await call(
