@@ -124,15 +124,27 @@ import Testing
                 return opened
             }
             #expect(reachable)
-            let sockets = (0..<130).map { _ in
+            var sockets = (0..<130).map { _ in
                 LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
             }
-            let allOpened = await eventually(timeout: .seconds(30)) { sockets.allSatisfy { !$0.messages.isEmpty } }
-            let opened = sockets.filter { !$0.messages.isEmpty }.count
+            // Under load a few may still be told 1013 (try again later): each reopens, as a
+            // client would. A stream limit would refuse every socket past the hundredth instead.
+            for _ in 0..<3 {
+                let round = sockets
+                _ = await eventually(timeout: .seconds(30)) { round.allSatisfy { !$0.messages.isEmpty || $0.ended } }
+                let again = round.indices.filter { round[$0].messages.isEmpty && round[$0].closeCode == 1013 }
+                if again.isEmpty { break }
+                for index in again {
+                    await round[index].stop()
+                    sockets[index] = LiveSocket(url: ws + "/v1/notifications/stream", token: alice.accessToken)
+                }
+            }
+            let all = sockets
+            let allOpened = await eventually(timeout: .seconds(30)) { all.allSatisfy { !$0.messages.isEmpty } }
+            let opened = all.filter { !$0.messages.isEmpty }.count
             #expect(
-                allOpened,
-                "\(opened) opened; \(sockets.compactMap(\.closeCode)) \(sockets.compactMap(\.failure).prefix(3))")
-            for socket in sockets { await socket.stop() }
+                allOpened, "\(opened) opened; \(all.compactMap(\.closeCode)) \(all.compactMap(\.failure).prefix(3))")
+            for socket in all { await socket.stop() }
         } catch {
             await harness.stop()
             throw error

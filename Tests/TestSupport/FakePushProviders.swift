@@ -48,6 +48,7 @@ public final class FakePushProviders: Sendable {
     struct State {
         var pushes: [Push] = []
         var refusals: [String: (status: Int, body: String)] = [:]
+        var refused: [String: Int] = [:]
         var throttled = 0
         var accessTokens: Set<String> = []
         var tokenGrants = 0
@@ -164,6 +165,11 @@ public final class FakePushProviders: Sendable {
         state.withLock { ($0.accepted[provider, default: 0], $0.connections[provider, default: []].count) }
     }
 
+    /// How many requests to `token` were answered with its refusal (``refuse(_:status:body:)``).
+    public func refusals(of token: String) -> Int {
+        state.withLock { $0.refused[token, default: 0] }
+    }
+
     /// Expo tokens whose receipt says `DeviceNotRegistered`.
     public func failAtReceipt(_ token: String) {
         state.withLock { _ = $0.deadAtReceipt.insert(token) }
@@ -210,6 +216,7 @@ public final class FakePushProviders: Sendable {
                 return Self.json(.tooManyRequests, #"{"reason":"TooManyRequests"}"#, headers: [.retryAfter: "1"])
             }
             if let refusal = state.refusals[token] {
+                state.refused[token, default: 0] += 1
                 return Self.json(HTTPResponse.Status(code: refusal.status), refusal.body)
             }
             state.accepted[provider, default: 0] += 1
