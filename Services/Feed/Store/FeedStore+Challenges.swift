@@ -66,7 +66,7 @@ extension FeedStore {
     static func visibleChallenge(id: String, viewer: String, in db: Database) throws -> ChallengeView? {
         guard let record = try ChallengeRecord.fetchOne(db, key: id) else { return nil }
         if !record.isParticipant(viewer) {
-            guard record.status == .voting || record.status == .completed,
+            guard record.votingOpened,
                 try !record.participants.contains(where: { try BlockMirror.isBlocked(viewer, $0, in: db) })
             else { return nil }
         }

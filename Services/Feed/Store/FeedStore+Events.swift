@@ -86,7 +86,7 @@ extension FeedStore {
                 .filter(ChallengeClipRecord.Columns.hiddenAt != nil)
             for clip in try clips.fetchAll(db) {
                 guard let challenge = try ChallengeRecord.fetchOne(db, key: clip.challengeId) else { continue }
-                let open = challenge.status == .voting || challenge.status == .completed
+                let open = challenge.votingOpened
                 try outbox.enqueue(
                     MediaAttached(
                         mediaId: clip.mediaId, ownerId: clip.userId, visibility: open ? .public : .private,

@@ -47,8 +47,9 @@ extension FeedStore {
             let challenge = try ChallengeRecord.fetchOne(db, key: clip.challengeId)
         else { return nil }
         if let viewer, viewer != clip.userId {
-            let votingOpen = challenge.status == .voting || challenge.status == .completed
-            guard clip.hiddenAt == nil, votingOpen || (challenge.isParticipant(viewer) && clip.state == .ready) else {
+            guard clip.hiddenAt == nil,
+                challenge.votingOpened || (challenge.isParticipant(viewer) && clip.state == .ready)
+            else {
                 return nil
             }
         }

@@ -56,18 +56,20 @@ struct ChallengeRecord: ServiceRecord {
         return ChallengeResult(winner: winnerId, creatorVotes: creatorVotes, opponentVotes: opponentVotes)
     }
 
+    /// Voting opened (and may have ended): both clips are everyone's to play.
+    var votingOpened: Bool { status == .voting || status == .completed }
+
     /// The challenge as `viewer` sees it (who may see it at all is the store's check): a
     /// participant sees their own clip always and the other's once it is ready; anyone sees
     /// both once voting opened. A clip moderation hid is played by its owner only.
     func contract(viewer: String, clips: [ChallengeClipRecord], myVote: String?, distance: Double? = nil) -> Challenge {
-        let votingOpen = status == .voting || status == .completed
         var shown: [String: ChallengeClip] = [:]
         for user in participants {
             guard let clip = clips.first(where: { $0.userId == user }) else {
                 shown[user] = ChallengeClip(userId: user, status: .pendingUpload)
                 continue
             }
-            let visible = user == viewer || (clip.hiddenAt == nil && (votingOpen || clip.state == .ready))
+            let visible = user == viewer || (clip.hiddenAt == nil && (votingOpened || clip.state == .ready))
             shown[user] = clip.contract(showingMedia: visible)
         }
         return Challenge(
