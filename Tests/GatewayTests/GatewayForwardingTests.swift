@@ -221,6 +221,31 @@ import Testing
         await harness.stop()
     }
 
+    @Test func anUploadAnsweredBeforeItsBodyEndsStillGetsTheWholeAnswer() async throws {
+        // Over HTTP/2 a client can send all the bytes it declared and end its stream later.
+        // The service has the whole body and answers; the gateway must then end the upstream
+        // body cleanly, not fail it: that failed the answer as well, which reached the client
+        // cut off after its head. The answer's body comes a second after its head, so a
+        // failed exchange cannot hide behind an answer already complete.
+        let harness = try await GatewayHarness.start(publicTLS: true)
+        let tokens = try await harness.signUp("early@example.com")
+        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+        var request = HTTPClientRequest(url: harness.url("/v1/media/refuse"))
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "Bearer \(tokens.accessToken)")
+        request.body = .stream(stream, length: .known(Int64(4096)))
+        async let response = harness.client.execute(request, timeout: .seconds(30))
+        continuation.yield(ByteBuffer(repeating: 0x61, count: 4096))
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.hits == 1 })
+        // The answer's head reaches the gateway while the client's stream is still open.
+        try await Task.sleep(for: .milliseconds(300))
+        continuation.finish()
+        let answer = try await response
+        #expect(answer.status.code == 403)
+        #expect(String(buffer: try await answer.body.collect(upTo: 1 << 16)) == "Not for you.")
+        await harness.stop()
+    }
+
     @Test func servesTheAPIDescriptionAndGuardsMetrics() async throws {
         let harness = try await GatewayHarness.start(gateway: ["metrics.token": "s3cret"])
         let document = try await harness.client.call(.GET, harness.url("/openapi.yaml"))

@@ -152,6 +152,18 @@ final class UpstreamRecorder: Sendable {
             let digest = Hex.encode(hasher.finalize())
             return try Response.json(Sink(bytes: total, sha256: digest))
         }
+        // Refuses from the head alone, as a handler that checks who is asking before the body,
+        // and sends its answer's body a moment after the head (as a long answer arrives).
+        router.post("/v1/media/refuse") { _, _ -> Response in
+            self.state.withLock { $0.hits += 1 }
+            return Response(
+                status: .forbidden, headers: [.contentType: "text/plain"],
+                body: ResponseBody { writer in
+                    try await Task.sleep(for: .seconds(1))
+                    try await writer.write(ByteBuffer(string: "Not for you."))
+                    try await writer.finish(nil)
+                })
+        }
         return router
     }
 

@@ -97,7 +97,11 @@ enum BodyPump {
             group.addTask {
                 do {
                     let answer = try await client.execute(outgoing, timeout: timeout)
-                    await pipe.finish(CancellationError())
+                    // The body ends here, and normally: the HTTP client may be waiting for
+                    // its end (every declared byte sent, the end not pumped yet), and an error
+                    // there fails the whole exchange, answer included, which then reached our
+                    // client cut off after its head.
+                    await pipe.finish(nil)
                     return .answered(answer)
                 } catch {
                     await pipe.finish(error)
