@@ -12,7 +12,7 @@ extension FeedRouterTests {
     @Test func theTimeDecayOrdersFreshVotesAboveOldOnes() {
         let now = Date(timeIntervalSince1970: 1_000_000)
         func post(_ id: String, up: Int, down: Int = 0, hoursAgo: Double) -> TimeDecayRanking.Candidate {
-            .init(postId: id, upvotes: up, downvotes: down, createdAt: now.addingTimeInterval(-hoursAgo * 3600))
+            .init(postId: id, votes: up - down, createdAt: now.addingTimeInterval(-hoursAgo * 3600))
         }
         let order = TimeDecayRanking.rank(
             [
@@ -78,6 +78,26 @@ extension FeedRouterTests {
             // A new first page ranks afresh: the newcomer and the voted post are in it.
             let again = try await client.get(circle, token: bob).json(Page<Post>.self)
             #expect(again.items.contains { $0.id == newcomer.id } && again.items.contains { $0.id == last.id })
+
+            // What the reader may not see is skipped and the pages still fill: two of that first
+            // page are hidden, and the ten posts read as eight in pages of four.
+            let outbox = harness.runtime.makeOutbox()
+            let hidden = Set(again.items.prefix(2).map(\.id))
+            try await harness.database().write { db in
+                for id in hidden { try FeedStore.hide(.post, id, at: Date(), outbox: outbox, in: db) }
+            }
+            var shown: [String] = []
+            var pages = 0
+            var after: String?
+            repeat {
+                let page = try await client.get(circle + (after.map { "&cursor=\($0)" } ?? ""), token: bob)
+                    .json(Page<Post>.self)
+                #expect(page.items.count == 4)
+                shown += page.items.map(\.id)
+                pages += 1
+                after = page.nextCursor
+            } while after != nil && pages < 5
+            #expect(shown.count == 8 && Set(shown).count == 8 && Set(shown).isDisjoint(with: hidden), "\(shown)")
 
             let wrong = try await client.get(
                 "/v1/feed/nearby?lat=48.8566&lon=2.3522&radius_m=1000&sort=best", token: bob)

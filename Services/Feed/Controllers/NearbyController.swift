@@ -8,6 +8,8 @@ import ServiceKit
 /// muted. `newest` (the default) pages by time; `ranked` orders the circle's newest
 /// ``rankedCandidates`` by ``TimeDecayRanking`` as of the first page and pages through that
 /// ranking (kept by ``NearbyRankings``), so votes between pages neither repeat nor skip a post.
+/// The ranking is of every post in the circle; a page skips what its reader may not see and
+/// reads on until it is full.
 struct NearbyController: Sendable {
     let store: FeedStore
     let maxRadius: Int
@@ -62,12 +64,19 @@ struct NearbyController: Sendable {
             asOf: JSONCoding.milliseconds(position.asOf))
         let ranking = try await rankings.ranking(for: key, fresh: page.position == nil) {
             let candidates = try await store.nearbyCandidates(
-                center: center, radius: radius, viewer: viewer, limit: Self.rankedCandidates, now: position.asOf)
+                center: center, radius: radius, limit: Self.rankedCandidates)
             return TimeDecayRanking.rank(candidates, now: position.asOf)
         }
-        let slice = Array(ranking.dropFirst(position.offset).prefix(page.limit))
-        let posts = try await store.posts(ids: slice, viewer: viewer, now: clock.now())
-        let next = RankedPosition(asOf: position.asOf, offset: position.offset + slice.count)
+        // Each read asks for no more than the page still needs, so the offset moves past
+        // exactly what the page showed or skipped.
+        var posts: [Post] = []
+        var offset = min(position.offset, ranking.count)
+        while posts.count < page.limit, offset < ranking.count {
+            let ids = Array(ranking[offset..<min(ranking.count, offset + page.limit - posts.count)])
+            posts += try await store.posts(ids: ids, viewer: viewer, now: clock.now())
+            offset += ids.count
+        }
+        let next = RankedPosition(asOf: position.asOf, offset: offset)
         return try Response.json(
             Page(items: posts, nextCursor: next.offset < ranking.count ? Cursor.encode(next) : nil))
     }

@@ -13,14 +13,14 @@ enum TimeDecayRanking {
 
     struct Candidate: Sendable, Equatable {
         var postId: String
-        var upvotes: Int
-        var downvotes: Int
+        /// Up votes minus down votes.
+        var votes: Int
         var createdAt: Date
     }
 
     static func score(_ candidate: Candidate, now: Date) -> Double {
         let hours = max(0, now.timeIntervalSince(candidate.createdAt) / 3600)
-        let points = Double(candidate.upvotes - candidate.downvotes) + 1
+        let points = Double(candidate.votes) + 1
         let decay = pow(hours + 2, gravity)
         return points >= 0 ? points / decay : points * decay
     }

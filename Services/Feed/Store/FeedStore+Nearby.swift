@@ -25,26 +25,24 @@ extension FeedStore {
         }
     }
 
-    /// The newest `limit` posts within `radius` of `center` that `viewer` may see (and did not
-    /// mute), as candidates for the ranked order.
-    func nearbyCandidates(
-        center: Coordinate, radius: Double, viewer: String, limit: Int, now: Date
-    ) async throws -> [TimeDecayRanking.Candidate] {
+    /// The newest `limit` posts within `radius` of `center`, as candidates for the ranked
+    /// order, whoever may see them: read by the scan of the cells alone (with each row's
+    /// votes), no post read whole. What a reader may not see is left out when a page is read
+    /// (``posts(ids:viewer:now:)``).
+    func nearbyCandidates(center: Coordinate, radius: Double, limit: Int) async throws -> [TimeDecayRanking.Candidate] {
         try await database.tracedRead { db in
-            let muted = try Self.mutedWords(of: viewer, at: now, in: db)
-            // Only what the ranking and the mute check read, not whole posts.
-            return try Self.scan(.posts, center: center, radius: radius, after: nil, limit: limit - 1, in: db) {
-                chunk in
-                // (By position: a thousand rows, five columns each.)
-                let rows = try Self.visibleRows(
-                    of: chunk, viewer: viewer, db: db, columns: "p.upvotes, p.downvotes, p.created_ms, p.caption")
-                return chunk.compactMap { hit -> TimeDecayRanking.Candidate? in
-                    guard let row = rows[hit.id], !muted.matches(row[4] as String? ?? "") else { return nil }
-                    return TimeDecayRanking.Candidate(
-                        postId: hit.id, upvotes: row[1], downvotes: row[2],
-                        createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000))
-                }
+            let next = try Self.newestFirst(
+                .posts, in: center.boundingBox(radius: radius), after: nil, batch: limit, db: db)
+            var candidates: [TimeDecayRanking.Candidate] = []
+            candidates.reserveCapacity(limit)
+            while candidates.count < limit, let row = try next() {
+                guard center.distance(to: row.point) <= radius else { continue }
+                candidates.append(
+                    TimeDecayRanking.Candidate(
+                        postId: row.id, votes: row.votes,
+                        createdAt: Date(timeIntervalSince1970: Double(row.milliseconds) / 1000)))
             }
+            return candidates
         }
     }
 
@@ -109,28 +107,24 @@ extension FeedStore {
     }
 
     /// The rows of the posts among `ids` that `viewer` may see, by id: the id first, then
-    /// `columns` (all by default).
-    static func visibleRows(
-        ids: [String], viewer: String, db: Database, columns: String = "p.*"
-    ) throws -> [String: Row] {
-        try visibleRows(key: "p.id", in: ids, viewer: viewer, db: db, columns: columns)
+    /// every column.
+    static func visibleRows(ids: [String], viewer: String, db: Database) throws -> [String: Row] {
+        try visibleRows(key: "p.id", in: ids, viewer: viewer, db: db)
     }
 
     /// The same for the posts a scan found, read by rowid (one lookup each, not two).
-    static func visibleRows(
-        of hits: [PlaceHit], viewer: String, db: Database, columns: String = "p.*"
-    ) throws -> [String: Row] {
-        try visibleRows(key: "p.rowid", in: hits.map(\.rowid), viewer: viewer, db: db, columns: columns)
+    static func visibleRows(of hits: [PlaceHit], viewer: String, db: Database) throws -> [String: Row] {
+        try visibleRows(key: "p.rowid", in: hits.map(\.rowid), viewer: viewer, db: db)
     }
 
     private static func visibleRows(
-        key: String, in keys: some Encodable, viewer: String, db: Database, columns: String
+        key: String, in keys: some Encodable, viewer: String, db: Database
     ) throws -> [String: Row] {
-        // A kept statement: a ranked page reads a thousand rows through here.
+        // A kept statement: every nearby page reads its rows through here.
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT p.id, \(columns) FROM post p
+                    SELECT p.id, p.* FROM post p
                     WHERE \(key) IN (SELECT value FROM json_each(:keys)) AND p.hidden_at IS NULL
                     AND p.media_state = 'ready' AND p.deleted_at IS NULL
                     AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
@@ -148,6 +142,8 @@ extension FeedStore {
         let time: String
         /// The partial index's own condition, repeated so that SQLite may use it.
         let condition: String?
+        /// A row's net votes (up minus down), if its table has votes.
+        var votes: String?
         /// Indexes by cell (`column, time, id, latitude, longitude`), finest first.
         var grids: [Grid] = []
 
@@ -160,6 +156,7 @@ extension FeedStore {
         static let posts = PlaceIndex(
             table: "post", name: "post_by_place", time: "created_ms",
             condition: "latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL",
+            votes: "upvotes - downvotes",
             grids: [
                 Grid(cells: PlaceCells(degrees: 0.01), column: "place_block", name: "post_by_block"),
                 Grid(cells: PlaceCells(degrees: 0.05), column: "place_cell", name: "post_by_cell"),
@@ -171,8 +168,18 @@ extension FeedStore {
             condition: "status = 'voting' AND latitude IS NOT NULL")
     }
 
-    /// A row of a place index: the id, the rowid, its time and its place.
-    typealias PlaceRow = (id: String, rowid: Int64, milliseconds: Int64, point: Coordinate)
+    /// A row of a place index: the id, the rowid, its time, its place and its net votes (0
+    /// where there are none).
+    typealias PlaceRow = (id: String, rowid: Int64, milliseconds: Int64, point: Coordinate, votes: Int)
+
+    /// What a place index's rows are read as (``PlaceRow``).
+    private static func placeColumns(_ index: PlaceIndex) -> String {
+        "id, rowid, \(index.time), latitude, longitude, \(index.votes ?? "0")"
+    }
+
+    private static func placeRow(_ row: Row) throws -> PlaceRow {
+        (row[0], row[1], row[2], try Coordinate(latitude: row[3], longitude: row[4]), row[5])
+    }
 
     /// The index's rows in the box after `after`, newest first, read as they are asked for.
     ///
@@ -227,18 +234,19 @@ extension FeedStore {
             _ = arguments.append(contentsOf: ["afterMs": after.milliseconds, "afterID": after.id])
         }
         let sql = """
-            SELECT id, rowid, \(time), latitude, longitude FROM \(index.table) INDEXED BY \(grid.name)
+            SELECT \(placeColumns(index)) FROM \(index.table) INDEXED BY \(grid.name)
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC
             """
-        // One statement per cell: the cursors are open together.
-        let cursors = try cells.map { cell in
+        // One statement per cell, as the cursors are open together; each kept by the connection
+        // under its place in the merge (compiling twenty statements was a tenth of a page).
+        let cursors = try cells.enumerated().map { position, cell in
             var cellArguments = arguments
             _ = cellArguments.append(contentsOf: ["cell": cell])
-            return try Row.fetchCursor(db.makeStatement(sql: sql), arguments: cellArguments)
+            return try Row.fetchCursor(
+                db.cachedStatement(sql: sql + " -- cursor \(position)"), arguments: cellArguments)
         }
         func read(_ cursor: RowCursor) throws -> PlaceRow? {
-            guard let row = try cursor.next() else { return nil }
-            return (row[0], row[1], row[2], try Coordinate(latitude: row[3], longitude: row[4]))
+            try cursor.next().map(placeRow)
         }
         var heads = try cursors.map(read)
         return {
@@ -277,11 +285,9 @@ extension FeedStore {
         return try Row.fetchAll(
             db,
             sql: """
-                SELECT id, rowid, \(time), latitude, longitude FROM \(index.table) INDEXED BY \(index.name)
+                SELECT \(placeColumns(index)) FROM \(index.table) INDEXED BY \(index.name)
                 WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC LIMIT :batch
                 """, arguments: arguments
-        ).map { row in
-            (row[0], row[1], row[2], try Coordinate(latitude: row[3], longitude: row[4]))
-        }
+        ).map(placeRow)
     }
 }
