@@ -27,21 +27,13 @@ enum MapClustersJSON {
 
     private static func write(_ cluster: MapCluster, into out: inout ByteBuffer) {
         let box = cluster.box
-        out.writeString("{\"box\":{\"maxLatitude\":")
-        out.writeString(number(box.maxLatitude))
-        out.writeString(",\"maxLongitude\":")
-        out.writeString(number(box.maxLongitude))
-        out.writeString(",\"minLatitude\":")
-        out.writeString(number(box.minLatitude))
-        out.writeString(",\"minLongitude\":")
-        out.writeString(number(box.minLongitude))
-        out.writeString("},\"count\":\(cluster.count),\"expansionZoom\":\(cluster.expansionZoom),\"id\":")
+        out.writeString(
+            "{\"box\":{\"maxLatitude\":\(number(box.maxLatitude)),\"maxLongitude\":\(number(box.maxLongitude)),"
+                + "\"minLatitude\":\(number(box.minLatitude)),\"minLongitude\":\(number(box.minLongitude))},"
+                + "\"count\":\(cluster.count),\"expansionZoom\":\(cluster.expansionZoom),\"id\":")
         string(cluster.id, into: &out)
-        out.writeString(",\"latitude\":")
-        out.writeString(number(cluster.latitude))
-        out.writeString(",\"longitude\":")
-        out.writeString(number(cluster.longitude))
-        out.writeString(",\"postId\":")
+        out.writeString(
+            ",\"latitude\":\(number(cluster.latitude)),\"longitude\":\(number(cluster.longitude)),\"postId\":")
         string(cluster.postId, into: &out)
         out.writeString("}")
     }
