@@ -43,11 +43,9 @@ struct MapController: Sendable {
         let posts = try await store.mapPosts(
             ids: found.filter { !$0.isCluster }.map(\.postID), viewer: user.userID, limit: Self.postLimit,
             now: clock.now())
-        return Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(
-                byteBuffer: try MapClustersJSON.encode(
-                    MapClusters(zoom: zoom, clusters: clusters, posts: posts, indexedAt: built.at))))
+        return Response.json(
+            encoded: try MapClustersJSON.encode(
+                MapClusters(zoom: zoom, clusters: clusters, posts: posts, indexedAt: built.at)))
     }
 
     @Sendable func posts(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -58,11 +58,12 @@ extension Request {
 extension Response {
     /// A JSON response with Pinhole's encoding conventions.
     public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try JSONCoding.sharedEncoder.encode(value)
-        return Response(
-            status: status,
-            headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data))
-        )
+        json(encoded: ByteBuffer(bytes: try JSONCoding.sharedEncoder.encode(value)), status: status)
+    }
+
+    /// A JSON response of a body already written (a hot answer written by hand).
+    public static func json(encoded body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 }
