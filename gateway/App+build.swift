@@ -61,7 +61,8 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
     let forwarder = Forwarder(
         pool: pool, uploads: UploadForwarder(client: uploadClient, settings: settings), settings: settings)
     ProxyController(
-        verifier: verifier, limiter: RateLimiter(), forwarder: forwarder, settings: settings, clock: runtime.clock
+        verifier: verifier, limiter: RateLimiter(), forwarder: forwarder, settings: settings,
+        shares: ConnectionShares(perConnection: settings.concurrentRequestsPerConnection), clock: runtime.clock
     ).addRoutes(to: routes)
     return ServiceParts(
         router: router, services: [pool, uploadClient.lifecycleService, MemoryTrimmer.service()])

@@ -28,6 +28,10 @@ import ServiceKit
 /// - `limits.floodPenaltySeconds` (default 10): after one of its connections floods HTTP/2
 ///   (rapid reset, CONTINUATION or control frames), an address's new connections are closed
 ///   on arrival for this long.
+/// - `limits.concurrentRequestsPerConnection` (default 8): forwarded requests of one
+///   connection at work at once (until their answer's head; uploads take no turn); an HTTP/2
+///   connection's other streams wait their turn, so one client's hundred streams cannot queue
+///   everyone else's requests behind them.
 /// - `limits.liveStreamsPerUser` (default 8): WebSockets of `/v1/notifications/stream` one
 ///   user may hold open through this gateway; the next is closed with 4429.
 /// - `limits.webSocketPingSeconds` (default 30): how often a WebSocket is pinged; one whose
@@ -53,6 +57,7 @@ struct GatewaySettings: Sendable {
     let handshakeTimeout: Int64
     let connectionsPerAddress: Int
     let floodPenalty: Int64
+    let concurrentRequestsPerConnection: Int
     let liveStreamsPerUser: Int
     let webSocketPing: Int64
 
@@ -91,6 +96,8 @@ struct GatewaySettings: Sendable {
         self.connectionsPerAddress = try reader.integer(
             "limits.connectionsPerAddress", default: 256, in: 1...1_000_000)
         self.floodPenalty = Int64(try reader.integer("limits.floodPenaltySeconds", default: 10, in: 0...3600))
+        self.concurrentRequestsPerConnection = try reader.integer(
+            "limits.concurrentRequestsPerConnection", default: 8, in: 1...1000)
         self.liveStreamsPerUser = try reader.integer("limits.liveStreamsPerUser", default: 8, in: 1...1000)
         self.webSocketPing = Int64(try reader.integer("limits.webSocketPingSeconds", default: 30, in: 1...3600))
     }

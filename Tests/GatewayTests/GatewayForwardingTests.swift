@@ -246,6 +246,34 @@ import Testing
         await harness.stop()
     }
 
+    @Test func oneConnectionsManyStreamsTakeTurnsAndDoNotQueueOthersBehindThem() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["limits.concurrentRequestsPerConnection": "4"], publicTLS: true)
+        let token = try await harness.signUp("busy@example.com").accessToken
+        // The harness client's one HTTP/2 connection (already open) carries twelve at once.
+        let busy = (0..<12).map { _ in
+            Task { try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token).status }
+        }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 4 })
+        // The other eight wait at the gateway, not at the service.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(harness.recorder.heldNow == 4)
+        // An upload takes no turn: posting a photo does not wait for the feed, nor it for the post.
+        let upload = try await harness.client.call(
+            .POST, harness.url("/v1/media/sink"), token: token, bytes: Data(count: 1000))
+        #expect(upload.status == 200)
+        // Another client's request goes to work beside them, ahead of those eight.
+        let other = try TestHTTP.client(dataDirectory: harness.directory.url, identity: nil)
+        let otherStatus = Task { try await other.call(.GET, harness.url("/v1/reports/hold"), token: token).status }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 5 })
+        harness.recorder.release()
+        #expect(try await otherStatus.value == 200)
+        for request in busy { #expect(try await request.value == 200) }
+        #expect(harness.recorder.mostHeld == 5)
+        try await other.shutdown()
+        await harness.stop()
+    }
+
     @Test func servesTheAPIDescriptionAndGuardsMetrics() async throws {
         let harness = try await GatewayHarness.start(gateway: ["metrics.token": "s3cret"])
         let document = try await harness.client.call(.GET, harness.url("/openapi.yaml"))

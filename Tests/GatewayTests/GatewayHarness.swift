@@ -124,9 +124,15 @@ final class ClientOwner: Sendable {
 /// What the fake upstream saw.
 final class UpstreamRecorder: Sendable {
     private let state = Mutex<(hits: Int, bytes: Int)>((0, 0))
+    /// `/v1/reports/hold`: requests held now, the most ever held at once, and whether to let go.
+    private let held = Mutex<(now: Int, most: Int, released: Bool)>((0, 0, false))
 
     var hits: Int { state.withLock { $0.hits } }
     var bytesReceived: Int { state.withLock { $0.bytes } }
+    var heldNow: Int { held.withLock { $0.now } }
+    var mostHeld: Int { held.withLock { $0.most } }
+    /// Lets every held request (and any still to come) answer.
+    func release() { held.withLock { $0.released = true } }
 
     struct Sink: Codable, Sendable {
         var bytes: Int
@@ -163,6 +169,16 @@ final class UpstreamRecorder: Sendable {
                     try await writer.write(ByteBuffer(string: "Not for you."))
                     try await writer.finish(nil)
                 })
+        }
+        // Holds each request until ``release()``, counting how many it holds at once.
+        router.get("/v1/reports/hold") { _, _ -> Response in
+            self.held.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
+            defer { self.held.withLock { $0.now -= 1 } }
+            while !self.held.withLock({ $0.released }) { try await Task.sleep(for: .milliseconds(10)) }
+            return Response(status: .ok)
         }
         return router
     }

@@ -2,13 +2,14 @@ import Hummingbird
 import ServiceKit
 
 /// Every public path of ``RouteTable``, forwarded to the service that owns it through the
-/// pipeline: route match → authentication (skipped for public routes) → rate limit → body
+/// pipeline: route match → the connection's turn (``ConnectionShares``) → authentication (skipped for public routes) → rate limit → body
 /// limit → ``Forwarder``. A new kind of route adds a middleware here or a case to the table.
 struct ProxyController: Sendable {
     let verifier: TokenVerifier
     let limiter: RateLimiter
     let forwarder: Forwarder
     let settings: GatewaySettings
+    let shares: ConnectionShares
     let clock: any WallClock
 
     static let methods = RouteTable.forwarded.sorted { $0.rawValue < $1.rawValue }
@@ -16,6 +17,7 @@ struct ProxyController: Sendable {
     func addRoutes(to routes: ServiceRoutes<GatewayRequestContext>) {
         let pipeline = routes.open.group()
             .add(middleware: RouteMatchMiddleware())
+            .add(middleware: ConnectionShareMiddleware(shares: shares))
             .add(middleware: RouteAuthenticationMiddleware(verifier: verifier))
             .add(
                 middleware: RateLimitMiddleware(

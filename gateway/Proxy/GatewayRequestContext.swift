@@ -19,6 +19,14 @@ struct GatewayRequestContext: ServiceRequestContextProtocol {
         self.channel = source.channel
     }
 
+    /// The connection the request came on: an HTTP/2 stream's channel is a child of its
+    /// connection's, which is a child of the listener's; an HTTP/1.1 request's channel is the
+    /// connection's own.
+    var connection: any Channel {
+        if let parent = channel.parent, parent.parent != nil { return parent }
+        return channel
+    }
+
     /// The client's address, as the connection shows it.
     var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
 
