@@ -29,9 +29,9 @@ import ServiceKit
 ///   (rapid reset, CONTINUATION or control frames), an address's new connections are closed
 ///   on arrival for this long.
 /// - `limits.concurrentRequestsPerConnection` (default 8): forwarded requests of one
-///   connection at work at once (until their answer's head; uploads take no turn); an HTTP/2
-///   connection's other streams wait their turn, so one client's hundred streams cannot queue
-///   everyone else's requests behind them.
+///   connection at work at once (until their answer's head; a body sent to an upload route
+///   takes none); an HTTP/2 connection's other streams wait their turn, so one client's
+///   hundred streams cannot queue everyone else's requests behind them.
 /// - `limits.liveStreamsPerUser` (default 8): WebSockets of `/v1/notifications/stream` one
 ///   user may hold open through this gateway; the next is closed with 4429.
 /// - `limits.webSocketPingSeconds` (default 30): how often a WebSocket is pinged; one whose

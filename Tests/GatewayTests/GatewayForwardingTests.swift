@@ -250,15 +250,20 @@ import Testing
         let harness = try await GatewayHarness.start(
             gateway: ["limits.concurrentRequestsPerConnection": "4"], publicTLS: true)
         let token = try await harness.signUp("busy@example.com").accessToken
-        // The harness client's one HTTP/2 connection (already open) carries twelve at once.
-        let busy = (0..<12).map { _ in
-            Task { try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token).status }
+        // The harness client's one HTTP/2 connection (already open) carries twelve at once; a
+        // download from an upload route takes its turn like any other.
+        let busy = (0..<12).map { index in
+            Task {
+                let path = index.isMultiple(of: 2) ? "/v1/reports/hold" : "/v1/media/hold"
+                return try await harness.client.call(.GET, harness.url(path), token: token).status
+            }
         }
         #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 4 })
         // The other eight wait at the gateway, not at the service.
         try await Task.sleep(for: .milliseconds(300))
         #expect(harness.recorder.heldNow == 4)
-        // An upload takes no turn: posting a photo does not wait for the feed, nor it for the post.
+        // A body sent to an upload route takes no turn: posting a photo does not wait for the
+        // feed, nor the feed for the post.
         let upload = try await harness.client.call(
             .POST, harness.url("/v1/media/sink"), token: token, bytes: Data(count: 1000))
         #expect(upload.status == 200)

@@ -124,7 +124,7 @@ final class ClientOwner: Sendable {
 /// What the fake upstream saw.
 final class UpstreamRecorder: Sendable {
     private let state = Mutex<(hits: Int, bytes: Int)>((0, 0))
-    /// `/v1/reports/hold`: requests held now, the most ever held at once, and whether to let go.
+    /// `GET /v1/reports/hold`, `/v1/media/hold`: requests held now, the most ever held at once, and whether to let go.
     private let held = Mutex<(now: Int, most: Int, released: Bool)>((0, 0, false))
 
     var hits: Int { state.withLock { $0.hits } }
@@ -170,15 +170,18 @@ final class UpstreamRecorder: Sendable {
                     try await writer.finish(nil)
                 })
         }
-        // Holds each request until ``release()``, counting how many it holds at once.
-        router.get("/v1/reports/hold") { _, _ -> Response in
-            self.held.withLock {
-                $0.now += 1
-                $0.most = max($0.most, $0.now)
+        // Holds each request until ``release()``, counting how many it holds at once (a JSON
+        // route's path and an upload route's).
+        for path in ["/v1/reports/hold", "/v1/media/hold"] {
+            router.get(RouterPath(path)) { _, _ -> Response in
+                self.held.withLock {
+                    $0.now += 1
+                    $0.most = max($0.most, $0.now)
+                }
+                defer { self.held.withLock { $0.now -= 1 } }
+                while !self.held.withLock({ $0.released }) { try await Task.sleep(for: .milliseconds(10)) }
+                return Response(status: .ok)
             }
-            defer { self.held.withLock { $0.now -= 1 } }
-            while !self.held.withLock({ $0.released }) { try await Task.sleep(for: .milliseconds(10)) }
-            return Response(status: .ok)
         }
         return router
     }

@@ -1,10 +1,11 @@
 import Hummingbird
 
 /// Gives each connection's forwarded requests their turns (``ConnectionShares``), from the
-/// token check until the answer's head: a long answer's body streams outside the turn. Upload
-/// routes take no turn: their bodies take as long as the client's network does, and a photo
-/// being posted must not hold up the feed on the same connection (the upload rate class
-/// bounds them instead). A stream reset while it waited is dropped when its turn comes.
+/// token check until the answer's head: a long answer's body streams outside the turn. A body
+/// sent to an upload route takes no turn: it takes as long as the client's network does, and
+/// a photo being posted must not hold up the feed on the same connection (their rate
+/// limits bound those instead); downloads take turns. A stream reset while it waited is
+/// dropped when its turn comes, not forwarded.
 struct ConnectionShareMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let shares: ConnectionShares
@@ -14,7 +15,8 @@ struct ConnectionShareMiddleware: RouterMiddleware {
     ) async throws
         -> Response
     {
-        guard try !context.requireRoute().body.isUpload else { return try await next(request, context) }
+        let sendsBody = request.method == .post || request.method == .put || request.method == .patch
+        guard try !(sendsBody && context.requireRoute().body.isUpload) else { return try await next(request, context) }
         let connection = ObjectIdentifier(context.connection)
         try await shares.enter(connection)
         defer { shares.leave(connection) }

@@ -5,6 +5,8 @@ gateway. Driven by scripts/robustness (which starts the stack); exits 1 when a g
 
     robustness.py URL TOKEN GATEWAY_PID STACK_PID [--short]
 
+ROBUSTNESS_ONLY=NAME runs that one pattern (its name as the table prints it).
+
 Goals (issue 22): no 5xx for others, their p99 at most 2x idle (checked only in the full run:
 debug builds and a busy CI machine make short-run latencies meaningless), prompt 4xx for bad
 requests, file descriptors back to baseline within the idle timeout, memory at most 256 MiB over
@@ -201,10 +203,12 @@ class Observers:
         return counts
 
     def summary(self):
+        """Answers, failed answers, and the p99 and slowest latency in ms."""
         latencies = sorted(latency for _, latency in self.results)
         failed = sum(self.failures().values())
         p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000 if latencies else float("nan")
-        return len(self.results), failed, p99
+        slowest = latencies[-1] * 1000 if latencies else float("nan")
+        return len(self.results), failed, p99, slowest
 
 
 def run_attack(attack, seconds, number):
@@ -575,6 +579,7 @@ def concurrent_streams(connections=10, streams=100):
             sock.close()
 
         threads = [threading.Thread(target=one) for _ in range(connections)]
+        began = time.monotonic()
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -582,7 +587,7 @@ def concurrent_streams(connections=10, streams=100):
         answered = counts.get(200, 0)
         if answered != connections * streams:
             FAILURES.append(f"concurrent streams: {answered} of {connections * streams} answered 200: {counts}")
-        return f"{connections}x{streams} concurrent GETs: {counts}"
+        return f"{connections}x{streams} concurrent GETs: {counts} in {time.monotonic() - began:.1f} s"
 
     return attack
 
@@ -637,7 +642,7 @@ def main():
         gateway_cpu = cpu_seconds()
         time.sleep(window)
         gateway_cpu = (cpu_seconds() - gateway_cpu) / window
-    _, idle_failed, idle_p99 = idle.summary()
+    _, idle_failed, idle_p99, _ = idle.summary()
     base_fds, base_rss = fds(), rss_mib()
     print(f"idle: others' p99 {idle_p99:.1f} ms, {idle_failed} failed; gateway {base_fds} fds, {base_rss:.0f} MiB,"
           f" {gateway_cpu:.2f} cores")
@@ -671,10 +676,15 @@ def main():
                 "500 silent connections", "500 half HTTP/2 prefaces", "rapid reset", "CONTINUATION flood",
                 "10 connections x 100 streams"}
         attacks = [attack for attack in attacks if attack[0] in keep]
+    only = os.environ.get("ROBUSTNESS_ONLY")
+    if only:
+        attacks = [attack for attack in attacks if attack[0] == only]
+        if not attacks:
+            sys.exit(f"no pattern named {only!r}")
 
     # CPU columns: cores the gateway and the attacker (niced; the observers run in a process of
     # their own) kept busy during the pattern; the machine has os.cpu_count() of them.
-    print(f"\n{'pattern':34} {'others':>7} {'5xx':>5} {'p99 ms':>8} {'peak MiB':>8} {'gw cpu':>6} {'attacker':>8}"
+    print(f"\n{'pattern':34} {'others':>7} {'5xx':>5} {'p99 ms':>8} {'max ms':>8} {'peak MiB':>8} {'gw cpu':>6} {'attacker':>8}"
           f"  attacker saw ({os.cpu_count()} cores)")
     for number, (name, attack) in enumerate(attacks):
         with Observers() as observers:
@@ -683,9 +693,9 @@ def main():
             # One-shot patterns still get a full observation window.
             time.sleep(max(0, ATTACK_SECONDS - (time.monotonic() - start)))
             gateway_cpu = (cpu_seconds() - gateway_cpu) / (time.monotonic() - start)
-        total, failed, p99 = observers.summary()
+        total, failed, p99, slowest = observers.summary()
         peak = observers.peak_mib
-        print(f"{name:34} {total:7} {failed:5} {p99:8.1f} {peak:8.0f} {gateway_cpu:6.2f} {attacker_cpu:8.2f}  {note}")
+        print(f"{name:34} {total:7} {failed:5} {p99:8.1f} {slowest:8.1f} {peak:8.0f} {gateway_cpu:6.2f} {attacker_cpu:8.2f}  {note}")
         if peak > base_rss + PEAK_GROWTH_MIB:
             FAILURES.append(f"{name}: gateway memory peaked at {peak:.0f} MiB ({base_rss:.0f} MiB idle)")
         if failed:
