@@ -20,7 +20,7 @@ final class ConnectionShares: Sendable {
         self.perConnection = perConnection
     }
 
-    /// Requests of `connection` at work and waiting (tests and metrics).
+    /// Requests of `connection` at work and waiting.
     func load(of connection: ObjectIdentifier) -> (atWork: Int, waiting: Int) {
         shares.withLock { shares in shares[connection].map { ($0.atWork, $0.waiting.count) } ?? (0, 0) }
     }
@@ -28,15 +28,14 @@ final class ConnectionShares: Sendable {
     /// Returns when it is this request's turn on `connection`; throws `CancellationError` if
     /// its task is cancelled first. Every return must be matched by one ``leave(_:)``.
     func enter(_ connection: ObjectIdentifier) async throws {
+        // Most requests find a turn free, and wait for nothing.
+        if shares.withLock({ Self.takeTurn(on: connection, in: &$0, limit: perConnection) }) { return }
         let ticket = tickets.add(1, ordering: .relaxed).newValue
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (turn: CheckedContinuation<Void, any Error>) in
                 let admitted = shares.withLock { shares -> Bool? in
                     if Task.isCancelled { return nil }
-                    if shares[connection, default: Share()].atWork < perConnection {
-                        shares[connection, default: Share()].atWork += 1
-                        return true
-                    }
+                    if Self.takeTurn(on: connection, in: &shares, limit: perConnection) { return true }
                     shares[connection]!.waiting.append((ticket, turn))
                     return false
                 }
@@ -55,6 +54,14 @@ final class ConnectionShares: Sendable {
             }
             cancelled?.resume(throwing: CancellationError())
         }
+    }
+
+    private static func takeTurn(
+        on connection: ObjectIdentifier, in shares: inout [ObjectIdentifier: Share], limit: Int
+    ) -> Bool {
+        guard shares[connection, default: Share()].atWork < limit else { return false }
+        shares[connection, default: Share()].atWork += 1
+        return true
     }
 
     /// Ends a turn on `connection`: the longest-waiting request there takes it.
