@@ -1,3 +1,4 @@
+import Metrics
 import Synchronization
 
 /// Turns for one connection's requests: up to `perConnection` of them at work at once, the
@@ -5,6 +6,8 @@ import Synchronization
 /// hundred streams per connection; started all at once, they queue every other client's
 /// requests behind them (a thousand concurrent GETs from ten connections kept others waiting
 /// seconds on two cores). Taking turns, that client's streams wait for each other instead.
+/// `/metrics`: `pinhole_gateway_turn_waits_total`, requests that found their connection's
+/// turns all taken.
 final class ConnectionShares: Sendable {
     let perConnection: Int
     private let shares = Mutex<[ObjectIdentifier: Share]>([:])
@@ -30,6 +33,7 @@ final class ConnectionShares: Sendable {
     func enter(_ connection: ObjectIdentifier) async throws {
         // Most requests find a turn free, and wait for nothing.
         if shares.withLock({ Self.takeTurn(on: connection, in: &$0, limit: perConnection) }) { return }
+        Counter(label: "pinhole_gateway_turn_waits_total").increment()
         let ticket = tickets.add(1, ordering: .relaxed).newValue
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (turn: CheckedContinuation<Void, any Error>) in
