@@ -124,7 +124,8 @@ final class ClientOwner: Sendable {
 /// What the fake upstream saw.
 final class UpstreamRecorder: Sendable {
     private let state = Mutex<(hits: Int, bytes: Int)>((0, 0))
-    /// `GET /v1/reports/hold`, `/v1/media/hold`: requests held now, the most ever held at once, and whether to let go.
+    /// `GET /v1/reports/hold`, `/v1/media/hold`: requests held now, the most ever held at once,
+    /// and whether to let them go.
     private let held = Mutex<(now: Int, most: Int, released: Bool)>((0, 0, false))
 
     var hits: Int { state.withLock { $0.hits } }

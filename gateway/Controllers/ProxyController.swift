@@ -2,8 +2,9 @@ import Hummingbird
 import ServiceKit
 
 /// Every public path of ``RouteTable``, forwarded to the service that owns it through the
-/// pipeline: route match → the connection's turn (``ConnectionShares``) → authentication (skipped for public routes) → rate limit → body
-/// limit → ``Forwarder``. A new kind of route adds a middleware here or a case to the table.
+/// pipeline: route match → the connection's turn (``ConnectionShares``) → authentication
+/// (skipped for public routes) → rate limit → body limit → ``Forwarder``. A new kind of
+/// route adds a middleware here or a case to the table.
 struct ProxyController: Sendable {
     let verifier: TokenVerifier
     let limiter: RateLimiter

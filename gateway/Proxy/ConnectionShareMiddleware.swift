@@ -15,8 +15,9 @@ struct ConnectionShareMiddleware: RouterMiddleware {
     ) async throws
         -> Response
     {
-        let sendsBody = request.method == .post || request.method == .put || request.method == .patch
-        guard try !(sendsBody && context.requireRoute().body.isUpload) else { return try await next(request, context) }
+        if try context.requireRoute().body.isUpload, [.post, .put, .patch].contains(request.method) {
+            return try await next(request, context)
+        }
         let connection = ObjectIdentifier(context.connection)
         try await shares.enter(connection)
         defer { shares.leave(connection) }

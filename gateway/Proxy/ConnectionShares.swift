@@ -7,7 +7,8 @@ import Synchronization
 /// requests behind them (a thousand concurrent GETs from ten connections kept others waiting
 /// seconds on two cores). Taking turns, that client's streams wait for each other instead.
 /// `/metrics`: `pinhole_gateway_turn_waits_total`, requests that found their connection's
-/// turns all taken.
+/// turns all taken. A connection's entry lasts while one of its requests holds a turn (and so
+/// keeps its channel alive), so its identifier cannot be another connection's meanwhile.
 final class ConnectionShares: Sendable {
     let perConnection: Int
     private let shares = Mutex<[ObjectIdentifier: Share]>([:])
