@@ -419,4 +419,32 @@ import Testing
         #expect(try await fixture.rows() == 0)
         #expect(try await runner.stats()["remind"]?.failed == 0)
     }
+
+    @Test func theGaugesCountFromTheDueIndexAloneAndBackOffWhenCountingIsSlow() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        // A million waiting jobs must not be read to count the few that are due or parked.
+        let plans = try await fixture.database.read { db in
+            try [(JobRunner.countDue, [Date(), Date()]), (JobRunner.countFailed, [])].map { sql, dates in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(dates)).map {
+                    $0["detail"] as String
+                }
+            }
+        }
+        for plan in plans {
+            #expect(plan.contains { $0.contains("USING COVERING INDEX kit_job_due") }, "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
+        }
+
+        let schedule = JobRunner.GaugeSchedule(interval: .seconds(1))
+        let start = ContinuousClock.now
+        #expect(schedule.due(at: start))
+        #expect(!schedule.due(at: start + .milliseconds(500)))
+        schedule.took(.milliseconds(10), startedAt: start)
+        #expect(schedule.due(at: start + .seconds(1)))
+        // A reading that took 300 ms waits twenty times that before the next.
+        schedule.took(.milliseconds(300), startedAt: start + .seconds(1))
+        #expect(!schedule.due(at: start + .seconds(6)))
+        #expect(schedule.due(at: start + .seconds(7)))
+    }
 }

@@ -29,7 +29,8 @@ import Testing
         #expect(try FileSystem.permissions(of: file.deletingLastPathComponent()) == 0o700)
         let applied = try await pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
-        #expect(applied == ["kit.outbox.v1", "kit.inbox.v1", "kit.idempotency.v1", "kit.jobs.v1", "feed.v1"])
+        #expect(
+            applied == ["kit.outbox.v1", "kit.inbox.v1", "kit.idempotency.v1", "kit.jobs.v1", "kit.jobs.v2", "feed.v1"])
     }
 
     @Test func reopeningAppliesOnlyNewMigrationsAndKeepsData() async throws {

@@ -168,8 +168,8 @@ public struct JobRunner: Service {
         let doorbell = queue.doorbell
         let gauges = GaugeSchedule(interval: pollInterval)
         await PeriodicService(interval: pollInterval, doorbell: doorbell) {
-            await drain { if gauges.due() { await recordGauges() } }
-            if gauges.due() { await recordGauges() }
+            await drain { await recordGauges(gauges) }
+            await recordGauges(gauges)
         }.run()
     }
 
@@ -451,21 +451,27 @@ public struct JobRunner: Service {
         }
     }
 
-    /// The gauges scan the job table: read once a poll interval, not after every batch while a
-    /// backlog drains.
+    /// When the gauges are read: once a poll interval, not after every batch while a backlog
+    /// drains, and never so often that reading them takes more than a twentieth of the time
+    /// (counting a backlog of a million due jobs takes most of a second).
     final class GaugeSchedule: Sendable {
         let interval: Duration
-        private let last = Mutex<ContinuousClock.Instant?>(nil)
+        private let next = Mutex<ContinuousClock.Instant?>(nil)
 
         init(interval: Duration) { self.interval = interval }
 
-        func due() -> Bool {
-            let now = ContinuousClock.now
-            return last.withLock { last in
-                guard last.map({ now - $0 >= interval }) ?? true else { return false }
-                last = now
+        /// Whether the gauges should be read now; if so, the next reading waits an interval.
+        func due(at now: ContinuousClock.Instant = .now) -> Bool {
+            next.withLock { next in
+                guard next.map({ now >= $0 }) ?? true else { return false }
+                next = now + interval
                 return true
             }
+        }
+
+        /// A reading that started at `start` took `cost`: the next waits twenty times that.
+        func took(_ cost: Duration, startedAt start: ContinuousClock.Instant) {
+            next.withLock { next in next = start + max(interval, cost * 20) }
         }
     }
 
@@ -476,32 +482,40 @@ public struct JobRunner: Service {
         public var failed = 0
     }
 
+    /// Due jobs and how many of them are late (due before the first argument), per kind, up to
+    /// the second argument. Like ``countFailed`` it reads the due index alone
+    /// (`kit_job_due` ends with the kind), never the jobs that wait for a later time.
+    static let countDue = """
+        SELECT kind, COUNT(*), SUM(due_at <= ?) FROM kit_job
+        WHERE failed_at IS NULL AND due_at <= ? GROUP BY kind
+        """
+    /// Parked jobs per kind (`+kind`: grouping by the unique key's index would read all of it).
+    static let countFailed = "SELECT kind, COUNT(*) FROM kit_job WHERE failed_at IS NOT NULL GROUP BY +kind"
+
     /// Due, late and failed jobs per kind, every kind with a handler included.
     public func stats() async throws -> [JobKind: Stats] {
         let now = queue.clock.now()
         let lateBefore = now.addingTimeInterval(-lateAfter)
         var stats = Dictionary(uniqueKeysWithValues: kinds.map { ($0, Stats()) })
-        let rows = try await database.tracedRead { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT kind,
-                           SUM(failed_at IS NULL AND due_at <= ?) AS due,
-                           SUM(failed_at IS NULL AND due_at <= ?) AS late,
-                           SUM(failed_at IS NOT NULL) AS failed
-                    FROM kit_job GROUP BY kind
-                    """, arguments: [now, lateBefore]
-            ).map { row -> (kind: String, due: Int, late: Int, failed: Int) in
-                (row["kind"], row["due"], row["late"], row["failed"])
-            }
+        let (due, failed) = try await database.tracedRead { db in
+            let due = try Row.fetchAll(db.cachedStatement(sql: Self.countDue), arguments: [lateBefore, now])
+                .map { row -> (String, Int, Int) in (row[0], row[1], row[2]) }
+            let failed = try Row.fetchAll(db.cachedStatement(sql: Self.countFailed))
+                .map { row -> (String, Int) in (row[0], row[1]) }
+            return (due, failed)
         }
-        for row in rows {
-            stats[JobKind(rawValue: row.kind)] = Stats(due: row.due, late: row.late, failed: row.failed)
+        for (kind, count, late) in due {
+            stats[JobKind(rawValue: kind), default: Stats()].due = count
+            stats[JobKind(rawValue: kind), default: Stats()].late = late
         }
+        for (kind, count) in failed { stats[JobKind(rawValue: kind), default: Stats()].failed = count }
         return stats
     }
 
-    private func recordGauges() async {
+    private func recordGauges(_ schedule: GaugeSchedule) async {
+        let start = ContinuousClock.now
+        guard schedule.due(at: start) else { return }
+        defer { schedule.took(ContinuousClock.now - start, startedAt: start) }
         do {
             for (kind, stats) in try await stats() {
                 Gauge(label: "pinhole_jobs_due", dimensions: [("kind", kind.rawValue)]).record(stats.due)

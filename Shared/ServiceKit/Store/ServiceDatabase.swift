@@ -119,5 +119,12 @@ public enum ServiceDatabase {
             }
             try db.create(index: "kit_job_due", on: "kit_job", columns: ["failed_at", "due_at"])
         }
+        // The due index carries the kind, so the claim filters kinds and `/metrics` counts
+        // due jobs from the index alone: the gauges used to read the whole table every second,
+        // most of a core at rest with a million streak deadlines waiting.
+        migrator.registerMigration("kit.jobs.v2") { db in
+            try db.drop(index: "kit_job_due")
+            try db.create(index: "kit_job_due", on: "kit_job", columns: ["failed_at", "due_at", "kind"])
+        }
     }
 }
