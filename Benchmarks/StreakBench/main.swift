@@ -16,7 +16,9 @@ import TestSupport
 //   - at-risk: a zone where it is now between 22:00 and midnight; 30 % of the pairs were kept
 //     today already (their job is tomorrow's), 50 % have one snap of today, 20 % none: 70 % are
 //     warned;
-//   - breaking: a zone where yesterday is over, nobody snapped yesterday: every pair breaks.
+//   - breaking: a zone where yesterday is over, nobody snapped yesterday: every pair breaks;
+//   - at rest: streak over the store both passes left, every deadline hours away, its CPU for
+//     30 s.
 // Alerts is stopped, so the events wait in streak's outbox (delivery is measured by
 // ./scripts/bench-notifications). libfaketime is not used: under it every process burns CPU.
 
@@ -161,6 +163,23 @@ do {
 
     let outbox = try await database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM kit_outbox_event") ?? 0 }
     print("events waiting for alerts: \(outbox)")
+
+    // At rest: every streak's next deadline is hours away. The events are dropped first, so
+    // the outbox's retries towards the stopped alerts are not counted.
+    let waiting = try await database.write { db in
+        try db.execute(sql: "DELETE FROM kit_outbox_event")
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM kit_job") ?? 0
+    }
+    try stack.launch(.streak)
+    let pid = stack.pid(of: .streak)
+    try await Task.sleep(for: .seconds(5))
+    let before = cpuSeconds(of: pid)
+    try await Task.sleep(for: .seconds(30))
+    print(
+        String(
+            format: "at rest with %d jobs waiting: streak CPU %.2f s in 30 s; RSS %.0f MiB", waiting,
+            cpuSeconds(of: pid) - before, memory(of: pid).rss))
+    await stack.kill(.streak)
 } catch {
     print("streak-bench failed: \(error)\n" + stack.logs(of: .streak).suffix(20).joined(separator: "\n"))
     await stack.stop()
