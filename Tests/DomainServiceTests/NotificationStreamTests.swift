@@ -60,7 +60,7 @@ import Testing
 
         static func run(_ body: @escaping @Sendable (Setup) async throws -> Void) async throws {
             let harness = try ServiceHarness(
-                .alerts, config: ["alerts.expo.enabled": "false", "alerts.stream.heartbeatSeconds": "1"])
+                .alerts, config: ["alerts.stream.heartbeatSeconds": "1"])
             let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
             let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
             let streams = try #require(parts.services.compactMap { $0 as? LiveStreams }.first)

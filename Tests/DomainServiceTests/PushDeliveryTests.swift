@@ -38,7 +38,7 @@ import Testing
                     "alerts.apns.teamId": fake.teamID, "alerts.apns.sandboxUrl": fake.url,
                     "alerts.apns.productionUrl": fake.url,
                     "alerts.fcm.serviceAccountFile": fake.serviceAccountFile.path,
-                    "alerts.fcm.baseUrl": fake.url, "alerts.expo.baseUrl": fake.url,
+                    "alerts.fcm.baseUrl": fake.url, "alerts.expo.enabled": "true", "alerts.expo.baseUrl": fake.url,
                     "alerts.expo.receiptDelaySeconds": "60", "alerts.push.trustRootsFile": fake.caFile.path,
                 ])
             let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)

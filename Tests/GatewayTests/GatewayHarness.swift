@@ -68,7 +68,7 @@ struct GatewayHarness {
                 try await RunningApplication.start(
                     AlertsService.buildApplication(
                         reader: directory.reader(
-                            urls.merging(["http.port": "\(alertsPort)", "alerts.expo.enabled": "false"]) { $1 }
+                            urls.merging(["http.port": "\(alertsPort)"]) { $1 }
                                 .merging(config.filter { $0.key.hasPrefix("alerts.") }) { $1 }))))
         }
         running.append(try await RunningApplication.start(gateway))

@@ -32,8 +32,11 @@ public struct TestDataDirectory: Sendable {
     public func reader(_ extra: [String: String] = [:]) -> ConfigReader {
         // Connects between services on loopback are instant on an idle machine; at the start of
         // a full run every suite handshakes on two cores at once (the default is one second).
+        // Nothing leaves this machine: Expo (on by default, it needs no key) is off unless a
+        // test points it at a fake.
         var values = [
             "data.dir": url.path, "http.port": "0", "log.level": "warning", "client.connectTimeoutMs": "5000",
+            "alerts.expo.enabled": "false",
         ]
         values.merge(extra) { _, new in new }
         return ConfigReader.fixed(values)
