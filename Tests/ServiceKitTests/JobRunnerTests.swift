@@ -435,6 +435,16 @@ import Testing
             #expect(plan.contains { $0.contains("USING COVERING INDEX kit_job_due") }, "\(plan)")
             #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
         }
+        // The claim reads the due index in its order: with the kind before `seq` in the index,
+        // every claim sorted all the jobs due at one instant (a million at a zone's 22:00).
+        let claim = try await fixture.database.read { db in
+            let statement = try JobRunner.due(kinds: ["remind", "other"], now: Date(), skipping: [7], limit: 200)
+                .makePreparedRequest(db, forSingleResult: false).statement
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
+                .map { $0["detail"] as String }
+        }
+        #expect(claim.contains { $0.contains("USING INDEX kit_job_due") }, "\(claim)")
+        #expect(!claim.contains { $0.contains("TEMP B-TREE") }, "\(claim)")
 
         let schedule = JobRunner.GaugeSchedule(interval: .seconds(1))
         let start = ContinuousClock.now

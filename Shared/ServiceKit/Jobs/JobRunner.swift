@@ -328,15 +328,21 @@ public struct JobRunner: Service {
     /// Counts an attempt on each due job and moves its due time to when it would be retried, in
     /// one transaction: if the process dies now, that is when the job runs again. Jobs in
     /// `skipping` (claimed by a run still under way) are left alone.
+    /// The next `limit` due jobs of `kinds`, oldest first, read in the due index's order (no
+    /// sort, however many are due at the same instant).
+    static func due(kinds: [String], now: Date, skipping: Set<Int64>, limit: Int) -> QueryInterfaceRequest<JobRecord> {
+        JobRecord.all().pending()
+            .filter(kinds.contains(JobRecord.Columns.kind) && JobRecord.Columns.dueAt <= now)
+            .filter(!skipping.contains(JobRecord.Columns.seq))
+            .order(JobRecord.Columns.dueAt, JobRecord.Columns.seq)
+            .limit(limit)
+    }
+
     func claim(now: Date, skipping: Set<Int64> = []) async throws -> [JobRecord] {
         let kinds = self.kinds.map(\.rawValue)
         let (batchSize, maxBackoff, entropy) = (self.batchSize, self.maxBackoff, self.entropy)
         return try await database.tracedWrite { db in
-            var jobs = try JobRecord.all().pending()
-                .filter(kinds.contains(JobRecord.Columns.kind) && JobRecord.Columns.dueAt <= now)
-                .filter(!skipping.contains(JobRecord.Columns.seq))
-                .order(JobRecord.Columns.dueAt, JobRecord.Columns.seq)
-                .limit(batchSize).fetchAll(db)
+            var jobs = try Self.due(kinds: kinds, now: now, skipping: skipping, limit: batchSize).fetchAll(db)
             // One statement per attempt number (nearly always one for the batch): jobs that
             // failed as often retry together, at one jittered time.
             for (attempts, indices) in Dictionary(grouping: jobs.indices, by: { jobs[$0].attempts }) {

@@ -121,10 +121,12 @@ public enum ServiceDatabase {
         }
         // The due index carries the kind, so the claim filters kinds and `/metrics` counts
         // due jobs from the index alone: the gauges used to read the whole table every second,
-        // most of a core at rest with a million streak deadlines waiting.
+        // most of a core at rest with a million streak deadlines waiting. `seq` comes before
+        // the kind so the index keeps the claim's order (due time, then seq): a million
+        // deadlines due at the same local 22:00 are not sorted again for every claim.
         migrator.registerMigration("kit.jobs.v2") { db in
             try db.drop(index: "kit_job_due")
-            try db.create(index: "kit_job_due", on: "kit_job", columns: ["failed_at", "due_at", "kind"])
+            try db.create(index: "kit_job_due", on: "kit_job", columns: ["failed_at", "due_at", "seq", "kind"])
         }
     }
 }
