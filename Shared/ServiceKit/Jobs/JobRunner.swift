@@ -325,9 +325,6 @@ public struct JobRunner: Service {
         }
     }
 
-    /// Counts an attempt on each due job and moves its due time to when it would be retried, in
-    /// one transaction: if the process dies now, that is when the job runs again. Jobs in
-    /// `skipping` (claimed by a run still under way) are left alone.
     /// The next `limit` due jobs of `kinds`, oldest first, read in the due index's order (no
     /// sort, however many are due at the same instant).
     static func due(kinds: [String], now: Date, skipping: Set<Int64>, limit: Int) -> QueryInterfaceRequest<JobRecord> {
@@ -338,6 +335,9 @@ public struct JobRunner: Service {
             .limit(limit)
     }
 
+    /// Counts an attempt on each due job and moves its due time to when it would be retried, in
+    /// one transaction: if the process dies now, that is when the job runs again. Jobs in
+    /// `skipping` (claimed by a run still under way) are left alone.
     func claim(now: Date, skipping: Set<Int64> = []) async throws -> [JobRecord] {
         let kinds = self.kinds.map(\.rawValue)
         let (batchSize, maxBackoff, entropy) = (self.batchSize, self.maxBackoff, self.entropy)
