@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Map clusters of points for every zoom level, by Supercluster's algorithm (greedy clustering
 /// on a Web Mercator grid, one static k-d tree per zoom):
@@ -117,22 +118,27 @@ struct PointClusters: Sendable {
     }
 
     /// One zoom's entries from the tree of the zoom above.
+    ///
+    /// The greedy pass must visit entries in order, but what it asks of the tree does not
+    /// depend on it: every entry's neighbours are looked up first, on all cores
+    /// (``KDTree/neighbourLists(radius:)``), and the pass reads them. An entry taken before
+    /// its turn wastes its lookup: a few percent of them at the busy high zooms, where the
+    /// lookups cost most.
     private static func cluster(_ tree: KDTree, zoom: Int, parameters: Parameters) -> [Entry] {
         let radius = parameters.radius / (parameters.extent * Double(1 << zoom))
+        let lists = tree.neighbourLists(radius: radius)
         var taken = [Bool](repeating: false, count: tree.entries.count)
         var next: [Entry] = []
         next.reserveCapacity(tree.entries.count / 2)
-        var neighbours: [Int] = []
         for index in tree.entries.indices where !taken[index] {
             taken[index] = true
             var entry = tree.entries[index]
-            neighbours.removeAll(keepingCapacity: true)
-            tree.within(x: entry.x, y: entry.y, radius: radius, into: &neighbours)
             var count = entry.count
             var weightedX = entry.x * Double(entry.count)
             var weightedY = entry.y * Double(entry.count)
             var grew = false
-            for neighbour in neighbours where !taken[neighbour] {
+            lists.forEach(of: index) { neighbour in
+                guard !taken[neighbour] else { return }
                 taken[neighbour] = true
                 grew = true
                 let other = tree.entries[neighbour]
@@ -177,21 +183,35 @@ struct PointClusters: Sendable {
 /// median splits by x, then y, down to leaves of `nodeSize`), for box and radius queries.
 struct KDTree: Sendable {
     let entries: [PointClusters.Entry]
-    /// Entry indices in tree order, and their coordinates beside them.
-    private var order: [Int32]
-    private var coordinates: [Double]
+    /// The entries' positions in tree order, each beside its index into `entries`: a hit's
+    /// index is in the cache line its coordinates came from (a build is bound by cache misses,
+    /// since its lookups come in the entries' order, not the tree's).
+    private var nodes: [Node]
     private let nodeSize = 64
+
+    private struct Node {
+        var x: Double
+        var y: Double
+        var index: Int32
+
+        func value(_ axis: Int) -> Double { axis == 0 ? x : y }
+    }
 
     init(_ entries: [PointClusters.Entry]) {
         self.entries = entries
-        order = (0..<Int32(entries.count)).map { $0 }
-        coordinates = [Double](repeating: 0, count: entries.count * 2)
-        for (index, entry) in entries.enumerated() {
-            coordinates[2 * index] = entry.x
-            coordinates[2 * index + 1] = entry.y
+        nodes = entries.enumerated().map { Node(x: $1.x, y: $1.y, index: Int32($0)) }
+        guard entries.count > 1 else { return }
+        let nodeSize = self.nodeSize
+        nodes.withUnsafeMutableBufferPointer { nodes in
+            Sorting(nodes: nodes, nodeSize: nodeSize).sort(
+                left: 0, right: nodes.count - 1, axis: 0, splits: Self.parallelSplits)
         }
-        if entries.count > 1 { sort(left: 0, right: entries.count - 1, axis: 0) }
     }
+
+    /// How many times a sort or a set of lookups is halved across threads: enough halves for
+    /// every core.
+    private static let parallelSplits =
+        Int.bitWidth - (ProcessInfo.processInfo.activeProcessorCount - 1).leadingZeroBitCount
 
     /// Entries with `minX <= x <= maxX` and `minY <= y <= maxY`.
     func range(minX: Double, minY: Double, maxX: Double, maxY: Double) -> [PointClusters.Entry] {
@@ -200,95 +220,161 @@ struct KDTree: Sendable {
         var stack: [(left: Int, right: Int, axis: Int)] = [(0, entries.count - 1, 0)]
         while let (left, right, axis) = stack.popLast() {
             if right - left <= nodeSize {
-                for i in left...right {
-                    let x = coordinates[2 * i]
-                    let y = coordinates[2 * i + 1]
-                    if x >= minX && x <= maxX && y >= minY && y <= maxY { found.append(entries[Int(order[i])]) }
+                for node in nodes[left...right]
+                where node.x >= minX && node.x <= maxX && node.y >= minY && node.y <= maxY {
+                    found.append(entries[Int(node.index)])
                 }
                 continue
             }
             let middle = (left + right) >> 1
-            let x = coordinates[2 * middle]
-            let y = coordinates[2 * middle + 1]
-            if x >= minX && x <= maxX && y >= minY && y <= maxY { found.append(entries[Int(order[middle])]) }
-            let value = axis == 0 ? x : y
+            let node = nodes[middle]
+            if node.x >= minX && node.x <= maxX && node.y >= minY && node.y <= maxY {
+                found.append(entries[Int(node.index)])
+            }
+            let value = node.value(axis)
             if (axis == 0 ? minX : minY) <= value { stack.append((left, middle - 1, 1 - axis)) }
             if (axis == 0 ? maxX : maxY) >= value { stack.append((middle + 1, right, 1 - axis)) }
         }
         return found
     }
 
+    /// Every entry's neighbours within `radius` (itself among them), looked up in slices on all
+    /// cores. They are looked up in the tree's order, not the entries': each lookup then finds
+    /// the leaves the one before it read still in the cache. The lists are then laid out in the
+    /// entries' order, for the greedy pass to read front to back.
+    func neighbourLists(radius: Double) -> NeighbourLists {
+        let sliceCount = nodes.count < 8192 ? 1 : 4 << Self.parallelSplits
+        let sliceSize = max((nodes.count + sliceCount - 1) / sliceCount, 1)
+        let slices = Mutex([Int: (ends: [Int32], found: [Int32])]())
+        DispatchQueue.concurrentPerform(iterations: sliceCount) { slice in
+            let range = min(slice * sliceSize, nodes.count)..<min((slice + 1) * sliceSize, nodes.count)
+            var ends: [Int32] = []
+            ends.reserveCapacity(range.count)
+            var found: [Int32] = []
+            found.reserveCapacity(range.count * 4)
+            for node in nodes[range] {
+                within(x: node.x, y: node.y, radius: radius, into: &found)
+                ends.append(Int32(found.count))
+            }
+            slices.withLock { $0[slice] = (ends, found) }
+        }
+        let bySlot = slices.withLock { slices in (0..<sliceCount).map { slices[$0]! } }
+        // Each entry's count, then where its list ends in entry order.
+        var ends = [Int32](repeating: 0, count: nodes.count)
+        for (slice, lists) in bySlot.enumerated() {
+            var start: Int32 = 0
+            for (position, end) in lists.ends.enumerated() {
+                ends[Int(nodes[slice * sliceSize + position].index)] = end - start
+                start = end
+            }
+        }
+        var total: Int32 = 0
+        for index in ends.indices {
+            total += ends[index]
+            ends[index] = total
+        }
+        let entryEnds = ends
+        var found = [Int32](repeating: 0, count: Int(total))
+        found.withUnsafeMutableBufferPointer { found in
+            nonisolated(unsafe) let found = found
+            // Each slice writes only its own entries' lists.
+            DispatchQueue.concurrentPerform(iterations: sliceCount) { slice in
+                let lists = bySlot[slice]
+                var start = 0
+                for (position, end) in lists.ends.enumerated() {
+                    let entry = Int(nodes[slice * sliceSize + position].index)
+                    var destination = Int(entryEnds[entry]) - (Int(end) - start)
+                    for i in start..<Int(end) {
+                        found[destination] = lists.found[i]
+                        destination += 1
+                    }
+                    start = Int(end)
+                }
+            }
+        }
+        return NeighbourLists(ends: ends, found: found)
+    }
+
+    /// Each entry's neighbours within a radius, one entry's after the other's.
+    struct NeighbourLists: Sendable {
+        /// Where each entry's neighbours end in `found`.
+        let ends: [Int32]
+        let found: [Int32]
+
+        func forEach(of index: Int, _ body: (Int) -> Void) {
+            for i in (index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index]) { body(Int(found[i])) }
+        }
+    }
+
     /// Indices (into `entries`) within `radius` of (x, y), appended to `found`. The hot path of
     /// a build (once per entry per zoom): its work stack lives on the call stack, and the
-    /// coordinates are read without bounds checks.
-    func within(x qx: Double, y qy: Double, radius: Double, into found: inout [Int]) {
+    /// nodes are read without bounds checks.
+    private func within(x qx: Double, y qy: Double, radius: Double, into found: inout [Int32]) {
         guard !entries.isEmpty else { return }
         let squared = radius * radius
         let nodeSize = self.nodeSize
         let count = entries.count
-        order.withUnsafeBufferPointer { order in
-            coordinates.withUnsafeBufferPointer { coordinates in
-                // Depth is below 2 × log2(count): 128 entries cover any array this machine holds.
-                withUnsafeTemporaryAllocation(of: (Int, Int, Int).self, capacity: 128) { stack in
-                    var top = 0
-                    stack[0] = (0, count - 1, 0)
-                    top = 1
-                    while top > 0 {
-                        top -= 1
-                        let (left, right, axis) = stack[top]
-                        if right - left <= nodeSize {
-                            for i in left...right {
-                                let dx = coordinates[2 * i] - qx
-                                let dy = coordinates[2 * i + 1] - qy
-                                if dx * dx + dy * dy <= squared { found.append(Int(order[i])) }
-                            }
-                            continue
+        nodes.withUnsafeBufferPointer { nodes in
+            // Depth is below 2 × log2(count): 128 entries cover any array this machine holds.
+            withUnsafeTemporaryAllocation(of: (Int, Int, Int).self, capacity: 128) { stack in
+                var top = 0
+                stack[0] = (0, count - 1, 0)
+                top = 1
+                while top > 0 {
+                    top -= 1
+                    let (left, right, axis) = stack[top]
+                    if right - left <= nodeSize {
+                        for i in left...right {
+                            let node = nodes[i]
+                            let dx = node.x - qx
+                            let dy = node.y - qy
+                            if dx * dx + dy * dy <= squared { found.append(node.index) }
                         }
-                        let middle = (left + right) >> 1
-                        let x = coordinates[2 * middle]
-                        let y = coordinates[2 * middle + 1]
-                        let dx = x - qx
-                        let dy = y - qy
-                        if dx * dx + dy * dy <= squared { found.append(Int(order[middle])) }
-                        let value = axis == 0 ? x : y
-                        let query = axis == 0 ? qx : qy
-                        if query - radius <= value {
-                            stack[top] = (left, middle - 1, 1 - axis)
-                            top += 1
-                        }
-                        if query + radius >= value {
-                            stack[top] = (middle + 1, right, 1 - axis)
-                            top += 1
-                        }
+                        continue
+                    }
+                    let middle = (left + right) >> 1
+                    let node = nodes[middle]
+                    let dx = node.x - qx
+                    let dy = node.y - qy
+                    if dx * dx + dy * dy <= squared { found.append(node.index) }
+                    let value = node.value(axis)
+                    let query = axis == 0 ? qx : qy
+                    if query - radius <= value {
+                        stack[top] = (left, middle - 1, 1 - axis)
+                        top += 1
+                    }
+                    if query + radius >= value {
+                        stack[top] = (middle + 1, right, 1 - axis)
+                        top += 1
                     }
                 }
             }
         }
     }
 
-    /// Sorts `left...right` so that each node's middle element is the median on its axis
-    /// (over the arrays' raw storage: the build's other hot path).
-    private mutating func sort(left: Int, right: Int, axis: Int) {
-        let nodeSize = self.nodeSize
-        order.withUnsafeMutableBufferPointer { order in
-            coordinates.withUnsafeMutableBufferPointer { coordinates in
-                let tree = Sorting(order: order, coordinates: coordinates, nodeSize: nodeSize)
-                tree.sort(left: left, right: right, axis: axis)
-            }
-        }
-    }
-
-    private struct Sorting {
-        let order: UnsafeMutableBufferPointer<Int32>
-        let coordinates: UnsafeMutableBufferPointer<Double>
+    /// Sorts `left...right` so that each node's middle element is the median on its axis, over
+    /// the array's raw storage (the build's other hot path). The halves below a node touch
+    /// disjoint ranges, so the first `splits` levels sort their halves on two threads.
+    private struct Sorting: @unchecked Sendable {
+        let nodes: UnsafeMutableBufferPointer<Node>
         let nodeSize: Int
 
-        func sort(left: Int, right: Int, axis: Int) {
+        func sort(left: Int, right: Int, axis: Int, splits: Int = 0) {
             if right - left <= nodeSize { return }
             let middle = (left + right) >> 1
             select(middle, left: left, right: right, axis: axis)
-            sort(left: left, right: middle - 1, axis: 1 - axis)
-            sort(left: middle + 1, right: right, axis: 1 - axis)
+            if splits > 0 && right - left > 65536 {
+                DispatchQueue.concurrentPerform(iterations: 2) { half in
+                    if half == 0 {
+                        sort(left: left, right: middle - 1, axis: 1 - axis, splits: splits - 1)
+                    } else {
+                        sort(left: middle + 1, right: right, axis: 1 - axis, splits: splits - 1)
+                    }
+                }
+            } else {
+                sort(left: left, right: middle - 1, axis: 1 - axis)
+                sort(left: middle + 1, right: right, axis: 1 - axis)
+            }
         }
 
         /// Moves the `k`-th smallest (on `axis`) of `left...right` to `k`, smaller ones before
@@ -298,19 +384,19 @@ struct KDTree: Sendable {
             var left = left
             var right = right
             while right > left {
-                let pivot = coordinates[2 * medianOfThree(left, (left + right) >> 1, right, axis: axis) + axis]
+                let pivot = nodes[medianOfThree(left, (left + right) >> 1, right, axis: axis)].value(axis)
                 // left..<less: smaller; less..<i: equal; greater+1...right: larger.
                 var less = left
                 var i = left
                 var greater = right
                 while i <= greater {
-                    let value = coordinates[2 * i + axis]
+                    let value = nodes[i].value(axis)
                     if value < pivot {
-                        swapAt(i, less)
+                        nodes.swapAt(i, less)
                         less += 1
                         i += 1
                     } else if value > pivot {
-                        swapAt(i, greater)
+                        nodes.swapAt(i, greater)
                         greater -= 1
                     } else {
                         i += 1
@@ -327,17 +413,10 @@ struct KDTree: Sendable {
         }
 
         func medianOfThree(_ a: Int, _ b: Int, _ c: Int, axis: Int) -> Int {
-            let (va, vb, vc) = (coordinates[2 * a + axis], coordinates[2 * b + axis], coordinates[2 * c + axis])
+            let (va, vb, vc) = (nodes[a].value(axis), nodes[b].value(axis), nodes[c].value(axis))
             if (va <= vb) == (vb <= vc) { return b }
             if (vb <= va) == (va <= vc) { return a }
             return c
-        }
-
-        func swapAt(_ i: Int, _ j: Int) {
-            guard i != j else { return }
-            order.swapAt(i, j)
-            coordinates.swapAt(2 * i, 2 * j)
-            coordinates.swapAt(2 * i + 1, 2 * j + 1)
         }
     }
 }
