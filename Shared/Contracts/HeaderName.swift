@@ -16,6 +16,8 @@ public enum HeaderName {
     public static let rateLimitPolicy = "ratelimit-policy"
     /// Seconds to wait before retrying a 429 or 503.
     public static let retryAfter = "retry-after"
+    /// W3C Server Timing: how long a service spent on named parts of its answer.
+    public static let serverTiming = "server-timing"
 
     /// Every header whose name starts with this prefix is internal: the gateway removes any a
     /// client sends and sets the ones it owns itself.

@@ -25,6 +25,9 @@ extension FeedRouterTests {
     ) async throws -> MapClusters {
         let response = try await client.get("/v1/feed/map/clusters?\(box)&zoom=\(zoom)", token: token)
         #expect(response.status == .ok, "\(String(buffer: response.body))")
+        // The index query's own time, for benchmarks.
+        let timing = response.headers[.serverTiming] ?? ""
+        #expect(timing.hasPrefix("index;dur=") && Double(timing.dropFirst("index;dur=".count)) != nil, "\(timing)")
         return try response.json(MapClusters.self)
     }
 

@@ -6,7 +6,8 @@ import ServiceKit
 /// Unum's map: `GET /v1/feed/map/clusters?minLat=&minLon=&maxLat=&maxLon=&zoom=` (the box as
 /// clusters and single posts at a zoom level, from the index ``MapIndexBuilder`` keeps) and
 /// `GET /v1/feed/map/posts?minLat=&minLon=&maxLat=&maxLon=&limit=&cursor=` (every post in the
-/// box, newest first, paged). A box may cross the antimeridian (`minLon > maxLon`).
+/// box, newest first, paged). A box may cross the antimeridian (`minLon > maxLon`). A clusters
+/// answer's `Server-Timing` says how long the index query itself took (`index;dur=`, ms).
 struct MapController: Sendable {
     let store: FeedStore
     let index: MapIndexBuilder
@@ -29,9 +30,11 @@ struct MapController: Sendable {
         guard let built = index.built else {
             throw ServiceError(.serviceUnavailable, "The map is still being indexed; try again in a moment.")
         }
+        let started = ContinuousClock.now
         let found = built.clusters.entries(
             minLatitude: box.minLatitude, minLongitude: box.minLongitude, maxLatitude: box.maxLatitude,
             maxLongitude: box.maxLongitude, zoom: zoom)
+        let queried = ContinuousClock.now - started
         let clusters = found.filter(\.isCluster).map { entry in
             MapCluster(
                 id: entry.id, count: entry.count, latitude: entry.latitude, longitude: entry.longitude,
@@ -43,9 +46,12 @@ struct MapController: Sendable {
         let posts = try await store.mapPosts(
             ids: found.filter { !$0.isCluster }.map(\.postID), viewer: user.userID, limit: Self.postLimit,
             now: clock.now())
-        return Response.json(
+        var response = Response.json(
             encoded: try MapClustersJSON.encode(
                 MapClusters(zoom: zoom, clusters: clusters, posts: posts, indexedAt: built.at)))
+        let milliseconds = Double(queried.components.attoseconds) / 1e15 + Double(queried.components.seconds) * 1e3
+        response.headers[.serverTiming] = "index;dur=" + String(format: "%.3f", milliseconds)
+        return response
     }
 
     @Sendable func posts(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -17,6 +17,8 @@ extension HTTPField.Name {
     public static let rateLimit = HTTPField.Name(HeaderName.rateLimit)!
     /// `ratelimit-policy`.
     public static let rateLimitPolicy = HTTPField.Name(HeaderName.rateLimitPolicy)!
+    /// `server-timing`.
+    public static let serverTiming = HTTPField.Name(HeaderName.serverTiming)!
     /// `x-pinhole-client-ip`.
     public static let pinholeClientIP = HTTPField.Name(HeaderName.clientIP)!
 }
