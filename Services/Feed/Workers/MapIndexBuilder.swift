@@ -8,7 +8,7 @@ import Synchronization
 /// The map's cluster index, rebuilt in the background: at start, then whenever posts changed
 /// (`map_version` moved), at most every `interval`. Requests read the index built last
 /// meanwhile, so a new, hidden or deleted post shows on the clusters within `interval` plus one
-/// build (about 2 s for a million posts, `docs/PERFORMANCE.md`).
+/// build (3–3.5 s for a million posts on every core of a slow day, `docs/PERFORMANCE.md`).
 ///
 /// Rebuilt rather than updated in place: Supercluster's levels depend on the order points
 /// are visited, so an insert can reshape clusters at every zoom above it; a rebuild keeps them
@@ -53,8 +53,8 @@ final class MapIndexBuilder: Service, Sendable {
         let started = ContinuousClock.now
         let (read, points) = try await store.mapPoints()
         let loaded = ContinuousClock.now
-        // Seconds of CPU for a big map: on a thread of its own, not one of the few the
-        // requests are served on.
+        // Seconds of CPU for a big map: on Dispatch's threads (its lookups spread over every
+        // core), not on the event loops or the tasks the requests are served on.
         let clusters = await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
                 continuation.resume(returning: PointClusters(points: points))
