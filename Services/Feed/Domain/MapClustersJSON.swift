@@ -25,29 +25,55 @@ enum MapClustersJSON {
         return out
     }
 
+    /// Written piece by piece straight into the buffer: no text is put together on the way
+    /// (building each cluster's text first cost more than the writing).
     private static func write(_ cluster: MapCluster, into out: inout ByteBuffer) {
         let box = cluster.box
-        out.writeString(
-            "{\"box\":{\"maxLatitude\":\(number(box.maxLatitude)),\"maxLongitude\":\(number(box.maxLongitude)),"
-                + "\"minLatitude\":\(number(box.minLatitude)),\"minLongitude\":\(number(box.minLongitude))},"
-                + "\"count\":\(cluster.count),\"expansionZoom\":\(cluster.expansionZoom),\"id\":")
+        out.writeStaticString("{\"box\":{\"maxLatitude\":")
+        number(box.maxLatitude, into: &out)
+        out.writeStaticString(",\"maxLongitude\":")
+        number(box.maxLongitude, into: &out)
+        out.writeStaticString(",\"minLatitude\":")
+        number(box.minLatitude, into: &out)
+        out.writeStaticString(",\"minLongitude\":")
+        number(box.minLongitude, into: &out)
+        out.writeStaticString("},\"count\":")
+        out.writeString(String(cluster.count))
+        out.writeStaticString(",\"expansionZoom\":")
+        out.writeString(String(cluster.expansionZoom))
+        out.writeStaticString(",\"id\":")
         string(cluster.id, into: &out)
-        out.writeString(
-            ",\"latitude\":\(number(cluster.latitude)),\"longitude\":\(number(cluster.longitude)),\"postId\":")
+        out.writeStaticString(",\"latitude\":")
+        number(cluster.latitude, into: &out)
+        out.writeStaticString(",\"longitude\":")
+        number(cluster.longitude, into: &out)
+        out.writeStaticString(",\"postId\":")
         string(cluster.postId, into: &out)
-        out.writeString("}")
+        out.writeStaticString("}")
     }
 
     /// A finite double as `JSONEncoder` writes it: the shortest text that reads back the same,
-    /// without a trailing `.0`.
-    static func number(_ value: Double) -> String {
-        let text = value.description
-        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    /// without a trailing `.0` (short enough to need no allocation).
+    static func number(_ value: Double, into out: inout ByteBuffer) {
+        let text = value.description.utf8
+        if text.count > 2, text[text.index(text.endIndex, offsetBy: -2)] == UInt8(ascii: "."),
+            text.last == UInt8(ascii: "0")
+        {
+            out.writeBytes(text.dropLast(2))
+        } else {
+            out.writeBytes(text)
+        }
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped, slashes not.
+    /// A JSON string: quotes, backslashes and control characters escaped, slashes not. Most
+    /// strings (ids) need no escape and are copied whole.
     static func string(_ value: String, into out: inout ByteBuffer) {
         out.writeInteger(UInt8(ascii: "\""))
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.writeString(value)
+            out.writeInteger(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.writeString("\\\"")
