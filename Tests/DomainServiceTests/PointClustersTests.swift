@@ -91,6 +91,35 @@ import Testing
         #expect(abs(city[0].minLatitude - 48.85) < 1e-5 && abs(city[0].maxLongitude - 2.352) < 1e-5)
     }
 
+    /// Thousands of posts at one spot (a stadium, or apps that send a coarse place) make more
+    /// neighbours than an entry's list holds: the first of them takes all the others, at every
+    /// zoom, and nothing is counted twice or lost.
+    @Test func aCrowdAtOneSpotIsOneClusterSeededByItsFirstPost() {
+        let crowd = (0..<5000).map { (id: "crowd\($0)", latitude: 51.5560, longitude: -0.2796) }
+        // A ring of posts 2 km away, one between each two of the crowd's.
+        let ring = (0..<100).map { n in
+            let angle = Double(n) / 100 * 2 * .pi
+            return (id: "ring\(n)", latitude: 51.5560 + 0.018 * sin(angle), longitude: -0.2796 + 0.029 * cos(angle))
+        }
+        var points: [(id: String, latitude: Double, longitude: Double)] = []
+        for (index, point) in crowd.enumerated() {
+            points.append(point)
+            if index % 50 == 25 { points.append(ring[index / 50]) }
+        }
+        #expect(PointClusters.listLimit < crowd.count)
+        let clusters = PointClusters(points: points)
+        for zoom in 0...17 {
+            let found = clusters.entries(
+                minLatitude: -90, minLongitude: -180, maxLatitude: 90, maxLongitude: 180, zoom: zoom)
+            #expect(found.reduce(0) { $0 + $1.count } == points.count, "zoom \(zoom)")
+            if zoom == 16 {
+                let biggest = found.max { $0.count < $1.count }
+                #expect(biggest?.postID == "crowd0" && biggest?.count == crowd.count)
+                #expect(found.count == 1 + ring.count)
+            }
+        }
+    }
+
     /// pysupercluster's clusters of the whole world at each zoom, same parameters (radius 40,
     /// extent 512, zooms 0–16).
     static func pysupercluster(

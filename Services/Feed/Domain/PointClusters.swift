@@ -117,19 +117,26 @@ struct PointClusters: Sendable {
         }
     }
 
+    /// The most neighbours an entry's list holds: the lists' memory stays below this many
+    /// indices per entry (the busiest zoom of a million city posts averages about four).
+    static let listLimit = 32
+
     /// One zoom's entries from the tree of the zoom above.
     ///
     /// The greedy pass must visit entries in order, but what it asks of the tree does not
     /// depend on it: every entry's neighbours are looked up first, on all cores
-    /// (``KDTree/neighbourLists(radius:)``), and the pass reads them. An entry taken before
-    /// its turn wastes its lookup: a few percent of them at the busy high zooms, where the
-    /// lookups cost most.
+    /// (``KDTree/neighbourLists(radius:limit:)``), and the pass reads them. An entry taken
+    /// before its turn wastes its lookup: a few percent of them at the busy high zooms, where
+    /// the lookups cost most. An entry with more neighbours than `listLimit` (a crowd at one
+    /// spot, where one entry takes all the others) is looked up when its turn comes, as it
+    /// would be without lists, so a crowd costs neither time nor memory by the square of its size.
     private static func cluster(_ tree: KDTree, zoom: Int, parameters: Parameters) -> [Entry] {
         let radius = parameters.radius / (parameters.extent * Double(1 << zoom))
-        let lists = tree.neighbourLists(radius: radius)
+        let lists = tree.neighbourLists(radius: radius, limit: listLimit)
         var taken = [Bool](repeating: false, count: tree.entries.count)
         var next: [Entry] = []
         next.reserveCapacity(tree.entries.count / 2)
+        var crowd: [Int32] = []
         for index in tree.entries.indices where !taken[index] {
             taken[index] = true
             var entry = tree.entries[index]
@@ -137,7 +144,7 @@ struct PointClusters: Sendable {
             var weightedX = entry.x * Double(entry.count)
             var weightedY = entry.y * Double(entry.count)
             var grew = false
-            lists.forEach(of: index) { neighbour in
+            lists.forEach(of: index, orLookUpIn: tree, radius: radius, using: &crowd) { neighbour in
                 guard !taken[neighbour] else { return }
                 taken[neighbour] = true
                 grew = true
@@ -241,8 +248,9 @@ struct KDTree: Sendable {
     /// Every entry's neighbours within `radius` (itself among them), looked up in slices on all
     /// cores. They are looked up in the tree's order, not the entries': each lookup then finds
     /// the leaves the one before it read still in the cache. The lists are then laid out in the
-    /// entries' order, for the greedy pass to read front to back.
-    func neighbourLists(radius: Double) -> NeighbourLists {
+    /// entries' order, for the greedy pass to read front to back. A lookup stops at `limit`
+    /// neighbours and leaves its entry's list empty and marked, to be looked up when needed.
+    func neighbourLists(radius: Double, limit: Int) -> NeighbourLists {
         let sliceCount = nodes.count < 8192 ? 1 : 4 << Self.parallelSplits
         let sliceSize = max((nodes.count + sliceCount - 1) / sliceCount, 1)
         let slices = Mutex([Int: (ends: [Int32], found: [Int32])]())
@@ -253,19 +261,30 @@ struct KDTree: Sendable {
             var found: [Int32] = []
             found.reserveCapacity(range.count * 4)
             for node in nodes[range] {
-                within(x: node.x, y: node.y, radius: radius, into: &found)
-                ends.append(Int32(found.count))
+                let start = found.count
+                if !within(x: node.x, y: node.y, radius: radius, into: &found, limit: limit) {
+                    found.removeSubrange(start...)
+                    ends.append(-1)
+                } else {
+                    ends.append(Int32(found.count))
+                }
             }
             slices.withLock { $0[slice] = (ends, found) }
         }
         let bySlot = slices.withLock { slices in (0..<sliceCount).map { slices[$0]! } }
         // Each entry's count, then where its list ends in entry order.
         var ends = [Int32](repeating: 0, count: nodes.count)
+        var crowded: Set<Int32> = []
         for (slice, lists) in bySlot.enumerated() {
             var start: Int32 = 0
             for (position, end) in lists.ends.enumerated() {
-                ends[Int(nodes[slice * sliceSize + position].index)] = end - start
-                start = end
+                let entry = nodes[slice * sliceSize + position].index
+                if end < 0 {
+                    crowded.insert(entry)
+                } else {
+                    ends[Int(entry)] = end - start
+                    start = end
+                }
             }
         }
         var total: Int32 = 0
@@ -281,7 +300,7 @@ struct KDTree: Sendable {
             DispatchQueue.concurrentPerform(iterations: sliceCount) { slice in
                 let lists = bySlot[slice]
                 var start = 0
-                for (position, end) in lists.ends.enumerated() {
+                for (position, end) in lists.ends.enumerated() where end >= 0 {
                     let entry = Int(nodes[slice * sliceSize + position].index)
                     var destination = Int(entryEnds[entry]) - (Int(end) - start)
                     for i in start..<Int(end) {
@@ -292,7 +311,7 @@ struct KDTree: Sendable {
                 }
             }
         }
-        return NeighbourLists(ends: ends, found: found)
+        return NeighbourLists(ends: ends, found: found, crowded: crowded)
     }
 
     /// Each entry's neighbours within a radius, one entry's after the other's.
@@ -300,21 +319,39 @@ struct KDTree: Sendable {
         /// Where each entry's neighbours end in `found`.
         let ends: [Int32]
         let found: [Int32]
+        /// Entries with too many neighbours to list (their lists are empty).
+        let crowded: Set<Int32>
 
-        func forEach(of index: Int, _ body: (Int) -> Void) {
+        /// Calls `body` with each neighbour of `index`: from its list, or for a crowded entry
+        /// from a lookup in `tree` now (into `scratch`).
+        func forEach(
+            of index: Int, orLookUpIn tree: KDTree, radius: Double, using scratch: inout [Int32],
+            _ body: (Int) -> Void
+        ) {
+            if !crowded.isEmpty, crowded.contains(Int32(index)) {
+                scratch.removeAll(keepingCapacity: true)
+                let entry = tree.entries[index]
+                _ = tree.within(x: entry.x, y: entry.y, radius: radius, into: &scratch, limit: .max)
+                for neighbour in scratch { body(Int(neighbour)) }
+                return
+            }
             for i in (index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index]) { body(Int(found[i])) }
         }
     }
 
-    /// Indices (into `entries`) within `radius` of (x, y), appended to `found`. The hot path of
-    /// a build (once per entry per zoom): its work stack lives on the call stack, and the
-    /// nodes are read without bounds checks.
-    private func within(x qx: Double, y qy: Double, radius: Double, into found: inout [Int32]) {
-        guard !entries.isEmpty else { return }
+    /// Indices (into `entries`) within `radius` of (x, y), appended to `found`; false, with
+    /// `found` part-way, as soon as more than `limit` were found. The hot path of a build (once
+    /// per entry per zoom): its work stack lives on the call stack, and the nodes are read
+    /// without bounds checks.
+    fileprivate func within(
+        x qx: Double, y qy: Double, radius: Double, into found: inout [Int32], limit: Int
+    ) -> Bool {
+        guard !entries.isEmpty else { return true }
         let squared = radius * radius
         let nodeSize = self.nodeSize
         let count = entries.count
-        nodes.withUnsafeBufferPointer { nodes in
+        let stop = limit == .max ? Int.max : found.count + limit
+        return nodes.withUnsafeBufferPointer { nodes in
             // Depth is below 2 × log2(count): 128 entries cover any array this machine holds.
             withUnsafeTemporaryAllocation(of: (Int, Int, Int).self, capacity: 128) { stack in
                 var top = 0
@@ -330,6 +367,7 @@ struct KDTree: Sendable {
                             let dy = node.y - qy
                             if dx * dx + dy * dy <= squared { found.append(node.index) }
                         }
+                        if found.count > stop { return false }
                         continue
                     }
                     let middle = (left + right) >> 1
@@ -337,6 +375,7 @@ struct KDTree: Sendable {
                     let dx = node.x - qx
                     let dy = node.y - qy
                     if dx * dx + dy * dy <= squared { found.append(node.index) }
+                    if found.count > stop { return false }
                     let value = node.value(axis)
                     let query = axis == 0 ? qx : qy
                     if query - radius <= value {
@@ -348,6 +387,7 @@ struct KDTree: Sendable {
                         top += 1
                     }
                 }
+                return true
             }
         }
     }
