@@ -29,10 +29,19 @@ import Testing
                     maxLongitude: coordinate(180)),
                 expansionZoom: n % 21, postId: "p\(n)")
         }
-        let answer = MapClusters(
-            zoom: 12, clusters: clusters, posts: [], indexedAt: Date(timeIntervalSince1970: 1_795_756_421.123))
-        let expected = try JSONCoding.sharedEncoder.encode(answer)
-        let written = try MapClustersJSON.encode(answer)
-        #expect(String(buffer: written) == String(decoding: expected, as: UTF8.self))
+        // With no single posts, and with some (they go through the encoder).
+        let posts = (0..<3).map { n in
+            Post(
+                id: "p\(n)", authorId: "u\(n)", mediaId: "m\(n)", caption: n == 0 ? nil : "a \"caption\"",
+                latitude: coordinate(85), longitude: coordinate(180), score: n, upvotes: n, downvotes: 0,
+                myVote: nil, distanceM: nil, createdAt: Date(timeIntervalSince1970: 1_795_756_000.5 + Double(n)))
+        }
+        for singles in [[], posts] {
+            let answer = MapClusters(
+                zoom: 12, clusters: clusters, posts: singles, indexedAt: Date(timeIntervalSince1970: 1_795_756_421.123))
+            let expected = try JSONCoding.sharedEncoder.encode(answer)
+            let written = try MapClustersJSON.encode(answer)
+            #expect(String(buffer: written) == String(decoding: expected, as: UTF8.self), "\(singles.count) posts")
+        }
     }
 }

@@ -6,7 +6,7 @@ import ServiceKit
 /// A clusters answer's JSON, its clusters written by hand: `JSONEncoder` spent nearly all of a
 /// clusters answer's CPU on its five or six hundred clusters (docs/PERFORMANCE.md). The same
 /// bytes `JSONCoding`'s encoder writes (sorted keys, the same numbers; a test compares them);
-/// the posts and the date still go through that encoder.
+/// the posts still go through that encoder.
 enum MapClustersJSON {
     static func encode(_ answer: MapClusters) throws -> ByteBuffer {
         let encoder = JSONCoding.sharedEncoder
@@ -18,9 +18,13 @@ enum MapClustersJSON {
             write(cluster, into: &out)
         }
         out.writeString("],\"indexedAt\":")
-        out.writeBytes(try encoder.encode(answer.indexedAt))
+        string(JSONCoding.timestamp(answer.indexedAt), into: &out)
         out.writeString(",\"posts\":")
-        out.writeBytes(try encoder.encode(answer.posts))
+        if answer.posts.isEmpty {
+            out.writeStaticString("[]")
+        } else {
+            out.writeBytes(try encoder.encode(answer.posts))
+        }
         out.writeString(",\"zoom\":\(answer.zoom)}")
         return out
     }
