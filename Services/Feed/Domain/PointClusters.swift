@@ -249,7 +249,8 @@ struct KDTree: Sendable {
     /// cores. They are looked up in the tree's order, not the entries': each lookup then finds
     /// the leaves the one before it read still in the cache. The lists are then laid out in the
     /// entries' order, for the greedy pass to read front to back. A lookup stops at `limit`
-    /// neighbours and leaves its entry's list empty and marked, to be looked up when needed.
+    /// neighbours and leaves its entry's list empty (any other list holds at least its own
+    /// entry), to be looked up when needed.
     func neighbourLists(radius: Double, limit: Int) -> NeighbourLists {
         let sliceCount = nodes.count < 8192 ? 1 : 4 << Self.parallelSplits
         let sliceSize = max((nodes.count + sliceCount - 1) / sliceCount, 1)
@@ -274,17 +275,11 @@ struct KDTree: Sendable {
         let bySlot = slices.withLock { slices in (0..<sliceCount).map { slices[$0]! } }
         // Each entry's count, then where its list ends in entry order.
         var ends = [Int32](repeating: 0, count: nodes.count)
-        var crowded: Set<Int32> = []
         for (slice, lists) in bySlot.enumerated() {
             var start: Int32 = 0
-            for (position, end) in lists.ends.enumerated() {
-                let entry = nodes[slice * sliceSize + position].index
-                if end < 0 {
-                    crowded.insert(entry)
-                } else {
-                    ends[Int(entry)] = end - start
-                    start = end
-                }
+            for (position, end) in lists.ends.enumerated() where end >= 0 {
+                ends[Int(nodes[slice * sliceSize + position].index)] = end - start
+                start = end
             }
         }
         var total: Int32 = 0
@@ -311,16 +306,14 @@ struct KDTree: Sendable {
                 }
             }
         }
-        return NeighbourLists(ends: ends, found: found, crowded: crowded)
+        return NeighbourLists(ends: ends, found: found)
     }
 
     /// Each entry's neighbours within a radius, one entry's after the other's.
     struct NeighbourLists: Sendable {
-        /// Where each entry's neighbours end in `found`.
+        /// Where each entry's neighbours end in `found`; an empty list is a crowd's.
         let ends: [Int32]
         let found: [Int32]
-        /// Entries with too many neighbours to list (their lists are empty).
-        let crowded: Set<Int32>
 
         /// Calls `body` with each neighbour of `index`: from its list, or for a crowded entry
         /// from a lookup in `tree` now (into `scratch`).
@@ -328,14 +321,16 @@ struct KDTree: Sendable {
             of index: Int, orLookUpIn tree: KDTree, radius: Double, using scratch: inout [Int32],
             _ body: (Int) -> Void
         ) {
-            if !crowded.isEmpty, crowded.contains(Int32(index)) {
+            let start = index == 0 ? 0 : Int(ends[index - 1])
+            let end = Int(ends[index])
+            if start == end {
                 scratch.removeAll(keepingCapacity: true)
                 let entry = tree.entries[index]
                 _ = tree.within(x: entry.x, y: entry.y, radius: radius, into: &scratch, limit: .max)
                 for neighbour in scratch { body(Int(neighbour)) }
                 return
             }
-            for i in (index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index]) { body(Int(found[i])) }
+            for i in start..<end { body(Int(found[i])) }
         }
     }
 
