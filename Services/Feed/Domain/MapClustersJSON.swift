@@ -33,27 +33,27 @@ enum MapClustersJSON {
     /// (building each cluster's text first cost more than the writing).
     private static func write(_ cluster: MapCluster, into out: inout ByteBuffer) {
         let box = cluster.box
-        out.writeStaticString("{\"box\":{\"maxLatitude\":")
-        number(box.maxLatitude, into: &out)
-        out.writeStaticString(",\"maxLongitude\":")
-        number(box.maxLongitude, into: &out)
-        out.writeStaticString(",\"minLatitude\":")
-        number(box.minLatitude, into: &out)
-        out.writeStaticString(",\"minLongitude\":")
-        number(box.minLongitude, into: &out)
+        number(box.maxLatitude, after: "{\"box\":{\"maxLatitude\":", into: &out)
+        number(box.maxLongitude, after: ",\"maxLongitude\":", into: &out)
+        number(box.minLatitude, after: ",\"minLatitude\":", into: &out)
+        number(box.minLongitude, after: ",\"minLongitude\":", into: &out)
         out.writeStaticString("},\"count\":")
         out.writeString(String(cluster.count))
         out.writeStaticString(",\"expansionZoom\":")
         out.writeString(String(cluster.expansionZoom))
         out.writeStaticString(",\"id\":")
         string(cluster.id, into: &out)
-        out.writeStaticString(",\"latitude\":")
-        number(cluster.latitude, into: &out)
-        out.writeStaticString(",\"longitude\":")
-        number(cluster.longitude, into: &out)
+        number(cluster.latitude, after: ",\"latitude\":", into: &out)
+        number(cluster.longitude, after: ",\"longitude\":", into: &out)
         out.writeStaticString(",\"postId\":")
         string(cluster.postId, into: &out)
         out.writeStaticString("}")
+    }
+
+    /// `key` (the text before a member's value), then the number.
+    private static func number(_ value: Double, after key: StaticString, into out: inout ByteBuffer) {
+        out.writeStaticString(key)
+        number(value, into: &out)
     }
 
     /// A finite double as `JSONEncoder` writes it: the shortest text that reads back the same,
