@@ -49,8 +49,7 @@ struct MapController: Sendable {
         var response = Response.json(
             encoded: try MapClustersJSON.encode(
                 MapClusters(zoom: zoom, clusters: clusters, posts: posts, indexedAt: built.at)))
-        let milliseconds = Double(queried.components.attoseconds) / 1e15 + Double(queried.components.seconds) * 1e3
-        response.headers[.serverTiming] = "index;dur=" + String(format: "%.3f", milliseconds)
+        response.headers[.serverTiming] = "index;dur=" + String(format: "%.3f", queried.inMilliseconds)
         return response
     }
 

@@ -61,16 +61,12 @@ final class MapIndexBuilder: Service, Sendable {
             }
         }
         current.withLock { $0 = Built(clusters: clusters, version: read, at: clock.now()) }
-        let (reading, building) = (Self.seconds(loaded - started), Self.seconds(ContinuousClock.now - loaded))
+        let (reading, building) = ((loaded - started).inSeconds, (ContinuousClock.now - loaded).inSeconds)
         Gauge(label: "feed_map_index_points").record(points.count)
         Gauge(label: "feed_map_index_read_seconds").record(reading)
         Gauge(label: "feed_map_index_build_seconds").record(building)
         logger.debug(
             "map clusters rebuilt",
             metadata: ["points": "\(points.count)", "read_seconds": "\(reading)", "build_seconds": "\(building)"])
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

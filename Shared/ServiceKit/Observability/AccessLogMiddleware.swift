@@ -17,10 +17,9 @@ public struct AccessLogMiddleware<Context: ServiceRequestContextProtocol>: Route
         let start = ContinuousClock.now
         let response = try await next(request, context)
         let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         context.logger.log(
             level: level, "\(request.method) \(request.uri.path) \(response.status.code)",
-            metadata: ["duration_ms": .string(String(format: "%.1f", milliseconds))])
+            metadata: ["duration_ms": .string(String(format: "%.1f", elapsed.inMilliseconds))])
         return response
     }
 }
