@@ -253,10 +253,14 @@ public final class FakePushProviders: Sendable {
             var iat: IssuedAtClaim
             func verify(using algorithm: some JWTAlgorithm) throws {}
         }
-        if let issued = state.withLock({ $0.providerTokens[token] }) { return abs(issued.timeIntervalSinceNow) < 3600 }
+        // Ages are judged on the pushing stack's clock, for a token seen before as for a new one.
+        let offset = state.withLock { $0.clockOffset }
+        if let issued = state.withLock({ $0.providerTokens[token] }) {
+            return abs(issued.timeIntervalSinceNow - offset) < 3600
+        }
         let keys = await JWTKeyCollection().add(ecdsa: apnsKey.publicKey, kid: JWKIdentifier(string: keyID))
         guard let claims = try? await keys.verify(token, as: ProviderToken.self), claims.iss.value == teamID,
-            abs(claims.iat.value.timeIntervalSinceNow - state.withLock { $0.clockOffset }) < 3600
+            abs(claims.iat.value.timeIntervalSinceNow - offset) < 3600
         else { return false }
         state.withLock { $0.providerTokens[token] = claims.iat.value }
         return true
