@@ -38,4 +38,36 @@ import Testing
             #expect(plan.contains { ($0["detail"] as String).contains("post_by_place") })
         }
     }
+
+    /// Nearby reads a cell's candidates, votes and all, from the cell's index alone: the post
+    /// row is never sought (a 1,000-post ranking read each row for its votes). SQLite's plan
+    /// says `USING INDEX` either way (the partial index's own condition names columns it does
+    /// not hold); the program shows it: no column is read through a cursor on the table.
+    @Test func aCellsCandidatesAreReadFromItsIndexAlone() throws {
+        let queue = try DatabaseQueue()
+        var migrator = DatabaseMigrator()
+        FeedStore.registerMigrations(&migrator)
+        try migrator.migrate(queue)
+        let grids = FeedStore.PlaceIndex.posts.grids
+        #expect(grids.count == 3)
+        try queue.read { db in
+            let table = try #require(
+                try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'post'"))
+            for grid in grids {
+                for after in [false, true] {
+                    let sql = FeedStore.cellSQL(.posts, grid: grid, after: after)
+                    let arguments: StatementArguments = [
+                        "cell": 1, "minLat": 48.8, "maxLat": 48.9, "minLon": 2.3, "maxLon": 2.4, "afterMs": 1,
+                        "afterID": "p",
+                    ]
+                    let program = try Row.fetchAll(db, sql: "EXPLAIN " + sql, arguments: arguments)
+                        .map { (opcode: $0["opcode"] as String, p1: $0["p1"] as Int, p2: $0["p2"] as Int) }
+                    let tableCursors = Set(program.filter { $0.opcode == "OpenRead" && $0.p2 == table }.map(\.p1))
+                    let read = program.filter { $0.opcode == "Column" }.map(\.p1)
+                    #expect(!read.isEmpty)
+                    #expect(read.allSatisfy { !tableCursors.contains($0) }, "\(grid.name): \(program)")
+                }
+            }
+        }
+    }
 }

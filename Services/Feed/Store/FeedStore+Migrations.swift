@@ -387,5 +387,20 @@ extension FeedStore {
                     WHERE latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL;
                     """)
         }
+        // The cells' indexes carry each post's votes: ranked nearby orders the circle's 1,000
+        // newest by them, and reading each from its row (a table lookup per candidate) was four
+        // fifths of reading a 5 km circle's candidates. A vote now also moves the post's entries.
+        migrator.registerMigration("feed.v15.place-cells-with-votes") { db in
+            for (column, name) in [
+                ("place_block", "post_by_block"), ("place_cell", "post_by_cell"), ("place_region", "post_by_region"),
+            ] {
+                try db.execute(
+                    sql: """
+                        DROP INDEX \(name);
+                        CREATE INDEX \(name) ON post (\(column), created_ms, id, latitude, longitude, upvotes, downvotes)
+                        WHERE latitude IS NOT NULL AND media_id IS NOT NULL AND parent_id IS NULL;
+                        """)
+            }
+        }
     }
 }

@@ -144,7 +144,8 @@ extension FeedStore {
         let condition: String?
         /// A row's net votes (up minus down), if its table has votes.
         var votes: String?
-        /// Indexes by cell (`column, time, id, latitude, longitude`), finest first.
+        /// Indexes by cell (`column, time, id, latitude, longitude`, then the columns of
+        /// `votes`: a cell's rows are read from its index alone), finest first.
         var grids: [Grid] = []
 
         struct Grid: Sendable {
@@ -219,24 +220,14 @@ extension FeedStore {
         box: (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>),
         after: (milliseconds: Int64, id: String)?, db: Database
     ) throws -> () throws -> PlaceRow? {
-        let time = index.time
-        var conditions =
-            [
-                "\(grid.column) = :cell", "latitude BETWEEN :minLat AND :maxLat",
-                "longitude BETWEEN :minLon AND :maxLon",
-            ] + (index.condition.map { [$0] } ?? [])
         var arguments: StatementArguments = [
             "minLat": box.latitudes.lowerBound, "maxLat": box.latitudes.upperBound,
             "minLon": box.longitudes.lowerBound, "maxLon": box.longitudes.upperBound,
         ]
         if let after {
-            conditions.append("\(time) <= :afterMs AND (\(time) < :afterMs OR id < :afterID)")
             _ = arguments.append(contentsOf: ["afterMs": after.milliseconds, "afterID": after.id])
         }
-        let sql = """
-            SELECT \(placeColumns(index)) FROM \(index.table) INDEXED BY \(grid.name)
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC
-            """
+        let sql = cellSQL(index, grid: grid, after: after != nil)
         // One statement per cell, as the cursors are open together; each kept by the connection
         // under its place in the merge (compiling twenty statements was a tenth of a page).
         let cursors = try cells.enumerated().map { position, cell in
@@ -262,6 +253,22 @@ extension FeedStore {
             heads[newest] = try read(cursors[newest])
             return head
         }
+    }
+
+    /// One cell's rows of `grid` in the box (`:cell`, `:minLat` … `:maxLon`, and `:afterMs`,
+    /// `:afterID` when `after`), newest first, read from the cell's index alone.
+    static func cellSQL(_ index: PlaceIndex, grid: PlaceIndex.Grid, after: Bool) -> String {
+        let time = index.time
+        var conditions =
+            [
+                "\(grid.column) = :cell", "latitude BETWEEN :minLat AND :maxLat",
+                "longitude BETWEEN :minLon AND :maxLon",
+            ] + (index.condition.map { [$0] } ?? [])
+        if after { conditions.append("\(time) <= :afterMs AND (\(time) < :afterMs OR id < :afterID)") }
+        return """
+            SELECT \(placeColumns(index)) FROM \(index.table) INDEXED BY \(grid.name)
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC
+            """
     }
 
     /// One batch of the index's rows in the box, newest first, read from the latitude band.
