@@ -11,8 +11,10 @@ import Synchronization
 /// the first member visited — is stable as posts are added, and names the cluster: its id is
 /// the zoom it formed at and its seed's post, unchanged by rebuilds that keep that seed.
 ///
-/// The same counts as pysupercluster (Supercluster's C++ port) on the same points and
-/// parameters; a test runs both. Zooms above `maxZoom` show every point on its own.
+/// The same entries as pysupercluster (Supercluster's C++ port) on the same points and
+/// parameters, centroids to the last bit: the trees are laid out as kdbush lays them, so each
+/// cluster's sum adds its members in the same order. A test runs both. Zooms above `maxZoom`
+/// show every point on its own.
 struct PointClusters: Sendable {
     struct Parameters: Sendable, Equatable {
         var radius = 40.0
@@ -373,12 +375,14 @@ struct KDTree: Sendable {
                     if found.count > stop { return false }
                     let value = node.value(axis)
                     let query = axis == 0 ? qx : qy
-                    if query - radius <= value {
-                        stack[top] = (left, middle - 1, 1 - axis)
-                        top += 1
-                    }
+                    // The right half goes on the stack first, so the left half's neighbours come
+                    // first, as kdbush's recursion finds them.
                     if query + radius >= value {
                         stack[top] = (middle + 1, right, 1 - axis)
+                        top += 1
+                    }
+                    if query - radius <= value {
+                        stack[top] = (left, middle - 1, 1 - axis)
                         top += 1
                     }
                 }
@@ -413,45 +417,48 @@ struct KDTree: Sendable {
         }
 
         /// Moves the `k`-th smallest (on `axis`) of `left...right` to `k`, smaller ones before
-        /// it and larger after: selection with a three-way partition around a median-of-three
-        /// pivot, so that many equal coordinates (posts from one spot) stay linear.
+        /// it and larger after: kdbush's Floyd–Rivest selection, step for step, so that the
+        /// tree lays the entries out as Supercluster's does and a lookup finds neighbours in the
+        /// same order (a centroid is a sum in that order: the same order, the same bits). Equal
+        /// coordinates (a crowd at one spot) stop both scans, so they split evenly and stay
+        /// linear.
         func select(_ k: Int, left: Int, right: Int, axis: Int) {
             var left = left
             var right = right
             while right > left {
-                let pivot = nodes[medianOfThree(left, (left + right) >> 1, right, axis: axis)].value(axis)
-                // left..<less: smaller; less..<i: equal; greater+1...right: larger.
-                var less = left
-                var i = left
-                var greater = right
-                while i <= greater {
-                    let value = nodes[i].value(axis)
-                    if value < pivot {
-                        nodes.swapAt(i, less)
-                        less += 1
-                        i += 1
-                    } else if value > pivot {
-                        nodes.swapAt(i, greater)
-                        greater -= 1
-                    } else {
-                        i += 1
+                if right - left > 600 {
+                    let n = Double(right - left + 1)
+                    let m = Double(k - left + 1)
+                    let z = log(n)
+                    let s = 0.5 * exp(2 * z / 3)
+                    let r = Double(k) - m * s / n + 0.5 * (z * s * (1 - s / n)).squareRoot() * (2 * m < n ? -1 : 1)
+                    // kdbush's indices are unsigned: a negative bound would wrap and make the
+                    // narrower selection a no-op.
+                    if r >= 0 {
+                        select(k, left: max(left, Int(r)), right: min(right, Int(r + s)), axis: axis)
                     }
                 }
-                if k < less {
-                    right = less - 1
-                } else if k > greater {
-                    left = greater + 1
-                } else {
-                    return
+                let pivot = nodes[k].value(axis)
+                var i = left
+                var j = right
+                nodes.swapAt(left, k)
+                if nodes[right].value(axis) > pivot { nodes.swapAt(left, right) }
+                while i < j {
+                    nodes.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                    while nodes[i].value(axis) < pivot { i += 1 }
+                    while nodes[j].value(axis) > pivot { j -= 1 }
                 }
+                if nodes[left].value(axis) == pivot {
+                    nodes.swapAt(left, j)
+                } else {
+                    j += 1
+                    nodes.swapAt(j, right)
+                }
+                if j <= k { left = j + 1 }
+                if k <= j { right = j - 1 }
             }
-        }
-
-        func medianOfThree(_ a: Int, _ b: Int, _ c: Int, axis: Int) -> Int {
-            let (va, vb, vc) = (nodes[a].value(axis), nodes[b].value(axis), nodes[c].value(axis))
-            if (va <= vb) == (vb <= vc) { return b }
-            if (vb <= va) == (va <= vc) { return a }
-            return c
         }
     }
 }
