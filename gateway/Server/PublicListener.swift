@@ -28,7 +28,7 @@ enum PublicListener {
     ) -> HTTP2 {
         let headTimeout = limits.idleTimeout
         let configuration = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [HTTP1Guard(headTimeout: headTimeout)], idleTimeout: nil,
+            additionalChannelHandlers: [HTTP1Guard(headTimeout: headTimeout), BodyChunkCopier()], idleTimeout: nil,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.headerCap, maxHeaderListSize: limits.headerCap, maxHeaderFieldCount: 500))
         let webSocket = WebSocketServerConfiguration(

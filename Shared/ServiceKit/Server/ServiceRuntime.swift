@@ -126,7 +126,9 @@ public struct ServiceRuntime: Sendable {
     public func internalListener(maxConcurrentStreams: Int = 100) throws -> HTTPServerBuilder {
         try ALPNTLSChannel.builder(tls: tls.serverConfiguration()) { responder in
             WideWindowHTTP2(
-                http1: HTTP1Channel(responder: responder), maxConcurrentStreams: maxConcurrentStreams,
+                http1: HTTP1Channel(
+                    responder: responder, configuration: .init(additionalChannelHandlers: [BodyChunkCopier()])),
+                maxConcurrentStreams: maxConcurrentStreams,
                 idleTimeout: .seconds(120), grace: .seconds(5))
         }
     }

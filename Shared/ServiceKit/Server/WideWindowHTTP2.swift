@@ -77,6 +77,7 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
                 stream.eventLoop.makeCompletedFuture {
                     try stream.pipeline.syncOperations.addHandler(StreamEndCoalescer())
                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
+                    try stream.pipeline.syncOperations.addHandler(BodyChunkCopier())
                     return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
                 }
             }
