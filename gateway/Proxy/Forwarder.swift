@@ -18,6 +18,12 @@ struct Forwarder: Sendable {
 
     @Sendable func forward(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         let route = try context.requireRoute()
+        // A client that sent `Expect: 100-continue` holds its body back until told to send it
+        // (curl waits a second, then sends anyway). Whatever could refuse the request from its
+        // head (route, token, rate limit, declared length) has passed by now.
+        if request.headers[.expect]?.lowercased() == "100-continue" {
+            try? await InformationalResponses.current?.send(HTTPResponse(status: .continue))
+        }
         // Uploads stream over HTTP/1.1; a TRACE (which no route takes) goes the plain way to be refused.
         if route.body == .upload, request.method != .trace {
             do {

@@ -3,9 +3,10 @@ import ServiceKit
 
 /// Which headers cross the gateway, in each direction.
 enum HeaderPolicy {
-    /// Hop-by-hop headers (RFC 9110 §7.6.1) and those the gateway sets itself.
+    /// Hop-by-hop headers (RFC 9110 §7.6.1), `expect` (the gateway answers it), and those the
+    /// gateway sets itself.
     static let dropped: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
+        "connection", "expect", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
         "trailer", "transfer-encoding", "upgrade", "host", "x-forwarded-for", "x-forwarded-host",
         "x-forwarded-proto", "forwarded", "x-request-id", "traceparent", "tracestate", "http2-settings",
     ]
