@@ -54,6 +54,15 @@ import Testing
             }
         }
         #expect(harness.recorder.hits == 2)
+
+        // A request refused from its head gets its answer at once, though no body came.
+        let refused = try RawConnection(port: port)
+        refused.send(
+            "POST /v1/media/sink HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\nexpect: 100-continue\r\n\r\n")
+        let head = String(
+            decoding: await refused.reading { $0.read(until: "\r\n\r\n", timeout: .seconds(20)) }, as: UTF8.self)
+        #expect(head.hasPrefix("HTTP/1.1 401 "), "\(head)")
+        #expect(harness.recorder.hits == 2)
         await harness.stop()
     }
 }

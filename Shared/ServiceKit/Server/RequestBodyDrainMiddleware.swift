@@ -21,14 +21,20 @@ public struct RequestBodyDrainMiddleware<Context: RequestContext>: RouterMiddlew
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let reader = BodyReader(body: request.body)
+        // A client that sent `Expect: 100-continue` and was answered before anyone read its
+        // body (so before any `100 Continue`) sends none: draining would hold the answer until
+        // it gave up waiting (curl: a second) and sent the body anyway.
+        let drains: @Sendable () -> Bool = { [expects = request.headers[.expect] != nil] in
+            !expects || reader.started
+        }
         var request = request
         request.body = RequestBody(asyncSequence: reader.sequence)
         do {
             let response = try await next(request, context)
-            await reader.drain(limit: limit)
+            if drains() { await reader.drain(limit: limit) }
             return response
         } catch {
-            await reader.drain(limit: limit)
+            if drains() { await reader.drain(limit: limit) }
             throw error
         }
     }
@@ -50,6 +56,10 @@ final class BodyReader: @unchecked Sendable {
     private var iterator: RequestBody.AsyncIterator?
     private var finished = false
     private let busy = Atomic<Bool>(false)
+    private let reading = Atomic<Bool>(false)
+
+    /// Whether anyone has asked for the body yet.
+    var started: Bool { reading.load(ordering: .acquiring) }
 
     init(body: RequestBody) {
         self.body = body
@@ -58,6 +68,7 @@ final class BodyReader: @unchecked Sendable {
     var sequence: Sequence { Sequence(reader: self) }
 
     func next() async throws -> ByteBuffer? {
+        reading.store(true, ordering: .releasing)
         guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             return nil
         }
