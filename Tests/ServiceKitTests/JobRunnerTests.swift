@@ -390,6 +390,50 @@ import Testing
         #expect(left == ["c"])
     }
 
+    @Test func aJobScheduledAgainDuringItsRunStaysAsScheduled() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let queue = fixture.queue
+        let database = fixture.database
+        var runner = JobRunner(
+            database: database, queue: queue, entropy: SeededEntropy(seed: "jobs"), maxBackoff: 10,
+            logger: Logger(label: "test"))
+        runner.complete("remind") { (reminder: Reminder, attempt) in
+            let later = attempt.dueAt.addingTimeInterval(100)
+            switch reminder.text {
+            case "daily":
+                // Plans its own next run in what it records, as streak's deadline job does.
+                return .done { db in
+                    try queue.schedule(
+                        "remind", key: attempt.key, payload: reminder, at: later, onConflict: .move, in: db)
+                }
+            default:
+                // Another write replaces it while it runs; then the run fails.
+                try await database.write { db in
+                    try queue.schedule(
+                        "remind", key: attempt.key, payload: Reminder(text: "replacement"), at: later,
+                        onConflict: .replace, in: db)
+                }
+                throw JobFailure.retry(after: 1, "failed after its replacement")
+            }
+        }
+        func job(_ key: String) async throws -> JobRecord? {
+            try await database.read { db in try JobQueue.job("remind", key: key, in: db) }
+        }
+        #expect(try await fixture.schedule("daily", key: "d"))
+        #expect(try await fixture.schedule("racing", key: "r"))
+        let before = try await job("d")?.seq
+        await runner.runDue()
+        let now = fixture.clock.now()
+        // Both stay, in the same row, as new jobs: due in 100 s, no attempt spent, no error.
+        let daily = try #require(try await job("d"))
+        #expect(daily.seq == before)
+        #expect(daily.dueAt == now.addingTimeInterval(100) && daily.attempts == 0)
+        let racing = try #require(try await job("r"))
+        #expect(racing.dueAt == now.addingTimeInterval(100) && racing.attempts == 0 && racing.lastError == nil)
+        #expect(try JSONCoding.sharedDecoder.decode(Reminder.self, from: racing.payload).text == "replacement")
+    }
+
     @Test func aPostponedJobRunsAtItsNewTimeWithoutSpendingAnAttempt() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }

@@ -44,8 +44,21 @@ public struct JobQueue: Sendable {
         _ kind: JobKind, key: String, payload: Payload, at due: Date? = nil, onConflict: Conflict = .keep,
         in db: Database
     ) throws -> Bool {
+        try schedule(
+            kind, key: key, encodedPayload: try JSONCoding.sharedEncoder.encode(payload), at: due,
+            onConflict: onConflict, in: db)
+    }
+
+    /// As ``schedule(_:key:payload:at:onConflict:in:)``, with the payload's JSON already made (a
+    /// job that reschedules many others encodes their payloads before it takes the writer).
+    @discardableResult
+    public func schedule(
+        _ kind: JobKind, key: String, encodedPayload payload: Data, at due: Date? = nil, onConflict: Conflict = .keep,
+        in db: Database
+    ) throws -> Bool {
         let now = clock.now()
-        if let existing = try Self.job(kind, key: key, in: db) {
+        let existing = try Self.job(kind, key: key, in: db)
+        if let existing {
             // A failed job is history, not a schedule: scheduling its key again starts afresh.
             if existing.failedAt == nil {
                 switch onConflict {
@@ -54,15 +67,20 @@ public struct JobQueue: Sendable {
                 case .move, .replace: break
                 }
             }
-            try existing.deletePrepared(db)
         }
         var record = JobRecord(
-            kind: kind.rawValue, key: key, payload: try JSONCoding.sharedEncoder.encode(payload), dueAt: due ?? now,
+            kind: kind.rawValue, key: key, payload: payload, dueAt: due ?? now,
             createdAt: now)
-        try record.insertPrepared(db)
+        if let seq = existing?.seq {
+            // Moved in place, as a new job: deleting the row and inserting another changed its
+            // three index entries and the sequence, a million times a night for streak.
+            record.seq = seq
+            try record.rescheduleInPlace(db)
+        } else {
+            try record.insertPrepared(db)
+        }
         if record.dueAt <= now {
-            let doorbell = self.doorbell
-            db.afterNextTransaction { _ in doorbell.ring() }
+            doorbell.ring(afterCommitOf: db)
         }
         return true
     }

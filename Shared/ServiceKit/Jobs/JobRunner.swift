@@ -349,7 +349,7 @@ public struct JobRunner: Service {
                 let retry = OutboxDispatcher.backoff(
                     afterAttempts: attempts + 1, maxBackoff: maxBackoff, jitter: entropy.unitInterval())
                 try JobRecord.filter(indices.compactMap { jobs[$0].seq }.contains(JobRecord.Columns.seq)).updateAll(
-                    db, Column("attempts").set(to: attempts + 1),
+                    db, JobRecord.Columns.attempts.set(to: attempts + 1),
                     JobRecord.Columns.dueAt.set(to: now.addingTimeInterval(retry)))
                 // The handler sees when the job was due, not the retry time just stored.
                 for index in indices { jobs[index].attempts = attempts + 1 }
@@ -417,7 +417,8 @@ public struct JobRunner: Service {
                 }
                 for job in outcome.jobs {
                     guard let seq = job.seq else { continue }
-                    let row = JobRecord.filter(JobRecord.Columns.seq == seq)
+                    // Attempts 0: scheduled again since its claim, a new job that stays as it is.
+                    let row = JobRecord.filter(JobRecord.Columns.seq == seq && JobRecord.Columns.attempts > 0)
                     switch outcome.result {
                     case .done:
                         done.append(seq)
@@ -430,7 +431,7 @@ public struct JobRunner: Service {
                     case .postponed(let date):
                         try row.updateAll(
                             db, JobRecord.Columns.dueAt.set(to: date),
-                            Column("attempts").set(to: max(0, job.attempts - 1)))
+                            JobRecord.Columns.attempts.set(to: max(0, job.attempts - 1)))
                         labels.append((job.kind, "postponed"))
                     case .retry(_, let reason), .failed(let reason):
                         try row.updateAll(
@@ -440,8 +441,8 @@ public struct JobRunner: Service {
                     }
                 }
             }
-            // A job its own run scheduled again has a new seq and stays.
-            try JobRecord.filter(done.contains(JobRecord.Columns.seq)).deleteAll(db)
+            // A job scheduled again during its run (by itself or another write) stays.
+            try JobRecord.filter(done.contains(JobRecord.Columns.seq) && JobRecord.Columns.attempts > 0).deleteAll(db)
             return (parked, labels)
         }
         for label in labels {

@@ -5,8 +5,10 @@ import GRDB
 struct JobRecord: ServiceRecord {
     static let databaseTableName = "kit_job"
 
-    /// Set by SQLite; a replaced job gets a new one, so a run finishing late never deletes or
-    /// delays its replacement.
+    /// Set by SQLite. A job scheduled again under its key keeps its row and `seq`, with its
+    /// attempts back to 0: a claimed job always has at least one, so a run finishing late (its
+    /// job rescheduled meanwhile, by itself or by another write) never deletes or delays its
+    /// replacement.
     var seq: Int64?
     var kind: String
     /// Unique per kind: scheduling the same key again keeps one job.
@@ -21,7 +23,7 @@ struct JobRecord: ServiceRecord {
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
-        case seq, kind, key
+        case seq, kind, key, attempts
         case dueAt = "due_at"
         case failedAt = "failed_at"
     }
@@ -39,9 +41,15 @@ struct JobRecord: ServiceRecord {
         seq = db.lastInsertedRowID
     }
 
-    /// Deletes it (by `seq`) with a statement the connection keeps.
-    func deletePrepared(_ db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM kit_job WHERE seq = ?").execute(arguments: [seq])
+    /// Writes it over the row `seq` as a job never run: new payload and due time, attempts 0,
+    /// no error, not parked.
+    func rescheduleInPlace(_ db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                UPDATE kit_job SET payload = ?, due_at = ?, attempts = 0, last_error = NULL, failed_at = NULL,
+                created_at = ? WHERE seq = ?
+                """
+        ).execute(arguments: [payload, StoredDate(dueAt), StoredDate(createdAt), seq])
     }
 }
 
