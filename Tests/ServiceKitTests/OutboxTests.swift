@@ -4,6 +4,7 @@ import GRDB
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 import TestSupport
 import Testing
 
@@ -238,6 +239,46 @@ struct Pinged: DomainEvent, Equatable {
             #expect(try await recipients([.streak, .alerts]) == ["streak"])
             #expect(try await recipients([.alerts]) == [])
         }
+    }
+
+    @Test func eventIdsSortByTimeAndATransactionRingsOnceItCommits() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)/a.sqlite")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let database = try ServiceDatabase.open(at: file) { _ in }
+        let clock = ManualClock(try Date("2026-11-27T10:00:00.123Z", strategy: .iso8601))
+        let outbox = Outbox(source: .feed, clock: clock, entropy: SeededEntropy(seed: "ids")) { _ in [.alerts] }
+
+        // Version 7: the first 48 bits are the milliseconds, so later ids sort later.
+        var ids: [String] = []
+        for step in [0.0, 0.001, 0.001, 1] {
+            clock.advance(by: step)
+            ids.append(try outbox.prepare(Pinged(label: "\(step)")).id.uuidString.lowercased())
+        }
+        #expect(ids.allSatisfy { Array($0)[14] == "7" })
+        #expect(ids[0].hasPrefix("01a21c72-917b"))  // 1,795,773,600,123 ms
+        #expect(ids[1] > ids[0] && ids[2] > ids[0] && ids[3] > max(ids[1], ids[2]))
+
+        // A rolled-back transaction rings nothing and leaves the bell ready for the next one; a
+        // transaction of many events rings once, when it commits.
+        let rings = Mutex(0)
+        let listening = Task {
+            for await _ in outbox.doorbell.rings { rings.withLock { $0 += 1 } }
+        }
+        defer { listening.cancel() }
+        struct Abort: Error {}
+        _ = try? await database.write { db in
+            try outbox.enqueue(Pinged(label: "never"), in: db)
+            throw Abort()
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(rings.withLock { $0 } == 0)
+        try await database.write { db in
+            for label in 0..<200 { try outbox.enqueue(Pinged(label: "\(label)"), in: db) }
+        }
+        #expect(await eventually { rings.withLock { $0 } == 1 })
+        let stored = try await database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM kit_outbox_event")
+        }
+        #expect(stored == 200)
     }
 
     @Test func retriesBackOffExponentiallyWithJitterUpToTheCap() throws {

@@ -12,8 +12,22 @@ public protocol Entropy: Sendable {
 extension Entropy {
     /// A random version 4 UUID.
     public func uuid() -> UUID {
+        Self.uuid(bytes(16), version: 4)
+    }
+
+    /// A version 7 UUID for `date` (RFC 9562): its first 48 bits are the milliseconds since
+    /// 1970, the rest random. Ids made later sort later, so an index of them grows at its end.
+    public func uuid(at date: Date) -> UUID {
         var raw = bytes(16)
-        raw[6] = (raw[6] & 0x0F) | 0x40
+        let milliseconds = UInt64(max(0, JSONCoding.milliseconds(date)))
+        for index in 0..<6 { raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
+        return Self.uuid(raw, version: 7)
+    }
+
+    /// A UUID of 16 bytes, with its version and the RFC 9562 variant set.
+    private static func uuid(_ bytes: [UInt8], version: UInt8) -> UUID {
+        var raw = bytes
+        raw[6] = (raw[6] & 0x0F) | version << 4
         raw[8] = (raw[8] & 0x3F) | 0x80
         return UUID(
             uuid: (
