@@ -104,10 +104,11 @@ func buildRouter(
 
     // Each streak with a count to lose has one deadline job: at-risk, then break.
     var runner = runtime.makeJobRunner(database: database, queue: jobs)
-    // The due jobs of a claim run together: one read per table for the group, not per streak.
+    // The due jobs of a claim run together: one read per table for the group, not per streak,
+    // settled outside the writer, which only checks and saves.
     runner.completeTogether(StreakDeadline.kind) { (jobs: [(payload: StreakDeadline.Job, attempt: JobAttempt)]) in
-        let ids = jobs.map(\.payload.streakId)
-        return .done(recording: { db in try store.runDeadlines(of: ids, at: clock.now(), in: db) })
+        let plan = try await store.planDeadlines(of: jobs.map(\.payload.streakId), at: clock.now())
+        return .done(recording: { db in try store.runDeadlines(plan, in: db) })
     }
     // Each user with a friend has one window job: their window opens, then closes soon.
     runner.complete(SnapWindowJob.kind) { (job: SnapWindowJob.Job, _) in

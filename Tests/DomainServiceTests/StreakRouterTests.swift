@@ -425,6 +425,30 @@ import Testing
         }
     }
 
+    @Test func aSnapPostedWhileTheDeadlinePassIsPlannedCountsWhenThePassSaves() async throws {
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, _ in
+            let id = try await befriend(harness, client, Self.alice, Self.bob).id
+            _ = try await snap(harness, client, Self.alice, day: 0, zone: "Asia/Tokyo")
+            _ = try await snap(harness, client, Self.bob, day: 0, zone: "America/Los_Angeles")
+            harness.clock.set(Self.instant("2026-03-11T10:00:00Z"))
+            _ = try await snap(harness, client, Self.alice, day: 1, zone: "Asia/Tokyo")
+
+            // The pass settles outside the writer: its plan for 13:00 (Alice's at-risk time)
+            // warns that Bob is missing.
+            let store = try store(harness)
+            let plan = try await store.planDeadlines(of: [id], at: Self.instant("2026-03-11T13:00:00Z"))
+            #expect(plan.streaks[id]?.writes?.events.count == 1)
+            // Bob snaps before the plan is saved: the writer finds the streak moved and settles
+            // it again, so no warning goes out and his kept day is not overwritten.
+            harness.clock.set(Self.instant("2026-03-11T12:59:00Z"))
+            _ = try await snap(harness, client, Self.bob, day: 1, zone: "America/Los_Angeles")
+            try await store.database.write { db in try store.runDeadlines(plan, in: db) }
+            #expect(try harness.outboxEvents(StreakAtRisk.self).isEmpty)
+            let kept = try await streak(harness, client, id, as: Self.bob)
+            #expect(kept.status == .active && kept.count == 2 && kept.snappedByMe && kept.snappedByFriend)
+        }
+    }
+
     /// What a public profile shows, as auth asks for it: kept days, an ended friendship.
     @Test func theProfileNumbersFollowTheStreaks() async throws {
         try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, runner in

@@ -34,42 +34,74 @@ struct StreakStanding: Sendable {
 /// settle it first (``StreakProgress/settle(at:pair:snapped:)``); reads settle a copy, so a
 /// streak read after a missed day agrees with what the job does.
 extension StreakStore {
-    /// The job's work for a group of streaks, in the transaction that completes them: each is
-    /// settled and saved as ``settle(_:at:in:)`` does, with the group's streaks, members
-    /// and snaps read by one query each (the nightly pass moves a million streaks).
-    func runDeadlines(of streakIDs: [String], at now: Date, in db: Database) throws {
-        let ids = try Self.jsonArray(streakIDs)
-        let streaks = try StreakRecord.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM streak WHERE id IN (SELECT value FROM json_each(?))"),
-            arguments: [ids])
-        let members = try MemberRecord.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM member WHERE user_id IN (SELECT value FROM json_each(?))"),
-            arguments: [try Self.jsonArray(streaks.flatMap(\.members))])
-        var zones: [String: TimeZone] = [:]
-        for member in members where zones[member.timeZone] == nil { zones[member.timeZone] = member.zone }
-        let byUser = Dictionary(members.map { ($0.userId, $0) }, uniquingKeysWith: { first, _ in first })
-        // Every counted snap of each streak after its last kept day: all its settling can ask.
-        var senders: [String: Set<String>] = [:]
-        let snaps = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    SELECT ss.streak_id, ss.local_date, ss.user_id FROM streak s
-                    JOIN streak_snap ss ON ss.streak_id = s.id AND ss.user_id IN (s.user_a, s.user_b)
-                                       AND ss.local_date > s.last_completed_date
-                    WHERE s.id IN (SELECT value FROM json_each(?)) AND ss.ready = 1
-                    """), arguments: [ids])
-        while let row = try snaps.next() {
-            senders[(row[0] as String) + " " + (row[1] as String), default: []].insert(row[2])
-        }
-        for var streak in streaks {
-            let pair = Self.pair(of: streak, members: byUser, zones: zones)
-            let (id, last) = (streak.id, streak.lastCompletedDate)
-            var progress = streak.progress
-            let effects = try progress.settle(at: now, pair: pair) { day in
-                let date = day.description
-                guard let last, date > last else { return try StreakSnapRecord.senders(in: id, on: day, in: db) }
-                return senders[id + " " + date] ?? []
+    /// The deadline job's work for a group of streaks, planned in a read transaction before the
+    /// writer is taken: each streak settled as of `now`, with the events it sends encoded. The
+    /// writer (``runDeadlines(_:in:)``) then only checks and saves, so the nightly pass settles
+    /// one group while the writer saves the last.
+    func planDeadlines(of streakIDs: [String], at now: Date) async throws -> DeadlinePlan {
+        try await database.tracedRead { db in
+            let group = try DeadlineGroup(streakIDs, in: db)
+            var plan = DeadlinePlan(ids: streakIDs, now: now)
+            for var streak in group.streaks {
+                let read = streak
+                let pair = Self.pair(of: streak, members: group.members, zones: group.zones)
+                var progress = streak.progress
+                let effects = try group.settle(&progress, of: streak, at: now, pair: pair, in: db)
+                streak.progress = progress
+                let members = Self.members(of: streak, known: pair.names)
+                var events: [(PreparedEvent, StreakBreakRecord?)]? = []
+                for effect in effects {
+                    guard let event = try prepare(effect, of: streak, members: members) else {
+                        events = nil  // a kept day or a recovery reads the store: settled in the writer
+                        break
+                    }
+                    events?.append(event)
+                }
+                plan.streaks[streak.id] = DeadlinePlan.Settled(
+                    read: read, snaps: group.snaps[streak.id] ?? [],
+                    writes: try events.map { events in
+                        DeadlinePlan.Writes(
+                            saved: streak == read ? nil : streak, events: events,
+                            next: progress.nextCheck(pair: pair),
+                            payload: try JSONCoding.sharedEncoder.encode(StreakDeadline.Job(streakId: streak.id)))
+                    })
             }
+            return plan
+        }
+    }
+
+    /// Saves what `plan` settled, in the transaction that completes the group's jobs. A streak
+    /// whose row or counted snaps changed since the plan read them (a snap just posted), or
+    /// whose settling reads the store, is settled again here.
+    func runDeadlines(_ plan: DeadlinePlan, in db: Database) throws {
+        let current = try DeadlineGroup(plan.ids, in: db, members: false)
+        var again: [String] = []
+        for streak in current.streaks {
+            guard let settled = plan.streaks[streak.id], let writes = settled.writes, settled.read == streak,
+                settled.snaps == current.snaps[streak.id] ?? []
+            else {
+                again.append(streak.id)
+                continue
+            }
+            try writes.saved?.updateProgress(db)
+            for (event, missed) in writes.events {
+                try missed?.insertPrepared(db)
+                try outbox.store(event, in: db)
+            }
+            try scheduleDeadline(of: streak.id, at: writes.next, payload: writes.payload, in: db)
+        }
+        if !again.isEmpty { try runDeadlines(of: again, at: plan.now, in: db) }
+    }
+
+    /// The deadline job's work for a group of streaks, all of it in the transaction that
+    /// completes them: each is settled and saved as ``settle(_:at:in:)`` does, with the group's
+    /// streaks, members and snaps read by one query each.
+    func runDeadlines(of streakIDs: [String], at now: Date, in db: Database) throws {
+        let group = try DeadlineGroup(streakIDs, in: db)
+        for var streak in group.streaks {
+            let pair = Self.pair(of: streak, members: group.members, zones: group.zones)
+            var progress = streak.progress
+            let effects = try group.settle(&progress, of: streak, at: now, pair: pair, in: db)
             try commit(&streak, progress, effects: effects, pair: pair, at: now, in: db)
         }
     }
@@ -100,23 +132,14 @@ extension StreakStore {
         streak.progress = progress
         if streak != before { try streak.updateProgress(db) }
         if !effects.isEmpty {
-            let members = try Self.members(of: streak, known: pair.names)
+            let members = Self.members(of: streak, known: pair.names)
             for effect in effects {
+                if let (event, missed) = try prepare(effect, of: streak, members: members) {
+                    try missed?.insertPrepared(db)
+                    try outbox.store(event, in: db)
+                    continue
+                }
                 switch effect {
-                case .atRisk(let day, let closesAt, let waiting):
-                    try outbox.enqueue(
-                        StreakAtRisk(
-                            streakId: streak.id, date: day.description, count: streak.count, closesAt: closesAt,
-                            members: members, waitingFor: waiting), in: db)
-                case .broken(let missed, let until):
-                    try StreakBreakRecord(
-                        streakId: streak.id, localDate: missed.day.description, count: missed.count, recovered: false
-                    ).insertPrepared(db)
-                    try outbox.enqueue(
-                        StreakBroken(
-                            streakId: streak.id, date: missed.day.description, count: missed.count,
-                            longestCount: streak.longestCount, members: members, missedBy: missed.missedBy,
-                            recoverableUntil: until), in: db)
                 case .kept(let day, let count):
                     try Self.creditEarned(streak, day: day, count: count, at: now, in: db)
                     try reachMilestone(streak, day: day, count: count, members: members, at: now, in: db)
@@ -125,16 +148,44 @@ extension StreakStore {
                         try StreakBreakRecord.filter(key: ["streak_id": streak.id, "local_date": day])
                             .updateAll(db, StreakBreakRecord.Columns.recovered.set(to: true))
                     }
+                case .atRisk, .broken: break
                 }
             }
         }
-        let key = streak.id
-        if let next = progress.nextCheck(pair: pair) {
+        let payload = try JSONCoding.sharedEncoder.encode(StreakDeadline.Job(streakId: streak.id))
+        try scheduleDeadline(of: streak.id, at: progress.nextCheck(pair: pair), payload: payload, in: db)
+    }
+
+    /// The event an at-risk or broken effect sends (with the break row a break adds), encoded
+    /// without the store; nil for the effects that write more than that (a kept day, a recovery).
+    func prepare(
+        _ effect: StreakProgress.Effect, of streak: StreakRecord, members: [StreakMember]
+    ) throws -> (PreparedEvent, StreakBreakRecord?)? {
+        switch effect {
+        case .atRisk(let day, let closesAt, let waiting):
+            let event = StreakAtRisk(
+                streakId: streak.id, date: day.description, count: streak.count, closesAt: closesAt, members: members,
+                waitingFor: waiting)
+            return (try outbox.prepare(event), nil)
+        case .broken(let missed, let until):
+            let event = StreakBroken(
+                streakId: streak.id, date: missed.day.description, count: missed.count,
+                longestCount: streak.longestCount, members: members, missedBy: missed.missedBy, recoverableUntil: until)
+            let row = StreakBreakRecord(
+                streakId: streak.id, localDate: missed.day.description, count: missed.count, recovered: false)
+            return (try outbox.prepare(event), row)
+        case .kept, .recovered:
+            return nil
+        }
+    }
+
+    /// Moves the streak's deadline job to `next`, or cancels it when nothing is left to lose.
+    func scheduleDeadline(of id: String, at next: Date?, payload: Data, in db: Database) throws {
+        if let next {
             try jobs.schedule(
-                StreakDeadline.kind, key: key, payload: StreakDeadline.Job(streakId: key), at: next, onConflict: .move,
-                in: db)
+                StreakDeadline.kind, key: id, encodedPayload: payload, at: next, onConflict: .move, in: db)
         } else {
-            try jobs.cancel(StreakDeadline.kind, key: key, in: db)
+            try jobs.cancel(StreakDeadline.kind, key: id, in: db)
         }
     }
 
@@ -186,5 +237,81 @@ extension StreakStore {
         return StreakStanding(
             record: streak, progress: progress, pair: pair, day: day,
             snapped: try StreakSnapRecord.senders(in: streak.id, on: day, in: db), now: now)
+    }
+}
+
+/// A group of deadline jobs settled outside the writer (``StreakStore/planDeadlines(of:at:)``).
+struct DeadlinePlan: Sendable {
+    let ids: [String]
+    let now: Date
+    var streaks: [String: Settled] = [:]
+
+    /// One streak as the plan read it, and what to save if it is still so.
+    struct Settled: Sendable {
+        var read: StreakRecord
+        /// Its counted snaps after its last kept day, as `"date user"`.
+        var snaps: Set<String>
+        /// Nil when its settling writes more than a row and events (a kept day, a recovery).
+        var writes: Writes?
+    }
+
+    struct Writes: Sendable {
+        /// The row to save; nil when settling left it as it was.
+        var saved: StreakRecord?
+        var events: [(PreparedEvent, StreakBreakRecord?)]
+        /// The deadline job's next run; nil: nothing left to lose, the job goes.
+        var next: Date?
+        var payload: Data
+    }
+}
+
+/// What the deadline job reads for a group of streaks, one query per table: the streaks, their
+/// members with their zones, and each streak's counted snaps after its last kept day.
+struct DeadlineGroup {
+    var streaks: [StreakRecord]
+    var members: [String: MemberRecord] = [:]
+    var zones: [String: TimeZone] = [:]
+    /// Per streak, `"date user"` for each counted snap after its last kept day.
+    var snaps: [String: Set<String>] = [:]
+
+    init(_ streakIDs: [String], in db: Database, members readMembers: Bool = true) throws {
+        let ids = try StreakStore.jsonArray(streakIDs)
+        streaks = try StreakRecord.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM streak WHERE id IN (SELECT value FROM json_each(?))"),
+            arguments: [ids])
+        if readMembers {
+            let rows = try MemberRecord.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM member WHERE user_id IN (SELECT value FROM json_each(?))"),
+                arguments: [try StreakStore.jsonArray(streaks.flatMap(\.members))])
+            for member in rows where zones[member.timeZone] == nil { zones[member.timeZone] = member.zone }
+            members = Dictionary(rows.map { ($0.userId, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let snaps = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT ss.streak_id, ss.local_date, ss.user_id FROM streak s
+                    JOIN streak_snap ss ON ss.streak_id = s.id AND ss.user_id IN (s.user_a, s.user_b)
+                                       AND ss.local_date > s.last_completed_date
+                    WHERE s.id IN (SELECT value FROM json_each(?)) AND ss.ready = 1
+                    """), arguments: [ids])
+        while let row = try snaps.next() {
+            self.snaps[row[0], default: []].insert((row[1] as String) + " " + (row[2] as String))
+        }
+    }
+
+    /// Settles `progress` of `streak` as of `now`: the group's snaps answer for the days after
+    /// its last kept day, the store for the (rare) days before.
+    func settle(
+        _ progress: inout StreakProgress, of streak: StreakRecord, at now: Date, pair: StreakPair, in db: Database
+    ) throws -> [StreakProgress.Effect] {
+        let (id, last) = (streak.id, streak.lastCompletedDate)
+        let counted = snaps[id] ?? []
+        return try progress.settle(at: now, pair: pair) { day in
+            let date = day.description
+            guard let last, date > last else { return try StreakSnapRecord.senders(in: id, on: day, in: db) }
+            var senders: Set<String> = []
+            for user in streak.members where counted.contains(date + " " + user) { senders.insert(user) }
+            return senders
+        }
     }
 }
