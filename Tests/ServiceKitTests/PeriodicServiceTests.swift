@@ -76,7 +76,9 @@ import Testing
         // The group ends without an error (a service that throws would fail the process's
         // exit status), promptly, and the cancelled run's failure is not logged as an error.
         #expect(clean)
-        #expect(stop < .seconds(5))
+        // A run that is not cancelled holds the stop for 60 s; a prompt one has taken 6.6 s
+        // while every suite of a full run starts its servers on two cores.
+        #expect(stop < .seconds(20))
         #expect(job.log.levels(of: "the job could not finish") == [.debug])
     }
 
