@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "token-bench", targets: ["TokenBench"]),
         .executable(name: "notify-bench", targets: ["NotifyBench"]),
         .executable(name: "streak-bench", targets: ["StreakBench"]),
+        .executable(name: "cluster-bench", targets: ["ClusterBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -120,6 +121,9 @@ let package = Package(
             path: "Shared/ServiceKit",
             swiftSettings: strictSettings
         ),
+        // Feed's map clusters (Supercluster's algorithm): a module of its own so that
+        // cluster-bench times the same code as feed, in a process of its own.
+        .target(name: "MapClustering", path: "Shared/MapClustering", swiftSettings: strictSettings),
         .systemLibrary(
             name: "CArgon2",
             path: "Shared/CArgon2",
@@ -160,7 +164,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "FeedService",
-            dependencies: ["ServiceKit", "Contracts", .product(name: "Metrics", package: "swift-metrics")],
+            dependencies: [
+                "ServiceKit", "Contracts", "MapClustering", .product(name: "Metrics", package: "swift-metrics"),
+            ],
             path: "Services/Feed",
             swiftSettings: strictSettings
         ),
@@ -265,6 +271,14 @@ let package = Package(
             path: "Benchmarks/StreakBench",
             swiftSettings: testSettings
         ),
+        // Times feed's cluster index in a process of its own, as pysupercluster is timed beside
+        // it (scripts/bench-clusters); not a test.
+        .executableTarget(
+            name: "ClusterBench",
+            dependencies: ["MapClustering", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/ClusterBench",
+            swiftSettings: testSettings
+        ),
 
         // MARK: - Tests
 
@@ -332,6 +346,7 @@ let package = Package(
             name: "DomainServiceTests",
             dependencies: [
                 "MediaService", "FeedService", "StreakService", "AlertsService", "ModerationService", "TestSupport",
+                "MapClustering",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "GRDB", package: "GRDB.swift"),

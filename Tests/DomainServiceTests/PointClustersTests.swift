@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import FeedService
+@testable import MapClustering
 
 /// Map clusters: the same clusters as pysupercluster (Supercluster's C++ port, from PyPI) on
 /// the same points, and boxes that cross the antimeridian or reach the poles.

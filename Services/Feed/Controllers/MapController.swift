@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
+import MapClustering
 import ServiceKit
 
 /// Unum's map: `GET /v1/feed/map/clusters?minLat=&minLon=&maxLat=&maxLon=&zoom=` (the box as

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MapClustering
 import Metrics
 import ServiceKit
 import ServiceLifecycle

@@ -15,12 +15,20 @@ import Synchronization
 /// parameters, centroids to the last bit: the trees are laid out as kdbush lays them, so each
 /// cluster's sum adds its members in the same order. A test runs both. Zooms above `maxZoom`
 /// show every point on its own.
-struct PointClusters: Sendable {
-    struct Parameters: Sendable, Equatable {
-        var radius = 40.0
-        var extent = 512.0
-        var minZoom = 0
-        var maxZoom = 16
+public struct PointClusters: Sendable {
+    public struct Parameters: Sendable, Equatable {
+        public var radius: Double
+        public var extent: Double
+        public var minZoom: Int
+        public var maxZoom: Int
+
+        /// Supercluster's defaults: 40 pixels on tiles of 512, zooms 0 to 16.
+        public init(radius: Double = 40, extent: Double = 512, minZoom: Int = 0, maxZoom: Int = 16) {
+            self.radius = radius
+            self.extent = extent
+            self.minZoom = minZoom
+            self.maxZoom = maxZoom
+        }
     }
 
     /// One entry of a zoom level: a post (`count` 1) or a cluster. (Compact: a million points
@@ -42,27 +50,27 @@ struct PointClusters: Sendable {
     }
 
     /// What a query answers: a post on its own, or a cluster.
-    struct Found: Sendable, Equatable {
+    public struct Found: Sendable, Equatable {
         /// The post itself, or the cluster's representative (its seed).
-        var postID: String
-        var count: Int
-        var latitude: Double
-        var longitude: Double
-        var minLatitude: Double
-        var minLongitude: Double
-        var maxLatitude: Double
-        var maxLongitude: Double
+        public var postID: String
+        public var count: Int
+        public var latitude: Double
+        public var longitude: Double
+        public var minLatitude: Double
+        public var minLongitude: Double
+        public var maxLatitude: Double
+        public var maxLongitude: Double
         /// For a cluster: the zoom it formed at.
-        var formedAt: Int?
+        public var formedAt: Int?
 
-        var isCluster: Bool { count > 1 }
+        public var isCluster: Bool { count > 1 }
         /// Stable across rebuilds that keep the same seed: `c<zoom>-<seed post id>`.
-        var id: String { formedAt.map { "c\($0)-\(postID)" } ?? postID }
+        public var id: String { formedAt.map { "c\($0)-\(postID)" } ?? postID }
         /// The zoom at which the cluster's members show as more than one entry.
-        var expansionZoom: Int? { formedAt.map { $0 + 1 } }
+        public var expansionZoom: Int? { formedAt.map { $0 + 1 } }
     }
 
-    let parameters: Parameters
+    public let parameters: Parameters
     /// The points' post ids, in the order given.
     private let ids: [String]
     /// Index `z - minZoom` holds zoom `z`'s tree; the last holds the points themselves
@@ -70,7 +78,7 @@ struct PointClusters: Sendable {
     private let levels: [KDTree]
 
     /// Points as (post id, latitude, longitude), in the order their seeds should be chosen.
-    init(points: [(id: String, latitude: Double, longitude: Double)], parameters: Parameters = .init()) {
+    public init(points: [(id: String, latitude: Double, longitude: Double)], parameters: Parameters = .init()) {
         self.parameters = parameters
         ids = points.map(\.id)
         var entries = points.enumerated().map { index, point in
@@ -91,11 +99,11 @@ struct PointClusters: Sendable {
         self.levels = levels.reversed()
     }
 
-    var pointCount: Int { levels.last?.entries.count ?? 0 }
+    public var pointCount: Int { levels.last?.entries.count ?? 0 }
 
     /// The entries of `zoom` whose position is inside the box (degrees; `minLongitude >
     /// maxLongitude` crosses the antimeridian).
-    func entries(
+    public func entries(
         minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double, zoom: Int
     ) -> [Found] {
         let level = levels[max(parameters.minZoom, min(zoom, parameters.maxZoom + 1)) - parameters.minZoom]
