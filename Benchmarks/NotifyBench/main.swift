@@ -331,6 +331,8 @@ func live(connections: Int, userCount: Int, duration: Int, rate: Int) async thro
         for user in socketUsers { socketsOf[user] += 1 }
         let total = duration * rate
         let interval = Duration.seconds(1) / rate
+        let bench = getpid()
+        let cpuBefore = (gateway: cpuSeconds(of: gateway), alerts: cpuSeconds(of: alerts), bench: cpuSeconds(of: bench))
         let start = ContinuousClock.now
         var expected = 0
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -350,6 +352,12 @@ func live(connections: Int, userCount: Int, duration: Int, rate: Int) async thro
         }
         let sending = ContinuousClock.now - start
         try await Task.sleep(for: .seconds(3))
+        // From the first event to 3 s after the last was taken: every arrival is in it, unless
+        // the run fell behind (then the arrivals line says so).
+        let cpu = (
+            gateway: cpuSeconds(of: gateway) - cpuBefore.gateway, alerts: cpuSeconds(of: alerts) - cpuBefore.alerts,
+            bench: cpuSeconds(of: bench) - cpuBefore.bench
+        )
         let loaded = (gateway: memory(of: gateway), alerts: memory(of: alerts))
         let state = arrivals.state.withLock { $0 }
         let sorted = state.latencies.sorted()
@@ -365,6 +373,11 @@ func live(connections: Int, userCount: Int, duration: Int, rate: Int) async thro
             "under load: gateway \(mib(loaded.gateway.rss)) (peak \(mib(loaded.gateway.peak))), alerts "
                 + "\(mib(loaded.alerts.rss)) (peak \(mib(loaded.alerts.peak)))")
         print("ended early: \(state.ended) (close codes \(state.closeCodes), failures \(state.failures))")
+        print(
+            String(
+                format: "CPU per notification (%d frames each): gateway %.0f µs, alerts %.0f µs, "
+                    + "this benchmark %.0f µs", perUser, cpu.gateway / Double(total) * 1e6,
+                cpu.alerts / Double(total) * 1e6, cpu.bench / Double(total) * 1e6))
     } catch {
         print(stack.logs(of: .gateway).suffix(10).joined(separator: "\n"))
         print(stack.logs(of: .alerts).suffix(10).joined(separator: "\n"))
