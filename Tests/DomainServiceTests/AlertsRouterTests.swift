@@ -289,6 +289,31 @@ import Testing
         }
     }
 
+    @Test func aNotificationIsQueuedForPushOnlyForAUserWithADevice() async throws {
+        let harness = try ServiceHarness(.alerts)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            func pushJobs() throws -> [String] {
+                try harness.database().read { db in
+                    try String.fetchAll(
+                        db, sql: "SELECT key FROM kit_job WHERE kind = 'push.notification' ORDER BY key")
+                }
+            }
+            let first = UUID()
+            try await deliver(harness, id: first, from: Self.bob, to: Self.alice, at: Date())
+            #expect(try pushJobs().isEmpty)
+            let apns = DeviceRegistration(
+                provider: .apns, token: Self.apnsToken, bundleId: "com.example.streaksnap", environment: .sandbox)
+            let alice = try await harness.token(for: Self.alice)
+            #expect(try await client.post("/v1/devices", apns, token: alice).status == .created)
+            let second = UUID()
+            try await deliver(harness, id: second, from: Self.bob, to: Self.alice, at: Date())
+            #expect(try pushJobs() == [second.uuidString.lowercased()])
+            let listed = try await client.get("/v1/notifications", token: alice).json(Page<AppNotification>.self).items
+            #expect(listed.count == 2)
+        }
+    }
+
     @Test func anUnknownProviderOrMissingTokenIsA400() async throws {
         let harness = try ServiceHarness(.alerts)
         let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)

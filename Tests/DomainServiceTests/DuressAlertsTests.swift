@@ -263,6 +263,11 @@ import Testing
             _ = try await nearby(client, tokens[Self.nia]!, at: Self.north(300))
             _ = try await nearby(client, tokens[Self.fay]!, at: Self.north(5_000))
             _ = try await nearby(client, tokens[Self.oscar]!, at: Self.north(10))
+            // Nia's phone takes pushes (a user without a device gets no push job).
+            let phone = DeviceRegistration(
+                provider: .apns, token: String(repeating: "ab", count: 32), bundleId: "com.example.transrify",
+                environment: .production)
+            #expect(try await client.post("/v1/devices", phone, token: tokens[Self.nia]!).status == .created)
             // Vera, 200 m away, is in duress herself (far from here, she raised an alert of her
             // own): like /nearby, the live channel tells her nothing.
             let vera = try await harness.token(for: Self.vera, session: Self.vera)

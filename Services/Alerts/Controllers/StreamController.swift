@@ -68,7 +68,7 @@ struct StreamController: Sendable {
         }
         let lifetime = max(0, user.expiresAt.timeIntervalSince(clock.now()))
         let heartbeat = self.heartbeat
-        let closed = context.channel.closeFuture
+        let channel = context.channel
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
@@ -79,73 +79,54 @@ struct StreamController: Sendable {
                 var sent = Set<String>()
                 if missed.more {
                     try await writer.write(
-                        Self.event(NotificationStreamMessage(type: .resync, unreadCount: missed.unread)))
+                        LiveStreams.Event(NotificationStreamMessage(type: .resync, unreadCount: missed.unread)).text)
                 } else {
                     for record in missed.records {
                         sent.insert(record.id)
                         let message = NotificationStreamMessage(
                             type: .notification, notification: record.contract, message: missed.messages[record.id],
                             unreadCount: missed.unread)
-                        try await writer.write(Self.event(message))
+                        try await writer.write(LiveStreams.Event(message).text)
                     }
                 }
-                try await writer.write(Self.event(NotificationStreamMessage(type: .unread, unreadCount: missed.unread)))
+                try await writer.write(
+                    LiveStreams.Event(NotificationStreamMessage(type: .unread, unreadCount: missed.unread)).text)
                 try await Self.relay(
-                    live.messages, to: &writer, skipping: sent, heartbeat: heartbeat, lifetime: lifetime,
-                    closed: closed)
+                    live, to: &writer, skipping: sent, heartbeat: heartbeat, lifetime: lifetime, channel: channel)
                 try await writer.finish(nil)
             })
     }
 
-    /// Writes each message of `live` (and a heartbeat when quiet) until it ends, `lifetime`
-    /// seconds pass, or the client goes (`closed`: its connection, or HTTP/2 stream, closed).
-    static func relay(
-        _ live: AsyncStream<NotificationStreamMessage>, to writer: inout any ResponseBodyWriter,
-        skipping sent: Set<String>, heartbeat: Duration, lifetime: TimeInterval, closed: EventLoopFuture<Void>
-    ) async throws {
-        enum Step: Sendable {
-            case message(NotificationStreamMessage)
-            case beat
-            case end
-        }
-        let (steps, input) = AsyncStream.makeStream(of: Step.self)
-        closed.whenComplete { _ in input.yield(.end) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await message in live { input.yield(.message(message)) }
-                input.yield(.end)
-            }
-            group.addTask {
-                let deadline = ContinuousClock.now + .seconds(lifetime)
-                while ContinuousClock.now + heartbeat < deadline {
-                    try await Task.sleep(for: heartbeat)
-                    input.yield(.beat)
-                }
-                try await Task.sleep(until: deadline)
-                input.yield(.end)
-            }
-            var sent = sent
-            for await step in steps {
-                switch step {
-                case .message(let message):
-                    if let id = message.notification?.id, !sent.insert(id).inserted { continue }
-                    try await writer.write(event(message))
-                case .beat: try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                case .end:
-                    group.cancelAll()
-                    return
-                }
-            }
-        }
-    }
+    static let keepAlive = ByteBuffer(string: ": keep-alive\n\n")
 
-    /// One server-sent event: the notification's id (what a reconnect names), the type, the JSON.
-    static func event(_ message: NotificationStreamMessage) throws -> ByteBuffer {
-        var text = ""
-        if let id = message.notification?.id { text += "id: \(id)\n" }
-        text += "event: \(message.type.rawValue)\ndata: "
-        text += String(decoding: try JSONCoding.encoder().encode(message), as: UTF8.self)
-        text += "\n\n"
-        return ByteBuffer(string: text)
+    /// Writes what `live` carries until it ends: when `lifetime` seconds pass, the client goes
+    /// (`channel`, its connection or HTTP/2 stream, closes), or the stream is ended elsewhere
+    /// (the session's end, a full buffer, shutdown). The heartbeat and both ends are timers and
+    /// a callback on the channel's event loop that feed the same stream, so a connection costs
+    /// one task, and a message one wake-up of it.
+    static func relay(
+        _ live: LiveStreams.Subscription, to writer: inout any ResponseBodyWriter, skipping sent: Set<String>,
+        heartbeat: Duration, lifetime: TimeInterval, channel: any Channel
+    ) async throws {
+        let loop = channel.eventLoop
+        let beats = loop.scheduleRepeatedTask(initialDelay: TimeAmount(heartbeat), delay: TimeAmount(heartbeat)) { _ in
+            live.continuation.yield(.heartbeat)
+        }
+        let expiry = loop.scheduleTask(in: .nanoseconds(Int64(lifetime * 1e9))) { live.close() }
+        channel.closeFuture.whenComplete { _ in live.close() }
+        defer {
+            beats.cancel()
+            expiry.cancel()
+        }
+        var sent = sent
+        for await item in live.messages {
+            switch item {
+            case .event(let event):
+                if let id = event.notificationID, !sent.insert(id).inserted { continue }
+                try await writer.write(event.text)
+            case .heartbeat:
+                try await writer.write(keepAlive)
+            }
+        }
     }
 }

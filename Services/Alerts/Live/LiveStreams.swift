@@ -1,12 +1,15 @@
 import Contracts
 import Foundation
+import NIOCore
+import ServiceKit
 import ServiceLifecycle
 import Synchronization
 
 /// The open live streams of every user, and what reaches them.
 ///
 /// ``NotificationTap`` publishes after each commit that made or read notifications; a stream
-/// controller subscribes for one connection. Each subscriber has a bounded buffer: a client
+/// controller subscribes for one connection. A message is written out once, as the
+/// server-sent event every stream of its user sends. Each subscriber has a bounded buffer: a client
 /// too slow to take `bufferLimit` messages is disconnected rather than held in memory, and
 /// catches up on reconnecting with the last id it saw. A session's streams end with the
 /// session (`session.ended`, account deletion), and all of them when alerts shuts down (so
@@ -15,7 +18,32 @@ final class LiveStreams: Service, Sendable {
     struct Subscriber: Sendable {
         let user: String
         let session: String
-        let continuation: AsyncStream<NotificationStreamMessage>.Continuation
+        let continuation: AsyncStream<Item>.Continuation
+    }
+
+    /// What a stream carries.
+    enum Item: Sendable {
+        case event(Event)
+        /// A comment line that keeps proxies from closing a quiet stream.
+        case heartbeat
+    }
+
+    /// A message as one server-sent event: the notification's id (what a reconnect names),
+    /// the type, the JSON.
+    struct Event: Sendable {
+        /// Set for a notification: a stream sends each notification once.
+        let notificationID: String?
+        let text: ByteBuffer
+
+        init(_ message: NotificationStreamMessage) throws {
+            notificationID = message.notification?.id
+            var text = ""
+            if let id = notificationID { text += "id: \(id)\n" }
+            text += "event: \(message.type.rawValue)\ndata: "
+            text += String(decoding: try JSONCoding.encoder().encode(message), as: UTF8.self)
+            text += "\n\n"
+            self.text = ByteBuffer(string: text)
+        }
     }
 
     /// Why a stream was not opened.
@@ -43,9 +71,10 @@ final class LiveStreams: Service, Sendable {
 
     /// One connection's stream; `close()` it when done (it is also ended by the session's end).
     struct Subscription: Sendable {
-        let messages: AsyncStream<NotificationStreamMessage>
-        let continuation: AsyncStream<NotificationStreamMessage>.Continuation
+        let messages: AsyncStream<Item>
+        let continuation: AsyncStream<Item>.Continuation
 
+        /// Ends the stream once what it holds is taken.
         func close() { continuation.finish() }
     }
 
@@ -53,7 +82,7 @@ final class LiveStreams: Service, Sendable {
     /// hold as many as they may.
     func subscribe(user: String, session: String) throws(Refusal) -> Subscription {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: NotificationStreamMessage.self, bufferingPolicy: .bufferingOldest(bufferLimit))
+            of: Item.self, bufferingPolicy: .bufferingOldest(bufferLimit))
         let id = UUID()
         let refusal = subscribers.withLock { all -> Refusal? in
             guard all[user, default: [:]].count < perUserLimit else { return .userLimit }
@@ -78,9 +107,12 @@ final class LiveStreams: Service, Sendable {
     /// Sends `messages` to every stream of `user`; a stream whose buffer is full is ended.
     func publish(_ messages: [NotificationStreamMessage], to user: String) {
         let targets = subscribers.withLock { $0[user].map { Array($0.values) } ?? [] }
+        guard !targets.isEmpty else { return }
+        // (A message that cannot be encoded is left out: the centre has it.)
+        let events = messages.compactMap { try? Event($0) }
         for subscriber in targets {
-            for message in messages {
-                if case .dropped = subscriber.continuation.yield(message) {
+            for event in events {
+                if case .dropped = subscriber.continuation.yield(.event(event)) {
                     subscriber.continuation.finish()
                     break
                 }

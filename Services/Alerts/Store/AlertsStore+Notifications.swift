@@ -83,8 +83,8 @@ extension AlertsStore {
     /// Stores the notification of `type` an event makes for `user`, once per event (once per
     /// event and recipient when it reaches several: `shared`): title, body and link rendered
     /// from the catalog with `values` (and `actor`, the actor's display name). Its push is
-    /// scheduled in the same transaction, so a committed notification is pushed even if alerts
-    /// dies right after. Nothing is made when `user` muted the actor, unless it is critical.
+    /// scheduled in the same transaction when the user has a device, so a committed
+    /// notification is pushed even if alerts dies right after. Nothing is made when `user` muted the actor, unless it is critical.
     static func insert(
         _ type: NotificationType, for user: String, values: [String: String], data: [String: String],
         actor: (id: String, name: String)?, event: EventHeader, shared: Bool = false, jobs: JobQueue,
@@ -102,9 +102,16 @@ extension AlertsStore {
             link: kind.link.map { NotificationKind.render($0, values) }, actorId: actor?.id, sourceEventId: id,
             createdAt: event.occurredAt, readAt: nil
         ).insert(db, onConflict: .ignore)
-        if db.changesCount > 0 {
+        // A user with no device has nothing to push (a device registered later is pushed the
+        // notifications made after it), and costs no job.
+        if db.changesCount > 0, try hasDevice(user, in: db) {
             try jobs.schedule(PushDelivery.kind, key: id, payload: PushDelivery.Job(notificationId: id), in: db)
         }
+    }
+
+    private static func hasDevice(_ user: String, in db: Database) throws -> Bool {
+        let statement = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM device WHERE user_id = ?)")
+        return try Bool.fetchOne(statement, arguments: [user]) ?? false
     }
 
     /// `friend_request.sent` → "X wants to be friends" for the recipient.
