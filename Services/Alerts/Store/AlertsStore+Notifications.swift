@@ -84,7 +84,8 @@ extension AlertsStore {
     /// event and recipient when it reaches several: `shared`): title, body and link rendered
     /// from the catalog with `values` (and `actor`, the actor's display name). Its push is
     /// scheduled in the same transaction when the user has a device, so a committed
-    /// notification is pushed even if alerts dies right after. Nothing is made when `user` muted the actor, unless it is critical.
+    /// notification is pushed even if alerts dies right after. Nothing is made when `user`
+    /// muted the actor, unless it is critical.
     static func insert(
         _ type: NotificationType, for user: String, values: [String: String], data: [String: String],
         actor: (id: String, name: String)?, event: EventHeader, shared: Bool = false, jobs: JobQueue,
