@@ -16,17 +16,22 @@ func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let runtime = try ServiceRuntime(name: .gateway, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
     let settings = try GatewaySettings(reader: reader)
+    // One set of connections to the services for forwarded requests and live streams alike.
+    let pool = try UpstreamPool(settings: runtime.settings, tls: runtime.tls)
     let gate = LiveStreamGate(
-        verifier: runtime.makeTokenVerifier(checkSessions: false), client: runtime.client,
-        perUser: settings.liveStreamsPerUser, logger: runtime.logger)
+        verifier: runtime.makeTokenVerifier(checkSessions: false), pool: pool, perUser: settings.liveStreamsPerUser,
+        logger: runtime.logger)
     return try runtime.makeApplication(
-        try buildRouter(runtime: runtime, settings: settings), server: try publicListener(settings, gate: gate),
+        try buildRouter(runtime: runtime, settings: settings, pool: pool),
+        server: try publicListener(settings, gate: gate),
         onServerRunning: onServerRunning)
 }
 
 /// The gateway's router: its own routes (health roll-up, API description, metrics) and the
-/// forwarding of everything in ``RouteTable``.
-func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> ServiceParts<GatewayRequestContext> {
+/// forwarding of everything in ``RouteTable``, over `pool` (a pool of its own when none is given).
+func buildRouter(
+    runtime: ServiceRuntime, settings: GatewaySettings, pool: UpstreamPool? = nil
+) throws -> ServiceParts<GatewayRequestContext> {
     // The gateway checks tokens only; sessions are checked by the service that acts.
     let verifier = runtime.makeTokenVerifier(checkSessions: false)
     // Early answers (401, 413, 429) wait for up to 4 MiB of an unread body, so a client
@@ -56,7 +61,7 @@ func buildRouter(runtime: ServiceRuntime, settings: GatewaySettings) throws -> S
         })
     HealthRollupController(client: runtime.client).addRoutes(to: routes)
     try OpenAPIController().addRoutes(to: routes)
-    let pool = try UpstreamPool(settings: runtime.settings, tls: runtime.tls)
+    let pool = try pool ?? UpstreamPool(settings: runtime.settings, tls: runtime.tls)
     let uploadClient = InternalClient(tls: runtime.tls, settings: runtime.settings, http1Only: true)
     let forwarder = Forwarder(
         pool: pool, uploads: UploadForwarder(client: uploadClient, settings: settings), settings: settings)

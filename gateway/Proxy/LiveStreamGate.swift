@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Contracts
 import Foundation
 import HTTPTypes
@@ -13,7 +12,8 @@ import Synchronization
 
 /// The WebSocket form of `GET /v1/notifications/stream`: the gateway takes the upgrade and
 /// carries alerts' server-sent events to the client, one text frame per event (its `data`, a
-/// ``NotificationStreamMessage``), over the same mutual-TLS HTTP/2 hop as every request.
+/// ``NotificationStreamMessage``), on a stream of the gateway's own HTTP/2 connections to
+/// alerts (``UpstreamPool``), as every forwarded request.
 ///
 /// Only that path (and Transrify's `/v1/alerts/stream`) is upgraded (any other is refused
 /// with 400 before upgrading). The token is checked like any route's, then the user's open
@@ -30,14 +30,16 @@ final class LiveStreamGate: Sendable {
     static let paths: Set<String> = [path, "/v1/alerts/stream"]
 
     let verifier: TokenVerifier
-    let client: InternalClient
+    let pool: UpstreamPool
     let perUser: Int
     let logger: Logger
+    /// How long alerts has to answer the stream's request.
+    let answerTimeout: TimeAmount = .seconds(10)
     private let open = Mutex<[String: Int]>([:])
 
-    init(verifier: TokenVerifier, client: InternalClient, perUser: Int, logger: Logger) {
+    init(verifier: TokenVerifier, pool: UpstreamPool, perUser: Int, logger: Logger) {
         self.verifier = verifier
-        self.client = client
+        self.pool = pool
         self.perUser = perUser
         self.logger = logger
     }
@@ -82,13 +84,22 @@ final class LiveStreamGate: Sendable {
     private func relay(
         token: String, hop: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async -> WebSocketErrorCode {
-        var request = HTTPClientRequest(url: client.url(of: .alerts, path: Self.path + hop))
-        request.headers = InternalClient.propagationHeaders()
-        request.headers.add(name: "authorization", value: "Bearer \(token)")
-        request.headers.add(name: "accept", value: "text/event-stream")
-        let response: HTTPClientResponse
+        var fields = HeaderPolicy.upstreamFields(from: [:], clientAddress: nil)
+        fields[.authorization] = "Bearer \(token)"
+        fields[.accept] = "text/event-stream"
+        let head = HTTPRequest(
+            method: .get, scheme: "https", authority: pool.authority(of: .alerts), path: Self.path + hop,
+            headerFields: fields)
+        let exchange: UpstreamExchange
+        let response: HTTPResponse
         do {
-            response = try await client.execute(request, timeout: .seconds(10))
+            exchange = try await pool.openStream(to: .alerts)
+            let timer = exchange.channel.eventLoop.scheduleTask(in: answerTimeout) {
+                exchange.cancel(UpstreamError.timedOut)
+            }
+            defer { timer.cancel() }
+            try await exchange.send(head: head, end: true)
+            response = try await exchange.head.get()
         } catch {
             return .init(codeNumber: 1013)
         }
@@ -104,7 +115,7 @@ final class LiveStreamGate: Sendable {
             group.addTask {
                 var events = ServerSentEvents()
                 do {
-                    for try await buffer in response.body {
+                    for try await buffer in exchange.body {
                         for data in events.feed(buffer) { try await outbound.write(.text(data)) }
                     }
                     return .normalClosure
