@@ -236,6 +236,61 @@ import Testing
         #expect(left == [["bad", "2"]])
     }
 
+    @Test func anEachKindRunsGroupsOfItsSizeAndEveryJobEndsOnItsOwn() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let calls = Mutex<[[String]]>([])
+        var runner = JobRunner(
+            database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "jobs"),
+            pollInterval: .milliseconds(20), maxAttempts: 5, maxBackoff: 10, logger: Logger(label: "test"))
+        let later = fixture.clock.now().addingTimeInterval(100)
+        // "retry" asks for another run in 5 s, "wait" is postponed, "bad" writes a duplicate
+        // note, the others write their note.
+        runner.completeEach("remind", inGroupsOf: 2) { (jobs: [(payload: Reminder, attempt: JobAttempt)]) in
+            calls.withLock { $0.append(jobs.map(\.payload.text)) }
+            return jobs.map { job -> JobCompletion in
+                let text = job.payload.text
+                switch text {
+                case "retry": return .retry(after: 5, "not yet")
+                case "wait": return .postpone(until: later)
+                default:
+                    return .done(recording: { db in
+                        try db.execute(
+                            sql: "INSERT INTO note (text) VALUES (?)", arguments: [text == "bad" ? "a" : text])
+                    })
+                }
+            }
+        }
+        for text in ["a", "retry", "wait", "bad", "e"] { #expect(try await fixture.schedule(text, key: text)) }
+        // A payload that does not decode as a reminder.
+        try await fixture.database.write { db in
+            try fixture.queue.schedule("remind", key: "odd", payload: ["count": 3], at: fixture.clock.now(), in: db)
+        }
+        await runner.runDue()
+        // Groups of two in the claim's order; the odd payload never reaches the handler.
+        #expect(calls.withLock { $0 } == [["a", "retry"], ["wait", "bad"], ["e"]])
+        let notes = {
+            try await fixture.database.read { db in try String.fetchAll(db, sql: "SELECT text FROM note ORDER BY text")
+            }
+        }
+        // "bad" was rolled back alone; its group's "wait" and the other groups stand.
+        #expect(try await notes() == ["a", "e"])
+        let left = try await fixture.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, attempts, failed_at IS NOT NULL AS failed FROM kit_job ORDER BY key")
+                .map { "\($0["key"] as String) \($0["attempts"] as Int) \($0["failed"] as Bool)" }
+        }
+        #expect(left == ["bad 1 false", "odd 1 true", "retry 1 false", "wait 0 false"])
+
+        // The retries run alone, when due: "retry" after its 5 s, "bad" after the backoff.
+        calls.withLock { $0 = [] }
+        fixture.clock.advance(by: 4)
+        await runner.runDue()
+        #expect(Set(calls.withLock { $0 }) == [["bad"]])
+        fixture.clock.advance(by: 2)
+        await runner.runDue()
+        #expect(Set(calls.withLock { $0 }) == [["bad"], ["retry"]])
+    }
+
     @Test func aPermanentFailureParksAtOnceAndARetryAfterIsHonoured() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }

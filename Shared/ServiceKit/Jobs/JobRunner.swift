@@ -22,14 +22,17 @@ public struct JobCompletion: Sendable {
     let record: (@Sendable (Database) throws -> Void)?
     let retry: (after: TimeInterval?, reason: String)?
     let postponedUntil: Date?
+    /// Retrying cannot help (a group member whose payload does not decode).
+    let failure: String?
 
     init(
         record: (@Sendable (Database) throws -> Void)?, retry: (after: TimeInterval?, reason: String)?,
-        postponedUntil: Date? = nil
+        postponedUntil: Date? = nil, failure: String? = nil
     ) {
         self.record = record
         self.retry = retry
         self.postponedUntil = postponedUntil
+        self.failure = failure
     }
 
     /// Done; `record` (if any) commits with the job's removal.
@@ -80,12 +83,18 @@ public enum JobFailure: Error, Sendable {
 /// group: one handler call and one recording for all of them (a nightly pass over a million
 /// streaks reads a batch's rows with one query each instead of one query per job). A group
 /// that fails is retried job by job: a job on its second attempt or later always runs alone, so
-/// one job that cannot succeed never holds back the others more than once.
+/// one job that cannot succeed never holds back the others more than once. A kind registered
+/// with ``completeEach(_:inGroupsOf:run:)`` runs in groups too, but says how each job ended:
+/// one read for a group's work, each job done, retried or postponed on its own.
 public struct JobRunner: Service {
     public typealias Handler = @Sendable (_ payload: Data, _ attempt: JobAttempt) async throws -> JobCompletion
-    public typealias GroupHandler =
-        @Sendable (_ jobs: [(payload: Data, attempt: JobAttempt)]) async throws
-        -> JobCompletion
+
+    /// A group kind's handler: one completion for all the jobs (`together`), or one per job.
+    struct GroupHandler: Sendable {
+        let together: Bool
+        let limit: Int
+        let run: @Sendable (_ jobs: [(payload: Data, attempt: JobAttempt)]) async throws -> [JobCompletion]
+    }
 
     public let database: DatabasePool
     let queue: JobQueue
@@ -149,7 +158,7 @@ public struct JobRunner: Service {
         _ kind: JobKind,
         run: @escaping @Sendable (_ jobs: [(payload: Payload, attempt: JobAttempt)]) async throws -> JobCompletion
     ) {
-        groupHandlers[kind] = { jobs in
+        groupHandlers[kind] = GroupHandler(together: true, limit: .max) { jobs in
             let payloads = try jobs.map { job in
                 do {
                     return (try JSONCoding.sharedDecoder.decode(Payload.self, from: job.payload), job.attempt)
@@ -157,7 +166,39 @@ public struct JobRunner: Service {
                     throw JobFailure.permanent("the payload does not decode as \(Payload.self)")
                 }
             }
-            return try await run(payloads)
+            return [try await run(payloads)]
+        }
+    }
+
+    /// Registers the handler of `kind` that takes up to `size` due jobs of a claim at once and
+    /// says how each ended, in order: each is done, retried or postponed alone, with its own
+    /// recording. A job whose payload no longer decodes fails alone; if the handler throws,
+    /// every job of the group is retried, each alone.
+    public mutating func completeEach<Payload: Decodable & Sendable>(
+        _ kind: JobKind, inGroupsOf size: Int,
+        run: @escaping @Sendable (_ jobs: [(payload: Payload, attempt: JobAttempt)]) async throws -> [JobCompletion]
+    ) {
+        groupHandlers[kind] = GroupHandler(together: false, limit: max(1, size)) { jobs in
+            var completions = [JobCompletion?](repeating: nil, count: jobs.count)
+            var payloads: [(payload: Payload, attempt: JobAttempt)] = []
+            var decoded: [Int] = []
+            for (index, job) in jobs.enumerated() {
+                if let payload = try? JSONCoding.sharedDecoder.decode(Payload.self, from: job.payload) {
+                    payloads.append((payload, job.attempt))
+                    decoded.append(index)
+                } else {
+                    completions[index] = JobCompletion(
+                        record: nil, retry: nil, failure: "the payload does not decode as \(Payload.self)")
+                }
+            }
+            if !payloads.isEmpty {
+                let answers = try await run(payloads)
+                guard answers.count == payloads.count else {
+                    throw JobFailure.retry(after: 1, "the handler answered \(answers.count) of \(payloads.count) jobs")
+                }
+                for (index, answer) in zip(decoded, answers) { completions[index] = answer }
+            }
+            return completions.map { $0! }
         }
     }
 
@@ -188,13 +229,13 @@ public struct JobRunner: Service {
     }
 
     /// The runs a claim makes: each job alone, except that the first-attempt jobs of a group
-    /// kind run together.
+    /// kind run together (in groups of at most the kind's size).
     func runs(of claimed: [JobRecord]) -> [[JobRecord]] {
         var runs: [[JobRecord]] = []
         var groups: [String: Int] = [:]
         for job in claimed {
-            if job.attempts <= 1, groupHandlers[JobKind(rawValue: job.kind)] != nil {
-                if let index = groups[job.kind] {
+            if job.attempts <= 1, let handler = groupHandlers[JobKind(rawValue: job.kind)] {
+                if let index = groups[job.kind], runs[index].count < handler.limit {
                     runs[index].append(job)
                 } else {
                     groups[job.kind] = runs.count
@@ -220,7 +261,7 @@ public struct JobRunner: Service {
             return false
         }
         guard !claimed.isEmpty else { return false }
-        let outcomes = await withTaskGroup(of: Outcome.self, returning: [Outcome].self) { group in
+        let outcomes = await withTaskGroup(of: [Outcome].self, returning: [Outcome].self) { group in
             var outcomes: [Outcome] = []
             var next = runs(of: claimed).makeIterator()
             for _ in 0..<concurrency {
@@ -228,7 +269,7 @@ public struct JobRunner: Service {
                 group.addTask { await execute(job) }
             }
             while let outcome = await group.next() {
-                outcomes.append(outcome)
+                outcomes += outcome
                 if let job = next.next() { group.addTask { await execute(job) } }
             }
             return outcomes
@@ -254,7 +295,7 @@ public struct JobRunner: Service {
     public func drain(between: @escaping @Sendable () async -> Void = {}) async {
         enum Step: Sendable {
             case claimed([JobRecord])
-            case executed(Outcome)
+            case executed([Outcome])
             case recorded([Int64])
             case between
         }
@@ -311,9 +352,9 @@ public struct JobRunner: Service {
                         await between()
                         return .between
                     }
-                case .executed(let outcome):
+                case .executed(let finished):
                     running -= 1
-                    outcomes.append(outcome)
+                    outcomes += finished
                 case .recorded(let seqs):
                     recording = false
                     claimed.subtract(seqs)
@@ -358,37 +399,47 @@ public struct JobRunner: Service {
         }
     }
 
-    /// Runs `jobs` (one, or a group of one kind) through their handler.
-    private func execute(_ jobs: [JobRecord]) async -> Outcome {
+    /// Runs `jobs` (one, or a group of one kind) through their handler: one outcome for them
+    /// all, or one per job for a ``completeEach(_:inGroupsOf:run:)`` kind.
+    private func execute(_ jobs: [JobRecord]) async -> [Outcome] {
         let first = jobs[0]
         let kind = JobKind(rawValue: first.kind)
         let attempts = jobs.map { JobAttempt(key: $0.key, number: $0.attempts, dueAt: $0.dueAt) }
-        let run: @Sendable () async throws -> JobCompletion
+        let run: @Sendable () async throws -> [JobCompletion]
+        var each = false
         if let handler = groupHandlers[kind] {
-            run = { try await handler(Array(zip(jobs.map(\.payload), attempts))) }
+            run = { try await handler.run(Array(zip(jobs.map(\.payload), attempts))) }
+            each = !handler.together
         } else if let handler = handlers[kind], jobs.count == 1 {
-            run = { try await handler(first.payload, attempts[0]) }
+            run = { [try await handler(first.payload, attempts[0])] }
         } else {
-            return Outcome(jobs: jobs, result: .failed("no handler"))
+            return [Outcome(jobs: jobs, result: .failed("no handler"))]
         }
         // A group's jobs are retried alone, where each can succeed or fail on its own.
         let backoff = OutboxDispatcher.backoff(
             afterAttempts: first.attempts, maxBackoff: maxBackoff, jitter: entropy.unitInterval())
         do {
-            let completion = try await run()
-            if let date = completion.postponedUntil { return Outcome(jobs: jobs, result: .postponed(until: date)) }
-            guard let retry = completion.retry else {
-                return Outcome(jobs: jobs, result: .done, record: completion.record)
+            let completions = try await run()
+            guard each else { return [Self.outcome(of: jobs, completions[0], backoff: backoff)] }
+            return zip(jobs, completions).map { job, completion in
+                Self.outcome(of: [job], completion, backoff: backoff)
             }
-            return Outcome(
-                jobs: jobs, result: .retry(after: retry.after ?? backoff, retry.reason), record: completion.record)
         } catch JobFailure.permanent(let reason) where jobs.count == 1 {
-            return Outcome(jobs: jobs, result: .failed(reason))
+            return [Outcome(jobs: jobs, result: .failed(reason))]
         } catch JobFailure.retry(let seconds, let reason) {
-            return Outcome(jobs: jobs, result: .retry(after: seconds, reason))
+            return [Outcome(jobs: jobs, result: .retry(after: seconds, reason))]
         } catch {
-            return Outcome(jobs: jobs, result: .retry(after: backoff, "\(error)"))
+            return [Outcome(jobs: jobs, result: .retry(after: backoff, "\(error)"))]
         }
+    }
+
+    /// What a completion means for the jobs it answers.
+    private static func outcome(of jobs: [JobRecord], _ completion: JobCompletion, backoff: TimeInterval) -> Outcome {
+        if let reason = completion.failure { return Outcome(jobs: jobs, result: .failed(reason)) }
+        if let date = completion.postponedUntil { return Outcome(jobs: jobs, result: .postponed(until: date)) }
+        guard let retry = completion.retry else { return Outcome(jobs: jobs, result: .done, record: completion.record) }
+        return Outcome(
+            jobs: jobs, result: .retry(after: retry.after ?? backoff, retry.reason), record: completion.record)
     }
 
     /// Writes every outcome of a batch, with what each job recorded, in one transaction (one
