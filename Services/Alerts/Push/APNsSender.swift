@@ -83,10 +83,9 @@ struct APNsSender: PushSender {
             let response = await PushHTTP.postJSON(
                 body, to: "\(base)/3/device/\(device.token)", headers: headers, http: http)
         else { return .retry(after: nil, "APNs cannot be reached") }
+        guard response.status != 200 else { return .delivered(response.headers["apns-id"]) }
         let reason = (try? JSONDecoder().decode([String: String].self, from: response.body))?["reason"] ?? ""
         switch response.status {
-        case 200:
-            return .delivered(response.headers["apns-id"])
         case 410:
             return .unregistered(reason.isEmpty ? "Unregistered" : reason)
         case 400 where ["BadDeviceToken", "DeviceTokenNotForTopic"].contains(reason):

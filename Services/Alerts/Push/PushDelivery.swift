@@ -8,8 +8,10 @@ import ServiceKit
 /// Turns committed notifications into pushes, at least once per device, through the kit's
 /// durable jobs.
 ///
-/// Making a notification schedules a `push.notification` job in the same transaction. The job
-/// reads what is left to do (``AlertsStore/pushPlan(for:now:)``: nothing for a notification
+/// Making a notification schedules a `push.notification` job in the same transaction. Due jobs
+/// run in groups (``JobRunner/completeEach(_:inGroupsOf:run:)``) whose plans are read in one
+/// transaction, each job ending on its own. A job
+/// reads what is left to do (``AlertsStore/pushPlans(for:now:)``: nothing for a notification
 /// that is gone, read, turned off, from someone blocked, or stale), sends to every device
 /// without a delivery row, all providers at once, and records each answer in the transaction
 /// that completes the job: a device the provider acknowledged is never pushed that
@@ -32,6 +34,9 @@ struct PushDelivery: Sendable {
         var tickets: [String: String]
     }
 
+    /// Jobs whose plans are read together (a fan-out's pushes; a retry runs alone).
+    static let groupSize = 32
+
     let store: AlertsStore
     let senders: [PushProvider: any PushSender]
     let expo: ExpoSender?
@@ -41,13 +46,30 @@ struct PushDelivery: Sendable {
     let logger: Logger
 
     func register(on runner: inout JobRunner) {
-        runner.complete(Self.kind) { (job: Job, attempt) in try await deliver(job, attempt) }
+        runner.completeEach(Self.kind, inGroupsOf: Self.groupSize) { (jobs: [(payload: Job, attempt: JobAttempt)]) in
+            try await deliver(jobs.map(\.payload))
+        }
         runner.complete(Self.receiptsKind) { (job: ReceiptsJob, attempt) in try await checkReceipts(job, attempt) }
     }
 
-    func deliver(_ job: Job, _ attempt: JobAttempt) async throws -> JobCompletion {
+    /// Delivers a group of notifications, their plans read together; says how each ended.
+    func deliver(_ jobs: [Job]) async throws -> [JobCompletion] {
         let start = clock.now()
-        guard var plan = try await store.pushPlan(for: job.notificationId, now: start) else { return .done() }
+        let plans = try await store.pushPlans(for: jobs.map(\.notificationId), now: start)
+        var completions = [JobCompletion](repeating: .done(), count: jobs.count)
+        await withTaskGroup(of: (Int, JobCompletion).self) { group in
+            for (index, plan) in plans.enumerated() {
+                guard let plan else { continue }
+                group.addTask { (index, await deliver(plan, of: jobs[index].notificationId, at: start)) }
+            }
+            for await (index, completion) in group { completions[index] = completion }
+        }
+        return completions
+    }
+
+    /// Pushes one notification's plan to the devices still waiting for it.
+    func deliver(_ plan: AlertsStore.PushPlan, of notificationID: String, at start: Date) async -> JobCompletion {
+        var plan = plan
         let waiting = plan.devices.filter { senders[$0.provider] != nil }
         guard !waiting.isEmpty else { return .done() }
         if let quiet = plan.quietHours, !plan.message.critical, let ends = quiet.end(ifQuietAt: start) {
@@ -58,7 +80,6 @@ struct PushDelivery: Sendable {
         }
         let byProvider = Dictionary(grouping: waiting, by: \.provider)
         let message = plan.message
-        let notificationID = job.notificationId
         // Each provider's answers are settled as they come. While another provider is still
         // answering, they are committed at once: a fast provider's acknowledgement must not
         // wait on a slow one, or a crash in between would push to its devices twice. The last
