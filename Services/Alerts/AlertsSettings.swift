@@ -23,7 +23,8 @@ import ServiceKit
 ///   `alerts.expo.receiptDelaySeconds` (default 900): when push receipts are fetched.
 /// - `alerts.push.trustRootsFile` (optional): extra PEM certificate authorities trusted for the
 ///   providers (a TLS-inspecting proxy, or local fakes).
-/// - `alerts.push.concurrency` (default 32): notifications delivered at the same time.
+/// - `alerts.push.concurrency` (default 32): groups of due pushes delivered at the same time
+///   (a group is up to 32 notifications whose plans are read together).
 /// - `alerts.stream.heartbeatSeconds` (default 25): how often a quiet live stream sends a
 ///   comment line (proxies close silent connections; a client gone over HTTP/1.1 is noticed then).
 /// - `alerts.stream.perUser` (default 16): live streams one user may hold open.

@@ -9,14 +9,13 @@ import ServiceKit
 /// durable jobs.
 ///
 /// Making a notification schedules a `push.notification` job in the same transaction. Due jobs
-/// run in groups (``JobRunner/completeEach(_:inGroupsOf:run:)``) whose plans are read in one
-/// transaction, each job ending on its own. A job
-/// reads what is left to do (``AlertsStore/pushPlans(for:now:)``: nothing for a notification
-/// that is gone, read, turned off, from someone blocked, or stale), sends to every device
-/// without a delivery row, all providers at once, and records each answer in the transaction
-/// that completes the job: a device the provider acknowledged is never pushed that
-/// notification again, and a SIGKILL before that commit sends it again (APNs collapses the
-/// repeat by its collapse id). Dead tokens remove their device; rate limits and outages retry
+/// run in groups (``JobRunner/completeEach(_:inGroupsOf:run:)``) that read their plans in one
+/// transaction (``AlertsStore/pushPlans(for:now:)``: nothing for a notification that is gone,
+/// read, turned off, from someone blocked, or stale); each job then ends on its own. A job
+/// sends to every device without a delivery row, all providers at once, and records each answer
+/// in the transaction that completes the job: a device the provider acknowledged is never
+/// pushed that notification again, and a SIGKILL before that commit sends it again (APNs
+/// collapses the repeat by its collapse id). Dead tokens remove their device; rate limits and outages retry
 /// the devices still waiting, after the provider's `Retry-After` or the runner's backoff.
 /// Expo's tickets are checked for receipts `receiptDelay` later, in a job of their own. During
 /// the user's quiet hours a push that is not critical waits for their end (the job is due
