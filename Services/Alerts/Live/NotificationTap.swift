@@ -54,7 +54,7 @@ final class NotificationTap: TransactionObserver, @unchecked Sendable {
         let users = streams.listening(Set(new.map(\.userId) + marked.map(\.userId)))
         let directMessages = try AlertsStore.directMessages(of: new.filter { users.contains($0.userId) }, in: db)
         for user in users {
-            let unread = try NotificationRecord.all().of(user).unread().fetchCount(db)
+            let unread = try NotificationRecord.unreadCount(of: user, in: db)
             var messages = new.filter { $0.userId == user }.map {
                 NotificationStreamMessage(
                     type: .notification, notification: $0.contract, message: directMessages[$0.id], unreadCount: unread)
@@ -65,14 +65,15 @@ final class NotificationTap: TransactionObserver, @unchecked Sendable {
         }
     }
 
-    /// The rows of `rowIDs`, 500 per statement (a read-all can mark thousands).
+    /// The rows of `rowIDs`, 500 per statement (a read-all can mark thousands). The statements
+    /// for up to 64 rows (a group commit's events) are kept: a commit runs one after each.
     private static func fetch(_ rowIDs: [Int64], in db: Database) throws -> [NotificationRecord] {
         var rows: [NotificationRecord] = []
         for start in stride(from: 0, to: rowIDs.count, by: 500) {
             let chunk = Array(rowIDs[start..<min(start + 500, rowIDs.count)])
-            rows += try NotificationRecord.fetchAll(
-                db, sql: "SELECT * FROM notification WHERE rowid IN (\(databaseQuestionMarks(count: chunk.count)))",
-                arguments: StatementArguments(chunk))
+            let sql = "SELECT * FROM notification WHERE rowid IN (\(databaseQuestionMarks(count: chunk.count)))"
+            let statement = try chunk.count <= 64 ? db.cachedStatement(sql: sql) : db.makeStatement(sql: sql)
+            rows += try NotificationRecord.fetchAll(statement, arguments: StatementArguments(chunk))
         }
         return rows
     }

@@ -45,7 +45,7 @@ struct NotificationRecord: ServiceRecord {
     }
 
     var contract: AppNotification {
-        let fields = (try? JSONDecoder().decode([String: String].self, from: Data(data.utf8))) ?? [:]
+        let fields = (try? JSONCoding.sharedDecoder.decode([String: String].self, from: Data(data.utf8))) ?? [:]
         return AppNotification(
             id: id, type: type, title: title, body: body, data: fields, link: link, actorId: actorId,
             createdAt: createdAt, readAt: readAt)
