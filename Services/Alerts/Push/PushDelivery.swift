@@ -15,11 +15,11 @@ import ServiceKit
 /// sends to every device without a delivery row, all providers at once, and records each answer
 /// in the transaction that completes the job: a device the provider acknowledged is never
 /// pushed that notification again, and a SIGKILL before that commit sends it again (APNs
-/// collapses the repeat by its collapse id). Dead tokens remove their device; rate limits and outages retry
-/// the devices still waiting, after the provider's `Retry-After` or the runner's backoff.
-/// Expo's tickets are checked for receipts `receiptDelay` later, in a job of their own. During
-/// the user's quiet hours a push that is not critical waits for their end (the job is due
-/// again then) or, in `silent` mode, goes at once without sound.
+/// collapses the repeat by its collapse id). Dead tokens remove their device; rate limits and
+/// outages retry the devices still waiting, after the provider's `Retry-After` or the runner's
+/// backoff. Expo's tickets are checked for receipts `receiptDelay` later, in a job of their own.
+/// During the user's quiet hours a push that is not critical waits for their end (the job is
+/// due again then) or, in `silent` mode, goes at once without sound.
 struct PushDelivery: Sendable {
     static let kind: JobKind = "push.notification"
     static let receiptsKind: JobKind = "push.expo-receipts"
