@@ -16,7 +16,8 @@ import TestSupport
 //     end a few minutes ahead; streak's `friend_request.sent` events (as its outbox posts them)
 //     make `notifications` notifications, round robin over the users, all held. When the quiet
 //     hours end, every push is due at once: prints how fast alerts pushed them to the fake
-//     APNs and over how many connections, how fast the events were taken, and alerts' memory.
+//     APNs and over how many connections, how fast the events were taken, the CPU per push of
+//     alerts and of this process (the fake) over the drain, and alerts' memory.
 //
 //   notify-bench live [connections] [users] [seconds] [per-second]
 //     Opens `connections` WebSockets to `/v1/notifications/stream` through the gateway (TLS),
@@ -169,6 +170,8 @@ func fanout(notifications: Int, userCount: Int) async throws {
         let wait = ends.timeIntervalSinceNow
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
         let due = ContinuousClock.now
+        let bench = getpid()
+        let cpuBefore = (alerts: cpuSeconds(of: alerts), bench: cpuSeconds(of: bench))
         var peakRSS = held.rss
         var first: Duration?
         var last = (count: 0, at: ContinuousClock.now)
@@ -184,6 +187,7 @@ func fanout(notifications: Int, userCount: Int) async throws {
             }
         }
         let drained = ContinuousClock.now - due
+        let cpu = (alerts: cpuSeconds(of: alerts) - cpuBefore.alerts, bench: cpuSeconds(of: bench) - cpuBefore.bench)
         let after = memory(of: alerts)
         let (pushed, connections) = fake.accepted("apns")
         print(
@@ -191,6 +195,12 @@ func fanout(notifications: Int, userCount: Int) async throws {
                 format:
                     "pushed: %d in %.2f s from the end of quiet hours (first after %.2f s): %.0f/s over %d connection(s)",
                 pushed, seconds(drained), seconds(first ?? .zero), Double(pushed) / seconds(drained), connections))
+        // What a push cost each side, so that runs on a faster or slower hour of this shared
+        // machine compare: the drain is CPU-bound, and the fake's share is taken from alerts.
+        print(
+            String(
+                format: "CPU per push during the drain: alerts %.0f µs, the fake APNs (this process) %.0f µs",
+                cpu.alerts / Double(pushed) * 1e6, cpu.bench / Double(pushed) * 1e6))
         print("alerts after: \(mib(after.rss)), peak seen \(mib(max(peakRSS, after.rss))) (VmHWM \(mib(after.peak)))")
     } catch {
         print(stack.logs(of: .alerts).suffix(20).joined(separator: "\n"))
