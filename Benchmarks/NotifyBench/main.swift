@@ -196,7 +196,7 @@ func fanout(notifications: Int, userCount: Int) async throws {
                     "pushed: %d in %.2f s from the end of quiet hours (first after %.2f s): %.0f/s over %d connection(s)",
                 pushed, seconds(drained), seconds(first ?? .zero), Double(pushed) / seconds(drained), connections))
         // What a push cost each side, so that runs on a faster or slower hour of this shared
-        // machine compare: the drain is CPU-bound, and the fake's share is taken from alerts.
+        // machine compare: the drain is CPU-bound, and the fake runs on the same two cores.
         print(
             String(
                 format: "CPU per push during the drain: alerts %.0f µs, the fake APNs (this process) %.0f µs",

@@ -267,8 +267,8 @@ import Testing
             try fixture.queue.schedule("remind", key: "odd", payload: ["count": 3], at: fixture.clock.now(), in: db)
         }
         await runner.runDue()
-        // Groups of two made in the claim's order (they run at once, so they may finish in any
-        // order), each run once; the odd payload never reaches the handler.
+        // Groups of two made in the claim's order (they run at once, so the handler may see them
+        // in any order), each run once; the odd payload never reaches the handler.
         let groups = calls.withLock { $0 }
         #expect(groups.count == 3)
         #expect(Set(groups) == [["a", "retry"], ["wait", "bad"], ["e"]])
