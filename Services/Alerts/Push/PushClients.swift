@@ -4,24 +4,21 @@ import Logging
 import ServiceKit
 import ServiceLifecycle
 
-/// The configured providers over one HTTP client: AsyncHTTPClient's shared one (HTTP/2 where
-/// offered), or, when extra trust roots are configured, one of its own, shut down with the
-/// service.
+/// The configured providers over one HTTP client of their own (HTTP/2 where offered), shut down
+/// with the service.
 struct PushClients: Service {
     let http: HTTPClient
-    let ownsClient: Bool
     let senders: [PushProvider: any PushSender]
     let expo: ExpoSender?
 
     init(settings: AlertsSettings, clock: any WallClock) throws {
-        let http = try settings.trustRootsFile.map { try PushHTTP.makeClient(trustRoots: $0) } ?? HTTPClient.shared
-        self.ownsClient = settings.trustRootsFile != nil
+        let http = PushHTTP.makeClient(trustRoots: settings.trustRootsFile)
         var senders: [PushProvider: any PushSender] = [:]
         do {
             if let apns = settings.apns { senders[.apns] = try APNsSender(settings: apns, http: http, clock: clock) }
             if let fcm = settings.fcm { senders[.fcm] = try FCMSender(settings: fcm, http: http, clock: clock) }
         } catch {
-            if ownsClient { try? http.syncShutdown() }
+            try? http.syncShutdown()
             throw ConfigurationError("a push provider's key cannot be read: \(error)")
         }
         self.expo = settings.expo.map { ExpoSender(settings: $0, http: http) }
@@ -39,6 +36,6 @@ struct PushClients: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        if ownsClient { try await http.shutdown() }
+        try await http.shutdown()
     }
 }

@@ -91,12 +91,15 @@ actor CachedCredential {
 /// HTTP for the providers: HTTP/2 where the provider offers it (APNs requires it), so
 /// concurrent pushes to one provider are streams of one connection.
 enum PushHTTP {
-    static func makeClient(trustRoots: URL) throws -> HTTPClient {
+    /// The providers' client: the system's trust roots and `trustRoots` (a local fake's
+    /// authority) if given, flushes coalesced per connection (``FlushCoalescer``).
+    static func makeClient(trustRoots: URL?) -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.additionalTrustRoots = [.file(trustRoots.path)]
+        if let trustRoots { tls.additionalTrustRoots = [.file(trustRoots.path)] }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        configuration.http2ConnectionDebugInitializer = FlushCoalescer.install
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
