@@ -85,9 +85,12 @@ func signUp(_ count: Int, on stack: Stack) async throws -> [BenchUser] {
     return users.withLock { all in (0..<count).map { all[$0]! } }
 }
 
-/// Posts one `friend_request.sent` to alerts as streak's outbox does; returns the event id
-/// (the notification's id).
-func friendRequest(to user: String, from streak: HTTPClient, alerts: String, id: UUID = UUID()) async throws {
+/// Posts one `friend_request.sent` to alerts as streak's outbox does (a version 7 event id, as
+/// every outbox makes; the event id becomes the notification's id, so its indexes grow at
+/// their end as they do in a running stack).
+func friendRequest(
+    to user: String, from streak: HTTPClient, alerts: String, id: UUID = SystemEntropy().uuid(at: Date())
+) async throws {
     let envelope = EventEnvelope(
         id: id, type: FriendRequestSent.eventType, source: .streak, occurredAt: Date(),
         payload: FriendRequestSent(
@@ -346,7 +349,7 @@ func live(connections: Int, userCount: Int, duration: Int, rate: Int) async thro
                 if due > ContinuousClock.now { try await Task.sleep(until: due) }
                 let user = Int.random(in: 0..<users.count)
                 expected += socketsOf[user]
-                let id = UUID()
+                let id = SystemEntropy().uuid(at: Date())
                 arrivals.state.withLock { $0.sent[id.uuidString.lowercased()] = ContinuousClock.now }
                 group.addTask {
                     try await friendRequest(
