@@ -4,21 +4,24 @@ import Logging
 import ServiceKit
 import ServiceLifecycle
 
-/// The configured providers over one HTTP client of their own (HTTP/2 where offered), shut down
-/// with the service.
+/// The configured providers over one HTTP client (HTTP/2 where offered): the process's
+/// ``PushHTTP/shared`` one, or, when extra trust roots are configured, one of its own, shut
+/// down with the service.
 struct PushClients: Service {
     let http: HTTPClient
+    let ownsClient: Bool
     let senders: [PushProvider: any PushSender]
     let expo: ExpoSender?
 
     init(settings: AlertsSettings, clock: any WallClock) throws {
-        let http = PushHTTP.makeClient(trustRoots: settings.trustRootsFile)
+        let http = settings.trustRootsFile.map { PushHTTP.makeClient(trustRoots: $0) } ?? PushHTTP.shared
+        self.ownsClient = settings.trustRootsFile != nil
         var senders: [PushProvider: any PushSender] = [:]
         do {
             if let apns = settings.apns { senders[.apns] = try APNsSender(settings: apns, http: http, clock: clock) }
             if let fcm = settings.fcm { senders[.fcm] = try FCMSender(settings: fcm, http: http, clock: clock) }
         } catch {
-            try? http.syncShutdown()
+            if ownsClient { try? http.syncShutdown() }
             throw ConfigurationError("a push provider's key cannot be read: \(error)")
         }
         self.expo = settings.expo.map { ExpoSender(settings: $0, http: http) }
@@ -36,6 +39,6 @@ struct PushClients: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        try await http.shutdown()
+        if ownsClient { try await http.shutdown() }
     }
 }

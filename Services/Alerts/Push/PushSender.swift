@@ -91,8 +91,14 @@ actor CachedCredential {
 /// HTTP for the providers: HTTP/2 where the provider offers it (APNs requires it), so
 /// concurrent pushes to one provider are streams of one connection.
 enum PushHTTP {
-    /// The providers' client: the system's trust roots and `trustRoots` (a local fake's
-    /// authority) if given, flushes coalesced per connection (``FlushCoalescer``).
+    /// The process's client for the real providers (the system's trust roots), made on first
+    /// use and never shut down, like AsyncHTTPClient's own shared client (which cannot take
+    /// the connection initializer ``FlushCoalescer`` needs).
+    static let shared = makeClient(trustRoots: nil)
+
+    /// A providers' client: the system's trust roots and `trustRoots` (a local fake's
+    /// authority) if given, flushes coalesced per connection (``FlushCoalescer``). The caller
+    /// shuts it down.
     static func makeClient(trustRoots: URL?) -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let trustRoots { tls.additionalTrustRoots = [.file(trustRoots.path)] }
