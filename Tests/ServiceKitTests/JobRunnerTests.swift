@@ -244,8 +244,9 @@ import Testing
             database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "jobs"),
             pollInterval: .milliseconds(20), maxAttempts: 5, maxBackoff: 10, logger: Logger(label: "test"))
         let later = fixture.clock.now().addingTimeInterval(100)
-        // "retry" asks for another run in 5 s, "wait" is postponed, "bad" writes a duplicate
-        // note, the others write their note.
+        // "retry" asks for another run in 5 s, "wait" is postponed, "bad" writes a note already
+        // there before the run (not a sibling group's, whose commit may come after), the others
+        // write their note.
         runner.completeEach("remind", inGroupsOf: 2) { (jobs: [(payload: Reminder, attempt: JobAttempt)]) in
             calls.withLock { $0.append(jobs.map(\.payload.text)) }
             return jobs.map { job -> JobCompletion in
@@ -256,11 +257,12 @@ import Testing
                 default:
                     return .done(recording: { db in
                         try db.execute(
-                            sql: "INSERT INTO note (text) VALUES (?)", arguments: [text == "bad" ? "a" : text])
+                            sql: "INSERT INTO note (text) VALUES (?)", arguments: [text == "bad" ? "taken" : text])
                     })
                 }
             }
         }
+        try await fixture.database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('taken')") }
         for text in ["a", "retry", "wait", "bad", "e"] { #expect(try await fixture.schedule(text, key: text)) }
         // A payload that does not decode as a reminder.
         try await fixture.database.write { db in
@@ -277,7 +279,7 @@ import Testing
             }
         }
         // "bad" was rolled back alone; its group's "wait" and the other groups stand.
-        #expect(try await notes() == ["a", "e"])
+        #expect(try await notes() == ["a", "e", "taken"])
         let left = try await fixture.database.read { db in
             try Row.fetchAll(db, sql: "SELECT key, attempts, failed_at IS NOT NULL AS failed FROM kit_job ORDER BY key")
                 .map { "\($0["key"] as String) \($0["attempts"] as Int) \($0["failed"] as Bool)" }
