@@ -24,13 +24,13 @@ import Synchronization
 public final class FakePushProviders: Sendable {
     public let url: String
     public let caFile: URL
-    public let teamID = "TEAM123456"
-    public let keyID = "APNSKEY123"
+    public let teamID = FakeProviderFiles.apnsTeamID
+    public let keyID = FakeProviderFiles.apnsKeyID
     public let projectID = "pinhole-test"
     /// The APNs team key (`.p8`) and the FCM service account key (JSON), both owner-only.
     public let apnsKeyFile: URL
     public let serviceAccountFile: URL
-    private let apnsKey: ES256PrivateKey
+    private let providerTokens: ProviderTokenCheck
     private let fcmKey: JWTKit.Insecure.RSA.PrivateKey
     private let state = Mutex(State())
     private let running: Mutex<RunningApplication?> = Mutex(nil)
@@ -52,9 +52,6 @@ public final class FakePushProviders: Sendable {
         var throttled = 0
         var accessTokens: Set<String> = []
         var tokenGrants = 0
-        /// Provider tokens verified once, with when they were issued (Apple, too, does not
-        /// verify the same token's signature on every push).
-        var providerTokens: [String: Date] = [:]
         var keepPushes = true
         var accepted: [String: Int] = [:]
         var connections: [String: Set<String>] = [:]
@@ -67,46 +64,35 @@ public final class FakePushProviders: Sendable {
     }
 
     private init(
-        url: String, caFile: URL, apnsKeyFile: URL, serviceAccountFile: URL, apnsKey: ES256PrivateKey,
+        url: String, caFile: URL, apnsKeyFile: URL, serviceAccountFile: URL, apnsKey: ProviderTokenCheck,
         fcmKey: JWTKit.Insecure.RSA.PrivateKey
     ) {
         self.url = url
         self.caFile = caFile
         self.apnsKeyFile = apnsKeyFile
         self.serviceAccountFile = serviceAccountFile
-        self.apnsKey = apnsKey
+        self.providerTokens = apnsKey
         self.fcmKey = fcmKey
     }
 
     /// Starts the fakes on a free loopback port, keys and certificate under `directory`.
     public static func start(directory: TestDataDirectory) async throws -> FakePushProviders {
         let port = try FreePort.next()
-        let folder = directory.url.appendingPathComponent("fake-push")
-        try FileSystem.makeOwnerOnlyDirectory(folder)
-        let (certificate, key) = (folder.appendingPathComponent("tls.crt"), folder.appendingPathComponent("tls.key"))
-        try LocalAuthority(dataDirectory: directory.url).issueServerCertificate(
-            hostNames: ["localhost", "127.0.0.1"], certificateFile: certificate, keyFile: key)
-
-        let p256 = P256.Signing.PrivateKey()
-        let apnsKeyFile = folder.appendingPathComponent("AuthKey_APNSKEY123.p8")
-        try FileSystem.writeOwnerOnly(Data(p256.pemRepresentation.utf8), to: apnsKeyFile)
+        let files = try FakeProviderFiles.make(in: directory, folder: "fake-push")
         let rsa = try Self.serviceAccountKey.get()
         let url = "https://127.0.0.1:\(port)"
         let account: [String: String] = [
             "type": "service_account", "project_id": "pinhole-test", "private_key": rsa.pemRepresentation,
             "client_email": "pusher@pinhole-test.iam.gserviceaccount.com", "token_uri": url + "/token",
         ]
-        let serviceAccountFile = folder.appendingPathComponent("service-account.json")
+        let serviceAccountFile = files.folder.appendingPathComponent("service-account.json")
         try FileSystem.writeOwnerOnly(try JSONSerialization.data(withJSONObject: account), to: serviceAccountFile)
 
         let fake = try FakePushProviders(
-            url: url, caFile: directory.url.appendingPathComponent("pki/ca.crt"), apnsKeyFile: apnsKeyFile,
-            serviceAccountFile: serviceAccountFile, apnsKey: try ES256PrivateKey(pem: p256.pemRepresentation),
+            url: url, caFile: files.caFile, apnsKeyFile: files.apnsKeyFile, serviceAccountFile: serviceAccountFile,
+            apnsKey: try ProviderTokenCheck(files.apnsKey.publicKey),
             fcmKey: try JWTKit.Insecure.RSA.PrivateKey(backing: rsa))
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
-        tls.applicationProtocols = ["h2", "http/1.1"]
+        let tls = try files.serverTLS(protocols: ["h2", "http/1.1"])
         let app = Application(
             router: fake.router(), server: try .http2Upgrade(tlsConfiguration: tls),
             configuration: .init(address: .hostname("127.0.0.1", port: port)))
@@ -177,7 +163,7 @@ public final class FakePushProviders: Sendable {
 
     /// How many APNs provider tokens and FCM access tokens were seen or granted, and requests
     /// refused for their authorization.
-    public var providerTokensSeen: Int { state.withLock { $0.providerTokens.count } }
+    public var providerTokensSeen: Int { providerTokens.seen }
     public var accessTokensGranted: Int { state.withLock { $0.tokenGrants } }
     public var refusedAuthorizations: Int { state.withLock { $0.badAuth } }
 
@@ -248,22 +234,8 @@ public final class FakePushProviders: Sendable {
     }
 
     private func validProviderToken(_ token: String) async -> Bool {
-        struct ProviderToken: JWTPayload {
-            var iss: IssuerClaim
-            var iat: IssuedAtClaim
-            func verify(using algorithm: some JWTAlgorithm) throws {}
-        }
         // Ages are judged on the pushing stack's clock, for a token seen before as for a new one.
-        let offset = state.withLock { $0.clockOffset }
-        if let issued = state.withLock({ $0.providerTokens[token] }) {
-            return abs(issued.timeIntervalSinceNow - offset) < 3600
-        }
-        let keys = await JWTKeyCollection().add(ecdsa: apnsKey.publicKey, kid: JWKIdentifier(string: keyID))
-        guard let claims = try? await keys.verify(token, as: ProviderToken.self), claims.iss.value == teamID,
-            abs(claims.iat.value.timeIntervalSinceNow - offset) < 3600
-        else { return false }
-        state.withLock { $0.providerTokens[token] = claims.iat.value }
-        return true
+        await providerTokens.verify(token, clockOffset: state.withLock { $0.clockOffset })
     }
 
     private func grant(_ request: Request) async throws -> Response {
@@ -377,5 +349,81 @@ public final class FakePushProviders: Sendable {
         var headers = headers
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// What a fake provider serves with: a TLS certificate for loopback from the test data
+/// directory's local authority (trusted through ``caFile``) and an APNs team key (`.p8`), in an
+/// owner-only folder of the data directory.
+struct FakeProviderFiles {
+    static let apnsKeyID = "APNSKEY123"
+    static let apnsTeamID = "TEAM123456"
+
+    let folder: URL
+    let caFile: URL
+    let certificate: URL
+    let key: URL
+    let apnsKeyFile: URL
+    let apnsKey: P256.Signing.PrivateKey
+
+    static func make(in directory: TestDataDirectory, folder name: String) throws -> FakeProviderFiles {
+        let folder = directory.url.appendingPathComponent(name)
+        try FileSystem.makeOwnerOnlyDirectory(folder)
+        let (certificate, key) = (folder.appendingPathComponent("tls.crt"), folder.appendingPathComponent("tls.key"))
+        try LocalAuthority(dataDirectory: directory.url).issueServerCertificate(
+            hostNames: ["localhost", "127.0.0.1"], certificateFile: certificate, keyFile: key)
+        let apnsKey = P256.Signing.PrivateKey()
+        let apnsKeyFile = folder.appendingPathComponent("AuthKey_\(apnsKeyID).p8")
+        try FileSystem.writeOwnerOnly(Data(apnsKey.pemRepresentation.utf8), to: apnsKeyFile)
+        return FakeProviderFiles(
+            folder: folder, caFile: directory.url.appendingPathComponent("pki/ca.crt"), certificate: certificate,
+            key: key, apnsKeyFile: apnsKeyFile, apnsKey: apnsKey)
+    }
+
+    /// The server side of TLS with this certificate, offering `protocols` by ALPN.
+    func serverTLS(protocols: [String]) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
+        tls.applicationProtocols = protocols
+        return tls
+    }
+}
+
+/// Apple's check of an APNs provider token: ES256 by the team's key (`kid` the key id), `iss`
+/// the team, issued within the hour. Each token's signature is verified once and its issue time
+/// kept (Apple, too, does not verify the same token on every push).
+final class ProviderTokenCheck: Sendable {
+    private let key: ES256PublicKey
+    private let issued = Mutex<[String: Date]>([:])
+
+    init(_ key: P256.Signing.PublicKey) throws {
+        self.key = try ES256PublicKey(pem: key.pemRepresentation)
+    }
+
+    /// How many distinct tokens were accepted.
+    var seen: Int { issued.withLock { $0.count } }
+
+    /// Whether `token` is valid now; `clockOffset` is how far the pushing side's clock is ahead.
+    /// Nil when the token was never seen, and its signature is still to be verified.
+    func known(_ token: String, clockOffset: TimeInterval = 0) -> Bool? {
+        guard let at = issued.withLock({ $0[token] }) else { return nil }
+        return abs(at.timeIntervalSinceNow - clockOffset) < 3600
+    }
+
+    func verify(_ token: String, clockOffset: TimeInterval = 0) async -> Bool {
+        if let known = known(token, clockOffset: clockOffset) { return known }
+        struct ProviderToken: JWTPayload {
+            var iss: IssuerClaim
+            var iat: IssuedAtClaim
+            func verify(using algorithm: some JWTAlgorithm) throws {}
+        }
+        let keys = await JWTKeyCollection().add(ecdsa: key, kid: JWKIdentifier(string: FakeProviderFiles.apnsKeyID))
+        guard let claims = try? await keys.verify(token, as: ProviderToken.self),
+            claims.iss.value == FakeProviderFiles.apnsTeamID,
+            abs(claims.iat.value.timeIntervalSinceNow - clockOffset) < 3600
+        else { return false }
+        issued.withLock { $0[token] = claims.iat.value }
+        return true
     }
 }
