@@ -11,13 +11,15 @@ import TestSupport
 // with the local fake of the push providers in this process. Run through
 // ./scripts/bench-notifications, which builds them:
 //
-//   notify-bench fanout [notifications] [users]
+//   notify-bench fanout [notifications] [users] [sink|providers]
 //     Every user registers an APNs device through the gateway and sets quiet hours (hold) that
 //     end a few minutes ahead; streak's `friend_request.sent` events (as its outbox posts them)
 //     make `notifications` notifications, round robin over the users, all held. When the quiet
 //     hours end, every push is due at once: prints how fast alerts pushed them to the fake
 //     APNs and over how many connections, how fast the events were taken, the CPU per push of
-//     alerts and of this process (the fake) over the drain, and alerts' memory.
+//     alerts and of this process (the fake) over the drain, and alerts' memory. The fake APNs
+//     is `FakeAPNsSink` (answers on the event loop), or with `providers` the tests'
+//     Hummingbird `FakePushProviders`, which costs this process about twice the CPU per push.
 //
 //   notify-bench live [connections] [users] [seconds] [per-second]
 //     Opens `connections` WebSockets to `/v1/notifications/stream` through the gateway (TLS),
@@ -109,11 +111,38 @@ func startStack(_ settings: [String: String]) async throws -> Stack {
 
 // MARK: - Fan-out
 
-func fanout(notifications: Int, userCount: Int) async throws {
+/// The fake APNs a fan-out pushes to.
+protocol FakeAPNs: Sendable {
+    var url: String { get }
+    var caFile: URL { get }
+    var apnsKeyFile: URL { get }
+    var keyID: String { get }
+    var teamID: String { get }
+    /// Pushes accepted so far, and over how many connections they came.
+    func pushed() -> (pushes: Int, connections: Int)
+    func stop() async
+}
+
+extension FakeAPNsSink: FakeAPNs {
+    func pushed() -> (pushes: Int, connections: Int) { accepted() }
+}
+
+extension FakePushProviders: FakeAPNs {
+    func pushed() -> (pushes: Int, connections: Int) { accepted("apns") }
+}
+
+func fanout(notifications: Int, userCount: Int, fakeKind: String) async throws {
     let fakeDirectory = try TestDataDirectory.make()
     defer { fakeDirectory.remove() }
-    let fake = try await FakePushProviders.start(directory: fakeDirectory)
-    fake.countPushesOnly()
+    let fake: any FakeAPNs
+    switch fakeKind {
+    case "sink": fake = try await FakeAPNsSink.start(directory: fakeDirectory)
+    case "providers":
+        let providers = try await FakePushProviders.start(directory: fakeDirectory)
+        providers.countPushesOnly()
+        fake = providers
+    default: throw StackError("the fake APNs is `sink` or `providers`, not \(fakeKind)")
+    }
     let stack = try await startStack([
         "alerts.apns.keyFile": fake.apnsKeyFile.path, "alerts.apns.keyId": fake.keyID,
         "alerts.apns.teamId": fake.teamID, "alerts.apns.productionUrl": fake.url,
@@ -154,7 +183,8 @@ func fanout(notifications: Int, userCount: Int) async throws {
         }
         let alerts = stack.pid(of: .alerts)
         let before = memory(of: alerts)
-        print("fan-out: \(notifications) notifications to \(users.count) users, one APNs device each")
+        print(
+            "fan-out: \(notifications) notifications to \(users.count) users, one APNs device each (fake: \(fakeKind))")
         print("alerts before: \(mib(before.rss))")
 
         let start = ContinuousClock.now
@@ -166,7 +196,7 @@ func fanout(notifications: Int, userCount: Int) async throws {
         print(
             String(
                 format: "events taken: %d in %.1f s (%.0f/s), pushed meanwhile: %d; alerts %@", notifications,
-                seconds(taken), Double(notifications) / seconds(taken), fake.accepted("apns").pushes, mib(held.rss)))
+                seconds(taken), Double(notifications) / seconds(taken), fake.pushed().pushes, mib(held.rss)))
         print("quiet hours end at \(clock(ends)) UTC (in \(Int(ends.timeIntervalSinceNow)) s)")
 
         // Every push is due at `ends`.
@@ -178,10 +208,10 @@ func fanout(notifications: Int, userCount: Int) async throws {
         var peakRSS = held.rss
         var first: Duration?
         var last = (count: 0, at: ContinuousClock.now)
-        while fake.accepted("apns").pushes < notifications {
+        while fake.pushed().pushes < notifications {
             try await Task.sleep(for: .milliseconds(20))
             peakRSS = max(peakRSS, memory(of: alerts).rss)
-            let count = fake.accepted("apns").pushes
+            let count = fake.pushed().pushes
             if count > 0, first == nil { first = ContinuousClock.now - due }
             if count != last.count {
                 last = (count, ContinuousClock.now)
@@ -192,7 +222,7 @@ func fanout(notifications: Int, userCount: Int) async throws {
         let drained = ContinuousClock.now - due
         let cpu = (alerts: cpuSeconds(of: alerts) - cpuBefore.alerts, bench: cpuSeconds(of: bench) - cpuBefore.bench)
         let after = memory(of: alerts)
-        let (pushed, connections) = fake.accepted("apns")
+        let (pushed, connections) = fake.pushed()
         print(
             String(
                 format:
@@ -401,7 +431,9 @@ func live(connections: Int, userCount: Int, duration: Int, rate: Int) async thro
 
 switch arguments.first {
 case "fanout":
-    try await fanout(notifications: argument(1, 100_000), userCount: argument(2, 1_000))
+    try await fanout(
+        notifications: argument(1, 100_000), userCount: argument(2, 1_000),
+        fakeKind: arguments.count > 3 ? arguments[3] : "sink")
 case "live":
     try await live(
         connections: argument(1, 10_000), userCount: argument(2, 1_000), duration: argument(3, 30),
