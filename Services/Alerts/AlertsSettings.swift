@@ -23,8 +23,11 @@ import ServiceKit
 ///   `alerts.expo.receiptDelaySeconds` (default 900): when push receipts are fetched.
 /// - `alerts.push.trustRootsFile` (optional): extra PEM certificate authorities trusted for the
 ///   providers (a TLS-inspecting proxy, or local fakes).
-/// - `alerts.push.concurrency` (default 32): groups of due pushes delivered at the same time
-///   (a group is up to 32 notifications whose plans are read together).
+/// - `alerts.push.concurrency` (default 16): groups of due pushes delivered at the same time
+///   (a group is up to 32 notifications whose plans are read together). 16 groups keep about
+///   as many pushes in flight as APNs allows streams on a connection (500); more only wait in
+///   the HTTP client's queue, with their timers (`docs/PERFORMANCE.md`). Pushes a second are at
+///   most those in flight over the provider's round trip: raise it for a provider far away.
 /// - `alerts.stream.heartbeatSeconds` (default 25): how often a quiet live stream sends a
 ///   comment line (proxies close silent connections; a client gone over HTTP/1.1 is noticed then).
 /// - `alerts.stream.perUser` (default 16): live streams one user may hold open.
@@ -105,7 +108,7 @@ struct AlertsSettings: Sendable {
             self.expo = nil
         }
         self.trustRootsFile = reader.string(forKey: "alerts.push.trustRootsFile").map { URL(fileURLWithPath: $0) }
-        self.pushConcurrency = try reader.integer("alerts.push.concurrency", default: 32, in: 1...1024)
+        self.pushConcurrency = try reader.integer("alerts.push.concurrency", default: 16, in: 1...1024)
         self.streamHeartbeat = .seconds(try reader.integer("alerts.stream.heartbeatSeconds", default: 25, in: 1...300))
         self.streamsPerUser = try reader.integer("alerts.stream.perUser", default: 16, in: 1...1000)
         self.streamsOpenLimit = try reader.integer("alerts.stream.maxOpen", default: 20_000, in: 1...1_000_000)
