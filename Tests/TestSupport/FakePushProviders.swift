@@ -64,14 +64,14 @@ public final class FakePushProviders: Sendable {
     }
 
     private init(
-        url: String, caFile: URL, apnsKeyFile: URL, serviceAccountFile: URL, apnsKey: ProviderTokenCheck,
+        url: String, caFile: URL, apnsKeyFile: URL, serviceAccountFile: URL, providerTokens: ProviderTokenCheck,
         fcmKey: JWTKit.Insecure.RSA.PrivateKey
     ) {
         self.url = url
         self.caFile = caFile
         self.apnsKeyFile = apnsKeyFile
         self.serviceAccountFile = serviceAccountFile
-        self.providerTokens = apnsKey
+        self.providerTokens = providerTokens
         self.fcmKey = fcmKey
     }
 
@@ -90,7 +90,7 @@ public final class FakePushProviders: Sendable {
 
         let fake = try FakePushProviders(
             url: url, caFile: files.caFile, apnsKeyFile: files.apnsKeyFile, serviceAccountFile: serviceAccountFile,
-            apnsKey: try ProviderTokenCheck(files.apnsKey.publicKey),
+            providerTokens: try ProviderTokenCheck(files.apnsKey.publicKey),
             fcmKey: try JWTKit.Insecure.RSA.PrivateKey(backing: rsa))
         let tls = try files.serverTLS(protocols: ["h2", "http/1.1"])
         let app = Application(
