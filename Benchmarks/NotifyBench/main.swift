@@ -19,7 +19,7 @@ import TestSupport
 //     APNs and over how many connections, how fast the events were taken, the CPU per push of
 //     alerts and of this process (the fake) over the drain, and alerts' memory. The fake APNs
 //     is `FakeAPNsSink` (answers on the event loop), or with `providers` the tests'
-//     Hummingbird `FakePushProviders`, which costs this process about twice the CPU per push.
+//     Hummingbird `FakePushProviders`, which costs this process 2.5–3 times the CPU per push.
 //
 //   notify-bench live [connections] [users] [seconds] [per-second]
 //     Opens `connections` WebSockets to `/v1/notifications/stream` through the gateway (TLS),

@@ -13,9 +13,9 @@ import Synchronization
 /// `200` and an `apns-id` or Apple's error, and counted, never kept.
 ///
 /// ``FakePushProviders`` serves all three providers through Hummingbird, a task and a router per
-/// request: right for tests, but in a fan-out benchmark it took a third of the CPU alerts did,
-/// on the same two cores. Here each stream is answered on its event loop as its last frame is
-/// read, so the answers to a read's requests leave in one write.
+/// request: right for tests, but in a fan-out benchmark it took 130–145 µs of CPU per push beside
+/// alerts' 290–330, on the same two cores. Here each stream is answered on its event loop as its
+/// last frame is read, so the answers to a read's requests leave in one write (44–54 µs).
 public final class FakeAPNsSink: Sendable {
     public let url: String
     public let caFile: URL
