@@ -30,7 +30,8 @@ public final class FakeAPNsSink: Sendable {
         var accepted = 0
         var refused: [String: Int] = [:]
         var open: [ObjectIdentifier: any Channel] = [:]
-        var connections = 0
+        /// The connections that carried an accepted push (a client may open more than it uses).
+        var carrying: Set<ObjectIdentifier> = []
     }
 
     private init(url: String, files: FakeProviderFiles) throws {
@@ -81,7 +82,7 @@ public final class FakeAPNsSink: Sendable {
 
     /// Pushes accepted so far, and over how many connections pushes came.
     public func accepted() -> (pushes: Int, connections: Int) {
-        counts.withLock { ($0.accepted, $0.connections) }
+        counts.withLock { ($0.accepted, $0.carrying.count) }
     }
 
     /// Refusals so far by Apple's reason (`BadDeviceToken`, `InvalidProviderToken`, …).
@@ -89,21 +90,22 @@ public final class FakeAPNsSink: Sendable {
 
     private func opened(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        counts.withLock {
-            $0.open[id] = channel
-            $0.connections += 1
-        }
+        counts.withLock { $0.open[id] = channel }
         channel.closeFuture.whenComplete { [self] _ in _ = counts.withLock { $0.open.removeValue(forKey: id) } }
     }
 
-    /// Counts one request's outcome: nil when accepted, else Apple's status and reason.
-    func judge(_ headers: HPACKHeaders, body: ByteBuffer?, tokenValid: Bool) -> (status: Int, reason: String)? {
+    /// Counts one request's outcome on `connection`: nil when accepted, else Apple's status and
+    /// reason.
+    func judge(
+        _ headers: HPACKHeaders, body: ByteBuffer?, tokenValid: Bool, connection: ObjectIdentifier?
+    ) -> (status: Int, reason: String)? {
         let refusal = Self.refusal(headers, body: body, tokenValid: tokenValid)
         counts.withLock { counts in
             if let refusal {
                 counts.refused[refusal.reason, default: 0] += 1
             } else {
                 counts.accepted += 1
+                if let connection { counts.carrying.insert(connection) }
             }
         }
         return refusal
@@ -177,15 +179,20 @@ private final class PushStream: ChannelInboundHandler {
     private func ended(_ context: ChannelHandlerContext) {
         let token = FakeAPNsSink.providerToken(headers) ?? ""
         if let known = sink.tokens.known(token) {
-            answer(context, sink.judge(headers, body: body, tokenValid: known))
+            answer(context, judge(context, tokenValid: known))
             return
         }
         // A token not seen before: its signature is verified once, off the event loop.
         let promise = context.eventLoop.makePromise(of: Bool.self)
         promise.completeWithTask { [tokens = sink.tokens] in await tokens.verify(token) }
         promise.futureResult.assumeIsolated().whenSuccess { valid in
-            self.answer(context, self.sink.judge(self.headers, body: self.body, tokenValid: valid))
+            self.answer(context, self.judge(context, tokenValid: valid))
         }
+    }
+
+    private func judge(_ context: ChannelHandlerContext, tokenValid: Bool) -> (status: Int, reason: String)? {
+        let connection = context.channel.parent.map { ObjectIdentifier($0) }
+        return sink.judge(headers, body: body, tokenValid: tokenValid, connection: connection)
     }
 
     private func answer(_ context: ChannelHandlerContext, _ refusal: (status: Int, reason: String)?) {
