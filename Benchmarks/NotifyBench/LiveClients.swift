@@ -96,7 +96,7 @@ enum LiveClients {
         init(arrivals: Arrivals) { self.arrivals = arrivals }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let now = ContinuousClock.now
+            let now = Arrivals.Instant()
             let frame = unwrapInboundIn(data)
             switch frame.opcode {
             case .text where frame.fin:
@@ -125,7 +125,7 @@ enum LiveClients {
             }
         }
 
-        private func received(_ message: ByteBuffer, at instant: ContinuousClock.Instant) {
+        private func received(_ message: ByteBuffer, at instant: Arrivals.Instant) {
             if !opened {
                 opened = true
                 arrivals.state.withLock { $0.opened += 1 }

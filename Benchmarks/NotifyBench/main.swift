@@ -251,9 +251,19 @@ func fanout(notifications: Int, userCount: Int, fakeKind: String) async throws {
 
 /// What every socket of the benchmark saw.
 final class Arrivals: Sendable {
+    /// When a message was read, on both clocks: the benchmark's own (against when it sent the
+    /// event) and the wall clock (against the message's `committedAt`, stamped by alerts on
+    /// this machine's clock).
+    struct Instant {
+        let clock = ContinuousClock.now
+        let wall = Date().timeIntervalSince1970
+    }
+
     struct State {
         var sent: [String: ContinuousClock.Instant] = [:]
+        /// Event sent → message read, and commit → message read, in milliseconds.
         var latencies: [Double] = []
+        var fromCommit: [Double] = []
         var opened = 0
         var ended = 0
         var closeCodes: [Int: Int] = [:]
@@ -264,23 +274,45 @@ final class Arrivals: Sendable {
     let state = Mutex(State())
 
     private static let (notificationKey, idKey) = (Array(#""notification":{"#.utf8), Array(#""id":""#.utf8))
+    private static let committedKey = Array(#""committedAt":""#.utf8)
 
     /// Times a message that brings a notification. The benchmark reads only the notification's
-    /// id (the first `"id"` in its object; the encoder sorts keys, and `data` holds none):
-    /// decoding ten thousand clients' messages in full would cost this process CPU on the cores
-    /// the stack it measures runs on; a phone decodes its own messages.
-    func arrived(_ message: ByteBuffer, at instant: ContinuousClock.Instant) {
-        let id = message.withUnsafeReadableBytes { bytes -> String? in
+    /// id (the first `"id"` in its object; the encoder sorts keys, and `data` holds none) and
+    /// the message's `committedAt` (its first key): decoding ten thousand clients' messages in
+    /// full would cost this process CPU on the cores the stack it measures runs on; a phone
+    /// decodes its own messages.
+    func arrived(_ message: ByteBuffer, at instant: Instant) {
+        let (id, committed) = message.withUnsafeReadableBytes { bytes -> (String?, Double?) in
             guard let object = Self.find(Self.notificationKey, in: bytes, from: 0),
                 let key = Self.find(Self.idKey, in: bytes, from: object + Self.notificationKey.count),
                 let end = Self.find([UInt8(ascii: "\"")], in: bytes, from: key + Self.idKey.count)
-            else { return nil }
-            return String(decoding: bytes[(key + Self.idKey.count)..<end], as: UTF8.self)
+            else { return (nil, nil) }
+            let id = String(decoding: bytes[(key + Self.idKey.count)..<end], as: UTF8.self)
+            let stamp = Self.find(Self.committedKey, in: bytes, from: 0).flatMap {
+                Self.millisecondOfDay(in: bytes, at: $0 + Self.committedKey.count)
+            }
+            return (id, stamp)
         }
         guard let id else { return }
-        state.withLock { state in
-            if let sent = state.sent[id] { state.latencies.append(seconds(instant - sent) * 1000) }
+        // Milliseconds from commit, both times of day (a run that crosses midnight wraps once).
+        let fromCommit = committed.map { committed in
+            let late = (instant.wall * 1000).truncatingRemainder(dividingBy: 86_400_000) - committed
+            return late < -43_200_000 ? late + 86_400_000 : late
         }
+        state.withLock { state in
+            if let sent = state.sent[id] { state.latencies.append(seconds(instant.clock - sent) * 1000) }
+            if let fromCommit { state.fromCommit.append(fromCommit) }
+        }
+    }
+
+    /// The time of day, in milliseconds, of the timestamp `2026-11-29T03:40:00.123Z` that starts
+    /// at `start` (UTC, as every Pinhole timestamp).
+    static func millisecondOfDay(in bytes: UnsafeRawBufferPointer, at start: Int) -> Double? {
+        guard start + 24 <= bytes.count, bytes[start + 10] == UInt8(ascii: "T") else { return nil }
+        func number(_ offset: Int, _ digits: Int) -> Double {
+            (0..<digits).reduce(0) { $0 * 10 + Double(Int(bytes[start + offset + $1]) - 48) }
+        }
+        return ((number(11, 2) * 60 + number(14, 2)) * 60 + number(17, 2)) * 1000 + number(20, 3)
     }
 
     /// Where `needle` first is in `bytes` at or after `start` (a plain loop: the generic
@@ -407,6 +439,12 @@ func live(connections: Int, userCount: Int, duration: Int, rate: Int) async thro
             String(
                 format: "event sent → socket: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",
                 percentile(sorted, 0.5), percentile(sorted, 0.9), percentile(sorted, 0.99), sorted.last ?? .nan))
+        let committed = state.fromCommit.sorted()
+        print(
+            String(
+                format: "commit → socket (%d stamped): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",
+                committed.count, percentile(committed, 0.5), percentile(committed, 0.9),
+                percentile(committed, 0.99), committed.last ?? .nan))
         print(
             "under load: gateway \(mib(loaded.gateway.rss)) (peak \(mib(loaded.gateway.peak))), alerts "
                 + "\(mib(loaded.alerts.rss)) (peak \(mib(loaded.alerts.peak)))")

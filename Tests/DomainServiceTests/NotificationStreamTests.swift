@@ -107,6 +107,7 @@ import Testing
             for reader in [phone, laptop, bobs] { #expect(await reader.waitFor(1)) }
             #expect(phone.events.first?.message == NotificationStreamMessage(type: .unread, unreadCount: 0))
 
+            let sending = Date()
             let first = try await setup.friendRequest(to: Self.alice)
             let second = try await setup.friendRequest(to: Self.alice)
             for reader in [phone, laptop] { #expect(await reader.waitFor(3)) }
@@ -118,17 +119,24 @@ import Testing
                 #expect(made.map(\.message.unreadCount) == [1, 2])
                 #expect(made.first?.message.notification?.link == "/friends/requests")
                 #expect(made.first?.message.notification?.title == "New friend request")
+                #expect(made.allSatisfy { Self.committed($0.message, between: sending, and: Date()) })
             }
 
             // Read on one device: every stream of hers hears it, with the new count.
+            let reading = Date()
             let read = try await setup.client.request(.post, "/v1/notifications/\(first)/read", token: alice)
             #expect(read.status == .ok)
             for reader in [phone, laptop] { #expect(await reader.waitFor(4)) }
-            #expect(phone.events[3].message == NotificationStreamMessage(type: .read, ids: [first], unreadCount: 1))
+            #expect(Self.committed(phone.events[3].message, between: reading, and: Date()))
+            #expect(
+                Self.unstamped(phone.events[3].message)
+                    == NotificationStreamMessage(type: .read, ids: [first], unreadCount: 1))
             let all = try await setup.client.request(.post, "/v1/notifications/read-all", token: alice)
             #expect(all.status == .ok)
             #expect(await laptop.waitFor(5))
-            #expect(laptop.events[4].message == NotificationStreamMessage(type: .read, ids: [second], unreadCount: 0))
+            #expect(
+                Self.unstamped(laptop.events[4].message)
+                    == NotificationStreamMessage(type: .read, ids: [second], unreadCount: 0))
 
             // Bob heard none of it; his own arrives.
             let his = try await setup.friendRequest(to: Self.bob)
@@ -143,6 +151,20 @@ import Testing
         }
     }
 
+    /// Whether `message` says it was committed within `start...end` (the stamp is rounded to
+    /// the millisecond, hence the half a millisecond either side).
+    static func committed(_ message: NotificationStreamMessage, between start: Date, and end: Date) -> Bool {
+        guard let stamp = message.committedAt else { return false }
+        return start.addingTimeInterval(-0.0005) <= stamp && stamp <= end.addingTimeInterval(0.0005)
+    }
+
+    /// `message` without its commit stamp, to compare with one written out.
+    static func unstamped(_ message: NotificationStreamMessage) -> NotificationStreamMessage {
+        var message = message
+        message.committedAt = nil
+        return message
+    }
+
     @Test func aReconnectGetsWhatItMissedAndAnEndedSessionClosesItsStreams() async throws {
         try await Setup.run { setup in
             let alice = try await setup.harness.token(for: Self.alice)
@@ -153,10 +175,12 @@ import Testing
             #expect(await again.waitFor(3))
             #expect(again.events.map(\.id) == missed + [nil])
             #expect(again.events.last?.message == NotificationStreamMessage(type: .unread, unreadCount: 3))
+            #expect(again.events.allSatisfy { $0.message.committedAt == nil }, "a replay carries no commit stamp")
             // Committed while it was open: sent once, not again by the replay.
             let live = try await setup.friendRequest(to: Self.alice)
             #expect(await again.waitFor(4))
             #expect(again.events.compactMap(\.id) == missed + [live])
+            #expect(again.events.last?.message.committedAt != nil)
 
             // Someone else's notification id, or a malformed one, replays nothing / is refused.
             let stranger = try await Reader(

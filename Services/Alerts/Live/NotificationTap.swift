@@ -38,7 +38,7 @@ final class NotificationTap: TransactionObserver, @unchecked Sendable {
         defer { (made, read) = ([], []) }
         guard !made.isEmpty || !read.isEmpty else { return }
         do {
-            try publish(in: db)
+            try publish(in: db, committedAt: Date())
         } catch {
             // A failed read costs the live stream one change; the centre has it all.
         }
@@ -48,7 +48,9 @@ final class NotificationTap: TransactionObserver, @unchecked Sendable {
         (made, read) = ([], [])
     }
 
-    private func publish(in db: Database) throws {
+    /// Publishes the transaction's changes, stamped with `committedAt` (the real instant, not
+    /// the service's clock: it says how long delivery took).
+    private func publish(in db: Database, committedAt: Date) throws {
         let new = try Self.fetch(made, in: db)
         let marked = try Self.fetch(read, in: db).filter { $0.readAt != nil }
         let users = streams.listening(Set(new.map(\.userId) + marked.map(\.userId)))
@@ -57,10 +59,14 @@ final class NotificationTap: TransactionObserver, @unchecked Sendable {
             let unread = try NotificationRecord.unreadCount(of: user, in: db)
             var messages = new.filter { $0.userId == user }.map {
                 NotificationStreamMessage(
-                    type: .notification, notification: $0.contract, message: directMessages[$0.id], unreadCount: unread)
+                    type: .notification, notification: $0.contract, message: directMessages[$0.id], unreadCount: unread,
+                    committedAt: committedAt)
             }
             let ids = marked.filter { $0.userId == user }.map(\.id)
-            if !ids.isEmpty { messages.append(NotificationStreamMessage(type: .read, ids: ids, unreadCount: unread)) }
+            if !ids.isEmpty {
+                messages.append(
+                    NotificationStreamMessage(type: .read, ids: ids, unreadCount: unread, committedAt: committedAt))
+            }
             streams.publish(messages, to: user)
         }
     }

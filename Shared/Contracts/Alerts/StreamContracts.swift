@@ -23,18 +23,23 @@ public struct NotificationStreamMessage: Codable, Sendable, Equatable {
     public var message: DirectMessage?
     public var ids: [String]?
     public var unreadCount: Int
+    /// When alerts committed the change a live message carries (to the millisecond); absent on
+    /// what a stream sends as it opens (a replay, the unread count). How late a message came is
+    /// the client's clock less this one, give or take the two clocks' difference.
+    public var committedAt: Date?
 
-    enum CodingKeys: String, CodingKey { case type, notification, message, ids, unreadCount }
+    enum CodingKeys: String, CodingKey { case type, notification, message, ids, unreadCount, committedAt }
 
     public init(
         type: Kind, notification: AppNotification? = nil, message: DirectMessage? = nil, ids: [String]? = nil,
-        unreadCount: Int
+        unreadCount: Int, committedAt: Date? = nil
     ) {
         self.type = type
         self.notification = notification
         self.message = message
         self.ids = ids
         self.unreadCount = unreadCount
+        self.committedAt = committedAt
     }
 }
 
