@@ -118,11 +118,13 @@ struct StreamController: Sendable {
             beats.cancel()
             expiry.cancel()
         }
-        var sent = sent
+        // What the replay sent may come again, once, if it committed between the subscription
+        // and the replay's read: skipped then forgotten (a long-lived stream keeps no id it sent).
+        var replayed = sent
         for await item in live.messages {
             switch item {
             case .event(let event):
-                if let id = event.notificationID, !sent.insert(id).inserted { continue }
+                if !replayed.isEmpty, let id = event.notificationID, replayed.remove(id) != nil { continue }
                 try await writer.write(event.text)
             case .heartbeat:
                 try await writer.write(keepAlive)
