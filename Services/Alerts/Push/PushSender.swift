@@ -3,6 +3,7 @@ import Contracts
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOSSL
 import ServiceKit
 
@@ -105,7 +106,7 @@ enum PushHTTP {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
-        configuration.http2ConnectionDebugInitializer = FlushCoalescer.install
+        configuration.http2ConnectionDebugInitializer = FlushCoalescer<HTTP2Frame>.installAboveHTTP2
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -13,7 +13,8 @@ import NIOTLS
 /// configuration; a 100 MiB upload then spends most of its time waiting for window updates
 /// (`docs/PERFORMANCE.md`: through the gateway, uploads ran at 0.19× `sha256sum` with 64 KiB
 /// service windows). ``HTTP2ConnectionCloser`` closes idle connections and drains them on
-/// graceful shutdown.
+/// graceful shutdown; a ``FlushCoalescer`` sends what the streams wrote in one turn of the
+/// event loop in one flush.
 ///
 /// HTTP/1.1 connections get `HTTP1Connections` (Hummingbird's ``HTTP1Channel`` for the services;
 /// the gateway's also takes WebSocket upgrades); HTTP/2 streams always get ``HTTP1Channel``.
@@ -83,6 +84,7 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
             }
             try channel.pipeline.syncOperations.addHandler(
                 HTTP2ConnectionCloser(grace: grace, misbehaviour: misbehaviour))
+            try FlushCoalescer.installBelowHTTP2(in: channel.pipeline.syncOperations)
             return connection
         }
     }
