@@ -93,4 +93,19 @@ struct FlushCoalescerTests {
         #expect(counter.bytesAtFlush == [36 * 1024, 37 * 1024])
         _ = try channel.finish()
     }
+
+    @Test func aHeldFlushGoesBeforeTheConnectionCloses() throws {
+        let counter = ByteCounter()
+        let coalescer = FlushCoalescer<IOData>(byteLimit: FlushCoalescer<IOData>.byteLimit) { $0.readableBytes }
+        let channel = EmbeddedChannel(handlers: [counter, coalescer])
+        // A GOAWAY's 17 bytes, written and flushed, then the connection closed in the same turn.
+        channel.write(IOData.byteBuffer(ByteBuffer(repeating: 0, count: 17)), promise: nil)
+        channel.flush()
+        #expect(counter.bytesAtFlush.isEmpty)
+        _ = channel.close(mode: .all)
+        #expect(counter.bytesAtFlush == [17])
+        var sent = 0
+        while let buffer = try channel.readOutbound(as: IOData.self) { sent += buffer.readableBytes }
+        #expect(sent == 17)
+    }
 }

@@ -48,6 +48,16 @@ public final class FlushCoalescer<Written>: ChannelOutboundHandler, RemovableCha
             context.flush()
         }
     }
+
+    /// A held flush goes before the close (a GOAWAY written just before closing a misbehaving
+    /// connection would be lost otherwise).
+    public func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if flushPending {
+            held = 0
+            context.flush()
+        }
+        context.close(mode: mode, promise: promise)
+    }
 }
 
 extension FlushCoalescer where Written == IOData {
