@@ -9,9 +9,9 @@ import NIOHTTP2
 /// at once, that is most of the connection's cost: a push fan-out (AsyncHTTPClient flushes each
 /// request three times: head, body, end) and alerts' live streams (a notification is one frame
 /// on each of its user's streams, all on the gateway's connection; a fifth of alerts' samples
-/// were those flushes, a tenth with this). With this, what the streams wrote in one turn of the loop leaves in one
-/// flush, unless more than `byteLimit` bytes are held (then it goes at once). The delay is that
-/// turn's remaining work, not a timer.
+/// were those flushes, a tenth with this). With this, what the streams wrote in one turn of
+/// the loop leaves in one flush, unless more than `byteLimit` bytes are held (then it goes at
+/// once). The delay is that turn's remaining work, not a timer.
 public final class FlushCoalescer<Written>: ChannelOutboundHandler, RemovableChannelHandler {
     public typealias OutboundIn = Written
     public typealias OutboundOut = Written
@@ -64,7 +64,7 @@ extension FlushCoalescer where Written == IOData {
     /// Bytes below an HTTP/2 handler: a flush of more than this much goes at once. Half the
     /// socket channel's default high-water mark (64 KiB): a bigger burst turns the connection
     /// unwritable and back, and NIO tells each of the connection's streams both times (with
-    /// 10,000 live streams on the gateway's connection, a quarter of alerts' CPU).
+    /// 10,000 live streams on the gateway's connection, a quarter of alerts' samples).
     static let byteLimit = 32 * 1024
 
     /// Puts a coalescer into a server connection set up by `configureAsyncHTTP2Pipeline`, just
