@@ -24,8 +24,10 @@ import TestSupport
 //   notify-bench live [connections] [users] [seconds] [per-second]
 //     Opens `connections` WebSockets to `/v1/notifications/stream` through the gateway (TLS),
 //     spread over `users`, then makes `per-second` notifications a second for `seconds` and
-//     times each from the moment its event is sent to alerts to its arrival on every socket of
-//     its user. Prints the gateway's and alerts' memory per connection and the latencies.
+//     times each on every socket of its user, from its commit (the message's `committedAt`)
+//     and from the moment its event was sent to alerts. Prints the gateway's and alerts' memory
+//     per connection and the latencies. `live 10000 10000` is one socket per user (a frame per
+//     notification); the default 1,000 users hold ten sockets each (ten frames).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func argument(_ index: Int, _ fallback: Int) -> Int {
