@@ -33,7 +33,7 @@ struct FlushCoalescerTests {
 
     @Test func threeStreamsFlushingThriceEachLeaveInOneFlushAfterTheLoopTurns() throws {
         let counter = FlushCounter()
-        let channel = EmbeddedChannel(handlers: [counter, FlushCoalescer<HTTP2Frame>(byteLimit: .max) { _ in 0 }])
+        let channel = EmbeddedChannel(handlers: [counter, FlushCoalescer<HTTP2Frame>()])
         for stream in [1, 3, 5] as [Int32] {
             for _ in 0..<3 {
                 channel.write(Self.frame(stream), promise: nil)

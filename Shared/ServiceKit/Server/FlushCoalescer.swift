@@ -16,26 +16,30 @@ public final class FlushCoalescer<Written>: ChannelOutboundHandler, RemovableCha
     public typealias OutboundIn = Written
     public typealias OutboundOut = Written
 
-    /// How many bytes may be held unflushed before a flush goes at once.
-    private let byteLimit: Int
-    private let size: (Written) -> Int
+    /// How many bytes may be held unflushed before a flush goes at once, and how a write's bytes
+    /// are counted; without one, every flush waits for the turn's end (and no write is unwrapped).
+    private let limit: (bytes: Int, size: (Written) -> Int)?
     private var held = 0
     private var flushPending = false
+
+    /// Holds every flush until the turn ends.
+    public init() {
+        limit = nil
+    }
 
     /// Holds flushes while fewer than `byteLimit` bytes (as `size` counts them) were written since
     /// the last.
     public init(byteLimit: Int, size: @escaping (Written) -> Int) {
-        self.byteLimit = byteLimit
-        self.size = size
+        limit = (byteLimit, size)
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        held += size(unwrapOutboundIn(data))
+        if let limit { held += limit.size(unwrapOutboundIn(data)) }
         context.write(data, promise: promise)
     }
 
     public func flush(context: ChannelHandlerContext) {
-        if held >= byteLimit {
+        if let limit, held >= limit.bytes {
             held = 0
             context.flush()
             return
@@ -86,7 +90,7 @@ extension FlushCoalescer where Written == HTTP2Frame {
         channel.eventLoop.submit {
             let pipeline = channel.pipeline.syncOperations
             let http2 = try pipeline.handler(type: NIOHTTP2Handler.self)
-            try pipeline.addHandler(FlushCoalescer(byteLimit: .max) { _ in 0 }, position: .after(http2))
+            try pipeline.addHandler(FlushCoalescer(), position: .after(http2))
         }
     }
 }
