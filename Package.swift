@@ -10,6 +10,64 @@ let strictSettings: [SwiftSetting] = [
 // Tests import what they use but need not name every module that declares a member.
 let testSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
+// MARK: - Products of the dependencies, by name
+
+extension Target.Dependency {
+    static var asn1: Self { .product(name: "SwiftASN1", package: "swift-asn1") }
+    static var asyncHTTPClient: Self { .product(name: "AsyncHTTPClient", package: "async-http-client") }
+    static var argumentParser: Self { .product(name: "ArgumentParser", package: "swift-argument-parser") }
+    static var configuration: Self { .product(name: "Configuration", package: "swift-configuration") }
+    static var crypto: Self { .product(name: "Crypto", package: "swift-crypto") }
+    static var cryptoExtras: Self { .product(name: "CryptoExtras", package: "swift-crypto") }
+    static var grdb: Self { .product(name: "GRDB", package: "GRDB.swift") }
+    static var httpTypes: Self { .product(name: "HTTPTypes", package: "swift-http-types") }
+    static var hummingbird: Self { .product(name: "Hummingbird", package: "hummingbird") }
+    static var hummingbirdCore: Self { .product(name: "HummingbirdCore", package: "hummingbird") }
+    static var hummingbirdHTTP2: Self { .product(name: "HummingbirdHTTP2", package: "hummingbird") }
+    static var hummingbirdTesting: Self { .product(name: "HummingbirdTesting", package: "hummingbird") }
+    static var hummingbirdWebSocket: Self { .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket") }
+    static var hummingbirdWSClient: Self { .product(name: "HummingbirdWSClient", package: "hummingbird-websocket") }
+    static var jwtKit: Self { .product(name: "JWTKit", package: "jwt-kit") }
+    static var logging: Self { .product(name: "Logging", package: "swift-log") }
+    static var metrics: Self { .product(name: "Metrics", package: "swift-metrics") }
+    static var mustache: Self { .product(name: "Mustache", package: "swift-mustache") }
+    static var openAPIRuntime: Self { .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime") }
+    static var prometheus: Self { .product(name: "Prometheus", package: "swift-prometheus") }
+    static var propertyBased: Self { .product(name: "PropertyBased", package: "swift-property-based") }
+    static var serviceLifecycle: Self { .product(name: "ServiceLifecycle", package: "swift-service-lifecycle") }
+    static var x509: Self { .product(name: "X509", package: "swift-certificates") }
+    static var yams: Self { .product(name: "Yams", package: "Yams") }
+
+    /// A module of swift-nio (`NIOCore`, `NIOPosix`, …).
+    static func nio(_ module: String) -> Self { .product(name: module, package: "swift-nio") }
+    /// A module of swift-nio-http2 (`NIOHTTP2`, `NIOHPACK`).
+    static func nioHTTP2(_ module: String) -> Self { .product(name: module, package: "swift-nio-http2") }
+    /// A module of swift-nio-extras (the HTTP types codecs).
+    static func nioExtras(_ module: String) -> Self { .product(name: module, package: "swift-nio-extras") }
+    static var nioSSL: Self { .product(name: "NIOSSL", package: "swift-nio-ssl") }
+}
+
+// MARK: - Target shapes that repeat
+
+/// One of the six services: `Services/<Name>`, built on both layers of the kit.
+func service(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+    .executableTarget(
+        name: "\(name)Service", dependencies: ["Contracts", "ServiceHTTP", "ServiceStore"] + dependencies,
+        path: "Services/\(name)", swiftSettings: strictSettings)
+}
+
+/// The tests of one target, `Tests/<name>Tests`, with the test kit and Hummingbird's test client.
+func tests(_ name: String, _ dependencies: [Target.Dependency] = [], resources: [Resource]? = nil) -> Target {
+    .testTarget(
+        name: "\(name)Tests", dependencies: ["TestSupport", .hummingbirdTesting] + dependencies,
+        resources: resources, swiftSettings: testSettings)
+}
+
+/// A benchmark: `Benchmarks/<name>`, an executable run only when asked (scripts/bench-*).
+func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: dependencies, path: "Benchmarks/\(name)", swiftSettings: testSettings)
+}
+
 let package = Package(
     name: "pinhole",
     platforms: [.macOS(.v15), .iOS(.v17)],
@@ -70,9 +128,8 @@ let package = Package(
         .target(
             name: "PinholeClient",
             dependencies: [
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .openAPIRuntime, .httpTypes,
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Client/PinholeClient",
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -80,147 +137,65 @@ let package = Package(
 
         // MARK: - Shared
 
+        .target(name: "Contracts", path: "Shared/Contracts", swiftSettings: strictSettings),
+        // The kit's HTTP layer: server bootstrap, mutual TLS, configuration, routes, errors,
+        // identity, the internal client, observability, clock and entropy. No database: the
+        // gateway is built on this alone.
         .target(
-            name: "Contracts",
-            path: "Shared/Contracts",
-            swiftSettings: strictSettings
-        ),
-        .target(
-            name: "ServiceKit",
+            name: "ServiceHTTP",
             dependencies: [
-                "Contracts",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                "Contracts", .hummingbird, .hummingbirdCore, .hummingbirdHTTP2, .httpTypes, .asyncHTTPClient,
+                .jwtKit, .crypto, .x509, .asn1, .configuration, .logging, .metrics, .prometheus,
+                .serviceLifecycle, .nio("NIOCore"), .nio("NIOPosix"), .nio("NIOTLS"), .nioSSL,
+                .nioHTTP2("NIOHTTP2"), .nioHTTP2("NIOHPACK"), .nioExtras("NIOHTTPTypesHTTP2"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "ServiceContextModule", package: "swift-service-context"),
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHTTPTypesHTTP2", package: "swift-nio-extras"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            path: "Shared/ServiceKit",
+            path: "Shared/ServiceHTTP",
+            swiftSettings: strictSettings
+        ),
+        // The kit's store layer, on the HTTP layer: the SQLite base (GRDB), records, the outbox
+        // and inbox, durable jobs, idempotent answers and the mirrors of others' data.
+        .target(
+            name: "ServiceStore",
+            dependencies: [
+                "Contracts", "ServiceHTTP", .grdb, .hummingbird, .configuration, .crypto, .logging, .metrics,
+                .prometheus, .serviceLifecycle, .asyncHTTPClient, .httpTypes, .nio("NIOCore"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Shared/ServiceStore",
             swiftSettings: strictSettings
         ),
         // Feed's map clusters (Supercluster's algorithm): a module of its own so that
         // cluster-bench times the same code as feed, in a process of its own.
         .target(name: "MapClustering", path: "Shared/MapClustering", swiftSettings: strictSettings),
         .systemLibrary(
-            name: "CArgon2",
-            path: "Shared/CArgon2",
-            pkgConfig: "libargon2",
-            providers: [.apt(["libargon2-dev"])]
-        ),
+            name: "CArgon2", path: "Shared/CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         // glibc's malloc.h (malloc_trim), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CMalloc", path: "Shared/CMalloc"),
-        .systemLibrary(
-            name: "CVips",
-            path: "Shared/CVips",
-            pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]
-        ),
+        .systemLibrary(name: "CVips", path: "Shared/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         // MARK: - Executables
 
-        .executableTarget(
-            name: "AuthService",
-            dependencies: [
-                "ServiceKit", "Contracts", "CArgon2",
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            path: "Services/Auth",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "MediaService",
-            dependencies: [
-                "ServiceKit", "Contracts", "CVips", .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
-            path: "Services/Media",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "FeedService",
-            dependencies: [
-                "ServiceKit", "Contracts", "MapClustering", .product(name: "Metrics", package: "swift-metrics"),
-            ],
-            path: "Services/Feed",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "StreakService",
-            dependencies: ["ServiceKit", "Contracts"],
-            path: "Services/Streak",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "AlertsService",
-            dependencies: [
-                "ServiceKit", "Contracts", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-            ],
-            path: "Services/Alerts",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "ModerationService",
-            dependencies: [
-                "ServiceKit", "Contracts", .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Services/Moderation",
-            swiftSettings: strictSettings
-        ),
+        service("Auth", ["CArgon2", .jwtKit, .crypto, .x509, .asn1]),
+        service("Media", ["CVips", .crypto, .asyncHTTPClient]),
+        service("Feed", ["MapClustering", .metrics]),
+        service("Streak"),
+        service(
+            "Alerts",
+            [.asyncHTTPClient, .jwtKit, .nioSSL, .nio("NIOCore"), .nio("NIOHTTP1"), .nioHTTP2("NIOHTTP2")]),
+        service("Moderation", [.mustache, .crypto]),
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "Contracts", "CMalloc",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHTTPTypesHTTP2", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                "Contracts", "ServiceHTTP", "CMalloc", .hummingbird, .hummingbirdCore, .hummingbirdHTTP2,
+                .hummingbirdWebSocket, .httpTypes, .asyncHTTPClient, .prometheus, .configuration, .logging,
+                .serviceLifecycle, .nio("NIOCore"), .nio("NIOHTTP1"), .nio("NIOPosix"), .nio("NIOTLS"),
+                .nio("NIOWebSocket"), .nioSSL, .nioHTTP2("NIOHTTP2"), .nioExtras("NIOHTTPTypesHTTP2"),
+                .nioExtras("NIOHTTPTypesHTTP1"), .nioExtras("NIOHTTPTypes"),
             ],
             path: "gateway",
             resources: [.copy("openapi.yaml")],
@@ -229,168 +204,77 @@ let package = Package(
         .executableTarget(
             name: "PinholeCLI",
             dependencies: [
-                "ServiceKit", "Contracts",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "Contracts", "ServiceHTTP", "ServiceStore", .argumentParser, .crypto, .grdb, .asyncHTTPClient,
+                .nio("NIOCore"), .nio("NIOHTTP1"), .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "cli",
             swiftSettings: strictSettings
         ),
-        .executableTarget(
-            name: "TokenBench",
-            dependencies: [
-                "ServiceKit",
-                .product(name: "JWTKit", package: "jwt-kit"),
-            ],
-            path: "Benchmarks/TokenBench",
-            swiftSettings: strictSettings
-        ),
-        // Drives a release stack and the fake push providers of TestSupport: not a test, so it
-        // runs only when asked (scripts/bench-notifications).
-        .executableTarget(
-            name: "NotifyBench",
-            dependencies: [
-                "ServiceKit", "Contracts", "TestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            path: "Benchmarks/NotifyBench",
-            swiftSettings: testSettings
-        ),
-        // Seeds a million streaks into a release streak's store and times its deadline job
-        // (scripts/bench-streaks); not a test.
-        .executableTarget(
-            name: "StreakBench",
-            dependencies: ["ServiceKit", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Benchmarks/StreakBench",
-            swiftSettings: testSettings
-        ),
-        // Times feed's cluster index in a process of its own, as pysupercluster is timed beside
-        // it (scripts/bench-clusters); not a test.
-        .executableTarget(
-            name: "ClusterBench",
-            dependencies: ["MapClustering", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Benchmarks/ClusterBench",
-            swiftSettings: testSettings
-        ),
+
+        // MARK: - Benchmarks (not tests: scripts/bench-* run them)
+
+        benchmark("TokenBench", ["ServiceHTTP", .jwtKit]),
+        // Drives a release stack and the fake push providers of TestSupport.
+        benchmark(
+            "NotifyBench",
+            [
+                "ServiceHTTP", "Contracts", "TestSupport", .asyncHTTPClient, .nio("NIOCore"), .nio("NIOPosix"),
+                .nio("NIOHTTP1"), .nio("NIOWebSocket"), .nioSSL,
+            ]),
+        // Seeds a million streaks into a release streak's store and times its deadline job.
+        benchmark("StreakBench", ["ServiceHTTP", "ServiceStore", "TestSupport", .grdb]),
+        // Times feed's cluster index in a process of its own, as pysupercluster is timed beside it.
+        benchmark("ClusterBench", ["MapClustering", .grdb]),
 
         // MARK: - Tests
 
         .target(
             name: "TestSupport",
             dependencies: [
-                "ServiceKit", "Contracts",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                "ServiceHTTP", "ServiceStore", "Contracts", .hummingbirdTesting, .hummingbirdHTTP2, .httpTypes,
+                .asyncHTTPClient, .jwtKit, .crypto, .cryptoExtras, .configuration, .yams, .grdb, .hummingbirdWSClient,
+                .x509, .asn1, .nio("NIOCore"), .nio("NIOHTTP1"), .nio("NIOPosix"), .nio("NIOConcurrencyHelpers"),
+                .nio("NIOWebSocket"), .nioSSL, .nioHTTP2("NIOHTTP2"), .nioHTTP2("NIOHPACK"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: testSettings
         ),
-        .testTarget(
-            name: "ServiceKitTests",
-            dependencies: [
-                .product(name: "GRDB", package: "GRDB.swift"),
-                "ServiceKit", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ],
-            swiftSettings: testSettings
-        ),
-        .testTarget(
-            name: "AuthServiceTests",
-            dependencies: ["AuthService", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
-            swiftSettings: testSettings
-        ),
-        .testTarget(
-            name: "GatewayTests",
-            dependencies: [
+        tests(
+            "ServiceHTTP",
+            ["ServiceHTTP", .httpTypes, .serviceLifecycle, .nio("NIOEmbedded"), .nioHTTP2("NIOHTTP2"), .jwtKit, .x509]),
+        tests("ServiceStore", ["ServiceStore", .grdb, .serviceLifecycle, .propertyBased, .asyncHTTPClient]),
+        tests("AuthService", ["AuthService", .grdb, .x509, .asn1, .crypto]),
+        tests("MediaService", ["MediaService", .grdb, .crypto]),
+        tests("FeedService", ["FeedService", "MapClustering", .grdb, .propertyBased]),
+        tests("StreakService", ["StreakService", .grdb, .propertyBased]),
+        tests("AlertsService", ["AlertsService", .grdb, .crypto, .nio("NIOEmbedded"), .nioHTTP2("NIOHTTP2")]),
+        tests("ModerationService", ["ModerationService", .grdb]),
+        tests(
+            "Gateway",
+            [
                 "Gateway", "AuthService", "MediaService", "FeedService", "StreakService", "AlertsService",
-                "ModerationService", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            ],
-            swiftSettings: testSettings
-        ),
-        .testTarget(
-            name: "DomainServiceTests",
-            dependencies: [
-                "MediaService", "FeedService", "StreakService", "AlertsService", "ModerationService", "TestSupport",
-                "MapClustering",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "PropertyBased", package: "swift-property-based"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-            ],
-            swiftSettings: testSettings
-        ),
-        .testTarget(
-            name: "ContractTests",
-            dependencies: [
+                "ModerationService", .asyncHTTPClient, .crypto, .yams, .nio("NIOEmbedded"), .nioHTTP2("NIOHTTP2"),
+                .hummingbirdWSClient,
+            ]),
+        tests(
+            "Contract",
+            [
                 "AuthService", "MediaService", "FeedService", "StreakService", "AlertsService", "ModerationService",
-                "TestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .asyncHTTPClient, .grdb,
             ],
-            resources: [.copy("Interactions")],
-            swiftSettings: testSettings
-        ),
+            resources: [.copy("Interactions")]),
+        tests("PinholeCLI", ["PinholeCLI"]),
         .testTarget(
             name: "ClientTests",
-            dependencies: [
-                "PinholeClient", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Yams", package: "Yams"),
-            ],
+            dependencies: ["PinholeClient", .openAPIRuntime, .httpTypes, .yams],
             swiftSettings: testSettings
         ),
-        .testTarget(
-            name: "StackTests",
-            dependencies: [
-                "TestSupport", "ServiceKit", "Contracts", "PinholeClient",
+        tests(
+            "Stack",
+            [
+                "ServiceHTTP", "Contracts", "PinholeClient", .crypto, .asyncHTTPClient, .grdb, .nio("NIOHTTP1"),
+                .hummingbirdWSClient,
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            ],
-            swiftSettings: testSettings
-        ),
+            ]),
     ]
 )

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// `pinhole backup DIR`: an online, consistent copy of a data directory.
 struct Backup: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import Configuration
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// What one backup holds, written last (`manifest.json`), so a snapshot with a manifest is
 /// complete. Layout of a backup directory:

@@ -3,7 +3,7 @@ import AsyncHTTPClient
 import Contracts
 import Foundation
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 /// `pinhole keys`: auth's signing keys.
 struct Keys: AsyncParsableCommand {

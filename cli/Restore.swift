@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// `pinhole restore BACKUP --data-dir NEW`: a backup into an empty data directory.
 struct Restore: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Configuration
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Options every subcommand shares, layered over the same configuration the executables
 /// read (environment and `.env`): a flag here wins over both.

@@ -3,7 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show each process of the stack and its health.")

@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// What `pinhole up` does when a process of a started stack exits on its own: it starts it

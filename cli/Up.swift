@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 import UnixSignals
 

@@ -6,7 +6,7 @@ import HummingbirdHTTP2
 import NIOCore
 import NIOSSL
 import Prometheus
-import ServiceKit
+import ServiceHTTP
 
 /// Builds the gateway application; `App.swift` runs it, tests drive it in process.
 func buildApplication(
@@ -52,7 +52,7 @@ func buildRouter(
     }
     let metricsToken = settings.metricsToken
     let routes = runtime.makeRoutes(
-        on: router, verifier: verifier, database: nil, readiness: [:],
+        on: router, verifier: verifier, readiness: [:],
         metricsAccess: { request, channel in
             if let metricsToken {
                 return AuthenticationMiddleware<GatewayRequestContext>.bearerToken(in: request.headers) == metricsToken

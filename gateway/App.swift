@@ -1,4 +1,4 @@
-import ServiceKit
+import ServiceHTTP
 
 /// The gateway: the only public listener. Verifies tokens, applies rate and size limits,
 /// and forwards `/v1/...` to the service that owns it over mutual-TLS HTTP/2.

@@ -1,6 +1,6 @@
 import Configuration
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// The gateway's own settings.
 ///

@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 import TestSupport
 

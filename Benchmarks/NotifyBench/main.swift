@@ -3,7 +3,7 @@ import Contracts
 import Foundation
 import NIOCore
 import NIOSSL
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 import TestSupport
 

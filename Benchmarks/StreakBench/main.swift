@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 import TestSupport
 
 // The streak deadline job at scale, against the real streak executable of a release build

@@ -1,6 +1,6 @@
 import Foundation
 import JWTKit
-import ServiceKit
+import ServiceHTTP
 
 // Signs and verifies access tokens with EdDSA (Ed25519) and ES256 (P-256) through jwt-kit,
 // the library Pinhole uses, and prints the cost of each. Run in release:

@@ -1,6 +1,7 @@
 import Contracts
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The events alerts applies, and what each does; `buildRouter` serves it at
 /// `/internal/events`, tests feed it directly.

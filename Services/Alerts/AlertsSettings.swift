@@ -1,6 +1,6 @@
 import Configuration
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Alerts' own settings: the push providers. A provider without its credentials is off, and
 /// its devices are kept but not pushed to (logged once at start).

@@ -4,8 +4,9 @@ import Contracts
 import GRDB
 import Hummingbird
 import Prometheus
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
+import ServiceStore
 
 /// Builds the alerts application; `App.swift` runs it, tests drive it in process.
 func buildApplication(

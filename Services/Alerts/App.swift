@@ -1,4 +1,5 @@
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The alerts service: everything delivered to a person (notification centre, push, reminders, duress alerts, messages).
 @main

@@ -1,4 +1,5 @@
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The auth service: users, credentials, sessions, tokens and signing keys.
 @main

@@ -1,6 +1,6 @@
 import Configuration
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import SwiftASN1
 import X509
 

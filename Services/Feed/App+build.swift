@@ -2,7 +2,8 @@ import Configuration
 import Contracts
 import Hummingbird
 import Prometheus
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Builds the feed application; `App.swift` runs it, tests drive it in process.
 func buildApplication(

@@ -1,4 +1,5 @@
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The feed service: public content and its engagement (posts, votes, replies, follows, nearby and ranked feeds).
 @main

@@ -1,6 +1,6 @@
 import Configuration
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Feed's own settings.
 ///

@@ -5,7 +5,8 @@ import Crypto
 import Foundation
 import Hummingbird
 import Prometheus
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Builds the media application; `App.swift` runs it, tests drive it in process.
 func buildApplication(

@@ -1,4 +1,5 @@
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The media service: blobs and their lifecycle (uploads, validation, processing, custody).
 @main

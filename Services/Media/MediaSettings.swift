@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Configuration
 import Foundation
 import NIOCore
-import ServiceKit
+import ServiceHTTP
 
 /// Media's own settings.
 ///

@@ -3,7 +3,8 @@ import Contracts
 import Hummingbird
 import NIOHTTP1
 import Prometheus
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Builds the moderation application; `App.swift` runs it, tests drive it in process.
 func buildApplication(

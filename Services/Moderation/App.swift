@@ -1,4 +1,5 @@
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The moderation service: safety (reports, blocks, mutes, screening, the admin queue and audit log).
 @main

@@ -1,5 +1,5 @@
 import Configuration
-import ServiceKit
+import ServiceHTTP
 
 /// Moderation's own settings.
 ///

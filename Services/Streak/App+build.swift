@@ -4,7 +4,8 @@ import Foundation
 import Hummingbird
 import NIOHTTP1
 import Prometheus
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Builds the streak application; `App.swift` runs it, tests drive it in process.
 func buildApplication(

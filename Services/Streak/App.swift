@@ -1,4 +1,5 @@
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The streak service: the private friend graph and daily games (friends, streaks, snaps, prompts).
 @main

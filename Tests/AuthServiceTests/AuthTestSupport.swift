@@ -4,7 +4,8 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 import TestSupport
 
 @testable import AuthService

@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 import NIOCore
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 import TestSupport
 import Testing
 

@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 import TestSupport
 import Testing
 

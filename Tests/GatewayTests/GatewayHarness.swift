@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 import TestSupport
 
@@ -142,7 +142,7 @@ final class UpstreamRecorder: Sendable {
 
     func router(runtime: ServiceRuntime) -> Router<ServiceRequestContext> {
         let router = runtime.makeRouter(context: ServiceRequestContext.self)
-        _ = runtime.makeRoutes(on: router, verifier: runtime.makeTokenVerifier(), database: nil, readiness: [:])
+        _ = runtime.makeRoutes(on: router, verifier: runtime.makeTokenVerifier(), readiness: [:])
         // Echoes the headers it received.
         router.on("/v1/reports/echo", method: .get) { request, _ in try self.echo(request) }
         router.on("/v1/reports/echo", method: .post) { request, _ in try self.echo(request) }

@@ -1,7 +1,7 @@
 import Configuration
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 import TestSupport
 import Testing
 import Yams

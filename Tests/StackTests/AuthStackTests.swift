@@ -2,7 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import GRDB
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 import Synchronization
 import TestSupport
 import Testing

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 import Synchronization
 import TestSupport
 import Testing

@@ -3,7 +3,8 @@ import Crypto
 import Foundation
 import GRDB
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 import TestSupport
 import Testing
 

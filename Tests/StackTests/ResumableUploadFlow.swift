@@ -2,7 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 import TestSupport
 import Testing
 

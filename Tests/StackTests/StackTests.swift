@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 import TestSupport
 import Testing
 

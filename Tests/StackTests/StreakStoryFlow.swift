@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import TestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 import TestSupport
 import Testing

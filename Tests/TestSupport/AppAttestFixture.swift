@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import SwiftASN1
 import X509
 
@@ -72,7 +72,7 @@ public struct AppAttestFixture: Sendable {
                     value: ArraySlice(try Self.nonceExtension(nonce)))
             },
             issuerPrivateKey: Certificate.PrivateKey(issuer.0))
-        let object = CBOR.map([
+        let object = CBORWriter.map([
             "fmt": .text("apple-appattest"),
             "attStmt": .map([
                 "x5c": .array([.bytes(Data(try Self.der(leaf))), .bytes(Data(try Self.der(intermediate)))]),
@@ -90,7 +90,8 @@ public struct AppAttestFixture: Sendable {
             + Data([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: counter >> $0) })
         let nonce = Data(SHA256.hash(data: authenticatorData + Data(SHA256.hash(data: Data(challenge.utf8)))))
         let signature = try deviceKey.signature(for: nonce).derRepresentation
-        return CBOR.map(["signature": .bytes(signature), "authenticatorData": .bytes(authenticatorData)]).encoded()
+        return CBORWriter.map(["signature": .bytes(signature), "authenticatorData": .bytes(authenticatorData)])
+            .encoded()
             .base64EncodedString()
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// curl, a real HTTP/1.1 and HTTP/2 client from outside the project.
 public enum Curl {

@@ -4,7 +4,7 @@ import CryptoExtras
 import Foundation
 import Hummingbird
 import JWTKit
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// A local stand-in for Apple's Sign in with Apple servers, over real HTTP on loopback:

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// A stand-in OpenTelemetry collector: takes OTLP/HTTP exports in JSON (`POST /v1/traces`,

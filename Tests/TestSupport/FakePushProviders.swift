@@ -7,7 +7,7 @@ import HummingbirdHTTP2
 import JWTKit
 import NIOCore
 import NIOSSL
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// Local stand-ins for the three push providers, on one HTTP/2-over-TLS listener (ALPN `h2`,

@@ -3,7 +3,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import NIOWebSocket
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// Debian's Chromium, headless, driven over the Chrome DevTools Protocol (a WebSocket on a

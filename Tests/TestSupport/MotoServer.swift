@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// moto's server mode (PyPI's `moto[server]`, installed by scripts/setup): a real S3

@@ -36,7 +36,7 @@ public func eventually(
     return false
 }
 
-/// Collects the output lines of a ``ServiceKit/ChildProcess``.
+/// Collects lines: a ``ServiceHTTP/ChildProcess``'s output, or failures found inside a test client.
 public final class LineCollector: Sendable {
     private let storage = Mutex<[String]>([])
 

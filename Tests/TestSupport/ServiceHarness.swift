@@ -5,7 +5,8 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Auth's public keys read straight from a test data directory, so that a service can verify
 /// tokens in process without auth running.
@@ -153,5 +154,38 @@ extension ServiceHarness {
                 arguments: [Event.eventType.rawValue]
             ).map { try JSONCoding.decoder().decode(EventEnvelope<Event>.self, from: $0).payload }
         }
+    }
+}
+
+extension ServiceHarness {
+    /// The broken or wrongly shaped JSON bodies every endpoint that takes JSON must refuse.
+    public static let malformedBodies = [
+        "", "{", "null", "[]", "42", #"{"mediaId":7}"#, #"{"userId":["a"]}"#, #"{"targetType":"post","targetId":1}"#,
+    ]
+
+    /// Sends each of `bodies` to each route of `parts` as a signed-in user and returns what was
+    /// not answered 400 `MALFORMED_REQUEST` with a message (empty when every one was).
+    public func malformedBodyFailures(
+        _ parts: ServiceParts<ServiceRequestContext>, routes: [(HTTPRequest.Method, String)],
+        bodies: [String] = malformedBodies
+    ) async throws -> [String] {
+        let failures = LineCollector()
+        try await test(parts) { client in
+            let token = try await self.token(for: "00000000-0000-4000-8000-00000000000a")
+            for (method, path) in routes {
+                for body in bodies {
+                    let response = try await client.execute(
+                        uri: path, method: method,
+                        headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                        body: ByteBuffer(string: body))
+                    if response.status != .badRequest || response.error?.code != .malformedRequest
+                        || response.error?.message.isEmpty != false
+                    {
+                        failures.append("\(method) \(path) with \(body): \(response.status) \(response.error as Any)")
+                    }
+                }
+            }
+        }
+        return failures.lines
     }
 }

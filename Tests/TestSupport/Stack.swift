@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// The seven real executables, started from the build folder on random loopback ports over a

@@ -1,6 +1,6 @@
 import Configuration
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// A throw-away data directory with a local authority, certificates for every executable and

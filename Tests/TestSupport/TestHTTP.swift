@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import ServiceKit
+import ServiceHTTP
 
 /// HTTP clients for tests.
 public enum TestHTTP {

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import JWTKit
-import ServiceKit
+import ServiceHTTP
 
 /// Tokens made outside auth, for tests that check what verifiers refuse: signed with auth's
 /// real key but with wrong claims, signed with another key, or not signed at all.

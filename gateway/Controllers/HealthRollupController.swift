@@ -1,6 +1,6 @@
 import Hummingbird
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /health`: every service's readiness, asked now, concurrently, with a short timeout.
 /// 200 when all are ready, 503 with the list otherwise.

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /openapi.yaml`: the public API description, served as kept in the repository.
 struct OpenAPIController {

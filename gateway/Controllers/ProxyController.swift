@@ -1,5 +1,5 @@
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Every public path of ``RouteTable``, forwarded to the service that owns it through the
 /// pipeline: route match → the connection's turn (``ConnectionShares``) → authentication

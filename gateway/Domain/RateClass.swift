@@ -1,4 +1,4 @@
-import ServiceKit
+import ServiceHTTP
 
 /// Rate-limit classes of the route table.
 enum RateClass: String, Sendable, CaseIterable {

@@ -1,5 +1,5 @@
 import HTTPTypes
-import ServiceKit
+import ServiceHTTP
 
 /// Who may call a route.
 enum Access: Sendable {

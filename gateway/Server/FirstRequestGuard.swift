@@ -1,7 +1,7 @@
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 /// Guards an HTTP/1.1 connection's first request until its head is read, where ``HTTP1Guard``
 /// cannot yet: with WebSocket upgrades possible, the HTTP/1.1 pipeline behind the parser is

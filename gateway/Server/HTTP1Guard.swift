@@ -4,7 +4,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
-import ServiceKit
+import ServiceHTTP
 
 /// Sits behind the HTTP/1.1 parser of a public connection and keeps it honest:
 /// - a request's head must arrive within `headTimeout` of the connection opening or of the

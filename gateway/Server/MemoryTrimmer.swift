@@ -1,4 +1,4 @@
-import ServiceKit
+import ServiceHTTP
 
 #if canImport(Glibc)
 import CMalloc

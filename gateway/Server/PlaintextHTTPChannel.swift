@@ -2,7 +2,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOTLS
-import ServiceKit
+import ServiceHTTP
 
 /// HTTP/1.1 and prior-knowledge HTTP/2 (h2c) on one plaintext port, for local use without a
 /// certificate: `curl http://…` and `curl --http2-prior-knowledge http://…` both work.

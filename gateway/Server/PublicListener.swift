@@ -3,7 +3,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
-import ServiceKit
+import ServiceHTTP
 
 /// The gateway's public listener: the kit's ``WideWindowHTTP2`` (HTTP/2 with upload-sized
 /// windows, HTTP/1.1 beside it, with WebSocket upgrades for ``LiveStreamGate``) with the

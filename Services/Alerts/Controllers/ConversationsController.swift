@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Agora's conversations, as the signed-in person sees them: the inbox and requests folders,
 /// one conversation and its messages, read, accept (a request), delete for oneself.

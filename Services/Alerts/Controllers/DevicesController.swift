@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Push devices of the signed-in session: register, list, remove; and StreakSnap's spelling,
 /// `PUT /v1/me/push-token` with an Expo token.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Transrify's duress alert routes, as its app calls them: the person in duress locates their
 /// alert (`POST /v1/alerts/duress`), colleagues poll for open alerts around them

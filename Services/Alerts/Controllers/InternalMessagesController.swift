@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /internal/messages/{id}/context`: a message and the five either side of it, for
 /// moderation to judge a report by; nothing else of a conversation leaves alerts.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Agora's direct messages, sending side: `POST /v1/messages` (to `recipientId`, opening the
 /// conversation) and `POST /v1/messages/conversations/{id}/messages` (in one), deleting a

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// The notification centre: list, unread count, mark one, some or all read, delete one.
 struct NotificationsController: Sendable {

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET/PUT /v1/me/notification-preferences`: which notification types are pushed, and quiet
 /// hours.

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/notifications/stream`: the user's notifications live, as server-sent events
 /// (`text/event-stream`). The gateway carries it to WebSocket clients as one text frame per

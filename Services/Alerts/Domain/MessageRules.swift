@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// What a direct message may hold, and what its notification shows.
 enum MessageRules {

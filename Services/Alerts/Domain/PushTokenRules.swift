@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// What a registration must look like for each provider, checked before anything is stored so
 /// that a typo never becomes a device that fails every push.

@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// A user's quiet hours: a daily window of local wall-clock time, in their own IANA zone,
 /// during which pushes wait until it ends (or go without sound). A window may cross midnight

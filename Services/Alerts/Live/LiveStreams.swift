@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import NIOCore
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
 import Synchronization
 

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Contracts
 import Foundation
 import JWTKit
-import ServiceKit
+import ServiceHTTP
 
 /// Apple Push Notification service over HTTP/2 with token-based authentication.
 ///

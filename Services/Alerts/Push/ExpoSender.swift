@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Expo's push service: messages in batches of at most 100, a push ticket per message, and
 /// receipts fetched later (``receipts(_:)``) because a ticket only says Expo accepted it.

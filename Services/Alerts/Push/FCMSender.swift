@@ -4,7 +4,7 @@ import Foundation
 import JWTKit
 import NIOCore
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 /// Firebase Cloud Messaging's HTTP v1 API.
 ///

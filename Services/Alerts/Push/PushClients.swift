@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Contracts
 import Logging
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
 
 /// The configured providers over one HTTP client (HTTP/2 where offered): the process's

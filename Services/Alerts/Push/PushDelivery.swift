@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 import Logging
 import Metrics
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Turns committed notifications into pushes, at least once per device, through the kit's
 /// durable jobs.

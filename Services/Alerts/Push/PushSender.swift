@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 import NIOSSL
-import ServiceKit
+import ServiceHTTP
 
 /// One notification as every provider sends it.
 struct PushMessage: Sendable, Equatable {

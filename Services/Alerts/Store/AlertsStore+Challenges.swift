@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// SkateHubba's challenge events: the seed's activity types, with its deep links.
 extension AlertsStore {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Push devices: registered per session, moved when another session registers the same token,
 /// gone when their session ends.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Tenants' duress alerts (Transrify): raised by auth's `duress.raised`, located by the app of
 /// the person in duress, found by colleagues nearby and acknowledged by them.

@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 extension AlertsStore {
     /// Applies `user.deleted`: the user's notifications, notifications to others that name

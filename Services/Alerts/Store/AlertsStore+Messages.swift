@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Agora's direct messages: one conversation per pair of people, each person's side of it
 /// (folder, what they read, what they deleted), and the messages. A message from someone the

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// What moderators did, told to the user it touched, each with the moderator's reason and a
 /// link to the action (where the app offers the appeal).

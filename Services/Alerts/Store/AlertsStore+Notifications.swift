@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The notification centre, and the events that fill it.
 extension AlertsStore {

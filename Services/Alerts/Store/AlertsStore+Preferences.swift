@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// What each user wants pushed, and when not: their choices over the catalog's defaults, and
 /// their quiet hours.

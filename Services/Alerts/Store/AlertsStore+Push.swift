@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// What push delivery reads and writes: the message for a notification and the devices still
 /// waiting for it.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Agora's social events. Following, liking or reposting again after taking it back tells the
 /// user once a day per actor (and post), however often it churns.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// StreakSnap's streak events: what each makes, for whom, in StreakSnap's words.
 extension AlertsStore {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The alerts service's database: each user's notification centre, push devices and direct
 /// messages, and tenants' duress alerts. One extension file per aggregate.

@@ -5,7 +5,7 @@ import HTTPTypes
 import JWTKit
 import NIOCore
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 /// Who Apple says signed in.
 struct AppleIdentity: Sendable, Equatable {

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 /// Twilio Verify: Twilio makes, sends and checks the code.
 /// `POST {baseUrl}/v2/Services/{serviceSid}/Verifications` and `/VerificationCheck`, with

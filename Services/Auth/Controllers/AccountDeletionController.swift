@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `DELETE /v1/me` and `GET /v1/me/deletion`.
 ///

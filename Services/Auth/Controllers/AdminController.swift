@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Deployment administration, for admins: tenants and their keys, and roles.
 struct AdminController: Sendable {

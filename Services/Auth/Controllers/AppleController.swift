@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `POST /v1/auth/apple`: Sign in with Apple. The identity token is verified against Apple's
 /// keys (with the nonce), the authorization code is exchanged so the account can be revoked at

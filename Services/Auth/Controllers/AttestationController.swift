@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Apple App Attest (Agora): `POST /v1/me/attestation/challenges` gives a one-time challenge,
 /// `POST /v1/me/attestation/keys` registers a device's key with its attestation, `GET

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Register, login, refresh, logout, guest tokens.
 struct AuthController: Sendable {

@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `PUT /v1/me/avatar` (one of the user's own photos, as `{"mediaId":…}`; StreakSnap's
 /// multipart `PUT /api/users/me/avatar` is an upload with purpose `avatar` then this) and

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `POST /v1/auth/ban-appeal`: a banned user cannot sign in, so they appeal the ban here with
 /// the account's email and password (checked and throttled as a sign-in is). Auth passes the

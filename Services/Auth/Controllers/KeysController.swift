@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /.well-known/jwks.json`: the public keys tokens are verified with. Public through the
 /// gateway, and fetched over mutual TLS by the gateway and every service.

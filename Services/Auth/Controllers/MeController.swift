@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/me`, `GET /v1/auth/sessions` and `DELETE /v1/auth/sessions/{id}`.
 struct MeController: Sendable {

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Phone verification (Agora): `POST /v1/me/phone/verification` sends a one-time code,
 /// `POST /v1/me/phone/verification/check` checks it, `GET /v1/me/phone` shows the verified

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Transrify's sign-in by tenant key, customer reference and PIN, with its silent duress PIN:
 /// `POST /v1/sessions/login` and `GET /v1/sessions/verify`.

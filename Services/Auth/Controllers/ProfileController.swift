@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Usernames and profiles: `GET /v1/auth/check-username/{username}` (StreakSnap's check on
 /// blur, before an account exists), `PATCH /v1/me`, `GET /v1/users/{id}` and

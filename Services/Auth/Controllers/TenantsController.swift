@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// A tenant's own administration: its admins enrol customers and reset their PINs; its
 /// responders (and admins) see and clear duress incidents. Someone from another tenant gets

@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /internal/users/{id}`: whether a user exists and their display name, for services
 /// that take a user id from a client (friend requests, blocks, challenges); `GET /internal/users?q=&limit=`:

@@ -2,7 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `POST /v1/webhooks/revenuecat`: subscription and purchase events from RevenueCat.
 ///

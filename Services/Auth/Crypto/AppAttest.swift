@@ -1,7 +1,7 @@
 import Contracts
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import SwiftASN1
 import X509
 

@@ -1,7 +1,7 @@
 import CArgon2
 import Foundation
 import NIOPosix
-import ServiceKit
+import ServiceHTTP
 
 /// Argon2id cost parameters.
 struct Argon2Parameters: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Hashes PINs: HMAC-SHA256 with a server-side pepper first, then Argon2id.
 ///

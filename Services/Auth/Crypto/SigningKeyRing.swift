@@ -2,7 +2,7 @@ import Contracts
 import Crypto
 import Foundation
 import JWTKit
-import ServiceKit
+import ServiceHTTP
 
 /// Auth's signing keys, loaded from the keys directory: the newest signs; an older key stays
 /// in the JWKS until every token it signed has expired, then drops out.

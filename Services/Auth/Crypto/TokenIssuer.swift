@@ -1,7 +1,7 @@
 import Contracts
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Mints access tokens and opaque refresh tokens.
 struct TokenIssuer: Sendable {

@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Validation of what users type when they register and sign in.
 enum Credentials {

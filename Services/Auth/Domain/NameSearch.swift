@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// How people find each other (StreakSnap's "add friend" search): by the start of a username
 /// (with or without `@`) or of any word of a display name, ignoring case, accents and width, or

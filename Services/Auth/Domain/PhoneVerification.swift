@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Who sends and checks one-time codes for phone numbers.
 protocol PhoneVerificationProvider: Sendable {

@@ -1,5 +1,5 @@
 import Contracts
-import ServiceKit
+import ServiceHTTP
 
 /// What customer references, PINs and locations must look like.
 enum PinRules {

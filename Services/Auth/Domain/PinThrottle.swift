@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Limits failed PIN sign-ins per customer and per device, with delays that double.
 ///

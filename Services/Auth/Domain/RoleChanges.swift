@@ -1,5 +1,5 @@
 import Contracts
-import ServiceKit
+import ServiceHTTP
 
 /// Granting and revoking roles, shared by admins' route and the CLI's internal route.
 enum RoleChanges {

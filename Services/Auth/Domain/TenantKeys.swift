@@ -1,5 +1,5 @@
 import Contracts
-import ServiceKit
+import ServiceHTTP
 
 /// Tenant API keys: `tk_` and 256 random bits, stored as SHA-256.
 enum TenantKeys {

@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// What a username may be: 3 to 20 characters of `a-z`, `0-9`, `_` and `.`, starting with a
 /// letter, without `..` and not ending with `.`; compared case-insensitively (stored as the

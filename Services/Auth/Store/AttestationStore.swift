@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// App Attest (Agora): one-time challenges per session, registered keys, and each session's
 /// last valid assertion.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Auth's database, one store per aggregate, all over the same pool: each controller and
 /// worker takes only the stores it uses.

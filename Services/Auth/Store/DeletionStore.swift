@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Account deletion (App Store 5.1.1(v)).
 struct DeletionStore: Sendable {

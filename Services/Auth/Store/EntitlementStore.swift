@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Subscriptions and purchases reported by RevenueCat (StreakSnap).
 struct EntitlementStore: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Phone verification (Agora): challenges, the codes' outbox, verified numbers.
 struct PhoneStore: Sendable {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// PIN sign-in (Transrify): the throttle's counters, the devices customers are known on, and
 /// opening a session with everything a duress PIN implies.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// What moderation's actions do to accounts, applied from its events in the inbox's
 /// transaction. Token verifiers learn of a suspension with the session state

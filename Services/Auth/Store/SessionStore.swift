@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Sessions and their refresh tokens, and what every service's token verifier learns about a
 /// session. Ending a session tells alerts (`session.ended`), in the same transaction.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Tenants (Transrify), their customers and their customers' duress incidents.
 struct TenantStore: Sendable {

@@ -2,7 +2,8 @@ import Contracts
 import Foundation
 import GRDB
 import HTTPTypes
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Usernames: who holds which, and changing one's own (``UsernameRules``).
 extension UserStore {

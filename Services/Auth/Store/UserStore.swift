@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Accounts: users, their roles and their Sign in with Apple links.
 struct UserStore: Sendable {

@@ -1,5 +1,5 @@
 import Logging
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
 
 /// Completes account deletions once every service has confirmed (acknowledged

@@ -1,5 +1,5 @@
 import Logging
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
 
 /// Re-reads the keys directory every `interval`, so a key added by `pinhole keys rotate`

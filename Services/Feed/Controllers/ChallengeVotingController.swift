@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Voting and standings: `PUT /v1/challenges/{id}/vote`,
 /// `GET /v1/challenges/voting?lat=&lon=&radius_m=` or `?spotId=`, `GET /v1/challenges/stats/{userId}`.

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// SkateHubba's challenges: `POST /v1/challenges`, `GET /v1/challenges?box=`,
 /// `GET /v1/challenges/{id}`, `PUT /v1/challenges/{id}/clip`, `POST /v1/challenges/{id}/cancel`.

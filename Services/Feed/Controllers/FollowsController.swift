@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// The follow graph: `GET`, `PUT` and `DELETE /v1/users/{id}/follow`,
 /// `GET /v1/users/{id}/followers` and `GET /v1/users/{id}/following`.

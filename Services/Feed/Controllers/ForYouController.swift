@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Agora's For You: `GET /v1/feed/for-you` ranked server-side (``ForYouRanking``), and
 /// `POST /v1/feed/signals`, what the app saw, dwelt on, skipped and opened.

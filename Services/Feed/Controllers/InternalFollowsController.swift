@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /internal/follows/{followerId}/{followeeId}`: the follow, or 404 when there is none;
 /// for alerts, whose first message from a stranger lands in requests.

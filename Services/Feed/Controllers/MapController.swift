@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import Hummingbird
 import MapClustering
-import ServiceKit
+import ServiceHTTP
 
 /// Unum's map: `GET /v1/feed/map/clusters?minLat=&minLon=&maxLat=&maxLon=&zoom=` (the box as
 /// clusters and single posts at a zoom level, from the index ``MapIndexBuilder`` keeps) and

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/feed/nearby?lat=&lon=&radius_m=&sort=newest|ranked&limit=&cursor=`: posts around a
 /// point without hidden posts, posts between users who blocked each other or words the reader

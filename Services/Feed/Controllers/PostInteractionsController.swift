@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Agora's interactions with a post: `PUT`/`DELETE /v1/posts/{id}/like`, `PUT`/`DELETE
 /// /v1/posts/{id}/repost`, and the thread: `GET /v1/posts/{id}/replies`.

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Posts and votes: `POST /v1/posts`, `GET`/`DELETE /v1/posts/{id}`, `PUT`/`DELETE
 /// /v1/posts/{id}/vote`.

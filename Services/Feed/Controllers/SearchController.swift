@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// `GET /v1/search/posts?q=`: posts by their words, best match first.
 struct SearchController: Sendable {

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Being at a spot: `POST /v1/spots/{id}/check-ins`, `PUT /v1/spots/{id}/rating`.
 struct SpotVisitsController: Sendable {

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// SkateHubba's spots: `POST /v1/spots`, `GET /v1/spots`, `GET`/`PATCH`/`DELETE /v1/spots/{id}`.
 struct SpotsController: Sendable {

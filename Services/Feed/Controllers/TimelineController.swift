@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Agora's following feed, `GET /v1/feed/following`, and a user's posts,
 /// `GET /v1/users/{id}/posts`.

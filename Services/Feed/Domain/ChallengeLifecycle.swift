@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// SkateHubba's challenge state machine (its §3), as rules over a status: every move the seed
 /// allows and nothing else. The store applies a move in the transaction that writes its event;

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import NIOCore
-import ServiceKit
+import ServiceHTTP
 
 /// A clusters answer's JSON, its clusters written by hand: `JSONEncoder` spent nearly all of a
 /// clusters answer's CPU on its five or six hundred clusters (docs/PERFORMANCE.md). The same

@@ -1,4 +1,4 @@
-import ServiceKit
+import ServiceHTTP
 
 /// A grid of latitude-longitude cells of `degrees` a side, numbered row by row from the
 /// south-west corner: a place's cell is

@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// A `POST /v1/posts` body checked: Unum's photo at a place or Agora's post, whichever it is,
 /// with every rule that needs nothing but the body.

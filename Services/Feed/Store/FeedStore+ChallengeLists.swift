@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Lists of challenges: mine by box, and those open for voting near a point or at a spot.
 extension FeedStore {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The challenge's one job, keyed by its id and due at the next moment that matters: its
 /// deadline (expire), now (open voting once both clips are ready), the voting deadline (result).

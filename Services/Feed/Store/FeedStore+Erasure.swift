@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 extension FeedStore {
     /// Applies `user.deleted`: the user's posts (and the votes on them) and their votes on

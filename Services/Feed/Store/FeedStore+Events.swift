@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// What other services' events do to posts, in the inbox's transaction.
 extension FeedStore {

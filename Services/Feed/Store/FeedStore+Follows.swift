@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Who follows whom, and each user's counts (kept in the transaction of each change and
 /// published to auth as `profile.counts_changed`).

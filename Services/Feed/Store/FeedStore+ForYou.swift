@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Agora's For You: candidates from three sources, ranked by ``ForYouRanking``, and the signals
 /// and affinities that feed it.

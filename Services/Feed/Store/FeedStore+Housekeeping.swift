@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// What ``FeedHousekeeper`` removes: each write is its own short transaction, so posting and
 /// reading go on between them.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Unum's map: posts in a box, and what the cluster index is built from.
 extension FeedStore {

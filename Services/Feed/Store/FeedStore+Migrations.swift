@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 extension FeedStore {
     /// Append-only; never edit a migration that has shipped.

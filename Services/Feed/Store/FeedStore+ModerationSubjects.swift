@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Posts, replies, spots and challenge clips as moderation judges them.
 extension FeedStore {

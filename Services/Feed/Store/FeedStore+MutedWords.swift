@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Moderation's keyword mutes (the kit's ``KeywordMuteMirror``), applied to every list feed
 /// serves and to the notifications its posts cause: a post whose words a reader muted is not

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Places: the nearby feed (posts around a point, newest first) and the scan it shares with
 /// challenges open for voting near a point.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Searching posts by their words (`post_fts`, SQLite FTS5).
 extension FeedStore {

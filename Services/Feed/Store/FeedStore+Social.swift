@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Agora's actions on posts: likes, reposts, deleting one's own post, a thread's replies and a
 /// user's posts. Every count changes in the transaction of its action.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// SkateHubba's spots: places with photos, tags, check-ins and ratings. Public to everyone
 /// signed in, except across a block with the spot's creator.

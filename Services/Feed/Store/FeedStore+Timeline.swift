@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The job that writes a post (or a repost) into its source's followers' timelines, a batch
 /// of followers per run.

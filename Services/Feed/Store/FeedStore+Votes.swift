@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Up and down votes: one per user per post, counted on the post in the same transaction.
 extension FeedStore {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The feed service's database: posts, votes, likes and reposts, the follow graph and the
 /// following timeline, SkateHubba's challenges and spots (and, through the kit, a copy of

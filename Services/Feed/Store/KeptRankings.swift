@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// Rankings already made (For You's, ranked nearby's), kept in memory for `lifetime` so a

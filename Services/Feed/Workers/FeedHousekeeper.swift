@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
 
 /// Keeps the following feed's and For You's tables from growing without end, at start and

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import MapClustering
 import Metrics
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
 import Synchronization
 

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
-import ServiceKit
+import ServiceHTTP
 
 /// The bytes of a media object as an HTTP answer: `Content-Type`, a strong `ETag` (the
 /// SHA-256), `304` on `If-None-Match`, and one `Range` (`bytes=a-b`, `a-`, `-n`) as `206`

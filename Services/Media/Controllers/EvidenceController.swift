@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Evidence (Transrify): `POST /v1/evidence/presign` → a presigned PUT URL and a key;
 /// `PUT /v1/evidence/presigned/{id}` stores the bytes once; `POST /v1/evidence/finalize`

@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /internal/media/{id}`: the owner and state of a media object, for services that are
 /// about to reference it; `GET /internal/media/{id}/preview` (moderation's certificate): its

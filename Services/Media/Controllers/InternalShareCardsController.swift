@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import Hummingbird
 import NIOPosix
-import ServiceKit
+import ServiceHTTP
 
 /// `POST /internal/share-cards` (streak): renders a milestone share card
 /// (``ShareCardRenderer``), keeps it as the owner's private media and answers a presigned GET

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `POST /v1/media` (single-request photo upload), `GET /v1/media/{id}` and its bytes:
 /// `/content`, `/thumbnail`, `/poster`.

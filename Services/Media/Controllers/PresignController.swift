@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Presigned URLs (Unum, Transrify): time-limited, HMAC-signed, for one PUT of one object or
 /// for downloading one object, usable without a token.

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Resumable uploads by the IETF draft at `/v1/resumable-uploads` (see ``ResumableUploadDraft``),
 /// as URLSession sends a file from iOS 17 on: the same records, limits, quotas, type checks and

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Resumable uploads over tus 1.0.0 at `/v1/uploads` (see ``Tus``); the bytes are written by
 /// ``UploadAppender``.

@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Digests a client declares (tus `Upload-Metadata`, evidence finalize), which clients send
 /// in hex or in base64.

@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// What evidence (Transrify) must look like, and who may read it.
 enum EvidenceRules {

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOPosix
-import ServiceKit
+import ServiceHTTP
 
 /// The one way bytes become a media object, whichever way they came (a single-request upload,
 /// a presigned PUT, the last byte of a resumable upload; evidence uses the first two steps):

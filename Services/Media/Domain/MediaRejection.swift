@@ -1,6 +1,6 @@
 import Contracts
 import HTTPTypes
-import ServiceKit
+import ServiceHTTP
 
 /// Why bytes did not become a media object (or a media object was refused later, by
 /// processing). The reason is kept on the upload or media and shown to its owner; the code

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// Signs and checks presigned URLs: HMAC-SHA256, under a key media keeps in its data
 /// directory, over the method, the object, and for uploads the owner, type and size limit,

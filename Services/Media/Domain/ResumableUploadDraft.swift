@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// What Pinhole speaks of the IETF draft "Resumable Uploads for HTTP"
 /// (draft-ietf-httpbis-resumable-upload), the protocol Apple's URLSession uses natively for

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// What Pinhole speaks of tus 1.0.0 (tus.io/protocols/resumable-upload): the core protocol and
 /// the creation, creation-with-upload, termination, checksum (`sha1`, `sha256`) and

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Writes resumable uploads: appends a PATCH's bytes at the durable offset (one writer per
 /// upload), reads the type as soon as the first bytes are in, and at the last byte checks the

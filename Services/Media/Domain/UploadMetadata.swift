@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// The tus `Upload-Metadata` header: comma-separated `key base64(value)` pairs. Pinhole reads
 /// `filename`, `filetype`, `purpose` (default `post`) and an optional whole-file `sha256`

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import HTTPTypes
-import ServiceKit
+import ServiceHTTP
 
 /// Resumable uploads as both protocols see them, tus (``UploadsController``) and the IETF draft
 /// (``ResumableUploadsController``): the same records, files, limits and quotas.

@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// ffmpeg, when the machine has it (`media.ffmpeg`; found on `PATH` by default): a poster

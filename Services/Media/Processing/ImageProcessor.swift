@@ -1,7 +1,7 @@
 import CVips
 import Foundation
 import HTTPTypes
-import ServiceKit
+import ServiceHTTP
 
 /// Photos through libvips: the header is read first and more than `maxPixels` is refused
 /// before a pixel is decoded (no decompression bombs); then an upright, sRGB copy without

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Logging
 import NIOPosix
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
+import ServiceStore
 
 /// Makes a media object's processed copies and records the outcome.
 ///

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 /// An operator's classifier behind HTTP: `POST` JSON `{"mediaId", "contentType", "sha256",
 /// "thumbnail"}` (the thumbnail as base64 JPEG, absent for a video without a poster), answered

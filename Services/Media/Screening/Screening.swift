@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// What a classifier says of one photo or video.
 struct ScreeningVerdict: Sendable, Equatable {

@@ -4,7 +4,8 @@ import GRDB
 import Hummingbird
 import NIOCore
 import NIOPosix
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Media bytes: staged and hashed in a local temporary file, then handed whole to a
 /// ``BlobBackend`` (the local filesystem by default, or S3-compatible object storage) under

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import ServiceKit
+import ServiceHTTP
 
 #if canImport(FoundationXML)
 import FoundationXML

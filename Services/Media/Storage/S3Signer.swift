@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// AWS Signature Version 4 for S3 requests (docs.aws.amazon.com, "Authenticating Requests:
 /// Using the Authorization Header"), with the payload's SHA-256 in `x-amz-content-sha256`.

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOPosix
-import ServiceKit
+import ServiceHTTP
 import Synchronization
 
 /// The growing files of resumable uploads: `<blobDir>/uploads/<upload id>`, named by the

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Media processing's half of the state machine: `processing → ready | rejected`.
 extension MediaStore {

@@ -2,7 +2,8 @@ import Contracts
 import Foundation
 import GRDB
 import HTTPTypes
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Resumable uploads and their state machine.
 extension MediaStore {

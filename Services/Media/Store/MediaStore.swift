@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The media service's database: one row per media object (the bytes are in ``BlobStore``).
 struct MediaStore: Sendable {

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import Logging
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
+import ServiceStore
 
 /// Deletes blobs no row uses (left by a crash between storing bytes and recording them, by
 /// rejected media, or by a remote delete that failed), once they are older than `grace` (so a

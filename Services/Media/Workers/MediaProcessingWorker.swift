@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import Logging
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
+import ServiceStore
 
 /// Processes media left in `processing`: videos just after their upload (the processor rings
 /// its doorbell), and anything a crash interrupted (at start), at least every `interval`; a

@@ -1,5 +1,5 @@
 import Logging
-import ServiceKit
+import ServiceHTTP
 import ServiceLifecycle
 
 /// Reclaims the bytes of uploads that expired, and of upload files no live upload owns (left

@@ -1,6 +1,6 @@
 import Foundation
 import NIOHTTP1
-import ServiceKit
+import ServiceHTTP
 
 /// How the console signs a moderator in and out: with auth's own sign-in (the moderator's
 /// email and password, checked and throttled by auth), over mutual TLS, and by ending the

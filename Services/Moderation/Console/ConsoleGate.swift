@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Who is signed in to the console, and whether a form really comes from its own page.
 ///

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Mustache
-import ServiceKit
+import ServiceHTTP
 
 /// The console's pages: Mustache templates (which escape every value they show) around one
 /// layout, answered with headers that keep them out of frames and caches and allow no script.

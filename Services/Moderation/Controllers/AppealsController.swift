@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Appeals as moderators see them: `GET /v1/moderation/appeals` (waiting, oldest first, each
 /// with its action) and `POST /v1/moderation/appeals/{id}/decision`, by a moderator other

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/moderation/audit` (moderators): the append-only log, newest first, `userId=`
 /// narrowing it to one person; `GET /v1/moderation/objects/{type}/{id}/audit`: one object's.

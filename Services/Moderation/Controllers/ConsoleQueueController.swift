@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// The console's queue: reported objects oldest first (`GET /console/queue`), one object with
 /// its content, reports and its owner's history (`GET /console/objects/{type}/{id}`), and the

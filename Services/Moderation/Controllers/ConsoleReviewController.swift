@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// The console's second look: appeals waiting for a decision (`GET /console/appeals`) with the
 /// decision form (`POST /console/appeals/{id}/decision`, by a moderator other than the one

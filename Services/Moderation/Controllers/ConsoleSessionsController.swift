@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// The console's door: `GET /console` (to the queue, or to sign in), the sign-in page and
 /// form (the moderator's own email and password, checked by auth), signing out (which ends the

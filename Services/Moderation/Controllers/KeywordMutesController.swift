@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// `POST /v1/mutes/words`, `GET /v1/mutes/words`, `DELETE /v1/mutes/words/{id}`. Feed learns
 /// each user's list through `keyword_mutes.changed` and keeps it out of their feeds and

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `POST /v1/moderation/actions` (moderators): dismiss, remove, warn, suspend or ban, on any
 /// object; `GET /v1/moderation/my-actions`: what moderators did to the reader, with each

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// The moderators' queue (roles `moderator` and `admin`): reported objects oldest first with
 /// their content, reporters and their owner's history; one object whole; and StreakSnap's

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// One user's blocks (`/v1/blocks`) or mutes of people (`/v1/mutes/users`): `POST` with
 /// `{"userId":…}`, `GET` (paged, newest first), `DELETE …/{userId}`. Other services learn of

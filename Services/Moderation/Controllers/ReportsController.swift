@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `POST /v1/reports`: one report per user per object, of anything someone else made and the
 /// reporter was shown; `GET /v1/reports`: the reporter's own reports and where each stands.

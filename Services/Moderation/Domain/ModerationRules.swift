@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-import ServiceKit
+import ServiceHTTP
 
 /// What a moderator's action and an appeal must say, checked before anything is stored.
 enum ModerationRules {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Moderators' actions and what each does across services, through events written in the
 /// same transaction as the action and its audit entry.

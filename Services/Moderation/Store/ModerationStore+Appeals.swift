@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Appeals: one per action, by the user it touched, decided by another moderator.
 extension ModerationStore {

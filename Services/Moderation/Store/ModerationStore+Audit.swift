@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The audit log: who did what, when and why. Entries are written in the transaction of what
 /// they record, and never changed (the table's triggers refuse it).

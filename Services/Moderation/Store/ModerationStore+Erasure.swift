@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 extension ModerationStore {
     /// Applies `user.deleted`: reports the user made, reports about their content (which is

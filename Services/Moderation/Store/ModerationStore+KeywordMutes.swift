@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Keyword mutes, and the event that gives feed each user's whole list after every change.
 extension ModerationStore {

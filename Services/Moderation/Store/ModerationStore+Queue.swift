@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// What moderators read: reported objects oldest first, one object's reports, and the
 /// history of the people whose objects they are.

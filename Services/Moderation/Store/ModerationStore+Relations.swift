@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A directed relation between two users that moderation owns and announces, one event when
 /// it begins and one when it ends, so other services keep their own copies: blocks and mutes.

@@ -2,7 +2,8 @@ import Contracts
 import Foundation
 import GRDB
 import HTTPTypes
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Reports, and the weights that hide what enough trusted people reported.
 extension ModerationStore {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The moderation service's database: reports and the objects they name, moderators'
 /// actions and appeals, the audit log, blocks and mutes. One extension file per aggregate.

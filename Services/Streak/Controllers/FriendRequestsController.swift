@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// Friend requests: send, list, withdraw, accept (which starts the pair's streak), decline. A free user
 /// who already holds three active streaks can neither send nor accept one (402

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/friends` (each friend with the streak as it stands), `GET /v1/friends/search?q=`
 /// (people to add, by name or whole email, through auth), `DELETE /v1/friends/{userId}`

@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/streaks/{id}/milestone-data` (what StreakSnap's share card shows: the count, the
 /// run's first day, both of the pair, the milestones reached and the next one) and `POST

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/prompts/today` (the day's prompt: the operator's, or the reader's own), and a Pro
 /// user's own prompts: `GET /v1/prompts/custom`, `PUT` and `DELETE /v1/prompts/custom/{date}`.

@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/recovery-tokens`: how many streak recovery tokens the user holds and their last 20
 /// transactions (bought packs reach streak as `recovery_tokens.purchased` from auth's

@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `PUT /v1/share-cards/{id}/shared`: the user shared a card they made
 /// (`POST /v1/streaks/{id}/share-card`) on Instagram, TikTok or elsewhere; the seed's

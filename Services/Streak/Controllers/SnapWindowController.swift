@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/snaps/window` (today's snap window, drawn on first look) and `PUT
 /// /v1/snaps/window` (the earliest hour it may open, the user's zone).

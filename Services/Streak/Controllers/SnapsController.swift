@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `POST /v1/snaps`: today's photo, sent into some or all of the sender's streaks.
 struct SnapsController: Sendable {

@@ -1,6 +1,6 @@
 import Contracts
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/streaks/stats`: the profile screen's numbers (active streaks, longest streak,
 /// total snaps, recovery tokens) and its five achievements; `GET /internal/streak-stats/{id}`:

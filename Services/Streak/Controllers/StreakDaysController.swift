@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/streaks/feed` (the friend feed: each streak with today's two snaps, or who is
 /// still awaited), `GET /v1/streaks/{id}/photos` (a streak's photo history, newest day

@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
 
 /// `GET /v1/streaks`, `GET /v1/streaks/{id}` and `POST /v1/streaks/{id}/recover`: the user's
 /// streaks as they stand now (a day that closed unsnapped has broken them, whether or not the

@@ -1,5 +1,6 @@
 import Foundation
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A calendar day in someone's own time zone, as `YYYY-MM-DD`. Streak days are compared as
 /// local days: a snap at 23:30 in Tokyo and one at 09:00 in New York can be the same day.

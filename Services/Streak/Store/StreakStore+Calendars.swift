@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Heatmap calendars: one streak's days as the reader sees them, and all of a user's snaps.
 extension StreakStore {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The days of a streak as one of the pair sees them: the friend feed and the photo history.
 /// A friend's snap of a day is revealed to the reader once the reader has snapped into that

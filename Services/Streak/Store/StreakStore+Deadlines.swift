@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The deadline job: one per streak with a count to lose, keyed by the streak id, due at the
 /// next moment that matters (its due day's at-risk time, then its close).

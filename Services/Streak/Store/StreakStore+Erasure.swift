@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 extension StreakStore {
     /// Applies `user.deleted`: the user's friend requests, streaks (their friends' streaks

@@ -2,7 +2,8 @@ import Contracts
 import Foundation
 import GRDB
 import HTTPTypes
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Friends: the people a user has a streak with that no block or unfriending ended.
 extension StreakStore {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// What media's answers about a snap's photo or video do: a snap counts for its day only once
 /// its media is ready, and not at all when it is rejected.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Milestones (``Milestones/counts``) and the profile's stats and achievements.
 extension StreakStore {

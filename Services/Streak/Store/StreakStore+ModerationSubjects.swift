@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Snaps as moderation judges them, and what its decisions do to them.
 extension StreakStore {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Daily prompts: the operator's book (``PromptBook``) one per local day, or a Pro user's own
 /// prompt for a day they set one.

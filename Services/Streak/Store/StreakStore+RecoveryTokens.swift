@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// Recovery tokens: a ledger per user. Tokens are bought (RevenueCat, through auth), earned
 /// (one each for both of a pair at every 30 days of their streak) and, for StreakSnap Pro,

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The milestone cards users made and where they shared them (StreakSnap's share analytics).
 extension StreakStore {

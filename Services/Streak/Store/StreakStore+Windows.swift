@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The window job: one per user with a friend to snap with, keyed by the user id, due at the
 /// next moment of their windows (today's opening, its closing reminder, tomorrow's opening).

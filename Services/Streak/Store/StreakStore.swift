@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// The streak service's database: friend requests, streaks, their members and snaps, recovery
 /// tokens, snap windows, prompts and milestones (and, through the kit, a copy of blocks and the

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `conversation_member`: one of a conversation's two people and where it stands for
 /// them. Messages are numbered (`message.seq`); `readSeq` is the last they read and

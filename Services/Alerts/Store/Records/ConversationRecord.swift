@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `conversation`: one per pair of people, whoever wrote first (`firstUserId` sorts
 /// before `secondUserId`, so the pair is unique either way round).

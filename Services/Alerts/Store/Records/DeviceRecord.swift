@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `device`: one push token, owned by one session of one user. `(provider, token)` is
 /// unique: a token registered again, by anyone, moves to the new session.

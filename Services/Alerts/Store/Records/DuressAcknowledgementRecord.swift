@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `duress_ack`: one responder's acknowledgement of a duress alert (the first one
 /// stands; acknowledging again changes nothing).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `duress_alert`: one duress sign-in reported by auth, open until its incident is
 /// cleared. Its location is the sign-in's, replaced by what the app sends to

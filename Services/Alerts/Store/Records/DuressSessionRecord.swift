@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `duress_session`: the alert id `POST /v1/alerts/duress` gave a session, and the
 /// location and device it sent. Written for every session that calls it, under duress or not,

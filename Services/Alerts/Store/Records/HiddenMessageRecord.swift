@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `hidden_message`: a message one person does not see, because they deleted it for
 /// themselves, because it held words they muted when it arrived, or because reports or a

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `message`: one direct message. `seq` numbers every message in order (never
 /// reused: `AUTOINCREMENT`), so read and cleared marks are exact however many arrive in one

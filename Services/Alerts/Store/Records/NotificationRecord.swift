@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `notification`. `sourceEventId` is unique: one event makes at most one
 /// notification, however often it is delivered.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `push_delivery`: what a provider answered for one notification on one device.
 /// Written in the transaction that completes the delivery job, so a device that has a row is

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `quiet_hours`: one user's quiet hours (no row: none).
 struct QuietHoursRecord: ServiceRecord {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `responder_position`: where a tenant's user last was, from their last
 /// `GET /v1/alerts/nearby`. Goes with the account.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `account_restriction`: what moderation's actions set on one account, each with
 /// the action that set it (so reversing an action lifts only its own restriction).

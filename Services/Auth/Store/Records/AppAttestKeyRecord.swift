@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `app_attest_key`: an App Attest key a user's device registered with a verified
 /// attestation, and the last assertion counter accepted for it (assertions must go above it).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `apple_account`: a Sign in with Apple identity (`sub`) and the user it signs in.
 struct AppleAccountRecord: ServiceRecord {

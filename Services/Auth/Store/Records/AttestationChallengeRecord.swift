@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `attestation_challenge`: a one-time App Attest challenge auth gave a session;
 /// used (or expired) once, it is gone.

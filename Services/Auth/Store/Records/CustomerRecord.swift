@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `customer`: a tenant's customer, with both PINs as peppered Argon2id hashes.
 /// The customer's sessions and tokens carry `userId` (a `user` row without email or password).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `deletion`: an account deletion, from the request until every service has
 /// confirmed and the user row itself is gone.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `incident`: a customer's duress signal, open until a responder clears it. At most
 /// one is open per customer.

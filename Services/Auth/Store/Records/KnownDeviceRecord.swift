@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `known_device`: a device a customer signed in on successfully, which someone
 /// else's failed guesses cannot lock out (see ``PinThrottle``).

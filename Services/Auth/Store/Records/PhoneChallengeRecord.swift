@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `phone_challenge`: a code sent and not yet checked (one per user; a new start
 /// replaces it).

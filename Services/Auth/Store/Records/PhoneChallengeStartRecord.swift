@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `phone_challenge_start`: when a user asked for a code, to limit codes per hour.
 struct PhoneChallengeStartRecord: ServiceRecord {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `phone_number`: the phone number a user has verified (one per user).
 struct PhoneNumberRecord: ServiceRecord {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `pin_attempt`: failed PIN sign-ins counted against one key (`customer:<hash>` or
 /// `device:<hash>`; nothing here names a PIN), see ``PinThrottle``.

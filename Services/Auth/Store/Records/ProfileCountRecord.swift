@@ -1,6 +1,7 @@
 import Contracts
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `profile_count`: a user's followers, following and posts, and their challenge
 /// standing (JSON) once they have one, as feed last published them (`profile.counts_changed`),

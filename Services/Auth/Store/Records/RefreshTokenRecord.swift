@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `refresh_token`: the SHA-256 of a refresh token and what became of it. A token
 /// is used once; `replacedBy` links it to the token it was rotated into.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `released_username`: a name its user gave up, held from everyone else until
 /// `heldUntil` (``UsernameRules``).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `revenuecat_event`: a RevenueCat event id already applied (and nothing personal),
 /// so a redelivery changes nothing.

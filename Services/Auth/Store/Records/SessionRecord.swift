@@ -2,7 +2,8 @@ import Contracts
 import Foundation
 import GRDB
 import Hummingbird
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `session`: one signed-in device. Revoking it ends every token of the session.
 struct SessionRecord: ServiceRecord {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `sms_outbox`: a text the default phone verification "sends", for an operator's
 /// own SMS gateway to pick up.

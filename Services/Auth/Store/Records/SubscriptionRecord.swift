@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `subscription`: a user's subscription to one product, as RevenueCat last said.
 struct SubscriptionRecord: ServiceRecord {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `tenant`: an organisation whose customers sign in with PINs. Its API key is
 /// stored as a SHA-256 (the key is 256 random bits, so a fast hash is enough).

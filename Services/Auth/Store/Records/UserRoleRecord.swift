@@ -1,6 +1,7 @@
 import Contracts
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `user_role`: a role granted to a user, for one tenant (tenant roles) or for the
 /// whole deployment (`tenantId` is then `""`, so the primary key treats those as equal).

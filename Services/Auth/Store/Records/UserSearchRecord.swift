@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `user_search`: the lasting integer key of a user's row in `user_fts`, the FTS5
 /// index people search reads (their username, and their display name's words folded by

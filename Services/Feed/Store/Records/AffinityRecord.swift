@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `affinity`: how much `userId` engages with `authorId`'s posts (likes, replies,
 /// reposts, dwell, less skips), kept in the transaction of each.

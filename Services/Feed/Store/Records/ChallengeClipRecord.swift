@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `challenge_clip`: a participant's `challenge_clip` upload and media's verdict on it.
 struct ChallengeClipRecord: ServiceRecord {

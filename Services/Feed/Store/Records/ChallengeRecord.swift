@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `challenge`: who, the rules, where it stands, and its result once there is one.
 /// Participants' names are those at its creation (events carry them).

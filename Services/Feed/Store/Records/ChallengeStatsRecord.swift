@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `challenge_stats`: one user's standing, changed only by results
 /// (``ChallengeLifecycle/standing(after:of:)``).

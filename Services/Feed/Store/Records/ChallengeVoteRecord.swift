@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `challenge_vote`: one voter's choice on one challenge, changeable until voting ends.
 struct ChallengeVoteRecord: ServiceRecord {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `feed_signal`: what a reader's app told of a post (seen, dwelt on, skipped,
 /// opened), once per app id.

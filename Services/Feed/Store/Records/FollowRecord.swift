@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `follow`: `followerId` follows `followeeId` since `createdAt`.
 struct FollowRecord: ServiceRecord {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `post_like`: `userId` likes `postId` (one each; counted in `post.like_count`).
 struct PostLikeRecord: ServiceRecord {

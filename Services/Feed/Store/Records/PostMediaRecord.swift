@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `post_media`: a post's photo or video after the first (`post.media_id`).
 struct PostMediaRecord: ServiceRecord {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `post`: Unum's photo at a place, or Agora's text with an optional link, media and
 /// place, maybe a reply (`parentId`, `rootId`) or a quote (`quoteOf`). The counts (`upvotes`,

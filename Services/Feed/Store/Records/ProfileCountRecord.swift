@@ -1,6 +1,7 @@
 import Contracts
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `profile_count`: one user's followers, following and posts, changed in the
 /// transaction of each follow, unfollow and post; `revision` grows with every change.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `repost`: `userId` reposted `postId` as it is (one each; counted in
 /// `post.repost_count` with the quotes).

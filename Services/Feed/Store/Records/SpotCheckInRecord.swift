@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `spot_check_in`: a user was at a spot, at most once a (UTC) day.
 struct SpotCheckInRecord: ServiceRecord {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `spot_image`: one of the creator's photos of a spot, in order.
 struct SpotImageRecord: ServiceRecord {

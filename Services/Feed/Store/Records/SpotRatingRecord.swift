@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `spot_rating`: one user's 1–5 stars for a spot, changeable.
 struct SpotRatingRecord: ServiceRecord {

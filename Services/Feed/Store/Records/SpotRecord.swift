@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `spot`. Its counters are kept in step with check-ins, challenges and ratings in
 /// the transaction of each.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `spot_tag`: one tag of a spot, keyed for "spots tagged X, newest first".
 struct SpotTagRecord: ServiceRecord {

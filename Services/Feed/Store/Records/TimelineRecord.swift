@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `timeline`: `postId` is in `userId`'s following feed at `atMs`, brought by
 /// `sourceId` (its author, or with `repost` the follower-of who reposted it).

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `vote`: one user's vote on one post, +1 or -1.
 struct VoteRecord: ServiceRecord {

@@ -2,7 +2,8 @@ import Contracts
 import Crypto
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `custody_entry`.
 struct CustodyRecord: ServiceRecord {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `media_reader`: someone besides its owner who may read a private media object (a
 /// snap's streak partner), named by the service that referenced it (`media.attached`).

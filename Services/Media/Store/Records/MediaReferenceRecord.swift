@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `media_reference`: a service referenced a media object (a post, a snap), so it
 /// hears `media.ready` or `media.rejected` for it.

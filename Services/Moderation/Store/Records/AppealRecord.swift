@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `appeal`: at most one per action, by the user it touched.
 struct AppealRecord: ServiceRecord {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `audit_entry`: one thing that happened in moderation. Rows are only ever
 /// inserted: triggers refuse any UPDATE or DELETE of the table.

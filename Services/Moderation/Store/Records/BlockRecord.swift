@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `block`: the source of truth for who blocks whom (other services keep copies
 /// through `user.blocked` and `user.unblocked`).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `console_session`: a moderator signed in to the web console. The cookie holds a
 /// random token; the row is found by its SHA-256 (a copy of the database signs nobody in). It

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `keyword_mute`: a phrase `userId` keeps out of their feeds and notifications.
 struct KeywordMuteRecord: ServiceRecord {

@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `keyword_mute_revision`: how often `userId`'s keyword mutes changed.
 struct KeywordMuteRevisionRecord: ServiceRecord {

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `moderation_action`: what a moderator did about one object, and to whom.
 struct ModerationActionRecord: ServiceRecord {

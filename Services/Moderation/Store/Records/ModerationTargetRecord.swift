@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `moderation_target`: an object someone reported or a moderator acted on, with
 /// its open reports' weight and whether reports hid it or a moderator removed it.

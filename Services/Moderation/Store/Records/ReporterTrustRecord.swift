@@ -1,5 +1,6 @@
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `reporter_trust`: how a user's reports have fared with moderators, which sets how
 /// much their next report weighs (``ReporterTrust``).

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `user_mute`: the source of truth for who mutes whom (auth, feed and alerts keep
 /// copies through `user.muted` and `user.unmuted`).

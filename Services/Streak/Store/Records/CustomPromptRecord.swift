@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `custom_prompt`: a Pro user's own prompt for one of their local days.
 struct CustomPromptRecord: ServiceRecord, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `member`: what streak knows of a person in a streak, for deadlines and
 /// notifications. The time zone is the one of their latest snap (UTC before it); the display

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `nudge`: someone nudged a friend on one of their own local days; one per sender,
 /// friend and day.

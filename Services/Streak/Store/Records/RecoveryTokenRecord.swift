@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `recovery_token`: one entry of a user's recovery-token ledger. Ids name what made
 /// it (the purchase's id, `earned:<streak>:<day>:<user>`, `monthly:<user>:<YYYY-MM>`,

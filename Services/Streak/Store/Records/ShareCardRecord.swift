@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `share_card`: a milestone card a user made of one of their streaks (the image is
 /// their media), and where and when they last shared it.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `snap`: a photo a user sent into some of their streaks (`streak_snap`) for one of
 /// their local days.

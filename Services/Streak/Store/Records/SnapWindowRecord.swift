@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `snap_window`: a user's window for one local day, drawn once and then fixed, with
 /// which of its two notifications (`daily_window`, `window_closing`) are done.

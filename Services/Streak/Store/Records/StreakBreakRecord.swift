@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `streak_break`: a due day that closed incomplete and broke a streak, kept for the
 /// calendar; `recovered` once a recovery token bridged it.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `streak_milestone`: a streak reached one of ``Milestones/counts`` on a day (a
 /// streak that breaks and starts again reaches them again).

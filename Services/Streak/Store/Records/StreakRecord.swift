@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `streak`: one per pair of friends, `userA < userB`. Its columns hold a
 /// ``StreakProgress``; the deadline job (`streak.deadline`, keyed by the streak id) moves it.

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
 import GRDB
-import ServiceKit
+import ServiceHTTP
+import ServiceStore
 
 /// A row of `streak_snap`: a snap sent into one streak, for the sender's local day. One per
 /// user per streak per day; a day of a streak is complete when both members have one that is

@@ -1,4 +1,0 @@
-// The kit's public API speaks in these modules' types (contracts, loggers), so every
-// importer of ServiceKit sees them without importing them separately.
-@_exported import Contracts
-@_exported import Logging

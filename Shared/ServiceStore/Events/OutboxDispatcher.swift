@@ -1,0 +1,207 @@
+import Contracts
+import Foundation
+import GRDB
+import Logging
+import Metrics
+import NIOCore
+import NIOHTTP1
+import ServiceHTTP
+import ServiceLifecycle
+import Tracing
+
+/// Delivers stored events to their subscribers over mutual-TLS HTTP/2.
+///
+/// Per subscriber, events go out one at a time in the order they were written; a failure
+/// stops that subscriber's queue until its retry time (exponential backoff with jitter,
+/// capped), so a subscriber never sees a later event before an earlier one. A subscriber that
+/// refuses an event outright (a 4xx other than 408 and 429) cannot be helped by retrying: the
+/// event is parked as dead, logged and counted, and the queue moves on. Nothing is dropped.
+public struct OutboxDispatcher: Service {
+    let database: DatabasePool
+    let client: InternalClient
+    let outbox: Outbox
+    let pollInterval: Duration
+    let maxBackoff: TimeInterval
+    let logger: Logger
+    let batchSize = 200
+
+    public init(
+        database: DatabasePool, client: InternalClient, outbox: Outbox, pollInterval: Duration = .milliseconds(500),
+        maxBackoff: TimeInterval = 60, logger: Logger
+    ) {
+        self.database = database
+        self.client = client
+        self.outbox = outbox
+        self.pollInterval = pollInterval
+        self.maxBackoff = maxBackoff
+        self.logger = logger
+    }
+
+    public func run() async {
+        let doorbell = outbox.doorbell
+        await PeriodicService(interval: pollInterval, doorbell: doorbell) {
+            if await deliverDue() { doorbell.ring() }
+        }.run()
+    }
+
+    /// A delivery that is not dead, with its event (a join, not a table).
+    struct Pending: ServiceRow {
+        var eventSeq: Int64
+        var subscriber: String
+        var attempts: Int
+        var nextAttemptAt: Date
+        var id: String
+        var type: String
+        var body: Data
+    }
+
+    /// Delivers what is due; returns true when a subscriber got through a full batch (there
+    /// may be more). Each subscriber's queue is read on its own, and only when its head is
+    /// due: one that is down holds up only itself, and waiting for it costs an index seek.
+    func deliverDue() async -> Bool {
+        let now = outbox.clock.now()
+        let batches: [String: [Pending]]
+        do {
+            batches = try await database.tracedRead { [batchSize] db in
+                var batches: [String: [Pending]] = [:]
+                // One index seek per subscriber (a scan of the queue would cost as much as
+                // the queue is long, on every commit that enqueues).
+                for subscriber in ServiceName.services.map(\.rawValue) {
+                    guard
+                        let head = try Date.fetchOne(
+                            db.cachedStatement(
+                                sql: """
+                                    SELECT next_attempt_at FROM kit_outbox_delivery
+                                    WHERE subscriber = ? AND dead_at IS NULL ORDER BY event_seq LIMIT 1
+                                    """), arguments: [subscriber]),
+                        head <= now
+                    else { continue }
+                    batches[subscriber] = try Pending.fetchAll(
+                        db,
+                        sql: """
+                            SELECT d.event_seq, d.subscriber, d.attempts, d.next_attempt_at, e.id, e.type, e.body
+                            FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                            WHERE d.subscriber = ? AND d.dead_at IS NULL
+                            ORDER BY d.event_seq
+                            LIMIT ?
+                            """, arguments: [subscriber, batchSize])
+                }
+                return batches
+            }
+        } catch {
+            logger.failure("outbox read failed", error: error)
+            return false
+        }
+        return await withTaskGroup(of: Bool.self) { [batchSize] group in
+            for (subscriber, queue) in batches {
+                group.addTask { await deliver(queue, to: subscriber) && queue.count == batchSize }
+            }
+            return await group.reduce(false) { $0 || $1 }
+        }
+    }
+
+    /// Sends `queue` in order; returns whether it got through all of it (false when it stopped
+    /// at an event not yet due or one to retry later).
+    private func deliver(_ queue: [Pending], to subscriber: String) async -> Bool {
+        guard let target = ServiceName(rawValue: subscriber) else { return false }
+        for item in queue {
+            let now = outbox.clock.now()
+            guard item.nextAttemptAt <= now else { return false }
+            // Its own trace: the request that wrote the event has long been answered. No event
+            // type in its name: some (duress.raised) must never show outside the process.
+            let outcome = await Telemetry.withSpan("outbox deliver", kind: .producer, context: .topLevel) { span, _ in
+                span?.attributes["pinhole.event_id"] = "\(item.id)"
+                span?.attributes["pinhole.subscriber"] = subscriber
+                return await send(item, to: target)
+            }
+            do {
+                switch outcome {
+                case .delivered:
+                    try await database.tracedWrite { db in
+                        try db.execute(
+                            sql: "DELETE FROM kit_outbox_delivery WHERE event_seq = ? AND subscriber = ?",
+                            arguments: [item.eventSeq, subscriber])
+                        try db.execute(
+                            sql: """
+                                DELETE FROM kit_outbox_event WHERE seq = ?
+                                AND NOT EXISTS (SELECT 1 FROM kit_outbox_delivery WHERE event_seq = ?)
+                                """, arguments: [item.eventSeq, item.eventSeq])
+                    }
+                    Counter(label: "pinhole_outbox_delivered_total", dimensions: [("subscriber", subscriber)])
+                        .increment()
+                case .retry(let reason):
+                    let delay = backoff(afterAttempts: item.attempts + 1)
+                    try await database.tracedWrite { db in
+                        try db.execute(
+                            sql: """
+                                UPDATE kit_outbox_delivery SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
+                                WHERE event_seq = ? AND subscriber = ?
+                                """,
+                            arguments: [now.addingTimeInterval(delay), reason, item.eventSeq, subscriber])
+                    }
+                    logger.debug(
+                        "event delivery will be retried",
+                        metadata: [
+                            "event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
+                            "retry_in_s": "\(delay)",
+                        ])
+                    Counter(label: "pinhole_outbox_retries_total", dimensions: [("subscriber", subscriber)]).increment()
+                    return false
+                case .refused(let reason):
+                    try await database.tracedWrite { db in
+                        try db.execute(
+                            sql: """
+                                UPDATE kit_outbox_delivery SET attempts = attempts + 1, dead_at = ?, last_error = ?
+                                WHERE event_seq = ? AND subscriber = ?
+                                """, arguments: [now, reason, item.eventSeq, subscriber])
+                    }
+                    logger.error(
+                        "subscriber refused event; parked as dead",
+                        metadata: [
+                            // No event type: some (duress.raised) must never show in logs.
+                            "event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
+                        ])
+                    Counter(label: "pinhole_outbox_dead_total", dimensions: [("subscriber", subscriber)]).increment()
+                }
+            } catch {
+                logger.failure("outbox bookkeeping failed", error: error)
+                return false
+            }
+        }
+        return true
+    }
+
+    enum Outcome {
+        case delivered
+        case retry(String)
+        case refused(String)
+    }
+
+    private func send(_ item: Pending, to target: ServiceName) async -> Outcome {
+        do {
+            let response = try await client.send(
+                .POST, to: target, path: "/internal/events", body: .init(bytes: item.body),
+                headers: ["content-type": "application/json"])
+            switch response.status.code {
+            case 200..<300: return .delivered
+            case 408, 429, 500...: return .retry("HTTP \(response.status.code)")
+            default:
+                let code = response.errorEnvelope?.error.code.rawValue ?? "HTTP \(response.status.code)"
+                return .refused(code)
+            }
+        } catch {
+            return .retry((error as? ServiceError)?.code.rawValue ?? "\(error)")
+        }
+    }
+
+    /// 0.5 s doubling per attempt, capped at `maxBackoff`, with ±25 % jitter so that many
+    /// producers do not retry in lockstep.
+    func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        Self.backoff(afterAttempts: attempts, maxBackoff: maxBackoff, jitter: outbox.entropy.unitInterval())
+    }
+
+    static func backoff(afterAttempts attempts: Int, maxBackoff: TimeInterval, jitter: Double) -> TimeInterval {
+        let base = min(maxBackoff, 0.5 * pow(2, Double(min(attempts - 1, 20))))
+        return base * (0.75 + 0.5 * jitter)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import ServiceHTTP
+import TestSupport
+import Testing
+
+@testable import FeedService
+
+/// The kept rankings: a later page reads the kept one; a first page ranks afresh; each lasts
+/// its lifetime; when full, the expired and then the oldest go.
+@Suite struct ForYouRankingsTests {
+    static func ranking(_ ids: [String]) -> [ForYouRanking.Ranked] {
+        ForYouRanking.rank(
+            ids.map {
+                ForYouRanking.Candidate(
+                    postId: $0, authorId: "a", createdAt: Date(timeIntervalSince1970: 0), likes: 0, replies: 0,
+                    reposts: 0, source: .followed, affinity: 0)
+            }, now: Date(timeIntervalSince1970: 0), seed: 1)
+    }
+
+    @Test func laterPagesReadTheKeptRankingUntilItExpiresAndTheOldestGoesFirst() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_000_000))
+        let rankings = ForYouRankings(capacity: 2, lifetime: 600, clock: clock)
+        func key(_ viewer: String) -> ForYouRankingKey { .init(viewer: viewer, seed: 1, asOf: 5) }
+        let first = try await rankings.ranking(for: key("bob"), fresh: true) { Self.ranking(["p1", "p2"]) }
+        // A later page: kept, whatever would be ranked now.
+        let kept = try await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p3"]) }
+        #expect(kept == first)
+        // A first page: ranked afresh, and kept in its place.
+        let again = try await rankings.ranking(for: key("bob"), fresh: true) { Self.ranking(["p3"]) }
+        #expect(again.map(\.candidate.postId) == ["p3"])
+        // Two more readers: the oldest (bob's) goes.
+        clock.advance(by: 1)
+        _ = try await rankings.ranking(for: key("carol"), fresh: true) { Self.ranking(["c"]) }
+        clock.advance(by: 1)
+        _ = try await rankings.ranking(for: key("dave"), fresh: true) { Self.ranking(["d"]) }
+        #expect(rankings.count == 2)
+        let remade = try await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p4"]) }
+        #expect(remade.map(\.candidate.postId) == ["p4"])
+        // Past its lifetime a ranking is made again.
+        clock.advance(by: 601)
+        let late = try await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p5"]) }
+        #expect(late.map(\.candidate.postId) == ["p5"])
+        let daveLate = try await rankings.ranking(for: key("dave"), fresh: false) { Self.ranking(["d2"]) }
+        #expect(daveLate.map(\.candidate.postId) == ["d2"])
+        // Expired ones are dropped when room is needed: never more than the capacity.
+        #expect(rankings.count == 2)
+    }
+}

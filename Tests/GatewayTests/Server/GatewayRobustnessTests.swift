@@ -1,0 +1,184 @@
+import AsyncHTTPClient
+import Contracts
+import Foundation
+import ServiceHTTP
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// What a careless or hostile client can do to the public listener: every bad request gets a
+/// prompt answer in the JSON envelope, and no connection outlives its purpose.
+/// (`scripts/robustness` runs the same attacks at scale, with others' latency measured.)
+@Suite struct GatewayRobustnessTests {
+    private func port(_ harness: GatewayHarness) -> Int {
+        Int(harness.gatewayURL.split(separator: ":").last!)!
+    }
+
+    /// Sends `request` on a new connection and returns the HTTP/1.1 answer's status and error code.
+    private func answer(to request: String, port: Int) async throws -> (status: Int, code: String?) {
+        let connection = try RawConnection(port: port)
+        connection.send(request)
+        // Answered at once on an idle machine; a full run's load once kept one past 10 s.
+        let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(30))
+        #expect(closed, "the connection stays open after an unreadable request")
+        guard let parsed = RawConnection.parse(bytes) else { return (0, nil) }
+        let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(parsed.body.utf8))
+        return (parsed.status, envelope?.error.code.rawValue)
+    }
+
+    @Test func unreadableRequestsGetTheErrorEnvelope() async throws {
+        let harness = try await GatewayHarness.start()
+        let port = port(harness)
+        let token = try await harness.signUp("robust@example.com").accessToken
+        let big = String(repeating: "a", count: 30_000)
+        let huge = String(repeating: "a", count: 300_000)
+
+        // Over limits.headerBytes: the router's 431, before anything is forwarded.
+        let oversized = try await harness.client.call(
+            .GET, harness.url("/v1/reports/echo"), token: token, headers: [("x-filler", big)])
+        #expect(oversized.status == 431)
+        #expect((try? oversized.decode(ErrorEnvelope.self))?.error.code == .headersTooLarge)
+        // Over the parser's hard cap: 431 from the HTTP/1.1 guard, then the connection closes.
+        let capped = try await answer(
+            to: "GET /v1/reports/echo HTTP/1.1\r\nhost: x\r\nx-filler: \(huge)\r\n\r\n", port: port)
+        #expect(capped.status == 431 && capped.code == "HEADERS_TOO_LARGE")
+        let malformed = try await answer(to: "GET /v1/me HTTP/1.1\r\nhost: x\r\nno colon here\r\n\r\n", port: port)
+        #expect(malformed.status == 400 && malformed.code == "MALFORMED_REQUEST")
+        let badChunk = try await answer(
+            to: "POST /v1/media/sink HTTP/1.1\r\nhost: x\r\nauthorization: Bearer \(token)\r\n"
+                + "transfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n{}\r\n0\r\n\r\n",
+            port: port)
+        #expect(badChunk.status == 400 && badChunk.code == "MALFORMED_REQUEST")
+        // At most the body that broke off reached the service (the parser may find the bad
+        // chunk before the request is forwarded).
+        #expect(harness.recorder.hits <= 1)
+        await harness.stop()
+    }
+
+    @Test func connectionsThatStallOrLeaveAreClosed() async throws {
+        let harness = try await GatewayHarness.start(gateway: [
+            "limits.handshakeTimeoutSeconds": "2", "limits.idleTimeoutSeconds": "2",
+            "limits.connectionsPerAddress": "6",
+        ])
+        let port = port(harness)
+        // Nothing sent; half an HTTP/2 preface; a request line trickling in; idle after an answer.
+        let silent = try RawConnection(port: port)
+        let halfPreface = try RawConnection(port: port)
+        halfPreface.send("PRI * HTTP/2.0\r\n")
+        let slow = try RawConnection(port: port)
+        slow.send("GET /v1/me HTTP/1.1\r\n")
+        let idle = try RawConnection(port: port)
+        idle.send("GET /health/live HTTP/1.1\r\nhost: x\r\n\r\n")
+        for step in 0..<6 {
+            try await Task.sleep(for: .milliseconds(500))
+            slow.send("x-slow-\(step): 1\r\n")
+        }
+        for connection in [silent, halfPreface, slow] {
+            let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(10))
+            #expect(closed && bytes.isEmpty)
+        }
+        let (bytes, closed) = idle.readUntilClosed(timeout: .seconds(10))
+        #expect(closed && RawConnection.parse(bytes)?.status == 200)
+        await harness.stop()
+    }
+
+    @Test func aPeerThatLeavesIsReleasedAtOnceAndEachAddressHasALimit() async throws {
+        let harness = try await GatewayHarness.start(gateway: [
+            "limits.handshakeTimeoutSeconds": "60", "limits.connectionsPerAddress": "3",
+        ])
+        let port = port(harness)
+        // The server keeps half-closed HTTP/1.1 connections open; one that never chose a
+        // protocol is closed as soon as its peer's side ends, long before the handshake limit.
+        let leaving = try RawConnection(port: port)
+        leaving.closeWriting()
+        #expect(leaving.readUntilClosed(timeout: .seconds(10)).closed)
+        // Five connections from 127.0.0.1 (beside the harness client's own): those over three are
+        // closed on arrival (which ones depends on which event loop sets them up first).
+        let opened = try (0..<5).map { _ in try RawConnection(port: port) }
+        var closed = 0
+        for connection in opened where connection.readUntilClosed(timeout: .seconds(2)).closed {
+            closed += 1
+        }
+        #expect(closed >= 2 && closed <= 3)
+        withExtendedLifetime(opened) {}
+        await harness.stop()
+    }
+
+    /// One HTTP/2 frame: the 9-byte header (length, type, flags, stream) and its payload.
+    private func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8] = []) -> [UInt8] {
+        let length = UInt32(payload.count)
+        return [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags]
+            + [UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)]
+            + payload
+    }
+
+    @Test func aPeerThatBreaksHTTP2IsDisconnected() async throws {
+        let harness = try await GatewayHarness.start()
+        // Cleartext HTTP/2: a header block that never ends, CONTINUATION after CONTINUATION.
+        // NIOHTTP2 answers the sixth with GOAWAY(ENHANCE_YOUR_CALM); the connection must then
+        // close (left open, the gateway kept every further byte the peer sent).
+        let connection = try RawConnection(port: port(harness))
+        connection.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        connection.send(frame(type: 0x4, stream: 0))  // SETTINGS
+        connection.send(frame(type: 0x1, stream: 1, [0x82, 0x86, 0x84]))  // HEADERS GET / http, no END_HEADERS
+        let field: [UInt8] = [0x00, 7] + Array("x-flood".utf8) + [100] + [UInt8](repeating: 0x61, count: 100)
+        for _ in 0..<10 {
+            connection.send(frame(type: 0x9, stream: 1, field))  // CONTINUATION, no END_HEADERS
+        }
+        let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(10))
+        #expect(closed, "the connection stays open after a connection error")
+        // The frames the server wrote: its SETTINGS (and ACK), then the GOAWAY.
+        var offset = 0
+        var goAwayCode: UInt32?
+        while offset + 9 <= bytes.count {
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            if bytes[offset + 3] == 0x7, offset + 17 <= bytes.count {
+                goAwayCode = bytes[(offset + 13)..<(offset + 17)].reduce(0) { $0 << 8 | UInt32($1) }
+            }
+            offset += 9 + length
+        }
+        #expect(goAwayCode == 0xb)
+        // A flood: the address's next connections are closed on arrival for a while.
+        let next = try RawConnection(port: port(harness))
+        let refused = next.readUntilClosed(timeout: .seconds(5))
+        #expect(refused.closed && refused.bytes.isEmpty)
+        await harness.stop()
+    }
+
+    @Test func aRefusedAddressIsAdmittedAgainOnceItsTimeIsUp() async throws {
+        let counter = ConnectionCounter()
+        #expect(counter.admit("192.0.2.1", limit: 2))
+        counter.refuse("192.0.2.1", for: .milliseconds(200))
+        #expect(!counter.admit("192.0.2.1", limit: 2))
+        #expect(counter.admit("192.0.2.2", limit: 2))
+        #expect(counter.open(from: "192.0.2.1") == 1)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(counter.admit("192.0.2.1", limit: 2))
+        #expect(!counter.admit("192.0.2.1", limit: 2))
+    }
+
+    @Test func headRequestsDoNotDisturbOtherRequests() async throws {
+        let harness = try await GatewayHarness.start(publicTLS: true)
+        let token = try await harness.signUp("heads@example.com").accessToken
+        // A HEAD whose GET has a body, many times over, interleaved with ordinary requests on the
+        // same HTTP/2 connections to the gateway and from it to the services.
+        let statuses = try await withThrowingTaskGroup(of: (String, Int, Int).self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        let head = try await harness.client.call(.HEAD, harness.url("/v1/reports/echo"), token: token)
+                        return ("HEAD", head.status, head.body.count)
+                    }
+                    let get = try await harness.client.call(.GET, harness.url("/v1/reports/echo"), token: token)
+                    return ("GET", get.status, get.body.count)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0.0 == "GET" }.allSatisfy { $0.1 == 200 && $0.2 > 0 })
+        // The recorder has no HEAD route: each HEAD is answered (404), headers only.
+        #expect(statuses.filter { $0.0 == "HEAD" }.allSatisfy { $0.1 < 500 && $0.2 == 0 })
+        await harness.stop()
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ServiceHTTP
+
+/// What `pinhole up` and the stack tests rely on to stop their children.
+@Suite struct ChildProcessTests {
+    /// What a child wrote, line by line.
+    final class Lines: Sendable {
+        let seen = Mutex<[String]>([])
+    }
+
+    /// A Python child that sets SIGTERM to `disposition` (`SIG_IGN` or `SIG_DFL`) and unblocks
+    /// it (whatever this test process passed down), says it is ready, and sleeps.
+    func sleeper(_ disposition: String, lines: Lines) throws -> ChildProcess {
+        let script =
+            "import signal, time; signal.signal(signal.SIGTERM, signal.\(disposition)); "
+            + "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM}); "
+            + "print('ready', flush=True); time.sleep(60)"
+        return try ChildProcess(
+            name: "sleeper", executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", "-c", script],
+            environment: ProcessInfo.processInfo.environment,
+            onLine: { line in lines.seen.withLock { $0.append(line) } })
+    }
+
+    /// Starts a sleeper with SIGTERM set to `disposition`, waits until it is ready, stops it
+    /// with `grace`, and answers how long the stop took and the status it ended with.
+    func stopped(_ disposition: String, grace: Duration) async throws -> (took: Duration, status: Int32) {
+        let lines = Lines()
+        let child = try sleeper(disposition, lines: lines)
+        for _ in 0..<250 where lines.seen.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(lines.seen.withLock { $0 } == ["ready"])
+        let started = ContinuousClock.now
+        await child.stop(grace: grace)
+        let took = ContinuousClock.now - started
+        #expect(!child.isRunning)
+        return (took, await child.waitForExit())
+    }
+
+    /// A child that ignores SIGTERM is killed once the grace is over, not waited for (issue 23
+    /// saw `pinhole up` wait forever for such a gateway).
+    @Test func aChildThatIgnoresSIGTERMIsKilledAfterTheGrace() async throws {
+        let (took, status) = try await stopped("SIG_IGN", grace: .seconds(2))
+        // Well short of the sleeper's 60 s (it was killed, not waited for), with room for a
+        // loaded machine: the bound is what the stop does, not how fast this machine is.
+        #expect(took >= .seconds(2) && took < .seconds(20), "stop took \(took)")
+        #expect(status == SIGKILL)
+    }
+
+    /// A child that stops on SIGTERM is not made to wait for the grace.
+    @Test func aChildThatStopsOnSIGTERMStopsAtOnce() async throws {
+        let (took, status) = try await stopped("SIG_DFL", grace: .seconds(30))
+        #expect(took < .seconds(5), "stop took \(took)")
+        #expect(status == SIGTERM)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import ServiceHTTP
+@testable import ServiceStore
+
+@Suite struct GroupCommitTests {
+    /// Counts the commits that inserted into `item`.
+    final class Commits: TransactionObserver, Sendable {
+        private let state = Mutex((changed: false, count: 0))
+        var count: Int { state.withLock { $0.count } }
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == "item" }
+        func databaseDidChange(with event: DatabaseEvent) { state.withLock { $0.changed = true } }
+        func databaseDidCommit(_ db: Database) {
+            state.withLock { state in
+                if state.changed { state.count += 1 }
+                state.changed = false
+            }
+        }
+        func databaseDidRollback(_ db: Database) { state.withLock { $0.changed = false } }
+    }
+
+    @Test func writesThatWaitCommitTogetherAndOneThatFailsIsRolledBackAlone() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pool = try ServiceDatabase.open(at: directory.appendingPathComponent("x.sqlite")) { migrator in
+            migrator.registerMigration("x.v1") { db in
+                try db.create(table: "item") { table in
+                    table.primaryKey("id", .integer)
+                    table.column("name", .text).notNull().unique()
+                }
+            }
+        }
+        let commits = Commits()
+        pool.add(transactionObserver: commits, extent: .databaseLifetime)
+        let group = GroupCommit(pool)
+
+        // Hold the writer, so that what comes next has to wait for it.
+        let held = Mutex(false)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task {
+            try await pool.write { _ in
+                held.withLock { $0 = true }
+                release.wait()
+            }
+        }
+        #expect(await eventually { held.withLock { $0 } })
+        // The first write leads: it takes the group of one waiting and waits for the writer.
+        let first = Task { try await group.write { db in try Self.insert("a", in: db) } }
+        #expect(await eventually { group.queue.waiting == 0 && group.queue.committing })
+        // Nine more wait behind it, the fifth a duplicate name.
+        let names = ["b", "c", "d", "e", "a", "f", "g", "h", "i"]
+        let rest = names.map { name in Task { try await group.write { db in try Self.insert(name, in: db) } } }
+        #expect(await eventually { group.queue.waiting == names.count })
+        release.signal()
+        try await holder.value
+
+        let firstID = try await first.value
+        var results: [Result<Int64, any Error>] = []
+        for task in rest { results.append(await task.result) }
+        #expect(firstID > 0)
+        #expect(results.filter { (try? $0.get()) != nil }.count == 8)
+        guard case .failure(let error) = results[4] else {
+            Issue.record("the duplicate was committed")
+            return
+        }
+        #expect((error as? DatabaseError)?.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
+        let stored = try await pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY name") }
+        #expect(stored == ["a", "b", "c", "d", "e", "f", "g", "h", "i"])
+        // The first write alone, then the nine together.
+        #expect(commits.count == 2)
+        // The leader resumes its callers before it looks once more and finds nothing waiting.
+        #expect(await eventually { group.queue.waiting == 0 && !group.queue.committing })
+    }
+
+    static func insert(_ name: String, in db: Database) throws -> Int64 {
+        try db.execute(sql: "INSERT INTO item (name) VALUES (?)", arguments: [name])
+        return db.lastInsertedRowID
+    }
+}

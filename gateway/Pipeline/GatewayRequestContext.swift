@@ -1,0 +1,38 @@
+import Contracts
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceHTTP
+
+/// The gateway's request context: the kit's (request id, user) and the route-table entry
+/// the pipeline found for the request.
+struct GatewayRequestContext: ServiceRequestContextProtocol {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+    var requestID: String = ""
+    var user: AuthenticatedUser?
+    /// Set by ``RouteMatchMiddleware``.
+    var route: GatewayRoute?
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.channel = source.channel
+    }
+
+    /// The connection the request came on: an HTTP/2 stream's channel is a child of its
+    /// connection's, which is a child of the listener's; an HTTP/1.1 request's channel is the
+    /// connection's own.
+    var connection: any Channel {
+        if let parent = channel.parent, parent.parent != nil { return parent }
+        return channel
+    }
+
+    /// The client's address, as the connection shows it.
+    var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
+
+    /// The route found for this request; only routes reached through the pipeline ask.
+    func requireRoute() throws -> GatewayRoute {
+        guard let route else { throw ServiceError(.notFound, "No route.") }
+        return route
+    }
+}
