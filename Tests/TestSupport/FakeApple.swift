@@ -50,7 +50,8 @@ public final class FakeApple: Sendable {
         try FileSystem.writeOwnerOnly(Data(teamKey.pemRepresentation.utf8), to: keyFile)
         let fake = try FakeApple(url: "http://127.0.0.1:\(port)", teamKeyFile: keyFile, teamKey: teamKey)
         let app = Application(
-            router: fake.router(), configuration: .init(address: .hostname("127.0.0.1", port: port)))
+            router: fake.router(), configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            logger: .test("fake-apple"))
         let started = try await RunningApplication.start(app)
         fake.running.withLock { $0 = started }
         _ = await eventually { (try? await HTTPClient.shared.call(.GET, fake.url + "/auth/keys"))?.status == 200 }

@@ -42,7 +42,8 @@ public final class FakeOTLPCollector: Sendable {
             collector.receiveMetrics(Data(buffer: body))
             return Self.accepted
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: .test("fake"))
         let started = try await RunningApplication.start(app)
         collector.running.withLock { $0 = started }
         return collector

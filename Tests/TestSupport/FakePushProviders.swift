@@ -95,7 +95,7 @@ public final class FakePushProviders: Sendable {
         let tls = try files.serverTLS(protocols: ["h2", "http/1.1"])
         let app = Application(
             router: fake.router(), server: try .http2Upgrade(tlsConfiguration: tls),
-            configuration: .init(address: .hostname("127.0.0.1", port: port)))
+            configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: .test("fake-push"))
         fake.running.withLock { $0 = nil }
         let started = try await RunningApplication.start(app)
         fake.running.withLock { $0 = started }

@@ -99,7 +99,7 @@ public final class BrowserPage: Sendable {
             do {
                 _ = try await WebSocketClient.connect(
                     url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 64 << 20),
-                    logger: Logger(label: "test.chromium")
+                    logger: Logger.test("test.chromium")
                 ) { inbound, writer, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { for await text in stream { try await writer.write(.text(text)) } }

@@ -34,7 +34,7 @@ public final class LiveSocket: Sendable {
         task = Task {
             do {
                 let close = try await WebSocketClient.connect(
-                    url: url, configuration: configuration, tlsConfiguration: tls, logger: Logger(label: "test.ws")
+                    url: url, configuration: configuration, tlsConfiguration: tls, logger: Logger.test("test.ws")
                 ) { inbound, _, _ in
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         if case .text(let text) = message { state.value.withLock { $0.messages.append(text) } }

@@ -10,7 +10,7 @@ public struct RunningApplication: Sendable {
 
     /// Starts `application` and waits until it listens.
     public static func start(_ application: some ApplicationProtocol) async throws -> RunningApplication {
-        let group = ServiceGroup(services: [application], logger: Logger(label: "test"))
+        let group = ServiceGroup(services: [application], logger: Logger.test("test"))
         let task = Task { try await group.run() }
         return RunningApplication(group: group, task: task)
     }

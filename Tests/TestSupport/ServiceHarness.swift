@@ -60,7 +60,9 @@ public struct ServiceHarness: Sendable {
         _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         defer { directory.remove() }
-        let app = Application(router: parts.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: parts.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            logger: .test("service"))
         try await app.test(live ? .live : .router, body)
     }
 }

@@ -55,7 +55,7 @@ import Testing
         let store = AuthStore(database: pool, outbox: Outbox(source: .auth, clock: clock, entropy: SystemEntropy()))
         await DeletionWorker(
             deletions: store.deletions, users: store.users, apple: apple, clock: clock, interval: .seconds(1),
-            logger: Logger(label: "t")
+            logger: Logger.test("t")
         )
         .finishConfirmed()
         try pool.close()

@@ -244,7 +244,8 @@ final class FakeTwilio: Sendable {
             let body = #"{"status":"\#(approved ? "approved" : "pending")"}"#
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: body)))
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: .test("fake"))
         let running = try await RunningApplication.start(app)
         fake.running.withLock { $0 = running }
         _ = await eventually {

@@ -109,7 +109,9 @@ import Testing
         }
         let port = try FreePort.next()
         let classifier = try await RunningApplication.start(
-            Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port))))
+            Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                logger: .test("fake")))
         _ = await eventually {
             (try? await HTTPClient.shared.call(.GET, "http://127.0.0.1:\(port)/classify")) != nil
         }

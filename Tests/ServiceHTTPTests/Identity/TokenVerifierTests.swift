@@ -31,7 +31,7 @@ final class DirectoryKeySource: PublicKeySource {
     func verifier(_ source: DirectoryKeySource, clock: any WallClock = SystemClock()) -> TokenVerifier {
         TokenVerifier(
             source: source, issuer: "pinhole", audience: "pinhole-api", clock: clock, refetchInterval: 5,
-            logger: Logger(label: "test"))
+            logger: Logger.test("test"))
     }
 
     @Test func acceptsATokenSignedByAuthsKey() async throws {
@@ -140,7 +140,7 @@ final class DirectoryKeySource: PublicKeySource {
             // A cache that only holds valid tokens can be turned off without changing answers.
             let uncached = TokenVerifier(
                 source: source, issuer: "pinhole", audience: "pinhole-api", clock: clock, cacheSize: 0,
-                logger: Logger(label: "test"))
+                logger: Logger.test("test"))
             let fresh = try await TestTokens(dataDirectory: directory.url).signed(issuedAt: clock.now())
             #expect(try await uncached.verify(fresh) == (try await verifier.verify(fresh)))
         }
@@ -198,7 +198,7 @@ final class DirectoryKeySource: PublicKeySource {
                 source: DirectoryKeySource(dataDirectory: directory.url), issuer: "pinhole", audience: "pinhole-api",
                 clock: clock,
                 sessions: SessionStateCache(lookup: table.lookup, clock: clock, freshFor: 5, staleFor: 60),
-                logger: Logger(label: "test"))
+                logger: Logger.test("test"))
             let tokens = try TestTokens(dataDirectory: directory.url)
             let token = try await tokens.signed(subject: "alice", issuedAt: clock.now(), sessionID: "s1")
 
@@ -237,7 +237,7 @@ final class DirectoryKeySource: PublicKeySource {
                 source: DirectoryKeySource(dataDirectory: directory.url), issuer: "pinhole", audience: "pinhole-api",
                 clock: clock,
                 sessions: SessionStateCache(lookup: table.lookup, clock: clock, freshFor: 5, staleFor: 60),
-                logger: Logger(label: "test"))
+                logger: Logger.test("test"))
             let token = try await TestTokens(dataDirectory: directory.url).signed(
                 subject: "bob", issuedAt: clock.now(), lifetime: 900, sessionID: "s1")
             _ = try await verifier.verify(token)

@@ -32,7 +32,7 @@ import Testing
     func whileRunning(
         _ service: PeriodicService, _ body: () async throws -> Void
     ) async throws -> (clean: Bool, stop: Duration) {
-        let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
+        let group = ServiceGroup(services: [service], logger: Logger.test("test"))
         let task = Task { try await group.run() }
         try await body()
         let start = ContinuousClock.now

@@ -56,7 +56,7 @@ import Testing
                     if widget.name == "held" { await held.pass() }
                     return try Response.json(["name": widget.name, "number": "\(number)"], status: .created)
                 }
-            try await Application(router: router).test(.router) { client in
+            try await Application(router: router, logger: .test("kit")).test(.router) { client in
                 try await body(client, database)
             }
         }

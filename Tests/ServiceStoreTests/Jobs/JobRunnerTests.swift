@@ -59,7 +59,7 @@ import Testing
             var runner = JobRunner(
                 database: database, queue: queue, entropy: SeededEntropy(seed: "jobs"),
                 pollInterval: .milliseconds(20), maxAttempts: maxAttempts, maxBackoff: 10,
-                logger: Logger(label: "test"))
+                logger: Logger.test("test"))
             runner.on("remind") { (reminder: Reminder, attempt) in try handler.run(reminder, attempt) }
             return runner
         }
@@ -195,7 +195,7 @@ import Testing
         let calls = Mutex<[[String]]>([])
         var runner = JobRunner(
             database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "jobs"),
-            pollInterval: .milliseconds(20), maxAttempts: 5, maxBackoff: 10, batchSize: 3, logger: Logger(label: "test")
+            pollInterval: .milliseconds(20), maxAttempts: 5, maxBackoff: 10, batchSize: 3, logger: Logger.test("test")
         )
         // Each group writes one note per job; the note "bad" breaks the table's uniqueness.
         runner.completeTogether("remind") { (jobs: [(payload: Reminder, attempt: JobAttempt)]) in
@@ -243,7 +243,7 @@ import Testing
         let calls = Mutex<[[String]]>([])
         var runner = JobRunner(
             database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "jobs"),
-            pollInterval: .milliseconds(20), maxAttempts: 5, maxBackoff: 10, logger: Logger(label: "test"))
+            pollInterval: .milliseconds(20), maxAttempts: 5, maxBackoff: 10, logger: Logger.test("test"))
         let later = fixture.clock.now().addingTimeInterval(100)
         // "retry" asks for another run in 5 s, "wait" is postponed, "bad" writes a note already
         // there before the run (not a sibling group's, whose commit may come after), the others
@@ -365,7 +365,7 @@ import Testing
         let clock = fixture.clock
         var runner = JobRunner(
             database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "drain"),
-            pollInterval: .seconds(3600), concurrency: 2, batchSize: 2, logger: Logger(label: "test"))
+            pollInterval: .seconds(3600), concurrency: 2, batchSize: 2, logger: Logger.test("test"))
         runner.on("remind") { (reminder: Reminder, _) in
             runs.withLock { $0.append(reminder.text) }
             guard reminder.text == "slow" else { return }
@@ -390,9 +390,9 @@ import Testing
         let handler = Handler()
         var runner = JobRunner(
             database: fixture.database, queue: fixture.queue, entropy: SystemEntropy(), pollInterval: .seconds(3600),
-            logger: Logger(label: "test"))
+            logger: Logger.test("test"))
         runner.on("remind") { (reminder: Reminder, attempt) in try handler.run(reminder, attempt) }
-        let group = ServiceGroup(services: [runner], logger: Logger(label: "test"))
+        let group = ServiceGroup(services: [runner], logger: Logger.test("test"))
         let task = Task { try await group.run() }
         #expect(try await fixture.schedule("now", key: "n"))
         #expect(await eventually(timeout: .seconds(5)) { handler.texts == ["now"] })
@@ -406,7 +406,7 @@ import Testing
         let runs = Mutex(0)
         var runner = JobRunner(
             database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "jobs"),
-            maxBackoff: 10, logger: Logger(label: "test"))
+            maxBackoff: 10, logger: Logger.test("test"))
         runner.complete("remind") { (reminder: Reminder, attempt) in
             let run = runs.withLock { runs in
                 runs += 1
@@ -458,7 +458,7 @@ import Testing
         let database = fixture.database
         var runner = JobRunner(
             database: database, queue: queue, entropy: SeededEntropy(seed: "jobs"), maxBackoff: 10,
-            logger: Logger(label: "test"))
+            logger: Logger.test("test"))
         runner.complete("remind") { (reminder: Reminder, attempt) in
             let later = attempt.dueAt.addingTimeInterval(100)
             switch reminder.text {
@@ -501,7 +501,7 @@ import Testing
         let runs = Mutex<[Int]>([])
         var runner = JobRunner(
             database: fixture.database, queue: fixture.queue, entropy: SeededEntropy(seed: "jobs"), maxAttempts: 2,
-            logger: Logger(label: "test"))
+            logger: Logger.test("test"))
         let wake = fixture.clock.now().addingTimeInterval(8 * 3600)
         runner.complete("remind") { (_: Reminder, attempt) in
             let count = runs.withLock { runs in
