@@ -39,7 +39,7 @@ import ServiceHTTP
 /// - `alerts.duress.positionMaxAgeSeconds` (default 1,800): how long a user's last known
 ///   position (from `GET /v1/alerts/nearby`) counts; older ones are deleted.
 /// - `alerts.messages.newConversationsPerDay` (default 100): conversations a user may open a day
-///   by writing first (Agora); more is 429, so message requests cannot be sprayed.
+///   by writing first; more is 429, so message requests cannot be sprayed.
 struct AlertsSettings: Sendable {
     struct APNs: Sendable {
         var keyFile: URL

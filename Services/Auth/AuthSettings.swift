@@ -41,7 +41,7 @@ import X509
 ///   `auth.twilio.baseUrl` (default `https://verify.twilio.com`): when the SID is set, codes
 ///   are sent and checked by Twilio Verify instead of written to the `sms_outbox` table.
 /// - `auth.appAttest.appIds` (comma-separated `TEAMID.bundle.id`; default none, which turns App
-///   Attest off): the apps whose App Attest keys and assertions are accepted (Agora).
+///   Attest off): the apps whose App Attest keys and assertions are accepted.
 /// - `auth.appAttest.environment` (default `production`; or `development` for Xcode builds):
 ///   which App Attest environment's keys are accepted.
 /// - `auth.appAttest.rootCertificateFile` (default: Apple's App Attestation Root CA, built in):

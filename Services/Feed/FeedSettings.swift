@@ -8,16 +8,16 @@ import ServiceHTTP
 /// - `feed.nearby.maxRadiusM` (default 50000): the largest `radius_m` a nearby query accepts
 ///   (posts, and challenges open for voting).
 /// - `feed.requireVerifiedPhone` (default false): only users with a verified phone number may
-///   post (Agora); others get 403 `PHONE_VERIFICATION_REQUIRED`.
+///   post; others get 403 `PHONE_VERIFICATION_REQUIRED`.
 /// - `feed.requireAttestation` (default false): only sessions that made a valid App Attest
 ///   assertion (`POST /v1/me/attestation/assertions`) within `feed.attestationMaxAgeSeconds`
-///   (default 300) may post (Agora); others get 403 `ATTESTATION_REQUIRED`.
+///   (default 300) may post; others get 403 `ATTESTATION_REQUIRED`.
 /// - `feed.challenges.answerHours` (default 72): a challenge's deadline when its creator names
 ///   none; both clips must be ready by then or it expires.
 /// - `feed.challenges.votingHours` (default 24): how long voting stays open once both clips are
 ///   ready; the result is computed at its end.
-/// - `feed.challenges.perHour` (default 10, SkateHubba's): challenges a user may create an hour.
-/// - `feed.spots.perDay` (default 5, SkateHubba's): spots a user may create a day.
+/// - `feed.challenges.perHour` (default 10): challenges a user may create an hour.
+/// - `feed.spots.perDay` (default 5): spots a user may create a day.
 /// - `feed.spots.checkInRadiusM` (default 200): how near a spot a check-in must be made.
 /// - `feed.follows.perDay` (default 400): people a user may start following a day.
 /// - `feed.housekeeping.intervalSeconds` (default 3600): how often timelines are trimmed and

@@ -13,12 +13,12 @@ import ServiceHTTP
 /// - `media.maxVideoBytes` (default 104857600): the largest video (tus).
 /// - `media.uploadTtlHours` (default 24): how long a resumable upload may take; then it
 ///   expires and its bytes are reclaimed.
-/// - `media.quota.uploadsPerHour` (default 20, SkateHubba's): resumable uploads a user may
+/// - `media.quota.uploadsPerHour` (default 20): resumable uploads a user may
 ///   start per hour.
-/// - `media.clip.minSeconds`, `media.clip.maxSeconds` (default 14.5 and 15.5, SkateHubba's):
+/// - `media.clip.minSeconds`, `media.clip.maxSeconds` (default 14.5 and 15.5):
 ///   how long a challenge clip may be.
 /// - `media.presign.uploadSeconds` (default 3600), `media.presign.downloadSeconds` (default
-///   86400, Unum's): how long presigned PUT and GET URLs work.
+///   86400): how long presigned PUT and GET URLs work.
 /// - `media.presign.readerSeconds` (default 3600): at most how long a GET URL works when it
 ///   is given to someone other than the owner of a private object (a snap's streak partner),
 ///   so that an unfriending or a block ends their access within it.

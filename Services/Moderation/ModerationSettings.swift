@@ -5,7 +5,7 @@ import ServiceHTTP
 ///
 /// Keys:
 /// - `moderation.autoHideReports` (default 3): open reports weighing this much together hide
-///   what they report (Unum's three reporters; each weighs its reporter's trust,
+///   what they report (three ordinary reporters; each weighs its reporter's trust,
 ///   ``ReporterTrust``).
 /// - `moderation.reportsPerHour` (default 20): how many reports one user may make in an hour.
 struct ModerationSettings: Sendable {

@@ -6,7 +6,7 @@ import ServiceHTTP
 ///
 /// Keys:
 /// - `streak.windows.enforced` (default true): snaps are accepted only in the sender's daily
-///   window with its 30-minute grace (StreakSnap's rule); false accepts them all day (windows
+///   window with its 30-minute grace; false accepts them all day (windows
 ///   are still drawn and announced).
 /// - `streak.prompts.file` (optional): the operator's daily prompts, a JSON array of
 ///   `{"text", "category", "emoji"}` taken one per local day in order; default: 102 built-in

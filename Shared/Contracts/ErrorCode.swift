@@ -12,7 +12,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidCursor = "INVALID_CURSOR"
     /// The `Idempotency-Key` header is malformed (empty or longer than 255 characters).
     case invalidIdempotencyKey = "INVALID_IDEMPOTENCY_KEY"
-    /// Transrify: an NFC acknowledgement's payload is not `trf:duress:<alertId>` of the alert
+    /// Duress alerts: an NFC acknowledgement's payload is not `trf:duress:<alertId>` of the alert
     /// acknowledged.
     case nfcPayloadMismatch = "NFC_PAYLOAD_MISMATCH"
     /// App Attest: the challenge is unknown, expired, used, or another session's: ask
@@ -30,13 +30,13 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidCode = "INVALID_CODE"
     /// The refresh token is unknown, expired, revoked or was reused: sign in again.
     case reauthRequired = "REAUTH_REQUIRED"
-    /// Transrify: the tenant API key is unknown.
+    /// PIN sign-in: the tenant API key is unknown.
     case invalidTenantKey = "INVALID_TENANT_KEY"
 
     // MARK: - 403
     /// The caller is authenticated but may not do this.
     case forbidden = "FORBIDDEN"
-    /// Transrify: the tenant exists but is suspended.
+    /// PIN sign-in: the tenant exists but is suspended.
     case tenantSuspended = "TENANT_SUSPENDED"
     /// An internal route was called by a peer whose certificate does not allow it.
     case peerNotAllowed = "PEER_NOT_ALLOWED"
@@ -44,10 +44,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case guestReadOnly = "GUEST_READ_ONLY"
     /// This needs a verified phone number (`POST /v1/me/phone/verification`).
     case phoneVerificationRequired = "PHONE_VERIFICATION_REQUIRED"
-    /// Agora: this needs a recent App Attest assertion from this session
+    /// Posting: this needs a recent App Attest assertion from this session
     /// (`POST /v1/attestation/assertions`) and there is none.
     case attestationRequired = "ATTESTATION_REQUIRED"
-    /// Agora: a block stands between the sender and the recipient of a direct message.
+    /// Direct messages: a block stands between the sender and the recipient of a direct message.
     case cannotMessage = "CANNOT_MESSAGE"
     /// A moderator suspended this account: it can read, sign out, delete itself and appeal,
     /// but not post or change anything until the suspension ends (the message says when).
@@ -72,22 +72,22 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case unsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
     /// The `Idempotency-Key` was already used with a different request.
     case idempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
-    /// StreakSnap: recovering a streak needs a recovery token and the user has none (the app
+    /// Streaks: recovering a streak needs a recovery token and the user has none (the app
     /// shows its paywall).
     case noRecoveryTokens = "NO_RECOVERY_TOKENS"
-    /// StreakSnap: this streak cannot be recovered (not broken by a missed day, its one
+    /// Streaks: this streak cannot be recovered (not broken by a missed day, its one
     /// recovery spent, or the day after the missed one has closed).
     case recoveryUnavailable = "RECOVERY_UNAVAILABLE"
-    /// StreakSnap's free plan holds at most three active streaks; a fourth needs Pro (the app
+    /// Streaks: the free plan holds at most three active streaks; a fourth needs Pro (the app
     /// shows its paywall).
     case streakLimitReached = "STREAK_LIMIT_REACHED"
-    /// StreakSnap: accepting would give the request's sender, on the free plan, a fourth active
+    /// Streaks: accepting would give the request's sender, on the free plan, a fourth active
     /// streak; the request stays pending until one of theirs ends or they go Pro.
     case friendStreakLimitReached = "FRIEND_STREAK_LIMIT_REACHED"
-    /// StreakSnap: a Pro feature (custom prompts) asked for on the free plan (the app shows its
+    /// Streaks: a subscriber's feature (custom prompts) asked for on the free plan (the app shows its
     /// paywall).
     case premiumRequired = "PREMIUM_REQUIRED"
-    /// StreakSnap: a snap sent outside the sender's daily window (with its 30-minute grace);
+    /// Streaks: a snap sent outside the sender's daily window (with its 30-minute grace);
     /// the message and `GET /v1/snaps/window` say when it opens.
     case outsideSnapWindow = "OUTSIDE_SNAP_WINDOW"
     /// An event of a type this service does not subscribe to.

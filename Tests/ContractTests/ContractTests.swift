@@ -655,7 +655,7 @@ import Testing
                 db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? AND type = 'friend_accepted'",
                 arguments: [bob]) == 1
         }),
-        // Both of the pair hear a streak is at risk or broke, in StreakSnap's words.
+        // Both of the pair hear a streak is at risk or broke, in the catalog's words.
         "streak.at_risk → alerts": Effect(then: { db in
             try String.fetchAll(
                 db, sql: "SELECT body FROM notification WHERE type = 'streak_at_risk' ORDER BY user_id")
@@ -676,7 +676,7 @@ import Testing
             try String.fetchAll(db, sql: "SELECT user_id || ' ' || title FROM notification WHERE type = 'nudge'")
                 == ["\(bob) 👉 Alice nudged you"]
         }),
-        // StreakSnap's window notifications, with the day's prompt; the milestone to both.
+        // The daily window's notifications, with the day's prompt; the milestone to both.
         "streak.window_opened → alerts": Effect(then: { db in
             try String.fetchAll(db, sql: "SELECT user_id || ' ' || body FROM notification WHERE type = 'daily_window'")
                 == ["\(alice) Something blue — Bob is waiting!"]

@@ -59,7 +59,7 @@ public final class Stack: Sendable {
         // Notice a rotated key, and a logout at the other services, within a second.
         environment[ConfigKeys.environmentName("auth.keysReloadSeconds")] = "1"
         environment[ConfigKeys.environmentName("token.sessionCheckSeconds")] = "1"
-        // The stories snap at whatever hour the test runs: StreakSnap's daily windows are not
+        // The stories snap at whatever hour the test runs: the daily snap windows are not
         // enforced (router tests cover them).
         environment[ConfigKeys.environmentName("streak.windows.enforced")] = "false"
         // Nothing leaves this machine: Expo (on by default, it needs no key) is off.

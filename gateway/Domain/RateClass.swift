@@ -8,7 +8,7 @@ enum RateClass: String, Sendable, CaseIterable {
     case read
     /// Every other method.
     case write
-    /// Starting an upload (SkateHubba: 20 per hour).
+    /// Starting an upload (20 per hour by default).
     case upload
     /// Searching people (`GET /v1/friends/search`): the user directory, read a page at a time,
     /// on a budget of its own so that it cannot be walked at the read class's pace.

@@ -93,7 +93,7 @@ enum RouteTable {
         GatewayRoute(
             match: .exact("/v1/webhooks/revenuecat"), methods: [.post], service: .auth, access: .public,
             rateClass: .write, body: .json),
-        // StreakSnap checks a username as it is typed, before the account exists.
+        // An app checks a username as it is typed, before the account exists.
         GatewayRoute(
             match: .prefix("/v1/auth/check-username"), methods: [.get], service: .auth, access: .public,
             rateClass: .auth, body: .json),

@@ -2,7 +2,7 @@ import Contracts
 import Hummingbird
 import ServiceHTTP
 
-/// Agora's conversations, as the signed-in person sees them: the inbox and requests folders,
+/// Conversations, as the signed-in person sees them: the inbox and requests folders,
 /// one conversation and its messages, read, accept (a request), delete for oneself.
 struct ConversationsController: Sendable {
     let store: AlertsStore

@@ -4,7 +4,7 @@ import Hummingbird
 import ServiceHTTP
 import ServiceStore
 
-/// Agora's direct messages, sending side: `POST /v1/messages` (to `recipientId`, opening the
+/// Direct messages, sending side: `POST /v1/messages` (to `recipientId`, opening the
 /// conversation) and `POST /v1/messages/conversations/{id}/messages` (in one), deleting a
 /// message for oneself, and the unread count per folder. Conversations: ``ConversationsController``.
 struct MessagesController: Sendable {

@@ -19,7 +19,7 @@ struct StreamController: Sendable {
     let streams: LiveStreams
     let clock: any WallClock
     var heartbeat: Duration = .seconds(25)
-    /// How long a Transrify responder's position (`lat`, `lon`) counts.
+    /// How long a duress responder's position (`lat`, `lon`) counts.
     var positionMaxAge: TimeInterval = 1_800
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!

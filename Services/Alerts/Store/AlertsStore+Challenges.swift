@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// SkateHubba's challenge events: the seed's activity types, with its deep links.
+/// Challenge events: their activity types, with their deep links.
 extension AlertsStore {
     /// `challenge.created` → `challenge_received` "X challenged you" for the opponent.
     static func challengeCreated(_ envelope: EventEnvelope<ChallengeCreated>, jobs: JobQueue, in db: Database) throws {
@@ -82,7 +82,7 @@ extension AlertsStore {
     }
 }
 
-/// SkateHubba's spots.
+/// Spots.
 extension AlertsStore {
     /// `spot.unlocked` → `spot_unlocked` "You checked in at X for the first time".
     static func spotUnlocked(_ envelope: EventEnvelope<SpotUnlocked>, jobs: JobQueue, in db: Database) throws {

@@ -67,7 +67,7 @@ extension AlertsStore {
         try await database.tracedWrite { db in try DeviceRecord.filter(key: id).of(user).deleteAll(db) > 0 }
     }
 
-    /// Removes `user`'s Expo devices of `session` (StreakSnap signs a token out with a DELETE).
+    /// Removes `user`'s Expo devices of `session` (`DELETE /v1/me/push-token` signs a token out).
     func removeDevices(of user: String, session: String, provider: PushProvider) async throws -> Int {
         try await database.tracedWrite { db in
             try DeviceRecord.all().of(user).filter(

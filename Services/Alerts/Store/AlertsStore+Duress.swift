@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Tenants' duress alerts (Transrify): raised by auth's `duress.raised`, located by the app of
+/// Tenants' duress alerts: raised by auth's `duress.raised`, located by the app of
 /// the person in duress, found by colleagues nearby and acknowledged by them.
 extension AlertsStore {
     /// Who calls a duress route: a PIN customer's session.

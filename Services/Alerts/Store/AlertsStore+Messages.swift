@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Agora's direct messages: one conversation per pair of people, each person's side of it
+/// Direct messages: one conversation per pair of people, each person's side of it
 /// (folder, what they read, what they deleted), and the messages. A message from someone the
 /// recipient does not follow opens the conversation in their requests; a block either way
 /// stops messages both ways; words the recipient muted keep a message out of their view.

@@ -101,7 +101,7 @@ extension AlertsStore {
         }
 
         migrator.registerMigration("alerts.v7.streak-milestone-type") { db in
-            // The milestone type takes StreakSnap's name; a choice made under the old one is kept.
+            // The milestone type is named `streak_milestone` now; a choice made under the old name is kept.
             try db.execute(sql: "UPDATE notification_preference SET type = 'streak_milestone' WHERE type = 'milestone'")
             try db.execute(sql: "UPDATE notification SET type = 'streak_milestone' WHERE type = 'milestone'")
         }
@@ -156,7 +156,7 @@ extension AlertsStore {
         // A copy of moderation's mutes of people: nothing a muted user does notifies the muter.
         MuteMirror.registerMigration(&migrator)
 
-        // Agora's direct messages: one conversation per pair, each person's side of it, the
+        // Direct messages: one conversation per pair, each person's side of it, the
         // messages in order, and those one person does not see.
         migrator.registerMigration("alerts.v10.messages") { db in
             try db.create(table: "conversation") { table in

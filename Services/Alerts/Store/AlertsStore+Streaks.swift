@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// StreakSnap's streak events: what each makes, for whom, in StreakSnap's words.
+/// Streak events: what each makes and for whom, in the catalog's words.
 extension AlertsStore {
     /// `streak.at_risk` → "Your N-day streak with X expires in H hours!" for both of the pair.
     static func streakAtRisk(_ envelope: EventEnvelope<StreakAtRisk>, jobs: JobQueue, in db: Database) throws {

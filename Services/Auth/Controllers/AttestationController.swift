@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Apple App Attest (Agora): `POST /v1/me/attestation/challenges` gives a one-time challenge,
+/// Apple App Attest: `POST /v1/me/attestation/challenges` gives a one-time challenge,
 /// `POST /v1/me/attestation/keys` registers a device's key with its attestation, `GET
 /// /v1/me/attestation/keys` lists them, and `POST /v1/me/attestation/assertions` checks an
 /// assertion, after which the session counts as attested (`feed.requireAttestation`). While

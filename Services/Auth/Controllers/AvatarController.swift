@@ -2,8 +2,8 @@ import Contracts
 import Hummingbird
 import ServiceHTTP
 
-/// `PUT /v1/me/avatar` (one of the user's own photos, as `{"mediaId":…}`; StreakSnap's
-/// multipart `PUT /api/users/me/avatar` is an upload with purpose `avatar` then this) and
+/// `PUT /v1/me/avatar` (one of the user's own photos, as `{"mediaId":…}`; a
+/// multipart avatar upload is an upload with purpose `avatar` then this) and
 /// `DELETE /v1/me/avatar`. Profiles, people search and every user summary then carry the
 /// photo's square thumbnail as `avatarURL`; media makes it public for as long as it is the avatar.
 struct AvatarController: Sendable {

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Phone verification (Agora): `POST /v1/me/phone/verification` sends a one-time code,
+/// Phone verification: `POST /v1/me/phone/verification` sends a one-time code,
 /// `POST /v1/me/phone/verification/check` checks it, `GET /v1/me/phone` shows the verified
 /// number. Codes expire, each allows a few attempts, and a user can ask for only so many an
 /// hour. A verified phone is a claim other services read from the session state.

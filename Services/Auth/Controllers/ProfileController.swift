@@ -3,8 +3,8 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Usernames and profiles: `GET /v1/auth/check-username/{username}` (StreakSnap's check on
-/// blur, before an account exists), `PATCH /v1/me`, `GET /v1/users/{id}` and
+/// Usernames and profiles: `GET /v1/auth/check-username/{username}` (an app's check as
+/// a name is typed, before an account exists), `PATCH /v1/me`, `GET /v1/users/{id}` and
 /// `GET /v1/users/by-username/{username}`, `GET /v1/users/search`.
 struct ProfileController: Sendable {
     let users: UserStore

@@ -2,11 +2,11 @@ import Contracts
 import Foundation
 import ServiceHTTP
 
-/// How people find each other (StreakSnap's "add friend" search): by the start of a username
+/// How people find each other (the "add friend" search): by the start of a username
 /// (with or without `@`) or of any word of a display name, ignoring case, accents and width, or
 /// by a whole email address. An email is
 /// never matched by its prefix, so a search cannot walk the address book; results carry the id
-/// and display name only. PIN customers (Transrify) are not listed.
+/// and display name only. Tenants' PIN customers are not listed.
 enum NameSearch {
     /// What a search asks for.
     enum Query: Equatable {

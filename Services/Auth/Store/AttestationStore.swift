@@ -3,7 +3,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// App Attest (Agora): one-time challenges per session, registered keys, and each session's
+/// App Attest: one-time challenges per session, registered keys, and each session's
 /// last valid assertion.
 struct AttestationStore: Sendable {
     let database: DatabasePool

@@ -290,7 +290,7 @@ extension AuthStore {
             try db.alter(table: "profile_count") { table in table.add(column: "challenges", .jsonText) }
         }
 
-        // Agora's App Attest: registered keys, one-time challenges, and when each session last
+        // App Attest: registered keys, one-time challenges, and when each session last
         // made a valid assertion.
         migrator.registerMigration("auth.v12.app-attest") { db in
             try db.create(table: "app_attest_key") { table in

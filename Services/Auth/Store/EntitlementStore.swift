@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Subscriptions and purchases reported by RevenueCat (StreakSnap).
+/// Subscriptions and purchases reported by RevenueCat.
 struct EntitlementStore: Sendable {
     let database: DatabasePool
     let outbox: Outbox

@@ -3,7 +3,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Phone verification (Agora): challenges, the codes' outbox, verified numbers.
+/// Phone verification: challenges, the codes' outbox, verified numbers.
 struct PhoneStore: Sendable {
     let database: DatabasePool
 

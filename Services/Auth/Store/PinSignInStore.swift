@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// PIN sign-in (Transrify): the throttle's counters, the devices customers are known on, and
+/// PIN sign-in: the throttle's counters, the devices customers are known on, and
 /// opening a session with everything a duress PIN implies.
 struct PinSignInStore: Sendable {
     let database: DatabasePool

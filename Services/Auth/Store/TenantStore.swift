@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Tenants (Transrify), their customers and their customers' duress incidents.
+/// Tenants, their customers and their customers' duress incidents.
 struct TenantStore: Sendable {
     let database: DatabasePool
     let outbox: Outbox

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// SkateHubba's challenges: `POST /v1/challenges`, `GET /v1/challenges?box=`,
+/// Head-to-head challenges: `POST /v1/challenges`, `GET /v1/challenges?box=`,
 /// `GET /v1/challenges/{id}`, `PUT /v1/challenges/{id}/clip`, `POST /v1/challenges/{id}/cancel`.
 struct ChallengesController: Sendable {
     let store: FeedStore

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Agora's For You: `GET /v1/feed/for-you` ranked server-side (``ForYouRanking``), and
+/// For You: `GET /v1/feed/for-you` ranked server-side (``ForYouRanking``), and
 /// `POST /v1/feed/signals`, what the app saw, dwelt on, skipped and opened.
 struct ForYouController: Sendable {
     let store: FeedStore

@@ -4,7 +4,7 @@ import Hummingbird
 import MapClustering
 import ServiceHTTP
 
-/// Unum's map: `GET /v1/feed/map/clusters?minLat=&minLon=&maxLat=&maxLon=&zoom=` (the box as
+/// The map: `GET /v1/feed/map/clusters?minLat=&minLon=&maxLat=&maxLon=&zoom=` (the box as
 /// clusters and single posts at a zoom level, from the index ``MapIndexBuilder`` keeps) and
 /// `GET /v1/feed/map/posts?minLat=&minLon=&maxLat=&maxLon=&limit=&cursor=` (every post in the
 /// box, newest first, paged). A box may cross the antimeridian (`minLon > maxLon`). A clusters

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Agora's interactions with a post: `PUT`/`DELETE /v1/posts/{id}/like`, `PUT`/`DELETE
+/// Interactions with a post: `PUT`/`DELETE /v1/posts/{id}/like`, `PUT`/`DELETE
 /// /v1/posts/{id}/repost`, and the thread: `GET /v1/posts/{id}/replies`.
 struct PostInteractionsController: Sendable {
     let store: FeedStore

@@ -13,7 +13,7 @@ struct PostsController: Sendable {
     let clock: any WallClock
     let entropy: any Entropy
     var requireVerifiedPhone = false
-    /// Agora's recent App Attest assertion before posting (`feed.requireAttestation`); nil: off.
+    /// A recent App Attest assertion before posting (`feed.requireAttestation`); nil: off.
     var attestation: AttestationRequirement? = nil
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
@@ -24,7 +24,7 @@ struct PostsController: Sendable {
         routes.authenticated.delete("/v1/posts/:id/vote", use: removeVote)
     }
 
-    /// Publishes a post (``PostDraft``): Unum's photo at a place, or Agora's text with a link,
+    /// Publishes a post (``PostDraft``): a photo at a place, or text with a link,
     /// media and place, maybe answering or quoting a post; `@username`s that someone holds tell
     /// them (``Mentions``). Media must be the author's; a single
     /// photo may still be processing (others see the post once `media.ready` arrives), several

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// SkateHubba's spots: `POST /v1/spots`, `GET /v1/spots`, `GET`/`PATCH`/`DELETE /v1/spots/{id}`.
+/// Spots: `POST /v1/spots`, `GET /v1/spots`, `GET`/`PATCH`/`DELETE /v1/spots/{id}`.
 struct SpotsController: Sendable {
     let store: FeedStore
     let media: Lookup<MediaSummary>

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Agora's following feed, `GET /v1/feed/following`, and a user's posts,
+/// The following feed, `GET /v1/feed/following`, and a user's posts,
 /// `GET /v1/users/{id}/posts`.
 struct TimelineController: Sendable {
     let store: FeedStore

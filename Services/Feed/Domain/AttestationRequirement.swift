@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import ServiceHTTP
 
-/// Agora's rule that some actions (posting) need a recent App Attest assertion from the
+/// The rule that some actions (posting) need a recent App Attest assertion from the
 /// session: auth records when a session last made a valid one, and every service learns it
 /// with the session state. A session that asserted a moment ago may still be behind the
 /// token verifier's cached state, so a stale "no" is asked of auth once more before refusing.

@@ -3,7 +3,7 @@ import Foundation
 import ServiceHTTP
 import ServiceStore
 
-/// SkateHubba's challenge state machine (its §3), as rules over a status: every move the seed
+/// The challenge state machine, as rules over a status: every move the seed
 /// allows and nothing else. The store applies a move in the transaction that writes its event;
 /// a move that does not apply is refused (a request: 409 `CONFLICT`) or, for events and jobs
 /// that arrive twice, ignored.

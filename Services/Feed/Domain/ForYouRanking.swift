@@ -1,6 +1,6 @@
 import Foundation
 
-/// Agora's For You ranking ("all scoring happens server-side"): a candidate's score is its
+/// The For You ranking, all of it on the server: a candidate's score is its
 /// engagement, decayed by age, weighted by where it came from and by the reader's affinity for
 /// its author, with a small seeded jitter that reorders near-equals. The same candidates, time
 /// and seed always rank the same (the jitter hashes the seed and the post id with FNV-1a, not

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import ServiceHTTP
 
-/// A `POST /v1/posts` body checked: Unum's photo at a place or Agora's post, whichever it is,
+/// A `POST /v1/posts` body checked: a photo at a place or a post of words, whichever it is,
 /// with every rule that needs nothing but the body.
 struct PostDraft: Sendable, Equatable {
     /// The words, trimmed (nil: none).
@@ -20,7 +20,7 @@ struct PostDraft: Sendable, Equatable {
 
     init(_ body: CreatePostRequest) throws {
         if body.caption != nil, body.text != nil {
-            throw ServiceError.validation("Send the words once: `text` (or Unum's `caption`).")
+            throw ServiceError.validation("Send the words once: `text` or `caption`, not both.")
         }
         let words = (body.text ?? body.caption)?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let words, words.unicodeScalars.count > Self.maxTextLength {
@@ -28,7 +28,7 @@ struct PostDraft: Sendable, Equatable {
         }
         text = words?.isEmpty == true ? nil : words
         if body.mediaId != nil, body.mediaIds != nil {
-            throw ServiceError.validation("Send `mediaIds`, or Unum's single `mediaId`, not both.")
+            throw ServiceError.validation("Send `mediaIds` or a single `mediaId`, not both.")
         }
         let ids = body.mediaIds ?? body.mediaId.map { [$0] } ?? []
         guard ids.count <= Self.maxMedia else {

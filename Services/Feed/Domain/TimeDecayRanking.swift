@@ -1,6 +1,6 @@
 import Foundation
 
-/// Unum's ranked order for nearby posts: votes decayed by age. The seed names a "time-decay
+/// The ranked order for nearby posts: votes decayed by age. The seed names a "time-decay
 /// algorithm" without its formula; this is Hacker News's gravity, the best known one:
 ///
 ///     score = (upvotes − downvotes + 1) / (age in hours + 2)^1.8

@@ -14,7 +14,7 @@ enum ChallengeDeadline {
     }
 }
 
-/// SkateHubba's challenges: every move of ``ChallengeLifecycle`` in one transaction with its
+/// Head-to-head challenges: every move of ``ChallengeLifecycle`` in one transaction with its
 /// event and the challenge's next job.
 extension FeedStore {
     /// Stores a new challenge unless the creator made `policy.limit` within its window (429,

@@ -16,7 +16,7 @@ extension FeedStore {
                 "UPDATE post SET upvotes = upvotes - (SELECT COUNT(*) FROM vote WHERE vote.post_id = post.id AND vote.user_id = ?1 AND value > 0), downvotes = downvotes - (SELECT COUNT(*) FROM vote WHERE vote.post_id = post.id AND vote.user_id = ?1 AND value < 0) WHERE id IN (SELECT post_id FROM vote WHERE user_id = ?1)",
             arguments: [userID])
         try VoteRecord.filter(VoteRecord.Columns.userId == userID).deleteAll(db)
-        try eraseSocial(of: userID, in: db)
+        try eraseInteractions(of: userID, in: db)
         try KeywordMuteMirror.erase(userID: userID, in: db)
         try PostRecord.filter(PostRecord.Columns.authorId == userID).deleteAll(db)
         let challenges = ChallengeRecord.all().involving(userID)

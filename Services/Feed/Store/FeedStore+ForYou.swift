@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Agora's For You: candidates from three sources, ranked by ``ForYouRanking``, and the signals
+/// For You: candidates from three sources, ranked by ``ForYouRanking``, and the signals
 /// and affinities that feed it.
 extension FeedStore {
     /// How much one action moves a reader's affinity for an author.

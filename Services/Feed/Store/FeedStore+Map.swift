@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Unum's map: posts in a box, and what the cluster index is built from.
+/// The map: posts in a box, and what the cluster index is built from.
 extension FeedStore {
     /// Moves with every change that can put a post on the map, move it or take it off
     /// (`map_version`, kept by triggers on `post`).

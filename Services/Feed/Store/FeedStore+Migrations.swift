@@ -52,7 +52,7 @@ extension FeedStore {
         BlockMirror.registerMigration(
             &migrator, movingRowsFrom: (table: "block", migration: "feed.v3.blocks-to-kit-mirror"))
 
-        // SkateHubba's challenges: one row each, a clip per participant, a vote per voter,
+        // Challenges: one row each, a clip per participant, a vote per voter,
         // each user's standing.
         migrator.registerMigration("feed.v4.challenges") { db in
             try db.create(table: "challenge") { table in
@@ -120,7 +120,7 @@ extension FeedStore {
             }
         }
 
-        // SkateHubba's spots: each with its tags, photos, check-ins and one rating per user.
+        // Spots: each with its tags, photos, check-ins and one rating per user.
         migrator.registerMigration("feed.v5.spots") { db in
             try db.create(table: "spot") { table in
                 table.column("id", .text).primaryKey()
@@ -201,9 +201,9 @@ extension FeedStore {
                     SELECT author_id, COUNT(*) FROM post WHERE hidden_at IS NULL GROUP BY author_id
                     """)
         }
-        // Agora's posts: text with an optional link, media and place; replies, quotes, likes and
+        // Posts of words: text with an optional link, media and place; replies, quotes, likes and
         // reposts. `post` is rebuilt (SQLite cannot drop NOT NULL) keeping every row; a post
-        // needs a photo and a place only to be listed nearby (Unum's, unchanged).
+        // needs a photo and a place only to be listed nearby (as before).
         migrator.registerMigration("feed.v7.social-posts") { db in
             try db.create(table: "post_new") { table in
                 table.column("id", .text).primaryKey()

@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// SkateHubba's spots: places with photos, tags, check-ins and ratings. Public to everyone
+/// Spots: places with photos, tags, check-ins and ratings. Public to everyone
 /// signed in, except across a block with the spot's creator.
 extension FeedStore {
     /// A spot with what its reader needs.

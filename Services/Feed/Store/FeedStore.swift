@@ -5,7 +5,7 @@ import ServiceHTTP
 import ServiceStore
 
 /// The feed service's database: posts, votes, likes and reposts, the follow graph and the
-/// following timeline, SkateHubba's challenges and spots (and, through the kit, a copy of
+/// following timeline, challenges and spots (and, through the kit, a copy of
 /// blocks and the service's jobs).
 struct FeedStore: Sendable {
     let database: DatabasePool

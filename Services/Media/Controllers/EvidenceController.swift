@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Evidence (Transrify): `POST /v1/evidence/presign` → a presigned PUT URL and a key;
+/// Evidence: `POST /v1/evidence/presign` → a presigned PUT URL and a key;
 /// `PUT /v1/evidence/presigned/{id}` stores the bytes once; `POST /v1/evidence/finalize`
 /// checks the client's size and SHA-256 against the stored bytes and answers the evidence.
 /// Evidence never changes afterwards. Every step, and every view and export, is appended to a

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Presigned URLs (Unum, Transrify): time-limited, HMAC-signed, for one PUT of one object or
+/// Presigned URLs: time-limited, HMAC-signed, for one PUT of one object or
 /// for downloading one object, usable without a token.
 ///
 /// - `POST /v1/media/presign` (signed in) → a PUT URL bound to a new media id, its owner, a

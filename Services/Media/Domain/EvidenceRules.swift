@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import ServiceHTTP
 
-/// What evidence (Transrify) must look like, and who may read it.
+/// What evidence must look like, and who may read it.
 enum EvidenceRules {
     /// 1 to 100 letters, digits, `-` or `_`: the app's incident id, also part of the key.
     static func validateIncident(_ id: String) throws {

@@ -2,7 +2,7 @@ import CVips
 import Contracts
 import Foundation
 
-/// StreakSnap's milestone share card, drawn with libvips: a 1080×1920 PNG (an Instagram or
+/// A streak's milestone share card, drawn with libvips: a 1080×1920 PNG (an Instagram or
 /// TikTok story) with the style's vertical gradient, the count in large type, "DAY STREAK",
 /// both avatars (initials in a circle, until profiles carry pictures), both names, the day the
 /// run started and the watermark. Text goes through Pango (DejaVu Sans, from fontconfig).

@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Evidence and its custody log (Transrify).
+/// Evidence and its custody log.
 extension MediaStore {
     /// Appends a custody entry chained to the last one, in the caller's transaction.
     static func appendCustody(_ evidenceId: String, action: String, actor: String, at now: Date, in db: Database) throws

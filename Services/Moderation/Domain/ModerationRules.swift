@@ -6,7 +6,7 @@ import ServiceHTTP
 enum ModerationRules {
     static let reasonLength = 1...500
     static let statementLength = 1...1000
-    /// StreakSnap's seven days.
+    /// Seven days.
     static let defaultSuspensionHours = 168
     static let suspensionHours = 1...8760
     /// What `remove` can take away: every object, hidden by its owner (held media stays held),

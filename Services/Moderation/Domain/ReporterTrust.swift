@@ -7,7 +7,7 @@ import Foundation
 /// dismissed (or whose action an appeal reversed), and `base` is 0.5 for an account under
 /// seven days old that was made after what it reports was posted (the shape of accounts made
 /// to pile on), 1 otherwise. A reporter with no history weighs 1, so three ordinary reporters
-/// reach the default threshold of 3 (Unum's rule); two reporters with a good record (two
+/// reach the default threshold of 3; two reporters with a good record (two
 /// upheld each: 2) reach it together, while it takes six such fresh accounts, or twelve
 /// reporters whose reports are mostly dismissed, to hide anything.
 enum ReporterTrust {

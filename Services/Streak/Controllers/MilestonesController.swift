@@ -2,7 +2,7 @@ import Contracts
 import Hummingbird
 import ServiceHTTP
 
-/// `GET /v1/streaks/{id}/milestone-data` (what StreakSnap's share card shows: the count, the
+/// `GET /v1/streaks/{id}/milestone-data` (what a share card shows: the count, the
 /// run's first day, both of the pair, the milestones reached and the next one) and `POST
 /// /v1/streaks/{id}/share-card` (the card itself, drawn by media as a 1080×1920 PNG in one of
 /// the seed's four styles, kept as the reader's media, with a presigned GET URL, and kept by

@@ -49,7 +49,7 @@ struct PromptsController: Sendable {
         let day = try await date(context, of: user.userID, at: now)
         // Checked last: a request that is wrong anyway says what is wrong with it.
         guard user.premium else {
-            throw ServiceError(.premiumRequired, "Custom prompts are a StreakSnap Pro feature.")
+            throw ServiceError(.premiumRequired, "Custom prompts come with a subscription.")
         }
         let record = CustomPromptRecord(
             userId: user.userID, localDate: day.description, text: text, emoji: emoji, createdAt: now)

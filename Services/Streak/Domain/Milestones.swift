@@ -1,6 +1,6 @@
 import Contracts
 
-/// StreakSnap's milestones and achievements.
+/// Streak milestones and achievements.
 enum Milestones {
     /// The counts that make a `streak_milestone` notification and a share card.
     static let counts = [7, 14, 30, 50, 100, 200, 365]

@@ -41,7 +41,7 @@ struct PromptBook: Sendable, Equatable {
         init(_ description: String) { self.description = description }
     }
 
-    /// The built-in list: 17 prompts in each of StreakSnap's six categories, interleaved.
+    /// The built-in list: 17 prompts in each of six categories, interleaved.
     static let builtIn: PromptBook = {
         let categories: [(String, String, [String])] = [
             (

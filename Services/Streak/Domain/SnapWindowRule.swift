@@ -1,6 +1,6 @@
 import Foundation
 
-/// StreakSnap's daily snap window: two hours a day, drawn at random once per user and local
+/// The daily snap window: two hours a day, drawn at random once per user and local
 /// day, starting no earlier than the user's earliest hour (the seed's `NotificationWindowStart`)
 /// and no later than 21:30, so that with its grace it ends on the same day. Snaps are accepted
 /// from 30 minutes before it opens until 30 minutes after it closes.

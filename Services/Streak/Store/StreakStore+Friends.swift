@@ -7,7 +7,7 @@ import ServiceStore
 
 /// Friends: the people a user has a streak with that no block or unfriending ended.
 extension StreakStore {
-    /// Active streaks StreakSnap's free plan may hold at once (Pro lifts the limit).
+    /// Active streaks the free plan may hold at once (a subscription lifts the limit).
     static let freeActiveStreaks = 3
 
     /// `user`'s friends, newest friendship first, each with their streak as it stands now and
@@ -30,7 +30,7 @@ extension StreakStore {
         guard try !premium && isAtStreakLimit(user, in: db) else { return }
         throw ServiceError(
             .streakLimitReached,
-            "The free plan holds \(freeActiveStreaks) active streaks; StreakSnap Pro makes it unlimited.")
+            "The free plan holds \(freeActiveStreaks) active streaks; a subscription makes it unlimited.")
     }
 
     /// Whether `user` holds the free plan's active streaks already.

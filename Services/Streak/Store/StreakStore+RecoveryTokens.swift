@@ -5,7 +5,7 @@ import ServiceHTTP
 import ServiceStore
 
 /// Recovery tokens: a ledger per user. Tokens are bought (RevenueCat, through auth), earned
-/// (one each for both of a pair at every 30 days of their streak) and, for StreakSnap Pro,
+/// (one each for both of a pair at every 30 days of their streak) and, for subscribers,
 /// three a calendar month (UTC), credited the first time a Pro user reads or spends tokens
 /// that month.
 extension StreakStore {

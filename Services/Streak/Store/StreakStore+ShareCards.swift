@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// The milestone cards users made and where they shared them (StreakSnap's share analytics).
+/// The milestone cards users made and where they shared them (share analytics).
 extension StreakStore {
     /// Keeps `card`, which `user` made of their streak `streakID`; the card with its id. Nil
     /// when the streak is no longer theirs (ended with a deleted friend while it was drawn).

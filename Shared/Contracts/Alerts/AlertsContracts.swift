@@ -4,7 +4,7 @@ import Foundation
 public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case friendRequest = "friend_request"
     case friendAccepted = "friend_accepted"
-    // StreakSnap
+    // Streaks
     case dailyWindow = "daily_window"
     case windowClosing = "window_closing"
     case streakAtRisk = "streak_at_risk"
@@ -12,29 +12,29 @@ public enum NotificationType: String, Codable, Sendable, CaseIterable {
     case streakSnap = "streak_snap"
     case streakMilestone = "streak_milestone"
     case nudge
-    // SkateHubba
+    // Challenges and spots
     case challengeReceived = "challenge_received"
     case opponentUploaded = "opponent_uploaded"
     case votingRequested = "voting_requested"
     case resultPosted = "result_posted"
     case newFollower = "new_follower"
     case spotNearby = "spot_nearby"
-    // SkateHubba's activity types besides those: each follows one of the six preferences.
+    // Challenges' activity types besides those: each follows one of the six preferences.
     case challengeAccepted = "challenge_accepted"
     case votingStarted = "voting_started"
     case challengeWon = "challenge_won"
     case challengeLost = "challenge_lost"
     case spotUnlocked = "spot_unlocked"
-    // Agora
+    // Engagement and direct messages
     case like
     case reply
     case repost
     case mention
-    /// Agora's direct messages: one per message, and one when a stranger's first message lands
+    /// Direct messages: one per message, and one when a stranger's first message lands
     /// in requests.
     case message
     case messageRequest = "message_request"
-    // Transrify
+    // Duress alerts
     case duressAlert = "duress_alert"
     case duressAcknowledged = "duress_acknowledged"
     case duressCleared = "duress_cleared"

@@ -6,7 +6,7 @@ public enum PushProvider: String, Codable, Sendable, CaseIterable {
     case apns
     /// Firebase Cloud Messaging HTTP v1 (Android, and iOS apps using Firebase).
     case fcm
-    /// Expo's push service (React Native apps on Expo: StreakSnap).
+    /// Expo's push service (React Native apps on Expo).
     case expo
 }
 
@@ -24,9 +24,9 @@ public struct DeviceRegistration: Codable, Sendable, Equatable {
     public var bundleId: String?
     /// APNs only, required there.
     public var environment: APNsEnvironment?
-    /// `ios` or `android` (SkateHubba's FCM tokens carry it); optional.
+    /// `ios` or `android` (apps registering FCM tokens send it); optional.
     public var platform: String?
-    /// The app's own id for the installation (SkateHubba's `deviceId`); a new token for the same
+    /// The app's own id for the installation (`deviceId`); a new token for the same
     /// installation replaces the old one.
     public var deviceId: String?
 
@@ -68,7 +68,7 @@ public struct Device: Codable, Sendable, Equatable {
     /// Whether it belongs to the session making the request.
     public var currentSession: Bool
     public var createdAt: Date
-    /// The last time the app registered this token (SkateHubba's `lastRefreshed`).
+    /// The last time the app registered this token.
     public var lastRefreshedAt: Date
 
     enum CodingKeys: String, CodingKey {

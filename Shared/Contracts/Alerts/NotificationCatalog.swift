@@ -18,7 +18,7 @@ public struct NotificationKind: Sendable {
     /// The deep link template the app opens, from the seed that names it.
     public let link: String?
     /// The type whose push preference decides this one's, when that is another type
-    /// (SkateHubba's activity types follow its six preferences); nil: its own.
+    /// (challenges' activity types follow their six preferences); nil: its own.
     public var governedBy: NotificationType? = nil
 
     /// The type a user's push choice for this one is stored under.
@@ -42,7 +42,7 @@ public enum NotificationCatalog {
             type: .friendAccepted, event: FriendRequestAccepted.eventType, critical: false, pushByDefault: true,
             title: "Friend request accepted", body: "{actor} accepted: your streak starts today",
             link: "/streaks/{streakId}"),
-        // StreakSnap's NotificationService, with its copy.
+        // Streaks, with the copy their app's notifications use.
         NotificationKind(
             type: .dailyWindow, event: StreakWindowOpened.eventType, critical: false, pushByDefault: true,
             title: "📸 Time to snap!", body: "{prompt} — {partner} is waiting!", link: "/camera"),
@@ -69,7 +69,7 @@ public enum NotificationCatalog {
             type: .nudge, event: StreakNudged.eventType, critical: false, pushByDefault: true,
             title: "👉 {actor} nudged you",
             body: "Your streak with {actor} is waiting for today's snap", link: "/streaks/{streakId}"),
-        // SkateHubba: its six preferences are types of their own; its activity types follow
+        // Challenges and spots: their six preferences are types of their own; its activity types follow
         // one of them. Deep links are the seed's.
         NotificationKind(
             type: .challengeReceived, event: ChallengeCreated.eventType, critical: false, pushByDefault: true,
@@ -105,7 +105,7 @@ public enum NotificationCatalog {
             type: .newFollower, event: UserFollowed.eventType, critical: false, pushByDefault: true,
             title: "New follower",
             body: "{actor} followed you", link: "/profile/{userId}"),
-        // Agora: the post acted on opens.
+        // Engagement: the post acted on opens.
         NotificationKind(
             type: .like, event: PostLiked.eventType, critical: false, pushByDefault: true, title: "New like",
             body: "{actor} liked your post", link: "/posts/{postId}"),
@@ -118,7 +118,7 @@ public enum NotificationCatalog {
         NotificationKind(
             type: .mention, event: PostMentioned.eventType, critical: false, pushByDefault: true,
             title: "New mention", body: "{actor} mentioned you", link: "/posts/{postId}"),
-        // Agora's direct messages (made by alerts itself): the conversation opens.
+        // Direct messages (made by alerts itself): the conversation opens.
         NotificationKind(
             type: .message, event: nil, critical: false, pushByDefault: true, title: "{actor}",
             body: "{preview}", link: "/messages/{conversationId}"),
@@ -132,7 +132,7 @@ public enum NotificationCatalog {
             type: .spotUnlocked, event: SpotUnlocked.eventType, critical: false, pushByDefault: true,
             title: "Spot unlocked",
             body: "You checked in at {spot} for the first time", link: "/spots/{spotId}", governedBy: .spotNearby),
-        // Transrify: a colleague in duress is never held back.
+        // Duress: a colleague in duress is never held back.
         NotificationKind(
             type: .duressAlert, event: nil, critical: true, pushByDefault: true, title: "Nearby Duress Alert",
             body: "Customer {customerRef} needs help", link: "/alerts/{alertId}"),

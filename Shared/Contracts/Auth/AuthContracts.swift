@@ -43,7 +43,7 @@ public struct PublicProfile: Codable, Sendable, Equatable {
     public var id: String
     public var username: String?
     public var displayName: String
-    /// Agora's bio: up to 160 characters, absent until written.
+    /// A bio: up to 160 characters, absent until written.
     public var bio: String?
     /// The square 300×300 thumbnail of the user's avatar photo (`PUT /v1/me/avatar`), absent
     /// until one is set.
@@ -71,7 +71,7 @@ public struct PublicProfile: Codable, Sendable, Equatable {
     }
 }
 
-/// The per-app numbers on a public profile: StreakSnap's streaks and SkateHubba's challenge
+/// The per-app numbers on a public profile: streaks and challenge
 /// standing, each absent until the user has one.
 public struct ProfileStats: Codable, Sendable, Equatable {
     public var streak: StreakProfileStats?

@@ -85,7 +85,7 @@ public struct RecoveryTokensPurchased: DomainEvent, Equatable {
     }
 }
 
-// MARK: - Phone verification (Agora)
+// MARK: - Phone verification
 
 /// `POST /v1/me/phone/verification`: send a code to this number.
 public struct PhoneVerificationStart: Codable, Sendable {

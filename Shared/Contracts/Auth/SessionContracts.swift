@@ -8,9 +8,9 @@ public enum Role: String, Codable, Sendable, CaseIterable, Hashable {
     case moderator
     /// Runs the deployment: tenants, roles, everything a moderator does.
     case admin
-    /// Enrols and resets a tenant's customers and clears its incidents (Transrify).
+    /// Enrols and resets a tenant's customers and clears its incidents.
     case tenantAdmin = "tenant_admin"
-    /// Sees and clears a tenant's duress incidents (Transrify).
+    /// Sees and clears a tenant's duress incidents.
     case tenantResponder = "tenant_responder"
 
     /// Whether the role is held for one tenant rather than the whole deployment.
@@ -79,7 +79,7 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var tenantId: String?
     /// The customer reference of a PIN customer's session.
     public var customerRef: String?
-    /// When the session last made a valid App Attest assertion (Agora).
+    /// When the session last made a valid App Attest assertion.
     public var attestedAt: Date?
     /// Until when a moderator suspended the user (absent when they are not suspended): until
     /// then the user may read but not change anything (`ACCOUNT_SUSPENDED`).

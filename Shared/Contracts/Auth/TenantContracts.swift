@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - Tenants (admins)
 
-/// A Transrify organisation: its customers sign in with a reference and a PIN.
+/// An organisation (a tenant): its customers sign in with a reference and a PIN.
 public struct Tenant: Codable, Sendable, Equatable {
     public enum Status: String, Codable, Sendable { case active, suspended }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where a SkateHubba challenge is, in the seed's order:
+/// Where a challenge is, in order:
 /// `created → creator_uploading → creator_ready → opponent_uploading → both_ready → voting →
 /// completed`, or `expired` (its deadline passed before both clips were ready) or `cancelled`
 /// (by a participant, before both clips were ready). A rejected clip moves the challenge back

@@ -1,12 +1,12 @@
 import Foundation
 
-/// `POST /v1/posts`: Unum's photo at a place (`mediaId`, `latitude`, `longitude`, an optional
-/// `caption`), or Agora's post: `text` with an optional `linkURL`, media (`mediaIds`, or
+/// `POST /v1/posts`: a photo at a place (`mediaId`, `latitude`, `longitude`, an optional
+/// `caption`), or a post of words: `text` with an optional `linkURL`, media (`mediaIds`, or
 /// `mediaId`) and place; `replyTo` answers a post, `quoteOf` quotes one.
 public struct CreatePostRequest: Codable, Sendable {
-    /// A media object of the author's (Unum: required, `ready` or still processing).
+    /// A media object of the author's (for a photo at a place: required, `ready` or still processing).
     public var mediaId: String?
-    /// Unum's name for the words; the same as `text`.
+    /// Another name for the words (photo-map clients send it); the same as `text`.
     public var caption: String?
     /// Up to 500 characters.
     public var text: String?
@@ -71,11 +71,11 @@ public struct Post: Codable, Sendable, Equatable {
     public var authorId: String
     /// The first photo or video, if any.
     public var mediaId: String?
-    /// Unum's name for `text` (absent when there are no words).
+    /// `text` again, under the name photo-map clients read (absent when there are no words).
     public var caption: String?
     public var latitude: Double?
     public var longitude: Double?
-    /// `upvotes - downvotes` (Unum's votes).
+    /// `upvotes - downvotes`.
     public var score: Int
     public var upvotes: Int
     public var downvotes: Int

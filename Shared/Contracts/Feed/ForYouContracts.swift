@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a reader's app tells of a post it showed (Agora's `SignalCollector`).
+/// What a reader's app tells of a post it showed.
 public enum FeedSignalKind: String, Codable, Sendable, CaseIterable {
     /// Shown on screen: not offered in For You again today.
     case seen

@@ -15,7 +15,7 @@ public struct MapBox: Codable, Sendable, Equatable {
     }
 }
 
-/// Several posts shown as one marker at a zoom level (Unum's map).
+/// Several posts shown as one marker at a zoom level.
 public struct MapCluster: Codable, Sendable, Equatable {
     /// Stable while the cluster keeps its first post: `c<zoom formed>-<post id>`.
     public var id: String

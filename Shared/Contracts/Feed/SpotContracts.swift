@@ -1,6 +1,6 @@
 import Foundation
 
-/// How hard a spot is, in SkateHubba's words.
+/// How hard a spot is, in skaters' words.
 public enum SpotDifficulty: String, Codable, Sendable, CaseIterable {
     case beginner
     case intermediate

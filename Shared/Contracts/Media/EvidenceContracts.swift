@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a piece of evidence is (Transrify).
+/// What a piece of evidence is.
 public enum EvidenceKind: String, Codable, Sendable, CaseIterable {
     case video = "VIDEO"
     case audio = "AUDIO"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// StreakSnap's four share-card backgrounds.
+/// The four share-card backgrounds.
 public enum ShareCardStyle: String, Codable, Sendable, CaseIterable {
     /// #FF6B35 → #FF3D00 (the default).
     case orange
@@ -81,7 +81,7 @@ public struct ShareCard: Codable, Sendable, Equatable {
     }
 }
 
-/// Where a card went (StreakSnap's share buttons; `general` for save, copy link and the rest).
+/// Where a card went (an app's share buttons; `general` for save, copy link and the rest).
 public enum SharePlatform: String, Codable, Sendable, CaseIterable {
     case instagram
     case tiktok

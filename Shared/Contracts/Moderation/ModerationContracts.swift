@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why something is reported (Unum's and StreakSnap's reasons).
+/// Why something is reported.
 public enum ReportReason: String, Codable, Sendable, CaseIterable {
     case inappropriate, spam, harassment, other
 }
@@ -8,7 +8,7 @@ public enum ReportReason: String, Codable, Sendable, CaseIterable {
 /// What can be reported: every kind of object someone else made.
 public enum ReportTargetType: String, Codable, Sendable, CaseIterable {
     case user, post, reply, snap
-    /// A SkateHubba challenge clip, named by its media id.
+    /// A challenge clip, named by its media id.
     case challengeClip = "challenge_clip"
     case spot, message
     /// A photo or video screening held for review (moderators' queue only: people report

@@ -51,7 +51,7 @@ public struct ModerationActionCreate: Codable, Sendable {
     public var action: ModerationActionKind
     /// Why, 1 to 500 characters; the user is told it.
     public var reason: String
-    /// For `suspend`: how long, 1 to 8760 hours (default 168, StreakSnap's seven days).
+    /// For `suspend`: how long, 1 to 8760 hours (default 168: seven days).
     public var durationHours: Int?
 
     enum CodingKeys: String, CodingKey { case targetType, targetId, action, reason, durationHours }

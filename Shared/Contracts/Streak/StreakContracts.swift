@@ -337,7 +337,7 @@ public enum RecoveryTransactionType: String, Codable, Sendable, CaseIterable {
     case earned
     /// A bought pack (RevenueCat).
     case purchased
-    /// StreakSnap Pro's three tokens for a calendar month (UTC).
+    /// A subscriber's three tokens for a calendar month (UTC).
     case monthly
     /// Spent on a recovery.
     case used

@@ -143,7 +143,7 @@ public struct MilestoneData: Codable, Sendable, Equatable {
     }
 }
 
-/// One of StreakSnap's achievements and whether the reader has it.
+/// One of the streak achievements and whether the reader has it.
 public struct Achievement: Codable, Sendable, Equatable {
     /// `7_day_warrior`, `30_day_legend`, `100_day_immortal`, `first_recovery`, `prompt_master`.
     public var id: String
@@ -187,7 +187,7 @@ public struct StreakStats: Codable, Sendable, Equatable {
     }
 }
 
-/// The streak numbers a public profile shows (StreakSnap's stats cards), as streak answers
+/// The streak numbers a public profile shows (the stats cards), as streak answers
 /// auth at each read (`GET /internal/streak-stats/{id}`): never the user's tokens or
 /// achievements.
 public struct StreakProfileStats: Codable, Sendable, Equatable {

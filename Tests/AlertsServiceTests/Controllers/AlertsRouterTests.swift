@@ -210,7 +210,7 @@ import Testing
             #expect(try again.json(Device.self).id == device.id)
             #expect(try again.json(Device.self).lastRefreshedAt > device.lastRefreshedAt)
 
-            // FCM with SkateHubba's fields, from Alice's other session, and StreakSnap's Expo route.
+            // FCM with a platform and device id, from Alice's other session, and the Expo push-token route.
             harness.clock.advance(by: 1)
             let fcm = DeviceRegistration(provider: .fcm, token: Self.fcmToken, platform: "android", deviceId: "pixel-1")
             #expect(try await client.post("/v1/devices", fcm, token: alicePad).status == .created)
@@ -247,7 +247,7 @@ import Testing
             #expect(try await client.request(.delete, "/v1/devices/\(bobsDevice)", token: bob).status == .noContent)
             #expect(try await client.get("/v1/devices", token: bob).json(Page<Device>.self).items.isEmpty)
 
-            // StreakSnap's DELETE removes this session's Expo token only.
+            // The push-token DELETE removes this session's Expo token only.
             #expect(try await client.request(.delete, "/v1/me/push-token", token: alice).status == .noContent)
             listed = try await client.get("/v1/devices", token: alice).json(Page<Device>.self).items
             #expect(listed.map(\.provider) == [.fcm])
@@ -388,7 +388,7 @@ import Testing
         #expect(types.count == Set(types).count)
         #expect(Set(types) == Set(NotificationType.allCases))
         #expect(NotificationCatalog.kinds.filter(\.critical).map(\.type) == [.duressAlert])
-        // SkateHubba's table of deep links.
+        // The challenges' table of deep links.
         let links = Dictionary(uniqueKeysWithValues: NotificationCatalog.kinds.map { ($0.type, $0.link) })
         #expect(links[.opponentUploaded] == "/challenge/{challengeId}/playback")
         #expect(links[.votingRequested] == "/challenge/{challengeId}/vote")
@@ -492,7 +492,7 @@ import Testing
                 NotificationPreferences(push: ["new_follower": true, "horoscope": false]), token: alice)
             #expect(unknown.status == .badRequest)
             #expect(unknown.error?.message.contains("horoscope") == true)
-            // SkateHubba's activity types follow its six preferences: set the preference.
+            // Challenge activity types follow their six preferences: set the preference.
             let governed = try await client.send(
                 .put, "/v1/me/notification-preferences", NotificationPreferences(push: ["challenge_won": false]),
                 token: alice)

@@ -10,7 +10,7 @@ import Testing
 
 @testable import AlertsService
 
-/// Transrify's duress alerts in alerts: the alert id a session locates, colleagues finding open
+/// Duress alerts in alerts: the alert id a session locates, colleagues finding open
 /// alerts around them, acknowledgements (PUSH, INAPP, NFC), tenants kept apart.
 @Suite struct DuressAlertsTests {
     static let tenant = "7e7a0000-0000-4000-8000-000000000001"

@@ -13,7 +13,7 @@ import Testing
 
 @testable import AuthService
 
-/// StreakSnap's subscription webhook and Agora's phone verification.
+/// The subscription webhook and phone verification.
 @Suite struct EntitlementAndPhoneTests {
     static let secret = "rc-webhook-secret"
 

@@ -11,7 +11,7 @@ import Testing
 
 @testable import AuthService
 
-/// Transrify: tenants, customers, PIN sign-in with a silent duress PIN, incidents, throttling.
+/// Tenants, customers, PIN sign-in with a silent duress PIN, incidents, throttling.
 @Suite struct PinSessionTests {
     /// A tenant with an admin and a responder, ready for customers.
     struct TenantSetup {

@@ -200,7 +200,7 @@ import Testing
                 try await client.get("/v1/users/by-username/kai_r", token: leo).json(PublicProfile.self).counts
                     == ProfileCounts(followers: 3, following: 4, posts: 5))
 
-            // SkateHubba's standing comes with the counts, once there is one.
+            // The challenge standing comes with the counts, once there is one.
             #expect(
                 try await client.get("/v1/users/\(kaiID)", token: leo).json(PublicProfile.self).stats == ProfileStats())
             let standing = ChallengeStats(

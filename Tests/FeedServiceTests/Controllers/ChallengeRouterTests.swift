@@ -10,7 +10,7 @@ import Testing
 
 @testable import FeedService
 
-/// SkateHubba's challenges through feed's router: every move, every read rule, the limits.
+/// Challenges through feed's router: every move, every read rule, the limits.
 @Suite struct ChallengeRouterTests {
     static let alice = "00000000-0000-4000-8000-00000000000a"
     static let bob = "00000000-0000-4000-8000-00000000000b"

@@ -7,7 +7,7 @@ import Testing
 
 @testable import FeedService
 
-/// Unum's map through feed's router: clusters of a box at a zoom, posts in a box, and what
+/// The map through feed's router: clusters of a box at a zoom, posts in a box, and what
 /// hiding and blocking do to both.
 extension FeedRouterTests {
     func withMap(

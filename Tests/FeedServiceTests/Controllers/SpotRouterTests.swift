@@ -10,7 +10,7 @@ import Testing
 
 @testable import FeedService
 
-/// SkateHubba's spots through feed's router: who may change one, lists near a point and by
+/// Spots through feed's router: who may change one, lists near a point and by
 /// tag and difficulty, check-ins within reach, ratings, the daily limit, blocks and erasure.
 @Suite struct SpotRouterTests {
     static let alice = "00000000-0000-4000-8000-00000000000a"

@@ -10,7 +10,7 @@ import Testing
 
 @testable import FeedService
 
-/// Agora's posts through feed's router: text with a link and media, threads, likes, reposts and
+/// Posts of words through feed's router: text with a link and media, threads, likes, reposts and
 /// quotes, deleting one's own, and the following feed written ahead.
 @Suite struct ThreadsRouterTests {
     static let alice = "00000000-0000-4000-8000-00000000000a"
@@ -106,7 +106,7 @@ import Testing
         try await client.request(method, path, token: try await harness.token(for: user, session: user + "/app"))
     }
 
-    @Test func aPostIsTextWithALinkMediaAndAPlaceOrUnumsPhotoAndBadOnesChangeNothing() async throws {
+    @Test func aPostIsTextWithALinkMediaAndAPlaceOrAPhotoAtAPlaceAndBadOnesChangeNothing() async throws {
         try await withFeed { harness, client, _, _ in
             let created = try await post(
                 harness, client,
@@ -126,7 +126,7 @@ import Testing
             #expect(agora.likeCount == 0 && agora.replyCount == 0 && !agora.liked && agora.deleted == nil)
             #expect(
                 try harness.outboxEvents(MediaAttached.self).map(\.mediaId) == [Self.mediaID(2), Self.mediaID(1)])
-            // Words alone, and Unum's photo at a place, as before.
+            // Words alone, and a photo at a place, as before.
             let words = try await post(harness, client, CreatePostRequest(text: "Just words")).json(Post.self)
             #expect(words.mediaId == nil && words.mediaIds == nil && words.text == "Just words")
             let unum = try await post(

@@ -5,7 +5,7 @@ import Testing
 
 @testable import FeedService
 
-/// Every move of SkateHubba's state machine from every status: the seed's moves and no other.
+/// Every move of the challenge state machine from every status: the specified moves and no other.
 @Suite struct ChallengeLifecycleTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 

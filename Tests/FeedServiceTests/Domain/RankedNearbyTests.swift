@@ -7,7 +7,7 @@ import Testing
 
 @testable import FeedService
 
-/// Unum's ranked nearby: votes decayed by age, and pages that neither repeat nor skip a post
+/// Ranked nearby: votes decayed by age, and pages that neither repeat nor skip a post
 /// when votes arrive between them.
 extension FeedRouterTests {
     @Test func theTimeDecayOrdersFreshVotesAboveOldOnes() {

@@ -79,7 +79,7 @@ import Testing
             }
             #expect(readmitted)
 
-            // Transrify's spelling of the channel, with its tenant key: the same stream.
+            // The duress alerts' spelling of the channel, with its tenant key: the same stream.
             let transrify = LiveSocket(
                 url: ws + "/v1/alerts/stream?tenantKey=tk_live&after=\(envelope.id.uuidString.lowercased())",
                 token: alice.accessToken)
@@ -174,7 +174,7 @@ import Testing
         #expect(LiveStreamGate.parameter("after", in: "after=abc-1") == "abc-1")
         #expect(LiveStreamGate.parameter("after", in: "x=1&after=a%26limit%3D9") == "a%26limit%3D9")
         #expect(LiveStreamGate.parameter("after", in: "before=1") == nil)
-        // A Transrify responder's position goes along; the tenant key and anything else stay.
+        // A duress responder's position goes along; the tenant key and anything else stay.
         #expect(
             LiveStreamGate.hopQuery("tenantKey=tk_1&lon=-0.12&lat=51.5&after=n-1&limit=9")
                 == "?after=n-1&lat=51.5&lon=-0.12")

@@ -12,7 +12,7 @@ import Testing
 
 @testable import MediaService
 
-/// Transrify's evidence: presign, PUT once, finalize against size and SHA-256, read only by
+/// Evidence: presign, PUT once, finalize against size and SHA-256, read only by
 /// the tenant's responders, every step in a hash-chained custody log.
 @Suite struct EvidenceTests {
     static let customer = "00000000-0000-4000-8000-0000000000c1"

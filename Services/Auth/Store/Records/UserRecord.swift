@@ -22,7 +22,7 @@ struct UserRecord: ServiceRecord {
     var username: String? = nil
     var usernameKey: String? = nil
     var usernameChangedAt: Date? = nil
-    /// Agora's bio, up to 160 characters.
+    /// The profile's bio, up to 160 characters.
     var bio: String? = nil
     /// The user's own photo shown as their avatar (media holds a public reference to it).
     var avatarMediaId: String? = nil

@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// A row of `post`: Unum's photo at a place, or Agora's text with an optional link, media and
+/// A row of `post`: a photo at a place, or text with an optional link, media and
 /// place, maybe a reply (`parentId`, `rootId`) or a quote (`quoteOf`). The counts (`upvotes`,
 /// `downvotes`, `likeCount`, `replyCount`, `repostCount`) are kept in the transaction of each
 /// action that changes them.
@@ -15,7 +15,7 @@ struct PostRecord: ServiceRecord {
     var authorId: String
     /// The first photo or video (the others are in `post_media`).
     var mediaId: String?
-    /// The words: Unum's caption, Agora's text.
+    /// The words (sent as `text`, or as `caption` with a photo at a place).
     var caption: String?
     var latitude: Double?
     var longitude: Double?

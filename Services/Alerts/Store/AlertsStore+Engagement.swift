@@ -4,8 +4,9 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Agora's social events. Following, liking or reposting again after taking it back tells the
-/// user once a day per actor (and post), however often it churns.
+/// Engagement events: follows, likes, reposts, replies and mentions. Following, liking or
+/// reposting again after taking it back tells the user once a day per actor (and post), however
+/// often it churns.
 extension AlertsStore {
     /// How long one actor's repeated follow, like or repost makes one notification.
     static let churnWindow: TimeInterval = 86400

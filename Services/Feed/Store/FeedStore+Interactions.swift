@@ -4,7 +4,7 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// Agora's actions on posts: likes, reposts, deleting one's own post, a thread's replies and a
+/// What people do with posts: likes, reposts, deleting one's own post, a thread's replies and a
 /// user's posts. Every count changes in the transaction of its action.
 extension FeedStore {
     /// A post `viewer` may act on: one they may see, neither hidden nor deleted.
@@ -154,7 +154,7 @@ extension FeedStore {
 extension FeedStore {
     /// At a deletion, before the user's posts go: their likes and reposts leave others' counts,
     /// and their posts and reposts leave every timeline, as does their own.
-    static func eraseSocial(of user: String, in db: Database) throws {
+    static func eraseInteractions(of user: String, in db: Database) throws {
         for statement in [
             "UPDATE post SET like_count = like_count - 1 WHERE id IN (SELECT post_id FROM post_like WHERE user_id = ?1)",
             "UPDATE post SET repost_count = repost_count - 1 WHERE id IN (SELECT post_id FROM repost WHERE user_id = ?1)",
