@@ -60,12 +60,10 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     ).addRoutes(to: routes)
     MediaController(store: store, intake: intake, maxPhotoBytes: settings.maxPhotoBytes, entropy: entropy)
         .addRoutes(to: routes)
-    PresignController(
-        store: store, intake: intake, presigner: presigner, settings: settings, clock: clock, entropy: entropy
-    ).addRoutes(to: routes)
-    EvidenceController(
-        store: store, intake: intake, presigner: presigner, settings: settings, clock: clock, entropy: entropy
-    ).addRoutes(to: routes)
+    let presigned = PresignedObjects(
+        store: store, intake: intake, presigner: presigner, settings: settings, clock: clock, entropy: entropy)
+    PresignController(shared: presigned).addRoutes(to: routes)
+    EvidenceController(shared: presigned).addRoutes(to: routes)
     // Resumable uploads, by tus and by the IETF draft: the same records, files, limits and writer.
     let uploads = UploadRegistry(store: store, files: files, settings: settings, clock: clock, entropy: entropy)
     let appender = UploadAppender(store: store, files: files, intake: intake, locks: UploadLocks(), entropy: entropy)
@@ -92,4 +90,16 @@ func makeBlobStore(_ settings: MediaSettings, clock: any WallClock) throws -> Bl
         signer: S3Signer(accessKeyID: s3.accessKeyID, secretAccessKey: s3.secretAccessKey, region: s3.region),
         location: s3.location, clock: clock)
     return try BlobStore(stagingIn: settings.blobDirectory, backend: backend)
+}
+
+/// What the controllers that hand out and take presigned URLs (media's and evidence's) share:
+/// the store, the intake that checks and keeps bytes, the presigner, the settings, the clock and
+/// randomness.
+struct PresignedObjects: Sendable {
+    let store: MediaStore
+    let intake: MediaIntake
+    let presigner: Presigner
+    let settings: MediaSettings
+    let clock: any WallClock
+    let entropy: any Entropy
 }

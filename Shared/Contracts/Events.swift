@@ -34,6 +34,12 @@ extension DomainEvent {
     public static var deliversOnNextPoll: Bool { false }
 }
 
+/// The name of one of several events that share a payload's shape: the `Kind` of a generic
+/// payload (``AccountSanction``, ``BlockChange``), each kind its own event type.
+public protocol EventName: Sendable {
+    static var eventType: EventType { get }
+}
+
 /// What is sent to `POST /internal/events` on a subscriber.
 public struct EventEnvelope<Payload: Codable & Sendable>: Codable, Sendable {
     /// Unique per event; subscribers apply each id at most once.

@@ -23,6 +23,17 @@ enum TestMedia {
         try await harness.test(parts) { client in try await body(harness, client) }
     }
 
+    /// The same, with the router's media processor (and through it the store).
+    static func withParts(
+        _ config: [String: String] = [:],
+        _ body: @escaping @Sendable (ServiceHarness, MediaProcessor, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let harness = try ServiceHarness(.media, config: config)
+        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        let processor = try processor(parts)
+        try await harness.test(parts) { client in try await body(harness, processor, client) }
+    }
+
     /// A real 64×48 HEIC photo, encoded by libvips (libheif) from the test JPEG.
     static func heic() throws -> Data { try encoded(TestImages.jpeg(), with: "heifsave") }
 

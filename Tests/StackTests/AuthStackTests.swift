@@ -14,17 +14,7 @@ import Testing
 /// (push devices included).
 @Suite(.serialized) struct AuthStackTests {
     @Test func duressRotationGuestsAndLogoutAcrossTheStack() async throws {
-        let stack = try await Stack.start(publicTLS: false)
-        do {
-            try await exercise(stack)
-        } catch {
-            for name in ServiceName.executables {
-                print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(30).joined(separator: "\n"))
-            }
-            await stack.stop()
-            throw error
-        }
-        await stack.stop()
+        try await Stack.start(publicTLS: false).run(lines: 30) { try await exercise($0) }
     }
 
     func exercise(_ stack: Stack) async throws {

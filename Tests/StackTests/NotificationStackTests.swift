@@ -38,23 +38,20 @@ extension StackTests {
             environment: Dictionary(
                 uniqueKeysWithValues: settings.map { (ConfigKeys.environmentName($0.key), $0.value) }))
         do {
-            let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
-            try await NotificationFlow(flow: flow, fake: fake).run()
-            try await StreakStoryFlow(flow: flow, fake: fake).run()
-            try await DuressStoryFlow(flow: flow, fake: fake).run()
-            try await SkateHubbaStoryFlow(flow: flow, fake: fake).run()
-            try await AgoraStoryFlow(flow: flow, app: app).run()
-            try await AgoraPrivateFlow(flow: flow, fake: fake, app: app).run()
-            try await ModerationStoryFlow(flow: flow, app: app).run()
-        } catch {
-            for name in [ServiceName.alerts, .streak, .feed, .media, .auth, .moderation, .gateway] {
-                print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))
+            try await stack.run { stack in
+                let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
+                try await NotificationFlow(flow: flow, fake: fake).run()
+                try await StreakStoryFlow(flow: flow, fake: fake).run()
+                try await DuressStoryFlow(flow: flow, fake: fake).run()
+                try await SkateHubbaStoryFlow(flow: flow, fake: fake).run()
+                try await AgoraStoryFlow(flow: flow, app: app).run()
+                try await AgoraPrivateFlow(flow: flow, fake: fake, app: app).run()
+                try await ModerationStoryFlow(flow: flow, app: app).run()
             }
-            await stack.stop()
+        } catch {
             await fake.stop()
             throw error
         }
-        await stack.stop()
         await fake.stop()
     }
 }

@@ -13,17 +13,9 @@ import Testing
 /// process is SIGKILLed mid-PATCH and resumes from the durable offset.
 @Suite(.serialized) struct UploadStackTests {
     @Test func tuspyAndAKilledMediaProcessBothEndWithTheSourceBytes() async throws {
-        let stack = try await Stack.start(publicTLS: false)
-        do {
-            try await exercise(stack)
-        } catch {
-            for name in [ServiceName.media, .gateway] {
-                print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(400).joined(separator: "\n"))
-            }
-            await stack.stop()
-            throw error
+        try await Stack.start(publicTLS: false).run(printingOnFailure: [.media, .gateway], lines: 400) {
+            try await exercise($0)
         }
-        await stack.stop()
     }
 
     func exercise(_ stack: Stack) async throws {

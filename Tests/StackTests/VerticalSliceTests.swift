@@ -23,23 +23,20 @@ extension StackTests {
         let collector = try await FakeOTLPCollector.start()
         let stack = try await Stack.start(publicTLS: true, environment: TelemetryFlow.environment(collector))
         do {
-            let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
-            try await flow.happyPath()
-            try await ClientFlow(flow: flow).run()
-            try await ResumableUploadFlow(flow: flow).run()
-            try await TelemetryFlow(flow: flow, collector: collector).run()
-            try await flow.underChaos(seed: UInt64.random(in: 1...UInt64.max))
-            try await flow.backupUnderLoadRestores()
-            try await flow.deletionLeavesNothingBehind()
-        } catch {
-            for name in ServiceName.executables {
-                print("---- \(name.rawValue)\n" + stack.logs(of: name).suffix(40).joined(separator: "\n"))
+            try await stack.run { stack in
+                let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
+                try await flow.happyPath()
+                try await ClientFlow(flow: flow).run()
+                try await ResumableUploadFlow(flow: flow).run()
+                try await TelemetryFlow(flow: flow, collector: collector).run()
+                try await flow.underChaos(seed: UInt64.random(in: 1...UInt64.max))
+                try await flow.backupUnderLoadRestores()
+                try await flow.deletionLeavesNothingBehind()
             }
-            await stack.stop()
+        } catch {
             await collector.stop()
             throw error
         }
-        await stack.stop()
         await collector.stop()
     }
 }

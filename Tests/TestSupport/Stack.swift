@@ -119,6 +119,25 @@ public final class Stack: Sendable {
         return stack
     }
 
+    /// Runs `body` against this stack and stops it. When `body` throws, the last `lines` log
+    /// lines of `names` (every executable by default) are printed first: a stack test's
+    /// processes log into memory, and their lines reach the report only when it fails.
+    public func run(
+        printingOnFailure names: [ServiceName] = ServiceName.executables, lines: Int = 40,
+        _ body: (Stack) async throws -> Void
+    ) async throws {
+        do {
+            try await body(self)
+        } catch {
+            for name in names {
+                print("---- \(name.rawValue)\n" + logs(of: name).suffix(lines).joined(separator: "\n"))
+            }
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
     /// The executables' wall clock: this machine's, moved as ``moveClock(to:)`` last set it.
     public var now: Date { Date().addingTimeInterval(TimeInterval(clockOffset.withLock { $0 })) }
 

@@ -30,7 +30,7 @@ struct SpotsController: Sendable {
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(as: SpotInput.self, context: context)
-        guard let name = body.name, let location = body.location, let difficulty = body.difficulty else {
+        guard body.name != nil, body.location != nil, let difficulty = body.difficulty else {
             throw ServiceError.validation("A spot needs `name`, `location` and `difficulty`.")
         }
         let now = clock.now()
@@ -38,7 +38,8 @@ struct SpotsController: Sendable {
             id: entropy.uuid().uuidString.lowercased(), creatorId: user.userID, name: "", description: "", latitude: 0,
             longitude: 0, difficulty: difficulty, createdAt: now, createdMs: JSONCoding.milliseconds(now),
             updatedAt: now)
-        try Self.apply(SpotInput(name: name, description: body.description ?? "", location: location), to: &record)
+        // The name and place are there (above); a description left out stays empty.
+        try Self.apply(body, to: &record)
         let tags = try Self.tags(body.tags ?? [])
         let images = try await ownImages(body.images ?? [], of: user.userID)
         let created = try await store.createSpot(record, tags: tags, images: images, limit: settings.limit)

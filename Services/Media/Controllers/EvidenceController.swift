@@ -11,12 +11,8 @@ import ServiceHTTP
 /// responders and admins (and deployment admins) can read evidence; to anyone else it does
 /// not exist.
 struct EvidenceController: Sendable {
-    let store: MediaStore
-    let intake: MediaIntake
-    let presigner: Presigner
-    let settings: MediaSettings
-    let clock: any WallClock
-    let entropy: any Entropy
+    /// The store, intake, presigner, settings, clock and randomness both presigning controllers use.
+    let shared: PresignedObjects
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.post("/v1/evidence/presign", use: presign)
@@ -35,17 +31,19 @@ struct EvidenceController: Sendable {
         let body = try await request.decodeJSON(as: EvidencePresignRequest.self, context: context)
         try EvidenceRules.validateIncident(body.incidentId)
         let type = try EvidenceRules.contentType(body.contentType)
-        let now = clock.now()
-        let id = entropy.uuid().uuidString.lowercased()
+        let now = shared.clock.now()
+        let id = shared.entropy.uuid().uuidString.lowercased()
         let record = EvidenceRecord(
             id: id, tenantId: tenant, ownerId: user.userID, incidentId: body.incidentId,
-            key: "evidence/\(body.incidentId)/\(id)", kind: nil, contentType: type, maxBytes: settings.maxVideoBytes,
+            key: "evidence/\(body.incidentId)/\(id)", kind: nil, contentType: type,
+            maxBytes: shared.settings.maxVideoBytes,
             size: nil, sha256: nil, createdAt: now, uploadedAt: nil, finalizedAt: nil)
-        try await store.createEvidence(record)
-        let expires = Int(now.timeIntervalSince1970) + settings.presignUploadSeconds
+        try await shared.store.createEvidence(record)
+        let expires = Int(now.timeIntervalSince1970) + shared.settings.presignUploadSeconds
         return try Response.json(
             EvidencePresigned(
-                uploadUrl: presigner.evidenceURL(id: id, type: type, maxBytes: record.maxBytes, expires: expires),
+                uploadUrl: shared.presigner.evidenceURL(
+                    id: id, type: type, maxBytes: record.maxBytes, expires: expires),
                 key: record.key,
                 headers: ["Content-Type": type], maxBytes: record.maxBytes,
                 expiresAt: Date(timeIntervalSince1970: TimeInterval(expires))),
@@ -55,15 +53,12 @@ struct EvidenceController: Sendable {
     /// Stores the bytes of an evidence once; the URL is the credential.
     @Sendable func put(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let id = try ObjectID.path(context.parameters.require("id"), "Evidence")
-        guard let record = try await store.evidence(id: id),
-            let expires = request.uri.queryParameters.get("exp").flatMap({ Int($0) }),
-            let signature = request.uri.queryParameters.get("sig"),
-            presigner.isValid(
-                signature,
-                for: Presigner.evidenceParts(
-                    id: id, type: record.contentType, maxBytes: record.maxBytes, expires: expires))
-        else { throw PresignController.refused }
-        guard expires > Int(clock.now().timeIntervalSince1970) else { throw PresignController.expired }
+        guard let record = try await shared.store.evidence(id: id) else { throw Presigner.refused }
+        let query = request.uri.queryParameters
+        _ = try shared.presigner.check(expires: query.get("exp"), signature: query.get("sig"), now: shared.clock.now())
+        {
+            Presigner.evidenceParts(id: id, type: record.contentType, maxBytes: record.maxBytes, expires: $0)
+        }
         guard request.headers[.contentType]?.lowercased() == record.contentType else {
             throw ServiceError(.forbidden, "This URL is for `\(record.contentType)`; send that `Content-Type`.")
         }
@@ -72,16 +67,17 @@ struct EvidenceController: Sendable {
         let claimed = ContentSniffer.claimedType(record.contentType)
         let staged: MediaIntake.Staged
         do {
-            staged = try await intake.stage(
+            staged = try await shared.intake.stage(
                 request.body, limit: record.maxBytes, tooLarge: MediaIntake.tooLarge(record.maxBytes),
                 claimed: claimed,
                 accepted: claimed.map(ContentSniffer.uploadTypes.contains) == true ? ContentSniffer.uploadTypes : nil)
         } catch let rejection as MediaRejection {
             throw rejection.error()
         }
-        try await intake.blobs.store(staged.file, sha256: staged.sha256)
+        try await shared.intake.blobs.store(staged.file, sha256: staged.sha256)
         guard
-            try await store.recordEvidenceBytes(id: id, size: staged.byteCount, sha256: staged.sha256, at: clock.now())
+            try await shared.store.recordEvidenceBytes(
+                id: id, size: staged.byteCount, sha256: staged.sha256, at: shared.clock.now())
         else { throw EvidenceRules.immutable }
         return Response(status: .noContent)
     }
@@ -89,7 +85,7 @@ struct EvidenceController: Sendable {
     @Sendable func finalize(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let body = try await request.decodeJSON(as: EvidenceFinalizeRequest.self, context: context)
-        guard let record = try await store.evidence(key: body.key), record.ownerId == user.userID,
+        guard let record = try await shared.store.evidence(key: body.key), record.ownerId == user.userID,
             record.incidentId == body.incidentId
         else { throw ServiceError.notFound("Evidence") }
         guard let size = record.size, let sha256 = record.sha256 else {
@@ -104,15 +100,15 @@ struct EvidenceController: Sendable {
         }
         if let kind = record.kind, kind != body.kind { throw EvidenceRules.immutable }
         guard
-            let finalized = try await store.finalizeEvidence(
-                id: record.id, kind: body.kind, actor: user.userID, at: clock.now())
+            let finalized = try await shared.store.finalizeEvidence(
+                id: record.id, kind: body.kind, actor: user.userID, at: shared.clock.now())
         else { throw ServiceError.notFound("Evidence") }
         return try Response.json(finalized.evidence)
     }
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (record, user) = try await readable(context)
-        try await store.recordCustody(record.id, action: "viewed", actor: user.userID, at: clock.now())
+        try await shared.store.recordCustody(record.id, action: "viewed", actor: user.userID, at: shared.clock.now())
         return try Response.json(record.evidence)
     }
 
@@ -121,15 +117,15 @@ struct EvidenceController: Sendable {
         guard let size = record.size, let sha256 = record.sha256, record.finalizedAt != nil else {
             throw ServiceError(.conflict, "The evidence is not finalized yet.")
         }
-        try await store.recordCustody(record.id, action: "exported", actor: user.userID, at: clock.now())
+        try await shared.store.recordCustody(record.id, action: "exported", actor: user.userID, at: shared.clock.now())
         return try await BlobResponse.make(
-            request, sha256: sha256, contentType: record.contentType, byteSize: size, blobs: intake.blobs,
+            request, sha256: sha256, contentType: record.contentType, byteSize: size, blobs: shared.intake.blobs,
             cacheControl: "private, no-store")
     }
 
     @Sendable func custody(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (record, _) = try await readable(context)
-        return try Response.json(try await store.custody(of: record.id))
+        return try Response.json(try await shared.store.custody(of: record.id))
     }
 
     /// Evidence the caller may read (``EvidenceRules/isReadable(_:by:)``); to anyone else it
@@ -137,7 +133,7 @@ struct EvidenceController: Sendable {
     private func readable(_ context: ServiceRequestContext) async throws -> (EvidenceRecord, AuthenticatedUser) {
         let user = try context.requireMember()
         let id = try ObjectID.path(context.parameters.require("id"), "Evidence")
-        guard let record = try await store.evidence(id: id), EvidenceRules.isReadable(record, by: user) else {
+        guard let record = try await shared.store.evidence(id: id), EvidenceRules.isReadable(record, by: user) else {
             throw ServiceError.notFound("Evidence")
         }
         return (record, user)

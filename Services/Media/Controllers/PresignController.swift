@@ -13,12 +13,8 @@ import ServiceHTTP
 /// - `PUT` / `GET /v1/media/presigned/{id}?…&sig=` → 403 when tampered with or expired. The
 ///   object key is always a server-made id: nothing in a client's path names a file.
 struct PresignController: Sendable {
-    let store: MediaStore
-    let intake: MediaIntake
-    let presigner: Presigner
-    let settings: MediaSettings
-    let clock: any WallClock
-    let entropy: any Entropy
+    /// The store, intake, presigner, settings, clock and randomness both presigning controllers use.
+    let shared: PresignedObjects
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.post("/v1/media/presign", use: presignUpload)
@@ -38,13 +34,14 @@ struct PresignController: Sendable {
         var metadata = try UploadMetadata(header: nil)
         metadata.purpose = body.purpose ?? .post
         metadata.filetype = type
-        let maxBytes = metadata.limit(photo: settings.maxPhotoBytes, video: settings.maxVideoBytes)
-        let expires = Int(clock.now().timeIntervalSince1970) + settings.presignUploadSeconds
-        let id = entropy.uuid().uuidString.lowercased()
+        let maxBytes = metadata.limit(photo: shared.settings.maxPhotoBytes, video: shared.settings.maxVideoBytes)
+        let expires = Int(shared.clock.now().timeIntervalSince1970) + shared.settings.presignUploadSeconds
+        let id = shared.entropy.uuid().uuidString.lowercased()
         return try Response.json(
             PresignedURL(
                 method: "PUT",
-                url: presigner.uploadURL(id: id, owner: user.userID, type: type, maxBytes: maxBytes, expires: expires),
+                url: shared.presigner.uploadURL(
+                    id: id, owner: user.userID, type: type, maxBytes: maxBytes, expires: expires),
                 mediaId: id, headers: ["Content-Type": type], maxBytes: maxBytes,
                 expiresAt: Date(timeIntervalSince1970: TimeInterval(expires))),
             status: .created)
@@ -53,17 +50,18 @@ struct PresignController: Sendable {
     @Sendable func presignDownload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let id = try ObjectID.path(context.parameters.require("id"), "Media")
         let viewer = try context.requireUser().userID
-        guard let record = try await store.media(id: id, visibleTo: viewer) else {
+        guard let record = try await shared.store.media(id: id, visibleTo: viewer) else {
             throw ServiceError.notFound("Media")
         }
         // A reader of someone else's private object gets a shorter link: their access can end.
         let lifetime =
             record.ownerId != viewer && record.visibility == .private
-            ? min(settings.presignDownloadSeconds, settings.presignReaderSeconds) : settings.presignDownloadSeconds
-        let expires = Int(clock.now().timeIntervalSince1970) + lifetime
+            ? min(shared.settings.presignDownloadSeconds, shared.settings.presignReaderSeconds)
+            : shared.settings.presignDownloadSeconds
+        let expires = Int(shared.clock.now().timeIntervalSince1970) + lifetime
         return try Response.json(
             PresignedURL(
-                method: "GET", url: presigner.downloadURL(id: record.id, expires: expires), mediaId: record.id,
+                method: "GET", url: shared.presigner.downloadURL(id: record.id, expires: expires), mediaId: record.id,
                 headers: [:], maxBytes: nil, expiresAt: Date(timeIntervalSince1970: TimeInterval(expires))))
     }
 
@@ -71,41 +69,38 @@ struct PresignController: Sendable {
         let query = request.uri.queryParameters
         let id = try ObjectID.path(context.parameters.require("id"), "Media")
         guard let owner = query.get("owner").flatMap(ObjectID.canonical), let type = query.get("type"),
-            let maxBytes = query.get("max").flatMap({ Int($0) }), let expires = query.get("exp").flatMap({ Int($0) }),
-            let signature = query.get("sig"),
-            presigner.isValid(
-                signature,
-                for: Presigner.uploadParts(id: id, owner: owner, type: type, maxBytes: maxBytes, expires: expires))
-        else { throw Self.refused }
-        guard expires > Int(clock.now().timeIntervalSince1970) else { throw Self.expired }
+            let maxBytes = query.get("max").flatMap({ Int($0) })
+        else { throw Presigner.refused }
+        _ = try shared.presigner.check(expires: query.get("exp"), signature: query.get("sig"), now: shared.clock.now())
+        {
+            Presigner.uploadParts(id: id, owner: owner, type: type, maxBytes: maxBytes, expires: $0)
+        }
         guard ContentSniffer.claimedType(request.headers[.contentType]) == type else {
             throw ServiceError(.forbidden, "This URL is for `\(type)` uploads; send that `Content-Type`.")
         }
-        guard try await store.media(id: id) == nil else {
+        guard try await shared.store.media(id: id) == nil else {
             throw ServiceError(.conflict, "This URL was already used.")
         }
-        let record = try await intake.receive(
+        let record = try await shared.intake.receive(
             request, id: id, owner: owner, claimed: type, accepted: ContentSniffer.uploadTypes, limit: maxBytes,
-            save: store.insert)
+            save: shared.store.insert)
         return try Response.json(record.object, status: .created)
     }
 
     @Sendable func get(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         let id = try ObjectID.path(context.parameters.require("id"), "Media")
-        guard let expires = query.get("exp").flatMap({ Int($0) }), let signature = query.get("sig"),
-            presigner.isValid(signature, for: Presigner.downloadParts(id: id, expires: expires))
-        else { throw Self.refused }
-        guard expires > Int(clock.now().timeIntervalSince1970) else { throw Self.expired }
-        guard let record = try await store.media(id: id) else { throw ServiceError.notFound("Media") }
-        let maxAge = max(0, expires - Int(clock.now().timeIntervalSince1970))
+        let expires = try shared.presigner.check(
+            expires: query.get("exp"), signature: query.get("sig"), now: shared.clock.now()
+        ) {
+            Presigner.downloadParts(id: id, expires: $0)
+        }
+        guard let record = try await shared.store.media(id: id) else { throw ServiceError.notFound("Media") }
+        let maxAge = max(0, expires - Int(shared.clock.now().timeIntervalSince1970))
         guard record.status == .ready else { throw ServiceError.notFound("Media") }
         // A URL can be passed on: it serves what strangers see (no metadata).
         return try await BlobResponse.make(
-            request, record: record, viewer: nil, blobs: intake.blobs,
+            request, record: record, viewer: nil, blobs: shared.intake.blobs,
             cacheControl: "private, max-age=\(maxAge), immutable")
     }
-
-    static let refused = ServiceError(.forbidden, "The URL's signature does not match: it was altered.")
-    static let expired = ServiceError(.forbidden, "The URL has expired; ask for a new one.")
 }

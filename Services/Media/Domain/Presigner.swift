@@ -53,6 +53,19 @@ struct Presigner: Sendable {
         return "\(Self.evidencePath)/\(id)?exp=\(expires)&sig=\(signature)"
     }
 
+    /// The expiry of a presigned request whose `exp` and `sig` sign `parts(expiry)`, when it
+    /// has not passed at `now`; 403 when the URL was altered or has expired.
+    func check(expires text: String?, signature: String?, now: Date, parts: (Int) -> [String]) throws -> Int {
+        guard let expires = text.flatMap({ Int($0) }), let signature, isValid(signature, for: parts(expires)) else {
+            throw Self.refused
+        }
+        guard expires > Int(now.timeIntervalSince1970) else { throw Self.expired }
+        return expires
+    }
+
+    static let refused = ServiceError(.forbidden, "The URL's signature does not match: it was altered.")
+    static let expired = ServiceError(.forbidden, "The URL has expired; ask for a new one.")
+
     func downloadURL(id: String, expires: Int) -> String {
         "\(Self.path)/\(id)?exp=\(expires)&sig=\(signature(Self.downloadParts(id: id, expires: expires)))"
     }

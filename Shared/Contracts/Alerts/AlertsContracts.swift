@@ -61,8 +61,6 @@ public struct AppNotification: Codable, Sendable, Equatable {
     public var createdAt: Date
     public var readAt: Date?
 
-    enum CodingKeys: String, CodingKey { case id, type, title, body, data, link, actorId, createdAt, readAt }
-
     public init(
         id: String, type: NotificationType, title: String, body: String, data: [String: String],
         link: String? = nil, actorId: String? = nil, createdAt: Date, readAt: Date?
@@ -83,8 +81,6 @@ public struct AppNotification: Codable, Sendable, Equatable {
 public struct UnreadCount: Codable, Sendable, Equatable {
     public var count: Int
 
-    enum CodingKeys: String, CodingKey { case count }
-
     public init(count: Int) {
         self.count = count
     }
@@ -93,8 +89,6 @@ public struct UnreadCount: Codable, Sendable, Equatable {
 /// `POST /v1/notifications/read`: the notifications to mark read.
 public struct MarkRead: Codable, Sendable, Equatable {
     public var ids: [String]
-
-    enum CodingKeys: String, CodingKey { case ids }
 
     public init(ids: [String]) {
         self.ids = ids
@@ -105,8 +99,6 @@ public struct MarkRead: Codable, Sendable, Equatable {
 public struct MarkedRead: Codable, Sendable, Equatable {
     /// How many notifications changed from unread to read.
     public var updated: Int
-
-    enum CodingKeys: String, CodingKey { case updated }
 
     public init(updated: Int) {
         self.updated = updated
@@ -128,8 +120,6 @@ public struct QuietHoursSettings: Codable, Sendable, Equatable {
     public var timeZone: String
     /// `hold` when absent.
     public var mode: QuietHoursMode?
-
-    enum CodingKeys: String, CodingKey { case start, end, timeZone, mode }
 
     public init(start: String, end: String, timeZone: String, mode: QuietHoursMode? = nil) {
         self.start = start

@@ -30,8 +30,6 @@ public struct DeviceRegistration: Codable, Sendable, Equatable {
     /// installation replaces the old one.
     public var deviceId: String?
 
-    enum CodingKeys: String, CodingKey { case provider, token, bundleId, environment, platform, deviceId }
-
     public init(
         provider: PushProvider, token: String, bundleId: String? = nil, environment: APNsEnvironment? = nil,
         platform: String? = nil, deviceId: String? = nil
@@ -49,46 +47,55 @@ public struct DeviceRegistration: Codable, Sendable, Equatable {
 public struct PushTokenUpdate: Codable, Sendable, Equatable {
     public var pushToken: String
 
-    enum CodingKeys: String, CodingKey { case pushToken }
-
     public init(pushToken: String) {
         self.pushToken = pushToken
     }
 }
 
-/// A registered push device of the signed-in user.
+/// A registered push device of the signed-in user: its registration as the app sent it
+/// (`provider`, `token`, … read through it, as `device.token`), with the server's fields beside
+/// it. On the wire it is one flat object.
+@dynamicMemberLookup
 public struct Device: Codable, Sendable, Equatable {
     public var id: String
-    public var provider: PushProvider
-    public var token: String
-    public var bundleId: String?
-    public var environment: APNsEnvironment?
-    public var platform: String?
-    public var deviceId: String?
+    public var registration: DeviceRegistration
     /// Whether it belongs to the session making the request.
     public var currentSession: Bool
     public var createdAt: Date
     /// The last time the app registered this token.
     public var lastRefreshedAt: Date
 
-    enum CodingKeys: String, CodingKey {
-        case id, provider, token, bundleId, environment, platform, deviceId, currentSession, createdAt,
-            lastRefreshedAt
-    }
+    enum CodingKeys: String, CodingKey { case id, currentSession, createdAt, lastRefreshedAt }
 
     public init(
-        id: String, provider: PushProvider, token: String, bundleId: String?, environment: APNsEnvironment?,
-        platform: String?, deviceId: String?, currentSession: Bool, createdAt: Date, lastRefreshedAt: Date
+        id: String, registration: DeviceRegistration, currentSession: Bool, createdAt: Date, lastRefreshedAt: Date
     ) {
         self.id = id
-        self.provider = provider
-        self.token = token
-        self.bundleId = bundleId
-        self.environment = environment
-        self.platform = platform
-        self.deviceId = deviceId
+        self.registration = registration
         self.currentSession = currentSession
         self.createdAt = createdAt
         self.lastRefreshedAt = lastRefreshedAt
+    }
+
+    public subscript<Value>(dynamicMember field: KeyPath<DeviceRegistration, Value>) -> Value {
+        registration[keyPath: field]
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(String.self, forKey: .id), registration: try DeviceRegistration(from: decoder),
+            currentSession: try container.decode(Bool.self, forKey: .currentSession),
+            createdAt: try container.decode(Date.self, forKey: .createdAt),
+            lastRefreshedAt: try container.decode(Date.self, forKey: .lastRefreshedAt))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try registration.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(currentSession, forKey: .currentSession)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(lastRefreshedAt, forKey: .lastRefreshedAt)
     }
 }

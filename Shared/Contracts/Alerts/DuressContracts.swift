@@ -14,8 +14,6 @@ public struct DuressAlertRequest: Codable, Sendable {
     /// Always `DURESS`.
     public var alertKind: String
 
-    enum CodingKeys: String, CodingKey { case sessionId, tenantKey, location, device, alertKind }
-
     public init(
         sessionId: String, tenantKey: String, location: GeoLocation? = nil, device: DeviceInfo? = nil,
         alertKind: String = "DURESS"
@@ -32,8 +30,6 @@ public struct DuressAlertRequest: Codable, Sendable {
 /// (`trf:duress:<alertId>`). The same id for every call of one session.
 public struct DuressAlertAccepted: Codable, Sendable, Equatable {
     public var alertId: String
-
-    enum CodingKeys: String, CodingKey { case alertId }
 
     public init(alertId: String) { self.alertId = alertId }
 }
@@ -57,8 +53,6 @@ public struct AlertAcknowledgementRequest: Codable, Sendable {
     /// NFC only, required there: the payload read from the tag, `trf:duress:<alertId>`.
     public var payload: String?
 
-    enum CodingKeys: String, CodingKey { case alertId, customerRef, method, payload }
-
     public init(alertId: String, customerRef: String? = nil, method: AcknowledgementMethod, payload: String? = nil) {
         self.alertId = alertId
         self.customerRef = customerRef
@@ -74,8 +68,6 @@ public struct AlertAcknowledgement: Codable, Sendable, Equatable {
     public var customerRef: String
     public var method: AcknowledgementMethod
     public var acknowledgedAt: Date
-
-    enum CodingKeys: String, CodingKey { case alertId, customerRef, method, acknowledgedAt }
 
     public init(alertId: String, customerRef: String, method: AcknowledgementMethod, acknowledgedAt: Date) {
         self.alertId = alertId
@@ -96,8 +88,6 @@ public struct NearbyAlert: Codable, Sendable, Equatable {
     /// Who acknowledged it so far, first first.
     public var acknowledgements: [AlertAcknowledgement]
 
-    enum CodingKeys: String, CodingKey { case alertId, customerRef, distanceM, raisedAt, acknowledgements }
-
     public init(
         alertId: String, customerRef: String, distanceM: Int, raisedAt: Date, acknowledgements: [AlertAcknowledgement]
     ) {
@@ -112,8 +102,6 @@ public struct NearbyAlert: Codable, Sendable, Equatable {
 /// `GET /v1/alerts/nearby`: nearest first.
 public struct NearbyAlerts: Codable, Sendable, Equatable {
     public var alerts: [NearbyAlert]
-
-    enum CodingKeys: String, CodingKey { case alerts }
 
     public init(alerts: [NearbyAlert]) { self.alerts = alerts }
 }

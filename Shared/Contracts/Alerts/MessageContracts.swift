@@ -15,8 +15,6 @@ public struct MessageDraft: Codable, Sendable, Equatable {
     public var text: String?
     public var mediaId: String?
 
-    enum CodingKeys: String, CodingKey { case recipientId, text, mediaId }
-
     public init(recipientId: String? = nil, text: String? = nil, mediaId: String? = nil) {
         self.recipientId = recipientId
         self.text = text
@@ -33,8 +31,6 @@ public struct DirectMessage: Codable, Sendable, Equatable {
     public var text: String?
     public var mediaId: String?
     public var createdAt: Date
-
-    enum CodingKeys: String, CodingKey { case id, conversationId, senderId, text, mediaId, createdAt }
 
     public init(
         id: String, conversationId: String, senderId: String, text: String?, mediaId: String?, createdAt: Date
@@ -61,8 +57,6 @@ public struct Conversation: Codable, Sendable, Equatable {
     /// When the conversation last changed for this person (their list is ordered by it).
     public var updatedAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, otherUserId, folder, lastMessage, unreadCount, updatedAt }
-
     public init(
         id: String, otherUserId: String, folder: MessageFolder, lastMessage: DirectMessage?, unreadCount: Int,
         updatedAt: Date
@@ -81,8 +75,6 @@ public struct MessagesUnread: Codable, Sendable, Equatable {
     public var inbox: Int
     public var requests: Int
 
-    enum CodingKeys: String, CodingKey { case inbox, requests }
-
     public init(inbox: Int, requests: Int) {
         self.inbox = inbox
         self.requests = requests
@@ -97,8 +89,6 @@ public struct MessageContext: Codable, Sendable, Equatable {
     public var context: [DirectMessage]
     /// The conversation's two people.
     public var participants: [String]
-
-    enum CodingKeys: String, CodingKey { case message, context, participants }
 
     public init(message: DirectMessage, context: [DirectMessage], participants: [String]) {
         self.message = message

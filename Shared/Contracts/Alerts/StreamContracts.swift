@@ -28,8 +28,6 @@ public struct NotificationStreamMessage: Codable, Sendable, Equatable {
     /// the client's clock less this one, give or take the two clocks' difference.
     public var committedAt: Date?
 
-    enum CodingKeys: String, CodingKey { case type, notification, message, ids, unreadCount, committedAt }
-
     public init(
         type: Kind, notification: AppNotification? = nil, message: DirectMessage? = nil, ids: [String]? = nil,
         unreadCount: Int, committedAt: Date? = nil

@@ -7,8 +7,6 @@ public struct AttestationChallenge: Codable, Sendable, Equatable {
     public var challenge: String
     public var expiresAt: Date
 
-    enum CodingKeys: String, CodingKey { case challenge, expiresAt }
-
     public init(challenge: String, expiresAt: Date) {
         self.challenge = challenge
         self.expiresAt = expiresAt
@@ -22,8 +20,6 @@ public struct AttestationKeyRegistration: Codable, Sendable, Equatable {
     /// The attestation object `attestKey` returned (base64).
     public var attestation: String
     public var challenge: String
-
-    enum CodingKeys: String, CodingKey { case keyId, attestation, challenge }
 
     public init(keyId: String, attestation: String, challenge: String) {
         self.keyId = keyId
@@ -42,8 +38,6 @@ public struct AttestedKeySummary: Codable, Sendable, Equatable {
     public var createdAt: Date
     public var lastAssertedAt: Date?
 
-    enum CodingKeys: String, CodingKey { case keyId, appId, environment, createdAt, lastAssertedAt }
-
     public init(keyId: String, appId: String, environment: String, createdAt: Date, lastAssertedAt: Date? = nil) {
         self.keyId = keyId
         self.appId = appId
@@ -60,8 +54,6 @@ public struct AttestationAssertion: Codable, Sendable, Equatable {
     public var assertion: String
     public var challenge: String
 
-    enum CodingKeys: String, CodingKey { case keyId, assertion, challenge }
-
     public init(keyId: String, assertion: String, challenge: String) {
         self.keyId = keyId
         self.assertion = assertion
@@ -73,8 +65,6 @@ public struct AttestationAssertion: Codable, Sendable, Equatable {
 public struct SessionAttestation: Codable, Sendable, Equatable {
     public var keyId: String
     public var attestedAt: Date
-
-    enum CodingKeys: String, CodingKey { case keyId, attestedAt }
 
     public init(keyId: String, attestedAt: Date) {
         self.keyId = keyId

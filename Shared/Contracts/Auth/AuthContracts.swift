@@ -11,8 +11,6 @@ public struct RegisterRequest: Codable, Sendable {
     /// Optional: the `@username` others find you by (see `GET /v1/auth/check-username/{username}`).
     public var username: String?
 
-    enum CodingKeys: String, CodingKey { case email, password, displayName, username }
-
     public init(email: String, password: String, displayName: String? = nil, username: String? = nil) {
         self.email = email
         self.password = password
@@ -27,8 +25,6 @@ public struct UsernameAvailability: Codable, Sendable, Equatable {
     public var available: Bool
     /// Why not: `invalid`, `reserved` or `taken` (also a name recently given up).
     public var reason: String?
-
-    enum CodingKeys: String, CodingKey { case username, available, reason }
 
     public init(username: String, available: Bool, reason: String? = nil) {
         self.username = username
@@ -54,8 +50,6 @@ public struct PublicProfile: Codable, Sendable, Equatable {
     public var stats: ProfileStats
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, username, displayName, bio, avatarURL, counts, stats, createdAt }
-
     public init(
         id: String, username: String?, displayName: String, bio: String? = nil, avatarURL: String? = nil,
         counts: ProfileCounts = ProfileCounts(), stats: ProfileStats = ProfileStats(), createdAt: Date
@@ -77,8 +71,6 @@ public struct ProfileStats: Codable, Sendable, Equatable {
     public var streak: StreakProfileStats?
     public var challenges: ChallengeStats?
 
-    enum CodingKeys: String, CodingKey { case streak, challenges }
-
     public init(streak: StreakProfileStats? = nil, challenges: ChallengeStats? = nil) {
         self.streak = streak
         self.challenges = challenges
@@ -89,8 +81,6 @@ public struct ProfileStats: Codable, Sendable, Equatable {
 /// of their photos); everyone signed in may then see its square thumbnail.
 public struct AvatarUpdate: Codable, Sendable {
     public var mediaId: String
-
-    enum CodingKeys: String, CodingKey { case mediaId }
 
     public init(mediaId: String) { self.mediaId = mediaId }
 }
@@ -108,8 +98,6 @@ public struct ProfileUpdate: Codable, Sendable {
     /// Up to 160 characters; an empty one removes it.
     public var bio: String?
 
-    enum CodingKeys: String, CodingKey { case displayName, username, bio }
-
     public init(displayName: String? = nil, username: String? = nil, bio: String? = nil) {
         self.displayName = displayName
         self.username = username
@@ -124,8 +112,6 @@ public struct RegisterResponse: Codable, Sendable, Equatable {
     public var status: String
     /// What to do next: sign in with the same email and password.
     public var message: String
-
-    enum CodingKeys: String, CodingKey { case status, message }
 
     public init(status: String, message: String) {
         self.status = status
@@ -143,8 +129,6 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     /// failed PIN attempts are counted per device with it.
     public var id: String?
 
-    enum CodingKeys: String, CodingKey { case platform, version, id }
-
     public init(platform: String, version: String? = nil, id: String? = nil) {
         self.platform = platform
         self.version = version
@@ -158,8 +142,6 @@ public struct LoginRequest: Codable, Sendable {
     public var password: String
     public var device: DeviceInfo?
 
-    enum CodingKeys: String, CodingKey { case email, password, device }
-
     public init(email: String, password: String, device: DeviceInfo? = nil) {
         self.email = email
         self.password = password
@@ -171,8 +153,6 @@ public struct LoginRequest: Codable, Sendable {
 public struct RefreshRequest: Codable, Sendable {
     /// The refresh token from the last login or refresh; it is single-use.
     public var refreshToken: String
-
-    enum CodingKeys: String, CodingKey { case refreshToken }
 
     public init(refreshToken: String) {
         self.refreshToken = refreshToken
@@ -227,8 +207,6 @@ public struct UserProfile: Codable, Sendable, Equatable {
     /// Roles beyond `user`.
     public var roles: [RoleGrant]
 
-    enum CodingKeys: String, CodingKey { case id, email, displayName, username, bio, avatarURL, createdAt, roles }
-
     public init(
         id: String, email: String?, displayName: String, username: String? = nil, bio: String? = nil,
         avatarURL: String? = nil, createdAt: Date, roles: [RoleGrant] = []
@@ -278,8 +256,6 @@ public struct SessionSummary: Codable, Sendable, Equatable {
 public struct JWKSDocument: Codable, Sendable, Equatable {
     public var keys: [PublicJWK]
 
-    enum CodingKeys: String, CodingKey { case keys }
-
     public init(keys: [PublicJWK]) {
         self.keys = keys
     }
@@ -301,8 +277,6 @@ public struct PublicJWK: Codable, Sendable, Equatable {
     public var alg: String
     /// Always `sig`.
     public var use: String
-
-    enum CodingKeys: String, CodingKey { case kty, crv, x, y, kid, alg, use }
 
     public init(x: String, y: String, kid: String) {
         self.kty = "EC"
@@ -333,8 +307,6 @@ public struct UserSummary: Codable, Sendable, Equatable {
     /// The avatar's square thumbnail, when the user set one.
     public var avatarURL: String?
 
-    enum CodingKeys: String, CodingKey { case id, displayName, username, avatarURL }
-
     public init(id: String, displayName: String, username: String? = nil, avatarURL: String? = nil) {
         self.id = id
         self.displayName = displayName
@@ -355,8 +327,6 @@ public struct AppleSignInRequest: Codable, Sendable {
     /// The name Apple gives the app on the first sign-in only.
     public var displayName: String?
     public var device: DeviceInfo?
-
-    enum CodingKeys: String, CodingKey { case identityToken, authorizationCode, nonce, displayName, device }
 
     public init(
         identityToken: String, authorizationCode: String? = nil, nonce: String, displayName: String? = nil,

@@ -9,8 +9,6 @@ public struct AccountDeletionRequest: Codable, Sendable {
     /// The raw nonce the Apple token was requested with.
     public var nonce: String?
 
-    enum CodingKeys: String, CodingKey { case password, appleIdentityToken, nonce }
-
     public init(password: String? = nil, appleIdentityToken: String? = nil, nonce: String? = nil) {
         self.password = password
         self.appleIdentityToken = appleIdentityToken
@@ -27,8 +25,6 @@ public struct AccountDeletion: Codable, Sendable, Equatable {
         public var service: ServiceName
         public var confirmed: Bool
 
-        enum CodingKeys: String, CodingKey { case service, confirmed }
-
         public init(service: ServiceName, confirmed: Bool) {
             self.service = service
             self.confirmed = confirmed
@@ -40,8 +36,6 @@ public struct AccountDeletion: Codable, Sendable, Equatable {
     public var requestedAt: Date
     public var completedAt: Date?
     public var services: [ServiceProgress]
-
-    enum CodingKeys: String, CodingKey { case id, status, requestedAt, completedAt, services }
 
     public init(id: String, status: Status, requestedAt: Date, completedAt: Date?, services: [ServiceProgress]) {
         self.id = id
@@ -60,8 +54,6 @@ public struct UserDeleted: DomainEvent, Equatable {
 
     public var userId: String
     public var requestedAt: Date
-
-    enum CodingKeys: String, CodingKey { case userId, requestedAt }
 
     public init(userId: String, requestedAt: Date) {
         self.userId = userId

@@ -60,8 +60,6 @@ public struct WebhookReceipt: Codable, Sendable, Equatable {
     /// `applied`, `duplicate` or `ignored`.
     public var status: String
 
-    enum CodingKeys: String, CodingKey { case status }
-
     public init(status: String) { self.status = status }
 }
 
@@ -74,8 +72,6 @@ public struct RecoveryTokensPurchased: DomainEvent, Equatable {
     public var productId: String
     /// The RevenueCat event id; streak credits each purchase once.
     public var purchaseId: String
-
-    enum CodingKeys: String, CodingKey { case userId, tokens, productId, purchaseId }
 
     public init(userId: String, tokens: Int, productId: String, purchaseId: String) {
         self.userId = userId
@@ -92,8 +88,6 @@ public struct PhoneVerificationStart: Codable, Sendable {
     /// E.164: `+` and 8 to 15 digits.
     public var phoneNumber: String
 
-    enum CodingKeys: String, CodingKey { case phoneNumber }
-
     public init(phoneNumber: String) { self.phoneNumber = phoneNumber }
 }
 
@@ -101,8 +95,6 @@ public struct PhoneVerificationStart: Codable, Sendable {
 public struct PhoneVerificationStarted: Codable, Sendable, Equatable {
     public var phoneNumber: String
     public var expiresAt: Date
-
-    enum CodingKeys: String, CodingKey { case phoneNumber, expiresAt }
 
     public init(phoneNumber: String, expiresAt: Date) {
         self.phoneNumber = phoneNumber
@@ -115,8 +107,6 @@ public struct PhoneVerificationCheck: Codable, Sendable {
     public var phoneNumber: String
     public var code: String
 
-    enum CodingKeys: String, CodingKey { case phoneNumber, code }
-
     public init(phoneNumber: String, code: String) {
         self.phoneNumber = phoneNumber
         self.code = code
@@ -127,8 +117,6 @@ public struct PhoneVerificationCheck: Codable, Sendable {
 public struct VerifiedPhone: Codable, Sendable, Equatable {
     public var phoneNumber: String
     public var verifiedAt: Date
-
-    enum CodingKeys: String, CodingKey { case phoneNumber, verifiedAt }
 
     public init(phoneNumber: String, verifiedAt: Date) {
         self.phoneNumber = phoneNumber

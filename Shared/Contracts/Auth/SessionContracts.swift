@@ -22,8 +22,6 @@ public struct RoleGrant: Codable, Sendable, Hashable {
     public var role: Role
     public var tenantId: String?
 
-    enum CodingKeys: String, CodingKey { case role, tenantId }
-
     public init(role: Role, tenantId: String? = nil) {
         self.role = role
         self.tenantId = tenantId
@@ -39,8 +37,6 @@ public struct RoleChange: Codable, Sendable, Equatable {
     public var role: Role
     public var tenantId: String?
 
-    enum CodingKeys: String, CodingKey { case userId, email, role, tenantId }
-
     public init(userId: String? = nil, email: String? = nil, role: Role, tenantId: String? = nil) {
         self.userId = userId
         self.email = email
@@ -53,8 +49,6 @@ public struct RoleChange: Codable, Sendable, Equatable {
 public struct UserRoles: Codable, Sendable, Equatable {
     public var userId: String
     public var roles: [RoleGrant]
-
-    enum CodingKeys: String, CodingKey { case userId, roles }
 
     public init(userId: String, roles: [RoleGrant]) {
         self.userId = userId
@@ -112,8 +106,6 @@ public struct SessionState: Codable, Sendable, Equatable {
 public struct SessionEnd: Codable, Sendable {
     public var userId: String
 
-    enum CodingKeys: String, CodingKey { case userId }
-
     public init(userId: String) { self.userId = userId }
 }
 
@@ -124,8 +116,6 @@ public struct GuestTokenResponse: Codable, Sendable, Equatable {
     /// Always `Bearer`.
     public var tokenType: String
     public var expiresIn: Int
-
-    enum CodingKeys: String, CodingKey { case accessToken, tokenType, expiresIn }
 
     public init(accessToken: String, tokenType: String, expiresIn: Int) {
         self.accessToken = accessToken
@@ -157,8 +147,6 @@ public struct SessionEnded: DomainEvent, Equatable {
     public var userId: String
     public var sessionIds: [String]
     public var reason: SessionEndReason
-
-    enum CodingKeys: String, CodingKey { case userId, sessionIds, reason }
 
     public init(userId: String, sessionIds: [String], reason: SessionEndReason) {
         self.userId = userId

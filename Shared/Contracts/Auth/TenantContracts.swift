@@ -11,8 +11,6 @@ public struct Tenant: Codable, Sendable, Equatable {
     public var status: Status
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, name, status, createdAt }
-
     public init(id: String, name: String, status: Status, createdAt: Date) {
         self.id = id
         self.name = name
@@ -26,16 +24,12 @@ public struct TenantCreate: Codable, Sendable {
     /// 1 to 100 characters.
     public var name: String
 
-    enum CodingKeys: String, CodingKey { case name }
-
     public init(name: String) { self.name = name }
 }
 
 /// `PATCH /v1/admin/tenants/{id}`.
 public struct TenantUpdate: Codable, Sendable {
     public var status: Tenant.Status
-
-    enum CodingKeys: String, CodingKey { case status }
 
     public init(status: Tenant.Status) { self.status = status }
 }
@@ -45,8 +39,6 @@ public struct TenantUpdate: Codable, Sendable {
 public struct TenantKeyIssued: Codable, Sendable, Equatable {
     public var tenant: Tenant
     public var apiKey: String
-
-    enum CodingKeys: String, CodingKey { case tenant, apiKey }
 
     public init(tenant: Tenant, apiKey: String) {
         self.tenant = tenant
@@ -65,8 +57,6 @@ public struct CustomerEnrolment: Codable, Sendable {
     /// 4 to 8 digits, different from `pin`.
     public var duressPin: String
 
-    enum CodingKeys: String, CodingKey { case customerRef, pin, duressPin }
-
     public init(customerRef: String, pin: String, duressPin: String) {
         self.customerRef = customerRef
         self.pin = pin
@@ -78,8 +68,6 @@ public struct CustomerEnrolment: Codable, Sendable {
 public struct CustomerPins: Codable, Sendable {
     public var pin: String
     public var duressPin: String
-
-    enum CodingKeys: String, CodingKey { case pin, duressPin }
 
     public init(pin: String, duressPin: String) {
         self.pin = pin
@@ -94,8 +82,6 @@ public struct Customer: Codable, Sendable, Equatable {
     public var userId: String
     public var createdAt: Date
     public var pinsUpdatedAt: Date
-
-    enum CodingKeys: String, CodingKey { case customerRef, userId, createdAt, pinsUpdatedAt }
 
     public init(customerRef: String, userId: String, createdAt: Date, pinsUpdatedAt: Date) {
         self.customerRef = customerRef
@@ -112,8 +98,6 @@ public struct GeoLocation: Codable, Sendable, Equatable {
     public var latitude: Double
     public var longitude: Double
 
-    enum CodingKeys: String, CodingKey { case latitude, longitude }
-
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude
@@ -128,8 +112,6 @@ public struct PinLoginRequest: Codable, Sendable {
     public var device: DeviceInfo?
     /// Where the customer is, when the app may read it.
     public var location: GeoLocation?
-
-    enum CodingKeys: String, CodingKey { case tenantKey, customerRef, pin, device, location }
 
     public init(
         tenantKey: String, customerRef: String, pin: String, device: DeviceInfo? = nil, location: GeoLocation? = nil
@@ -187,8 +169,6 @@ public struct SessionVerification: Codable, Sendable, Equatable {
     public var sessionId: String
     public var valid: Bool
 
-    enum CodingKeys: String, CodingKey { case sessionId, valid }
-
     public init(sessionId: String, valid: Bool) {
         self.sessionId = sessionId
         self.valid = valid
@@ -208,8 +188,6 @@ public struct DuressIncident: Codable, Sendable, Equatable {
     public var lastRaisedAt: Date
     public var location: GeoLocation?
     public var clearedAt: Date?
-
-    enum CodingKeys: String, CodingKey { case id, customerRef, userId, raisedAt, lastRaisedAt, location, clearedAt }
 
     public init(
         id: String, customerRef: String, userId: String, raisedAt: Date, lastRaisedAt: Date,
@@ -268,8 +246,6 @@ public struct DuressCleared: DomainEvent, Equatable {
     public var incidentId: String
     public var tenantId: String
     public var clearedAt: Date
-
-    enum CodingKeys: String, CodingKey { case incidentId, tenantId, clearedAt }
 
     public init(incidentId: String, tenantId: String, clearedAt: Date) {
         self.incidentId = incidentId

@@ -36,8 +36,6 @@ public struct ChallengeRules: Codable, Sendable, Equatable {
     /// The spot it is skated at.
     public var spotId: String?
 
-    enum CodingKeys: String, CodingKey { case maxDuration, trick, spotId }
-
     public init(maxDuration: Int? = nil, trick: String? = nil, spotId: String? = nil) {
         self.maxDuration = maxDuration
         self.trick = trick
@@ -58,8 +56,6 @@ public struct CreateChallengeRequest: Codable, Sendable {
     public var latitude: Double?
     public var longitude: Double?
 
-    enum CodingKeys: String, CodingKey { case opponent, rules, deadline, latitude, longitude }
-
     public init(
         opponent: String, rules: ChallengeRules? = nil, deadline: Date? = nil, latitude: Double? = nil,
         longitude: Double? = nil
@@ -76,8 +72,6 @@ public struct CreateChallengeRequest: Codable, Sendable {
 public struct AttachClipRequest: Codable, Sendable {
     public var mediaId: String
 
-    enum CodingKeys: String, CodingKey { case mediaId }
-
     public init(mediaId: String) {
         self.mediaId = mediaId
     }
@@ -87,8 +81,6 @@ public struct AttachClipRequest: Codable, Sendable {
 public struct ChallengeVoteRequest: Codable, Sendable {
     /// The creator's or the opponent's user id.
     public var votedFor: String
-
-    enum CodingKeys: String, CodingKey { case votedFor }
 
     public init(votedFor: String) {
         self.votedFor = votedFor
@@ -139,8 +131,6 @@ public struct ChallengeResult: Codable, Sendable, Equatable {
     public var opponentVotes: Int
     public var draw: Bool
 
-    enum CodingKeys: String, CodingKey { case winner, creatorVotes, opponentVotes, draw }
-
     public init(winner: String?, creatorVotes: Int, opponentVotes: Int) {
         self.winner = winner
         self.creatorVotes = creatorVotes
@@ -155,8 +145,6 @@ public struct ChallengeVoting: Codable, Sendable, Equatable {
     /// The caller's vote, while it can change and after.
     public var myVote: String?
     public var result: ChallengeResult?
-
-    enum CodingKeys: String, CodingKey { case deadline, myVote, result }
 
     public init(deadline: Date, myVote: String? = nil, result: ChallengeResult? = nil) {
         self.deadline = deadline
@@ -226,8 +214,6 @@ public struct ChallengeStats: Codable, Sendable, Equatable {
     /// Spots checked in at, each once.
     public var spotsUnlocked: Int
 
-    enum CodingKeys: String, CodingKey { case userId, points, wins, losses, draws, streak, bestStreak, spotsUnlocked }
-
     public init(
         userId: String, points: Int, wins: Int, losses: Int, draws: Int, streak: Int, bestStreak: Int,
         spotsUnlocked: Int = 0
@@ -250,8 +236,6 @@ public struct EventActor: Codable, Sendable, Equatable {
     public var userId: String
     public var displayName: String
 
-    enum CodingKeys: String, CodingKey { case userId, displayName }
-
     public init(userId: String, displayName: String) {
         self.userId = userId
         self.displayName = displayName
@@ -266,8 +250,6 @@ public struct ChallengeCreated: DomainEvent, Equatable {
     public var opponentId: String
     public var trick: String?
     public var deadline: Date
-
-    enum CodingKeys: String, CodingKey { case challengeId, creator, opponentId, trick, deadline }
 
     public init(challengeId: String, creator: EventActor, opponentId: String, trick: String?, deadline: Date) {
         self.challengeId = challengeId
@@ -286,8 +268,6 @@ public struct ChallengeAccepted: DomainEvent, Equatable {
     public var opponent: EventActor
     public var creatorId: String
 
-    enum CodingKeys: String, CodingKey { case challengeId, opponent, creatorId }
-
     public init(challengeId: String, opponent: EventActor, creatorId: String) {
         self.challengeId = challengeId
         self.opponent = opponent
@@ -302,8 +282,6 @@ public struct ChallengeClipReady: DomainEvent, Equatable {
     public var challengeId: String
     public var uploader: EventActor
     public var toUserId: String
-
-    enum CodingKeys: String, CodingKey { case challengeId, uploader, toUserId }
 
     public init(challengeId: String, uploader: EventActor, toUserId: String) {
         self.challengeId = challengeId
@@ -320,8 +298,6 @@ public struct ChallengeVotingStarted: DomainEvent, Equatable {
     public var participants: [EventActor]
     public var votingDeadline: Date
 
-    enum CodingKeys: String, CodingKey { case challengeId, participants, votingDeadline }
-
     public init(challengeId: String, participants: [EventActor], votingDeadline: Date) {
         self.challengeId = challengeId
         self.participants = participants
@@ -336,8 +312,6 @@ public struct ChallengeCompleted: DomainEvent, Equatable {
     public var challengeId: String
     public var participants: [EventActor]
     public var result: ChallengeResult
-
-    enum CodingKeys: String, CodingKey { case challengeId, participants, result }
 
     public init(challengeId: String, participants: [EventActor], result: ChallengeResult) {
         self.challengeId = challengeId

@@ -58,8 +58,6 @@ public enum VoteValue: String, Codable, Sendable, CaseIterable {
 public struct VoteRequest: Codable, Sendable {
     public var value: VoteValue
 
-    enum CodingKeys: String, CodingKey { case value }
-
     public init(value: VoteValue) {
         self.value = value
     }
@@ -163,8 +161,6 @@ public struct LinkPreview: Codable, Sendable, Equatable {
     /// Whether the link is `https`.
     public var secure: Bool
 
-    enum CodingKeys: String, CodingKey { case url, site, display, secure }
-
     public init(url: String, site: String, display: String, secure: Bool) {
         self.url = url
         self.site = site
@@ -180,8 +176,6 @@ public struct TimelineItem: Codable, Sendable, Equatable {
     public var repostedBy: String?
     /// When it entered the feed (the post's time, or the repost's).
     public var at: Date
-
-    enum CodingKeys: String, CodingKey { case post, repostedBy, at }
 
     public init(post: Post, repostedBy: String?, at: Date) {
         self.post = post
@@ -199,8 +193,6 @@ public struct PostActivity: Codable, Sendable, Equatable {
     public var actor: EventActor
     public var replyId: String?
 
-    enum CodingKeys: String, CodingKey { case postId, authorId, actor, replyId }
-
     public init(postId: String, authorId: String, actor: EventActor, replyId: String? = nil) {
         self.postId = postId
         self.authorId = authorId
@@ -216,8 +208,6 @@ public struct PostMentioned: DomainEvent, Equatable {
     public var postId: String
     public var mentionedId: String
     public var actor: EventActor
-
-    enum CodingKeys: String, CodingKey { case postId, mentionedId, actor }
 
     public init(postId: String, mentionedId: String, actor: EventActor) {
         self.postId = postId

@@ -11,8 +11,6 @@ public struct FollowState: Codable, Sendable, Equatable {
     /// Their counts, as they now stand.
     public var counts: ProfileCounts
 
-    enum CodingKeys: String, CodingKey { case userId, following, followsYou, counts }
-
     public init(userId: String, following: Bool, followsYou: Bool, counts: ProfileCounts) {
         self.userId = userId
         self.following = following
@@ -27,8 +25,6 @@ public struct ProfileCounts: Codable, Sendable, Equatable {
     public var following: Int
     public var posts: Int
 
-    enum CodingKeys: String, CodingKey { case followers, following, posts }
-
     public init(followers: Int = 0, following: Int = 0, posts: Int = 0) {
         self.followers = followers
         self.following = following
@@ -41,8 +37,6 @@ public struct FollowEntry: Codable, Sendable, Equatable {
     public var user: UserSummary
     public var followedAt: Date
 
-    enum CodingKeys: String, CodingKey { case user, followedAt }
-
     public init(user: UserSummary, followedAt: Date) {
         self.user = user
         self.followedAt = followedAt
@@ -54,8 +48,6 @@ public struct UserFollowed: DomainEvent, Equatable {
     public static let eventType: EventType = "user.followed"
     public var follower: EventActor
     public var followeeId: String
-
-    enum CodingKeys: String, CodingKey { case follower, followeeId }
 
     public init(follower: EventActor, followeeId: String) {
         self.follower = follower
@@ -73,8 +65,6 @@ public struct ProfileCountsChanged: DomainEvent, Equatable {
     public var challenges: ChallengeStats?
     public var revision: Int
 
-    enum CodingKeys: String, CodingKey { case userId, counts, challenges, revision }
-
     public init(userId: String, counts: ProfileCounts, challenges: ChallengeStats? = nil, revision: Int) {
         self.userId = userId
         self.counts = counts
@@ -89,8 +79,6 @@ public struct FollowEdge: Codable, Sendable, Equatable {
     public var followerId: String
     public var followeeId: String
     public var since: Date
-
-    enum CodingKeys: String, CodingKey { case followerId, followeeId, since }
 
     public init(followerId: String, followeeId: String, since: Date) {
         self.followerId = followerId

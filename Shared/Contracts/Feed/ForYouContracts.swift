@@ -22,8 +22,6 @@ public struct FeedSignal: Codable, Sendable, Equatable {
     /// For `dwell`: 0 to 600,000 ms.
     public var dwellMs: Int?
 
-    enum CodingKeys: String, CodingKey { case id, postId, kind, dwellMs }
-
     public init(id: String, postId: String, kind: FeedSignalKind, dwellMs: Int? = nil) {
         self.id = id
         self.postId = postId
@@ -36,8 +34,6 @@ public struct FeedSignal: Codable, Sendable, Equatable {
 public struct FeedSignalBatch: Codable, Sendable {
     public var signals: [FeedSignal]
 
-    enum CodingKeys: String, CodingKey { case signals }
-
     public init(signals: [FeedSignal]) { self.signals = signals }
 }
 
@@ -45,8 +41,6 @@ public struct FeedSignalBatch: Codable, Sendable {
 public struct FeedSignalReceipt: Codable, Sendable, Equatable {
     public var accepted: Int
     public var duplicates: Int
-
-    enum CodingKeys: String, CodingKey { case accepted, duplicates }
 
     public init(accepted: Int, duplicates: Int) {
         self.accepted = accepted
@@ -60,8 +54,6 @@ public struct ForYouItem: Codable, Sendable, Equatable {
     public var post: Post
     public var reasons: [String]
     public var debug: ForYouDebug?
-
-    enum CodingKeys: String, CodingKey { case post, reasons, debug }
 
     public init(post: Post, reasons: [String], debug: ForYouDebug? = nil) {
         self.post = post

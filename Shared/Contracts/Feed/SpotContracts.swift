@@ -14,8 +14,6 @@ public struct SpotLocation: Codable, Sendable, Equatable {
     public var lng: Double
     public var address: String?
 
-    enum CodingKeys: String, CodingKey { case lat, lng, address }
-
     public init(lat: Double, lng: Double, address: String? = nil) {
         self.lat = lat
         self.lng = lng
@@ -23,7 +21,8 @@ public struct SpotLocation: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/spots`; `PATCH /v1/spots/{id}` takes the same fields, each optional.
+/// `POST /v1/spots`; `PATCH /v1/spots/{id}` takes the same fields, each optional. Feed decodes
+/// it; tests make one with the memberwise initializer (`@testable import Contracts`).
 public struct SpotInput: Codable, Sendable {
     /// 1–80 characters.
     public var name: String?
@@ -36,19 +35,6 @@ public struct SpotInput: Codable, Sendable {
     /// Up to 5 of the creator's own photos (media ids), in order.
     public var images: [String]?
 
-    enum CodingKeys: String, CodingKey { case name, description, location, difficulty, tags, images }
-
-    public init(
-        name: String? = nil, description: String? = nil, location: SpotLocation? = nil,
-        difficulty: SpotDifficulty? = nil, tags: [String]? = nil, images: [String]? = nil
-    ) {
-        self.name = name
-        self.description = description
-        self.location = location
-        self.difficulty = difficulty
-        self.tags = tags
-        self.images = images
-    }
 }
 
 /// A spot's counters: the seed's `stats`.
@@ -58,8 +44,6 @@ public struct SpotStats: Codable, Sendable, Equatable {
     /// The mean of the ratings, 0 before the first.
     public var rating: Double
     public var ratingCount: Int
-
-    enum CodingKeys: String, CodingKey { case checkInCount, challengeCount, rating, ratingCount }
 
     public init(checkInCount: Int, challengeCount: Int, rating: Double, ratingCount: Int) {
         self.checkInCount = checkInCount
@@ -121,8 +105,6 @@ public struct CheckInRequest: Codable, Sendable {
     public var lat: Double
     public var lng: Double
 
-    enum CodingKeys: String, CodingKey { case lat, lng }
-
     public init(lat: Double, lng: Double) {
         self.lat = lat
         self.lng = lng
@@ -136,8 +118,6 @@ public struct CheckIn: Codable, Sendable, Equatable {
     public var firstVisit: Bool
     public var distanceM: Double
     public var createdAt: Date
-
-    enum CodingKeys: String, CodingKey { case id, spotId, firstVisit, distanceM, createdAt }
 
     public init(id: String, spotId: String, firstVisit: Bool, distanceM: Double, createdAt: Date) {
         self.id = id
@@ -153,8 +133,6 @@ public struct SpotRatingRequest: Codable, Sendable {
     /// 1–5.
     public var stars: Int
 
-    enum CodingKeys: String, CodingKey { case stars }
-
     public init(stars: Int) {
         self.stars = stars
     }
@@ -166,8 +144,6 @@ public struct SpotUnlocked: DomainEvent, Equatable {
     public var spotId: String
     public var spotName: String
     public var userId: String
-
-    enum CodingKeys: String, CodingKey { case spotId, spotName, userId }
 
     public init(spotId: String, spotName: String, userId: String) {
         self.spotId = spotId

@@ -14,8 +14,6 @@ public struct EvidencePresignRequest: Codable, Sendable {
     public var incidentId: String
     public var contentType: String
 
-    enum CodingKeys: String, CodingKey { case incidentId, contentType }
-
     public init(incidentId: String, contentType: String) {
         self.incidentId = incidentId
         self.contentType = contentType
@@ -30,8 +28,6 @@ public struct EvidencePresigned: Codable, Sendable, Equatable {
     public var headers: [String: String]
     public var maxBytes: Int
     public var expiresAt: Date
-
-    enum CodingKeys: String, CodingKey { case uploadUrl, key, headers, maxBytes, expiresAt }
 
     public init(uploadUrl: String, key: String, headers: [String: String], maxBytes: Int, expiresAt: Date) {
         self.uploadUrl = uploadUrl
@@ -50,8 +46,6 @@ public struct EvidenceFinalizeRequest: Codable, Sendable {
     public var size: Int
     /// Hex (as expo-crypto gives it) or base64.
     public var sha256: String
-
-    enum CodingKeys: String, CodingKey { case incidentId, kind, key, size, sha256 }
 
     public init(incidentId: String, kind: EvidenceKind, key: String, size: Int, sha256: String) {
         self.incidentId = incidentId
@@ -105,8 +99,6 @@ public struct CustodyEntry: Codable, Sendable, Equatable {
     public var previousHash: String
     public var hash: String
 
-    enum CodingKeys: String, CodingKey { case sequence, action, actorId, at, previousHash, hash }
-
     public init(sequence: Int, action: String, actorId: String, at: Date, previousHash: String, hash: String) {
         self.sequence = sequence
         self.action = action
@@ -122,8 +114,6 @@ public struct CustodyLog: Codable, Sendable, Equatable {
     public var evidenceId: String
     public var valid: Bool
     public var entries: [CustodyEntry]
-
-    enum CodingKeys: String, CodingKey { case evidenceId, valid, entries }
 
     public init(evidenceId: String, valid: Bool, entries: [CustodyEntry]) {
         self.evidenceId = evidenceId

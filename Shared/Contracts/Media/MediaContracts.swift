@@ -85,8 +85,6 @@ public struct MediaSummary: Codable, Sendable, Equatable {
     /// Videos: the duration in milliseconds, from the container (known while still processing).
     public var durationMs: Int?
 
-    enum CodingKeys: String, CodingKey { case id, ownerId, contentType, status, durationMs }
-
     public init(id: String, ownerId: String, contentType: String, status: MediaStatus, durationMs: Int? = nil) {
         self.id = id
         self.ownerId = ownerId
@@ -110,8 +108,6 @@ public struct MediaAttached: DomainEvent, Equatable {
     /// Users besides the owner who may now read a `private` object.
     public var readers: [String]?
 
-    enum CodingKeys: String, CodingKey { case mediaId, ownerId, visibility, referenceType, referenceId, readers }
-
     public init(
         mediaId: String, ownerId: String, visibility: MediaVisibility, referenceType: String, referenceId: String,
         readers: [String]? = nil
@@ -132,8 +128,6 @@ public struct MediaReady: DomainEvent, Equatable {
     public var mediaId: String
     public var ownerId: String
 
-    enum CodingKeys: String, CodingKey { case mediaId, ownerId }
-
     public init(mediaId: String, ownerId: String) {
         self.mediaId = mediaId
         self.ownerId = ownerId
@@ -149,8 +143,6 @@ public struct MediaHeld: DomainEvent, Equatable {
     /// 0 to 1, from the classifier.
     public var score: Double
     public var labels: [String]
-
-    enum CodingKeys: String, CodingKey { case mediaId, ownerId, score, labels }
 
     public init(mediaId: String, ownerId: String, score: Double, labels: [String]) {
         self.mediaId = mediaId
@@ -168,8 +160,6 @@ public struct MediaRejected: DomainEvent, Equatable {
     public var ownerId: String
     public var reason: String
 
-    enum CodingKeys: String, CodingKey { case mediaId, ownerId, reason }
-
     public init(mediaId: String, ownerId: String, reason: String) {
         self.mediaId = mediaId
         self.ownerId = ownerId
@@ -186,8 +176,6 @@ public struct MediaDetached: DomainEvent, Equatable {
     public var referenceType: String
     public var referenceId: String
 
-    enum CodingKeys: String, CodingKey { case mediaId, ownerId, referenceType, referenceId }
-
     public init(mediaId: String, ownerId: String, referenceType: String, referenceId: String) {
         self.mediaId = mediaId
         self.ownerId = ownerId
@@ -203,8 +191,6 @@ public struct MediaSharingEnded: DomainEvent, Equatable {
     public static let eventType: EventType = "media.sharing_ended"
     public var userIds: [String]
 
-    enum CodingKeys: String, CodingKey { case userIds }
-
     public init(userIds: [String]) {
         self.userIds = userIds
     }
@@ -218,8 +204,6 @@ public struct MediaWithdrawn: DomainEvent, Equatable {
     public static let eventType: EventType = "media.withdrawn"
     public var ownerId: String
     public var mediaIds: [String]
-
-    enum CodingKeys: String, CodingKey { case ownerId, mediaIds }
 
     public init(ownerId: String, mediaIds: [String]) {
         self.ownerId = ownerId

@@ -17,8 +17,6 @@ public struct ShareCardCreate: Codable, Sendable, Equatable {
     /// Default `orange`.
     public var style: ShareCardStyle?
 
-    enum CodingKeys: String, CodingKey { case style }
-
     public init(style: ShareCardStyle? = nil) {
         self.style = style
     }
@@ -35,8 +33,6 @@ public struct ShareCardRender: Codable, Sendable, Equatable {
     public var since: String?
     /// The text at the bottom (the app's name).
     public var watermark: String
-
-    enum CodingKeys: String, CodingKey { case ownerId, style, count, names, since, watermark }
 
     public init(
         ownerId: String, style: ShareCardStyle, count: Int, names: [String], since: String?, watermark: String
@@ -64,8 +60,6 @@ public struct ShareCard: Codable, Sendable, Equatable {
     public var url: String
     public var expiresAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, mediaId, style, count, width, height, url, expiresAt }
-
     public init(
         id: String? = nil, mediaId: String, style: ShareCardStyle, count: Int, width: Int, height: Int, url: String,
         expiresAt: Date
@@ -92,8 +86,6 @@ public enum SharePlatform: String, Codable, Sendable, CaseIterable {
 public struct ShareCardShared: Codable, Sendable, Equatable {
     public var platform: SharePlatform
 
-    enum CodingKeys: String, CodingKey { case platform }
-
     public init(platform: SharePlatform) {
         self.platform = platform
     }
@@ -111,8 +103,6 @@ public struct ShareCardShare: Codable, Sendable, Equatable {
     public var platform: SharePlatform?
     public var sharedAt: Date?
     public var createdAt: Date
-
-    enum CodingKeys: String, CodingKey { case id, streakId, mediaId, style, count, platform, sharedAt, createdAt }
 
     public init(
         id: String, streakId: String, mediaId: String, style: ShareCardStyle, count: Int, platform: SharePlatform?,

@@ -48,8 +48,6 @@ public struct UploadStatus: Codable, Sendable, Equatable {
     /// Why it was rejected.
     public var rejectedReason: String?
 
-    enum CodingKeys: String, CodingKey { case id, purpose, state, offset, length, expiresAt, mediaId, rejectedReason }
-
     public init(
         id: String, purpose: UploadPurpose, state: UploadState, offset: Int, length: Int, expiresAt: Date,
         mediaId: String?, rejectedReason: String?
@@ -97,8 +95,6 @@ public struct PresignUploadRequest: Codable, Sendable {
     public var contentType: String
     public var purpose: UploadPurpose?
 
-    enum CodingKeys: String, CodingKey { case contentType, purpose }
-
     public init(contentType: String, purpose: UploadPurpose? = nil) {
         self.contentType = contentType
         self.purpose = purpose
@@ -118,8 +114,6 @@ public struct PresignedURL: Codable, Sendable, Equatable {
     /// The largest body a PUT may send.
     public var maxBytes: Int?
     public var expiresAt: Date
-
-    enum CodingKeys: String, CodingKey { case method, url, mediaId, headers, maxBytes, expiresAt }
 
     public init(
         method: String, url: String, mediaId: String, headers: [String: String], maxBytes: Int?, expiresAt: Date

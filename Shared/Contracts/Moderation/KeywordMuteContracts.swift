@@ -8,8 +8,6 @@ public struct KeywordMuteCreate: Codable, Sendable {
     /// When the mute ends (in the future); absent: until removed.
     public var until: Date?
 
-    enum CodingKeys: String, CodingKey { case phrase, until }
-
     public init(phrase: String, until: Date? = nil) {
         self.phrase = phrase
         self.until = until
@@ -24,8 +22,6 @@ public struct KeywordMute: Codable, Sendable, Equatable {
     public var until: Date?
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, phrase, until, createdAt }
-
     public init(id: String, phrase: String, until: Date?, createdAt: Date) {
         self.id = id
         self.phrase = phrase
@@ -38,8 +34,6 @@ public struct KeywordMute: Codable, Sendable, Equatable {
 public struct MutedPhrase: Codable, Sendable, Equatable {
     public var phrase: String
     public var until: Date?
-
-    enum CodingKeys: String, CodingKey { case phrase, until }
 
     public init(phrase: String, until: Date?) {
         self.phrase = phrase
@@ -54,8 +48,6 @@ public struct KeywordMutesChanged: DomainEvent, Equatable {
     public var userId: String
     public var mutes: [MutedPhrase]
     public var revision: Int
-
-    enum CodingKeys: String, CodingKey { case userId, mutes, revision }
 
     public init(userId: String, mutes: [MutedPhrase], revision: Int) {
         self.userId = userId

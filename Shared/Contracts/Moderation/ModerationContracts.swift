@@ -46,8 +46,6 @@ public struct ReportCreate: Codable, Sendable {
     /// Up to 1000 characters.
     public var details: String?
 
-    enum CodingKeys: String, CodingKey { case targetType, targetId, reason, details }
-
     public init(targetType: ReportTargetType, targetId: String, reason: ReportReason, details: String? = nil) {
         self.targetType = targetType
         self.targetId = targetId
@@ -91,8 +89,6 @@ public struct Report: Codable, Sendable, Equatable {
 public struct BlockCreate: Codable, Sendable {
     public var userId: String
 
-    enum CodingKeys: String, CodingKey { case userId }
-
     public init(userId: String) {
         self.userId = userId
     }
@@ -102,8 +98,6 @@ public struct BlockCreate: Codable, Sendable {
 public struct Block: Codable, Sendable, Equatable {
     public var userId: String
     public var createdAt: Date
-
-    enum CodingKeys: String, CodingKey { case userId, createdAt }
 
     public init(userId: String, createdAt: Date) {
         self.userId = userId
@@ -118,8 +112,6 @@ public struct ContentHidden: DomainEvent, Equatable {
     public var targetId: String
     public var reportCount: Int
 
-    enum CodingKeys: String, CodingKey { case targetType, targetId, reportCount }
-
     public init(targetType: ReportTargetType, targetId: String, reportCount: Int) {
         self.targetType = targetType
         self.targetId = targetId
@@ -127,59 +119,63 @@ public struct ContentHidden: DomainEvent, Equatable {
     }
 }
 
-/// `user.blocked`: feed hides each from the other; streak breaks their streak.
-public struct UserBlocked: DomainEvent, Equatable {
-    public static let eventType: EventType = "user.blocked"
+/// A block set or lifted between two users: `user.blocked` (``UserBlocked``: feed hides each
+/// from the other; streak breaks their streak) and `user.unblocked` (``UserUnblocked``: the block
+/// is lifted, a broken streak stays broken). `Kind` names which.
+public struct BlockChange<Kind: EventName>: DomainEvent, Equatable {
+    public static var eventType: EventType { Kind.eventType }
     public var blockerId: String
     public var blockedId: String
-
-    enum CodingKeys: String, CodingKey { case blockerId, blockedId }
 
     public init(blockerId: String, blockedId: String) {
         self.blockerId = blockerId
         self.blockedId = blockedId
     }
 }
+
+/// The name of a block's event.
+public enum Blocked: EventName {
+    public static let eventType: EventType = "user.blocked"
+}
+
+/// The name of a lifted block's event.
+public enum Unblocked: EventName {
+    public static let eventType: EventType = "user.unblocked"
+}
+
+/// `user.blocked`: feed hides each from the other; streak breaks their streak.
+public typealias UserBlocked = BlockChange<Blocked>
 
 /// `user.unblocked`: the block is lifted (a broken streak stays broken).
-public struct UserUnblocked: DomainEvent, Equatable {
-    public static let eventType: EventType = "user.unblocked"
-    public var blockerId: String
-    public var blockedId: String
+public typealias UserUnblocked = BlockChange<Unblocked>
 
-    enum CodingKeys: String, CodingKey { case blockerId, blockedId }
-
-    public init(blockerId: String, blockedId: String) {
-        self.blockerId = blockerId
-        self.blockedId = blockedId
-    }
-}
-
-/// `user.muted`: the muter no longer sees the muted user's posts in feeds and search, nor
-/// notifications of what they do; the muted user is not told and sees everything as before.
-public struct UserMuted: DomainEvent, Equatable {
-    public static let eventType: EventType = "user.muted"
+/// A mute set or lifted: `user.muted` (``UserMuted``: the muter no longer sees the muted user's
+/// posts in feeds and search, nor notifications of what they do; the muted user is not told and
+/// sees everything as before) and `user.unmuted` (``UserUnmuted``: the mute is lifted). `Kind`
+/// names which.
+public struct MuteChange<Kind: EventName>: DomainEvent, Equatable {
+    public static var eventType: EventType { Kind.eventType }
     public var muterId: String
     public var mutedId: String
-
-    enum CodingKeys: String, CodingKey { case muterId, mutedId }
 
     public init(muterId: String, mutedId: String) {
         self.muterId = muterId
         self.mutedId = mutedId
     }
 }
+
+/// The name of a mute's event.
+public enum Muted: EventName {
+    public static let eventType: EventType = "user.muted"
+}
+
+/// The name of a lifted mute's event.
+public enum Unmuted: EventName {
+    public static let eventType: EventType = "user.unmuted"
+}
+
+/// `user.muted`: the muter no longer sees the muted user's posts.
+public typealias UserMuted = MuteChange<Muted>
 
 /// `user.unmuted`: the mute is lifted.
-public struct UserUnmuted: DomainEvent, Equatable {
-    public static let eventType: EventType = "user.unmuted"
-    public var muterId: String
-    public var mutedId: String
-
-    enum CodingKeys: String, CodingKey { case muterId, mutedId }
-
-    public init(muterId: String, mutedId: String) {
-        self.muterId = muterId
-        self.mutedId = mutedId
-    }
-}
+public typealias UserUnmuted = MuteChange<Unmuted>

@@ -16,8 +16,6 @@ public struct ModerationSubject: Codable, Sendable, Equatable {
     public var mediaIds: [String]
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case type, id, ownerId, text, mediaIds, createdAt }
-
     public init(
         type: ReportTargetType, id: String, ownerId: String, text: String?, mediaIds: [String], createdAt: Date
     ) {
@@ -54,8 +52,6 @@ public struct ModerationActionCreate: Codable, Sendable {
     /// For `suspend`: how long, 1 to 8760 hours (default 168: seven days).
     public var durationHours: Int?
 
-    enum CodingKeys: String, CodingKey { case targetType, targetId, action, reason, durationHours }
-
     public init(
         targetType: ReportTargetType, targetId: String, action: ModerationActionKind, reason: String,
         durationHours: Int? = nil
@@ -74,8 +70,6 @@ public struct ReportAction: Codable, Sendable {
     public var action: ModerationActionKind
     public var reason: String
     public var durationHours: Int?
-
-    enum CodingKeys: String, CodingKey { case action, reason, durationHours }
 
     public init(action: ModerationActionKind, reason: String, durationHours: Int? = nil) {
         self.action = action
@@ -135,8 +129,6 @@ public struct QueuedReport: Codable, Sendable, Equatable {
     public var weight: Double
     public var status: ReportStatus
     public var createdAt: Date
-
-    enum CodingKeys: String, CodingKey { case id, reporterId, reason, details, weight, status, createdAt }
 
     public init(
         id: String, reporterId: String, reason: ReportReason, details: String?, weight: Double, status: ReportStatus,
@@ -205,8 +197,6 @@ public struct AppealCreate: Codable, Sendable {
     /// 1 to 1000 characters.
     public var statement: String
 
-    enum CodingKeys: String, CodingKey { case statement }
-
     public init(statement: String) {
         self.statement = statement
     }
@@ -219,8 +209,6 @@ public struct BanAppealRequest: Codable, Sendable {
     public var password: String
     /// 1 to 1000 characters.
     public var statement: String
-
-    enum CodingKeys: String, CodingKey { case email, password, statement }
 
     public init(email: String, password: String, statement: String) {
         self.email = email
@@ -235,8 +223,6 @@ public struct BanAppeal: Codable, Sendable, Equatable {
     public var userId: String
     public var actionId: String
     public var statement: String
-
-    enum CodingKeys: String, CodingKey { case userId, actionId, statement }
 
     public init(userId: String, actionId: String, statement: String) {
         self.userId = userId
@@ -292,8 +278,6 @@ public struct AppealDecision: Codable, Sendable {
     /// 1 to 500 characters; the user is told it.
     public var reason: String
 
-    enum CodingKeys: String, CodingKey { case outcome, reason }
-
     public init(outcome: AppealOutcome, reason: String) {
         self.outcome = outcome
         self.reason = reason
@@ -346,8 +330,6 @@ public struct ContentRestored: DomainEvent, Equatable {
     public var targetType: ReportTargetType
     public var targetId: String
 
-    enum CodingKeys: String, CodingKey { case targetType, targetId }
-
     public init(targetType: ReportTargetType, targetId: String) {
         self.targetType = targetType
         self.targetId = targetId
@@ -364,8 +346,6 @@ public struct ContentRemoved: DomainEvent, Equatable {
     public var actionId: String
     public var reason: String
 
-    enum CodingKeys: String, CodingKey { case targetType, targetId, ownerId, actionId, reason }
-
     public init(targetType: ReportTargetType, targetId: String, ownerId: String, actionId: String, reason: String) {
         self.targetType = targetType
         self.targetId = targetId
@@ -375,14 +355,14 @@ public struct ContentRemoved: DomainEvent, Equatable {
     }
 }
 
-/// `user.warned`: alerts tells the user why.
-public struct UserWarned: DomainEvent, Equatable {
-    public static let eventType: EventType = "user.warned"
+/// A moderator's action on an account, and why: `user.warned` (``UserWarned``: alerts tells the
+/// user why) and `user.banned` (``UserBanned``: auth ends every session of the user and refuses
+/// their sign-ins). `Kind` names which.
+public struct AccountSanction<Kind: EventName>: DomainEvent, Equatable {
+    public static var eventType: EventType { Kind.eventType }
     public var userId: String
     public var actionId: String
     public var reason: String
-
-    enum CodingKeys: String, CodingKey { case userId, actionId, reason }
 
     public init(userId: String, actionId: String, reason: String) {
         self.userId = userId
@@ -390,6 +370,22 @@ public struct UserWarned: DomainEvent, Equatable {
         self.reason = reason
     }
 }
+
+/// The name of a warning's event.
+public enum Warned: EventName {
+    public static let eventType: EventType = "user.warned"
+}
+
+/// The name of a ban's event.
+public enum Banned: EventName {
+    public static let eventType: EventType = "user.banned"
+}
+
+/// `user.warned`: alerts tells the user why.
+public typealias UserWarned = AccountSanction<Warned>
+
+/// `user.banned`: auth ends every session of the user and refuses their sign-ins.
+public typealias UserBanned = AccountSanction<Banned>
 
 /// `user.suspended`: auth limits the user's sessions to reading until `until`; alerts tells
 /// them why and until when.
@@ -400,28 +396,10 @@ public struct UserSuspended: DomainEvent, Equatable {
     public var until: Date
     public var reason: String
 
-    enum CodingKeys: String, CodingKey { case userId, actionId, until, reason }
-
     public init(userId: String, actionId: String, until: Date, reason: String) {
         self.userId = userId
         self.actionId = actionId
         self.until = until
-        self.reason = reason
-    }
-}
-
-/// `user.banned`: auth ends every session of the user and refuses their sign-ins.
-public struct UserBanned: DomainEvent, Equatable {
-    public static let eventType: EventType = "user.banned"
-    public var userId: String
-    public var actionId: String
-    public var reason: String
-
-    enum CodingKeys: String, CodingKey { case userId, actionId, reason }
-
-    public init(userId: String, actionId: String, reason: String) {
-        self.userId = userId
-        self.actionId = actionId
         self.reason = reason
     }
 }
@@ -433,8 +411,6 @@ public struct UserReinstated: DomainEvent, Equatable {
     public var userId: String
     /// The action whose restriction ends.
     public var actionId: String
-
-    enum CodingKeys: String, CodingKey { case userId, actionId }
 
     public init(userId: String, actionId: String) {
         self.userId = userId
@@ -450,8 +426,6 @@ public struct AppealDecided: DomainEvent, Equatable {
     public var actionId: String
     public var outcome: AppealOutcome
     public var reason: String
-
-    enum CodingKeys: String, CodingKey { case userId, appealId, actionId, outcome, reason }
 
     public init(userId: String, appealId: String, actionId: String, outcome: AppealOutcome, reason: String) {
         self.userId = userId

@@ -5,8 +5,6 @@ public struct FriendRequestCreate: Codable, Sendable {
     /// Who to ask.
     public var userId: String
 
-    enum CodingKeys: String, CodingKey { case userId }
-
     public init(userId: String) {
         self.userId = userId
     }
@@ -25,8 +23,6 @@ public struct FriendRequest: Codable, Sendable, Equatable {
     public var status: FriendRequestStatus
     public var createdAt: Date
     public var respondedAt: Date?
-
-    enum CodingKeys: String, CodingKey { case id, fromUserId, toUserId, status, createdAt, respondedAt }
 
     public init(
         id: String, fromUserId: String, toUserId: String, status: FriendRequestStatus, createdAt: Date,
@@ -128,8 +124,6 @@ public struct SnapCreate: Codable, Sendable {
     /// The prompt the photo answers (today's, or a custom one), at most 200 characters.
     public var prompt: String?
 
-    enum CodingKeys: String, CodingKey { case mediaId, timeZone, streakIds, caption, prompt }
-
     public init(
         mediaId: String, timeZone: String, streakIds: [String]? = nil, caption: String? = nil, prompt: String? = nil
     ) {
@@ -153,8 +147,6 @@ public struct Snap: Codable, Sendable, Equatable {
     public var createdAt: Date
     public var streaks: [Streak]
 
-    enum CodingKeys: String, CodingKey { case id, mediaId, localDate, timeZone, caption, prompt, createdAt, streaks }
-
     public init(
         id: String, mediaId: String, localDate: String, timeZone: String, caption: String? = nil,
         prompt: String? = nil, createdAt: Date, streaks: [Streak]
@@ -170,18 +162,9 @@ public struct Snap: Codable, Sendable, Equatable {
     }
 }
 
-/// One of the two people in a streak, as notifications name them.
-public struct StreakMember: Codable, Sendable, Equatable {
-    public var userId: String
-    public var displayName: String
-
-    enum CodingKeys: String, CodingKey { case userId, displayName }
-
-    public init(userId: String, displayName: String) {
-        self.userId = userId
-        self.displayName = displayName
-    }
-}
+/// One of the two people in a streak, as notifications name them: a user as every event names
+/// them.
+public typealias StreakMember = EventActor
 
 /// `streak.at_risk` (streak → alerts): two hours before the due day ends for the earlier of the
 /// pair, it is not complete. Both are told.
@@ -196,8 +179,6 @@ public struct StreakAtRisk: DomainEvent, Equatable {
     public var members: [StreakMember]
     /// Who has not snapped for the day yet.
     public var waitingFor: [String]
-
-    enum CodingKeys: String, CodingKey { case streakId, date, count, closesAt, members, waitingFor }
 
     public init(
         streakId: String, date: String, count: Int, closesAt: Date, members: [StreakMember], waitingFor: [String]
@@ -251,8 +232,6 @@ public struct StreakSnapped: DomainEvent, Equatable {
     public var from: StreakMember
     public var toUserId: String
 
-    enum CodingKeys: String, CodingKey { case streakId, snapId, from, toUserId }
-
     public init(streakId: String, snapId: String, from: StreakMember, toUserId: String) {
         self.streakId = streakId
         self.snapId = snapId
@@ -268,8 +247,6 @@ public struct StreakNudged: DomainEvent, Equatable {
     public var from: StreakMember
     public var toUserId: String
 
-    enum CodingKeys: String, CodingKey { case streakId, from, toUserId }
-
     public init(streakId: String, from: StreakMember, toUserId: String) {
         self.streakId = streakId
         self.from = from
@@ -283,8 +260,6 @@ public struct Friend: Codable, Sendable, Equatable {
     /// The name they last used with streak (on a friend request), if known.
     public var displayName: String?
     public var streak: Streak
-
-    enum CodingKeys: String, CodingKey { case userId, displayName, streak }
 
     public init(userId: String, displayName: String?, streak: Streak) {
         self.userId = userId
@@ -300,8 +275,6 @@ public struct FriendRequestSent: DomainEvent, Equatable {
     public var fromUserId: String
     public var fromDisplayName: String
     public var toUserId: String
-
-    enum CodingKeys: String, CodingKey { case requestId, fromUserId, fromDisplayName, toUserId }
 
     public init(requestId: String, fromUserId: String, fromDisplayName: String, toUserId: String) {
         self.requestId = requestId
@@ -319,8 +292,6 @@ public struct FriendRequestAccepted: DomainEvent, Equatable {
     public var toUserId: String
     public var toDisplayName: String
     public var streakId: String
-
-    enum CodingKeys: String, CodingKey { case requestId, fromUserId, toUserId, toDisplayName, streakId }
 
     public init(requestId: String, fromUserId: String, toUserId: String, toDisplayName: String, streakId: String) {
         self.requestId = requestId
@@ -353,8 +324,6 @@ public struct RecoveryTransaction: Codable, Sendable, Equatable {
     public var streakId: String?
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case type, amount, balanceAfter, streakId, createdAt }
-
     public init(
         type: RecoveryTransactionType, amount: Int, balanceAfter: Int, streakId: String?, createdAt: Date
     ) {
@@ -370,8 +339,6 @@ public struct RecoveryTransaction: Codable, Sendable, Equatable {
 public struct RecoveryTokenBalance: Codable, Sendable, Equatable {
     public var balance: Int
     public var transactions: [RecoveryTransaction]
-
-    enum CodingKeys: String, CodingKey { case balance, transactions }
 
     public init(balance: Int, transactions: [RecoveryTransaction] = []) {
         self.balance = balance
@@ -400,8 +367,6 @@ public struct FoundUser: Codable, Sendable, Equatable {
     public var requestId: String?
     /// When they picked one.
     public var username: String?
-
-    enum CodingKeys: String, CodingKey { case userId, displayName, relation, requestId, username }
 
     public init(
         userId: String, displayName: String, relation: FriendRelation, requestId: String? = nil,

@@ -16,8 +16,6 @@ public struct StreakSnap: Codable, Sendable, Equatable {
     public var counted: Bool
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey { case id, userId, mediaId, localDate, caption, prompt, counted, createdAt }
-
     public init(
         id: String, userId: String, mediaId: String, localDate: String, caption: String?, prompt: String?,
         counted: Bool, createdAt: Date
@@ -56,8 +54,6 @@ public struct StreakDay: Codable, Sendable, Equatable {
     public var friend: StreakSnap?
     public var friendState: FriendSnapState
 
-    enum CodingKeys: String, CodingKey { case date, mine, friend, friendState }
-
     public init(date: String, mine: StreakSnap?, friend: StreakSnap?, friendState: FriendSnapState) {
         self.date = date
         self.mine = mine
@@ -71,8 +67,6 @@ public struct StreakDay: Codable, Sendable, Equatable {
 public struct StreakFeedItem: Codable, Sendable, Equatable {
     public var streak: Streak
     public var today: StreakDay
-
-    enum CodingKeys: String, CodingKey { case streak, today }
 
     public init(streak: Streak, today: StreakDay) {
         self.streak = streak
@@ -89,8 +83,6 @@ public struct HeatmapCalendar: Codable, Sendable, Equatable {
     public var from: String
     public var to: String
     public var days: [Int]
-
-    enum CodingKeys: String, CodingKey { case from, to, days }
 
     public init(from: String, to: String, days: [Int]) {
         self.from = from

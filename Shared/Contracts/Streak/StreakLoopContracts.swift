@@ -47,8 +47,6 @@ public struct SnapWindowSettings: Codable, Sendable, Equatable {
     /// An IANA zone; leave it out to keep the one streak knows (that of the latest snap).
     public var timeZone: String?
 
-    enum CodingKeys: String, CodingKey { case earliestHour, timeZone }
-
     public init(earliestHour: Int, timeZone: String? = nil) {
         self.earliestHour = earliestHour
         self.timeZone = timeZone
@@ -66,8 +64,6 @@ public struct DailyPrompt: Codable, Sendable, Equatable {
     /// A Pro user's own prompt for the day, instead of the operator's.
     public var custom: Bool
 
-    enum CodingKeys: String, CodingKey { case date, text, category, emoji, custom }
-
     public init(date: String, text: String, category: String, emoji: String, custom: Bool) {
         self.date = date
         self.text = text
@@ -84,8 +80,6 @@ public struct CustomPromptSet: Codable, Sendable, Equatable {
     /// At most 10 characters (default 📸).
     public var emoji: String?
 
-    enum CodingKeys: String, CodingKey { case text, emoji }
-
     public init(text: String, emoji: String? = nil) {
         self.text = text
         self.emoji = emoji
@@ -99,8 +93,6 @@ public struct ReachedMilestone: Codable, Sendable, Equatable {
     /// The local day that made it, `YYYY-MM-DD`.
     public var date: String
     public var reachedAt: Date
-
-    enum CodingKeys: String, CodingKey { case count, date, reachedAt }
 
     public init(count: Int, date: String, reachedAt: Date) {
         self.count = count
@@ -153,8 +145,6 @@ public struct Achievement: Codable, Sendable, Equatable {
     public var progress: Int
     public var goal: Int
 
-    enum CodingKeys: String, CodingKey { case id, title, unlocked, progress, goal }
-
     public init(id: String, title: String, unlocked: Bool, progress: Int, goal: Int) {
         self.id = id
         self.title = title
@@ -173,8 +163,6 @@ public struct StreakStats: Codable, Sendable, Equatable {
     public var totalSnaps: Int
     public var recoveryTokens: Int
     public var achievements: [Achievement]
-
-    enum CodingKeys: String, CodingKey { case activeStreaks, longestStreak, totalSnaps, recoveryTokens, achievements }
 
     public init(
         activeStreaks: Int, longestStreak: Int, totalSnaps: Int, recoveryTokens: Int, achievements: [Achievement]
@@ -195,8 +183,6 @@ public struct StreakProfileStats: Codable, Sendable, Equatable {
     public var longestStreak: Int
     public var totalSnaps: Int
 
-    enum CodingKeys: String, CodingKey { case activeStreaks, longestStreak, totalSnaps }
-
     public init(activeStreaks: Int, longestStreak: Int, totalSnaps: Int) {
         self.activeStreaks = activeStreaks
         self.longestStreak = longestStreak
@@ -216,8 +202,6 @@ public struct StreakWindowOpened: DomainEvent, Equatable {
     /// Who is waiting: a friend's name, or "N friends".
     public var partner: String
 
-    enum CodingKeys: String, CodingKey { case userId, date, closesAt, prompt, partner }
-
     public init(userId: String, date: String, closesAt: Date, prompt: String, partner: String) {
         self.userId = userId
         self.date = date
@@ -234,8 +218,6 @@ public struct StreakWindowClosing: DomainEvent, Equatable {
     public var userId: String
     public var date: String
     public var closesAt: Date
-
-    enum CodingKeys: String, CodingKey { case userId, date, closesAt }
 
     public init(userId: String, date: String, closesAt: Date) {
         self.userId = userId
@@ -254,8 +236,6 @@ public struct StreakMilestoneReached: DomainEvent, Equatable {
     public var members: [StreakMember]
     /// Each of the pair earned a recovery token with it (every 30 days).
     public var earnedToken: Bool
-
-    enum CodingKeys: String, CodingKey { case streakId, count, date, members, earnedToken }
 
     public init(streakId: String, count: Int, date: String, members: [StreakMember], earnedToken: Bool) {
         self.streakId = streakId

@@ -8,6 +8,7 @@ import ServiceStore
 import TestSupport
 import Testing
 
+@testable import Contracts
 @testable import FeedService
 
 /// Spots through feed's router: who may change one, lists near a point and by

@@ -13,23 +13,6 @@ import Testing
     static let alice = "00000000-0000-4000-8000-00000000000a"
     static let bob = "00000000-0000-4000-8000-00000000000b"
 
-    func withMedia(
-        _ config: [String: String] = [:],
-        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        try await withParts(config) { harness, _, client in try await body(harness, client) }
-    }
-
-    func withParts(
-        _ config: [String: String] = [:],
-        _ body: @escaping @Sendable (ServiceHarness, MediaProcessor, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        let harness = try ServiceHarness(.media, config: config)
-        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-        let processor = try TestMedia.processor(parts)
-        try await harness.test(parts) { client in try await body(harness, processor, client) }
-    }
-
     func upload(
         _ client: some TestClientProtocol, _ bytes: Data, type: String?, token: String
     ) async throws -> TestResponse {
@@ -47,7 +30,7 @@ import Testing
     }
 
     @Test func theTypeComesFromTheBytesAndTheHashIsRecorded() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let token = try await harness.token(for: Self.alice)
             for (bytes, claim, type) in [
                 (TestImages.jpeg(), "image/jpeg", "image/jpeg"), (TestImages.png(), nil, "image/png"),
@@ -67,7 +50,7 @@ import Testing
     }
 
     @Test func refusedUploadsLeaveNothingBehind() async throws {
-        try await withMedia(["media.maxPhotoBytes": "4096"]) { harness, client in
+        try await TestMedia.withRouter(["media.maxPhotoBytes": "4096"]) { harness, client in
             let token = try await harness.token(for: Self.alice)
             let cases: [(Data, String?, HTTPResponse.Status, ErrorCode)] = [
                 (TestImages.png(), "image/jpeg", .unsupportedMediaType, .unsupportedMediaType),
@@ -94,7 +77,7 @@ import Testing
     }
 
     @Test func mediaIsPrivateToItsOwnerUntilReferenced() async throws {
-        try await withParts { harness, processor, client in
+        try await TestMedia.withParts { harness, processor, client in
             let aliceToken = try await harness.token(for: Self.alice)
             let bobToken = try await harness.token(for: Self.bob)
             let bytes = TestImages.jpeg(seed: 9)
@@ -152,7 +135,7 @@ import Testing
     }
 
     @Test func aServiceWithdrawsOnlyTheOwnersObjectsItMade() async throws {
-        try await withParts { harness, processor, client in
+        try await TestMedia.withParts { harness, processor, client in
             let aliceToken = try await harness.token(for: Self.alice)
             var uploaded: [String] = []
             for seed: UInt8 in [11, 12] {
@@ -186,7 +169,7 @@ import Testing
     }
 
     @Test func internalLookupsNeedAServiceCertificate() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let response = try await client.get("/internal/media/\(Self.alice)")
             #expect(response.status == .forbidden)
             #expect(response.error?.code == .peerNotAllowed)

@@ -15,13 +15,6 @@ import Testing
     static let alice = "00000000-0000-4000-8000-00000000000a"
     static let bob = "00000000-0000-4000-8000-00000000000b"
 
-    func withMedia(
-        _ config: [String: String] = [:],
-        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        try await TestMedia.withRouter(config, body)
-    }
-
     /// The base64url character with the same top four bits and the lowest bit flipped: for a
     /// 32-byte value, the same bytes spelled differently.
     static func spareBitFlipped(_ character: Character) -> String {
@@ -39,7 +32,7 @@ import Testing
     }
 
     @Test func aPresignedPutStoresOneObjectForItsOwnerAndNothingElse() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let token = try await harness.token(for: Self.alice)
             let response = try await client.post(
                 "/v1/media/presign", PresignUploadRequest(contentType: "image/jpeg", purpose: .post), token: token)
@@ -89,7 +82,7 @@ import Testing
     }
 
     @Test func aPresignedGetServesRangesAndETagsUntilItExpires() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let token = try await harness.token(for: Self.alice)
             let photo = TestImages.jpeg(seed: 9, size: 3000)
             let uploaded = try await client.execute(

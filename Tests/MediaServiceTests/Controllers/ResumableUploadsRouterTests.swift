@@ -19,13 +19,6 @@ import Testing
 
     static func header(_ name: String) -> HTTPField.Name { HTTPField.Name(name)! }
 
-    func withMedia(
-        _ config: [String: String] = [:],
-        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        try await TestMedia.withRouter(config, body)
-    }
-
     func send(
         _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, token: String,
         _ fields: [String: String], body: Data? = nil
@@ -41,7 +34,7 @@ import Testing
     }
 
     @Test func version3UploadsInTwoPartsAndBecomesMedia() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let token = try await harness.token(for: Self.alice)
             let photo = TestImages.jpeg(seed: 5, size: 100_000)
             let first = try await send(
@@ -91,7 +84,7 @@ import Testing
     }
 
     @Test func eachRequestStatesWhatTheDraftNeeds() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let token = try await harness.token(for: Self.alice)
             let photo = TestImages.jpeg(seed: 6, size: 10_000)
             let cases: [([String: String], String, HTTPResponse.Status)] = [
@@ -141,7 +134,7 @@ import Testing
     }
 
     @Test func uploadsAreTheOwnersAndEndWhenCancelled() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let alice = try await harness.token(for: Self.alice)
             let bob = try await harness.token(for: Self.bob)
             let photo = TestImages.jpeg(seed: 7, size: 10_000)

@@ -17,13 +17,6 @@ import Testing
     static let alice = "00000000-0000-4000-8000-00000000000a"
     static let bob = "00000000-0000-4000-8000-00000000000b"
 
-    func withMedia(
-        _ config: [String: String] = [:],
-        _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        try await TestMedia.withRouter(config, body)
-    }
-
     static func metadata(_ pairs: [String: String]) -> String {
         pairs.sorted { $0.key < $1.key }.map { "\($0.key) \(Data($0.value.utf8).base64EncodedString())" }
             .joined(separator: ",")
@@ -66,7 +59,7 @@ import Testing
     static func sha256Hex(_ data: Data) -> String { Hex.encode(SHA256.hash(data: data)) }
 
     @Test func aFileArrivesInPiecesWithChecksumsAndBecomesMedia() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let token = try await harness.token(for: Self.alice)
             let photo = TestImages.jpeg(seed: 3, size: 300_000)
             let created = try await create(
@@ -124,7 +117,7 @@ import Testing
     }
 
     @Test func limitsAreCheckedBeforeAnyByteAndNeverWrittenPast() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let token = try await harness.token(for: Self.alice)
             let tooBig = try await create(
                 client, token: token, length: 10 * 1_048_576 + 1, metadata: ["purpose": "avatar"])
@@ -164,7 +157,7 @@ import Testing
     }
 
     @Test func bytesThatAreNotWhatWasDeclaredAreRejectedAndNothingIsKept() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let token = try await harness.token(for: Self.alice)
             let png = TestImages.png(seed: 2, width: 40, height: 30)
             let claimed = try #require(
@@ -230,7 +223,7 @@ import Testing
     }
 
     @Test func uploadsAreTheOwnersAndEndByTerminationOrExpiry() async throws {
-        try await withMedia { harness, client in
+        try await TestMedia.withRouter { harness, client in
             let alice = try await harness.token(for: Self.alice)
             let bob = try await harness.token(for: Self.bob)
             let location = try #require(try await create(client, token: alice, length: 4096).headers[.location])
@@ -266,7 +259,7 @@ import Testing
     }
 
     @Test func creationWithUploadAndQuotas() async throws {
-        try await withMedia(["media.quota.uploadsPerHour": "3", "media.quota.inFlightBytes": "20000"]) {
+        try await TestMedia.withRouter(["media.quota.uploadsPerHour": "3", "media.quota.inFlightBytes": "20000"]) {
             harness, client in
             let token = try await harness.token(for: Self.alice)
             let photo = TestImages.jpeg(seed: 6, size: 2000)

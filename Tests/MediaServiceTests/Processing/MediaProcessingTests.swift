@@ -19,16 +19,6 @@ import Testing
     static let alice = "00000000-0000-4000-8000-00000000000a"
     static let bob = "00000000-0000-4000-8000-00000000000b"
 
-    func withMedia(
-        _ config: [String: String] = [:],
-        _ body: @escaping @Sendable (ServiceHarness, MediaProcessor, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        let harness = try ServiceHarness(.media, config: config)
-        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-        let processor = try TestMedia.processor(parts)
-        try await harness.test(parts) { client in try await body(harness, processor, client) }
-    }
-
     /// A whole file in one tus creation-with-upload; returns the answer.
     func tusUpload(
         _ client: some TestClientProtocol, _ data: Data, purpose: String, token: String
@@ -61,7 +51,7 @@ import Testing
     }
 
     @Test func othersDownloadAnUprightCopyWithoutEXIFAndEveryoneGetsAThumbnail() async throws {
-        try await withMedia { harness, processor, client in
+        try await TestMedia.withParts { harness, processor, client in
             let alice = try await harness.token(for: Self.alice)
             let bob = try await harness.token(for: Self.bob)
             let original = TestImages.jpeg(seed: 3, gps: true)
@@ -98,7 +88,7 @@ import Testing
     }
 
     @Test func aWebPStaysWebPAndGetsAThumbnail() async throws {
-        try await withMedia { harness, processor, client in
+        try await TestMedia.withParts { harness, processor, client in
             let alice = try await harness.token(for: Self.alice)
             let answer = try await tusUpload(client, try TestMedia.webp(), purpose: "post", token: alice)
             #expect(answer.status == .created)
@@ -115,7 +105,7 @@ import Testing
     }
 
     @Test func aPixelLimitIsEnforcedFromTheHeader() async throws {
-        try await withMedia(["media.maxPixels": "3000"]) { harness, _, client in
+        try await TestMedia.withParts(["media.maxPixels": "3000"]) { harness, _, client in
             let token = try await harness.token(for: Self.alice)
             // 64×48 = 3072 pixels: one row too many.
             let refused = try await client.execute(
@@ -135,7 +125,7 @@ import Testing
 
     /// ffmpeg is optional for operators; scripts/setup installs it, so these tests need it.
     @Test func videosGetAPosterAndLoseTheirLocationAndReferencesHearOnce() async throws {
-        try await withMedia { harness, processor, client in
+        try await TestMedia.withParts { harness, processor, client in
             let alice = try await harness.token(for: Self.alice)
             let bob = try await harness.token(for: Self.bob)
             let video = try await TestMedia.video(seconds: 15)
@@ -189,7 +179,7 @@ import Testing
 
     @Test func aQuickTimeClipStaysQuickTimeWithoutItsLocation() async throws {
         _ = try #require(TestMedia.ffmpeg, "scripts/setup installs ffmpeg")
-        try await withMedia { harness, processor, client in
+        try await TestMedia.withParts { harness, processor, client in
             let alice = try await harness.token(for: Self.alice)
             let clip = try TestVideos.encoded(seconds: 3, container: "mov")
             #expect(clip.range(of: Data("+52.5200".utf8)) != nil)
@@ -209,7 +199,7 @@ import Testing
 
     @Test func aVideoThatCannotBeDecodedIsRejectedItsBytesGoAndReferencesHear() async throws {
         _ = try #require(TestMedia.ffmpeg, "scripts/setup installs ffmpeg")
-        try await withMedia { harness, processor, client in
+        try await TestMedia.withParts { harness, processor, client in
             let alice = try await harness.token(for: Self.alice)
             // A well-formed container around bytes that are not video.
             let fake = TestVideos.mp4(duration: 15, payload: 8192, seed: 11)
@@ -240,7 +230,7 @@ import Testing
     }
 
     @Test func withoutFFmpegAVideoIsReadyAtOnceWithoutPoster() async throws {
-        try await withMedia(["media.ffmpeg": "off"]) { harness, processor, client in
+        try await TestMedia.withParts(["media.ffmpeg": "off"]) { harness, processor, client in
             let alice = try await harness.token(for: Self.alice)
             let answer = try await tusUpload(
                 client, TestVideos.mp4(duration: 15, seed: 12), purpose: "post", token: alice)
@@ -256,7 +246,7 @@ import Testing
     }
 
     @Test func orphanedBlobsAreCollectedOnceOldEnough() async throws {
-        try await withMedia { harness, processor, client in
+        try await TestMedia.withParts { harness, processor, client in
             let token = try await harness.token(for: Self.alice)
             let media = try await client.execute(
                 uri: "/v1/media", method: .post,

@@ -17,16 +17,6 @@ import Testing
     static let alice = "00000000-0000-4000-8000-00000000000a"
     static let bob = "00000000-0000-4000-8000-00000000000b"
 
-    func withMedia(
-        _ config: [String: String],
-        _ body: @escaping @Sendable (ServiceHarness, MediaProcessor, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        let harness = try ServiceHarness(.media, config: config)
-        let parts = try await MediaService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-        let processor = try TestMedia.processor(parts)
-        try await harness.test(parts) { client in try await body(harness, processor, client) }
-    }
-
     func upload(_ client: some TestClientProtocol, _ bytes: Data, token: String) async throws -> MediaObject {
         let response = try await client.execute(
             uri: "/v1/media", method: .post,
@@ -41,7 +31,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: list) }
         let digests = [held, removed].map { Hex.encode(SHA256.hash(data: $0)) }
         try Data("# known bad\n\(digests[0])\n\(digests[1].uppercased())  # same, upper case\n".utf8).write(to: list)
-        try await withMedia(["media.screening.blocklistFile": list.path]) { harness, processor, client in
+        try await TestMedia.withParts(["media.screening.blocklistFile": list.path]) { harness, processor, client in
             let token = try await harness.token(for: Self.alice)
             let photo = try await upload(client, held, token: token)
             #expect(photo.status == .held)
@@ -119,7 +109,7 @@ import Testing
             "media.screening.classifier": "http", "media.screening.url": "http://127.0.0.1:\(port)/classify",
             "media.screening.holdThreshold": "0.85",
         ]
-        try await withMedia(config) { harness, _, client in
+        try await TestMedia.withParts(config) { harness, _, client in
             let token = try await harness.token(for: Self.alice)
             let flagged = try await upload(client, TestImages.jpeg(seed: 81), token: token)
             #expect(flagged.status == .held)

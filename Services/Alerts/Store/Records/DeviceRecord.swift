@@ -32,9 +32,11 @@ struct DeviceRecord: ServiceRecord {
 
     func contract(currentSession: String) -> Device {
         Device(
-            id: id, provider: provider, token: token, bundleId: bundleId, environment: environment,
-            platform: platform, deviceId: deviceId, currentSession: sessionId == currentSession, createdAt: createdAt,
-            lastRefreshedAt: lastRefreshedAt)
+            id: id,
+            registration: DeviceRegistration(
+                provider: provider, token: token, bundleId: bundleId, environment: environment, platform: platform,
+                deviceId: deviceId),
+            currentSession: sessionId == currentSession, createdAt: createdAt, lastRefreshedAt: lastRefreshedAt)
     }
 }
 

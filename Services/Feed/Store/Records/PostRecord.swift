@@ -41,26 +41,6 @@ struct PostRecord: ServiceRecord {
     /// Set when its author deleted it: the row stays, emptied, as its replies' placeholder.
     var deletedAt: Date?
 
-    init(
-        id: String, authorId: String, mediaId: String?, caption: String?, latitude: Double?, longitude: Double?,
-        createdAt: Date, mediaState: MediaStatus = .ready, linkUrl: String? = nil, parentId: String? = nil,
-        rootId: String? = nil, quoteOf: String? = nil
-    ) {
-        self.id = id
-        self.authorId = authorId
-        self.mediaId = mediaId
-        self.caption = caption
-        self.latitude = latitude
-        self.longitude = longitude
-        self.createdAt = createdAt
-        self.createdMs = JSONCoding.milliseconds(createdAt)
-        self.mediaState = mediaState
-        self.linkUrl = linkUrl
-        self.parentId = parentId
-        self.rootId = rootId
-        self.quoteOf = quoteOf
-    }
-
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case authorId = "author_id"
@@ -90,6 +70,21 @@ struct PostRecord: ServiceRecord {
         var reposted = false
         /// Every photo and video, in order (nil: none).
         var mediaIds: [String]? = nil
+    }
+}
+
+extension PostRecord {
+    /// A new post, its counts at zero. Written in an extension so that the memberwise
+    /// initializer of every column stays available to it.
+    init(
+        id: String, authorId: String, mediaId: String?, caption: String?, latitude: Double?, longitude: Double?,
+        createdAt: Date, mediaState: MediaStatus = .ready, linkUrl: String? = nil, parentId: String? = nil,
+        rootId: String? = nil, quoteOf: String? = nil
+    ) {
+        self.init(
+            id: id, authorId: authorId, mediaId: mediaId, caption: caption, latitude: latitude, longitude: longitude,
+            createdAt: createdAt, createdMs: JSONCoding.milliseconds(createdAt), mediaState: mediaState,
+            linkUrl: linkUrl, parentId: parentId, rootId: rootId, quoteOf: quoteOf)
     }
 }
 
