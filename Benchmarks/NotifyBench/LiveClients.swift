@@ -20,6 +20,8 @@ enum LiveClients {
         let bootstrap = ClientBootstrap(group: group).channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
                 let request = UpgradeRequest(host: "\(host):\(port)", path: path, token: token, arrivals: arrivals)
+                // The upgrade completes on this channel's event loop, where the handler lives.
+                let requestOnLoop = NIOLoopBound(request, eventLoop: channel.eventLoop)
                 let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 16) { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(FrameReader(arrivals: arrivals))
@@ -33,7 +35,7 @@ enum LiveClients {
                     withClientUpgrade: (
                         upgraders: [upgrader],
                         completionHandler: { context in
-                            context.pipeline.syncOperations.removeHandler(request, promise: nil)
+                            context.pipeline.syncOperations.removeHandler(requestOnLoop.value, promise: nil)
                         }
                     ))
                 try pipeline.addHandler(request)
@@ -119,7 +121,9 @@ enum LiveClients {
                 var code = ByteBuffer()
                 code.writeInteger(UInt16(1000))
                 let reply = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: code)
-                context.writeAndFlush(wrapOutboundOut(reply)).whenComplete { _ in context.close(promise: nil) }
+                context.writeAndFlush(wrapOutboundOut(reply)).assumeIsolated().whenComplete { _ in
+                    context.close(promise: nil)
+                }
             default:
                 break
             }

@@ -172,12 +172,12 @@ do {
     try await pass(
         "breaking pass", expected: pairs, counting: "SELECT count(*) FROM streak WHERE status = 'broken'")
 
-    let outbox = try await database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM kit_outbox_event") ?? 0 }
+    let outbox = try database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM kit_outbox_event") ?? 0 }
     print("events waiting for alerts: \(outbox)")
 
     // At rest: every streak's next deadline is hours away. The events are dropped first, so
     // the outbox's retries towards the stopped alerts are not counted.
-    let waiting = try await database.write { db in
+    let waiting = try database.write { db in
         try db.execute(sql: "DELETE FROM kit_outbox_event")
         return try Int.fetchOne(db, sql: "SELECT count(*) FROM kit_job") ?? 0
     }

@@ -156,7 +156,7 @@ import Testing
         }
         #expect(ready, "\(output.lines.suffix(30).joined(separator: "\n"))")
 
-        FileManager.default.createFile(atPath: failing.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: failing.path, contents: Data())
         kill(try #require(try Self.pids(in: directory)[.moderation]), SIGKILL)
         let gaveUp = await eventually(timeout: .seconds(30)) {
             output.lines.contains {

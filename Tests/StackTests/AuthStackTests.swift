@@ -74,7 +74,7 @@ import Testing
             }) == 1
         }
         #expect(delivered, "duress.raised reached alerts after it came back")
-        try await alertsDatabase.close()
+        try alertsDatabase.close()
         // Nothing any process printed names it.
         for name in ServiceName.executables {
             let leaks = stack.logs(of: name).filter { $0.lowercased().contains("duress") }

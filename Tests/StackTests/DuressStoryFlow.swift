@@ -151,6 +151,6 @@ struct DuressStoryFlow {
         #expect(listed.first?.acknowledgements.map(\.customerRef) == ["nia007"])
         #expect(listed.first?.acknowledgements.map(\.method) == [.nfc])
         await channel.stop()
-        try await alerts.close()
+        try alerts.close()
     }
 }

@@ -88,7 +88,7 @@ public final class FakePushProviders: Sendable {
         let serviceAccountFile = files.folder.appendingPathComponent("service-account.json")
         try FileSystem.writeOwnerOnly(try JSONSerialization.data(withJSONObject: account), to: serviceAccountFile)
 
-        let fake = try FakePushProviders(
+        let fake = FakePushProviders(
             url: url, caFile: files.caFile, apnsKeyFile: files.apnsKeyFile, serviceAccountFile: serviceAccountFile,
             providerTokens: try ProviderTokenCheck(files.apnsKey.publicKey),
             fcmKey: try JWTKit.Insecure.RSA.PrivateKey(backing: rsa))

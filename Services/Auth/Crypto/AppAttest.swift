@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import ServiceHTTP
 import SwiftASN1
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 /// Apple App Attest, checked as Apple's "Validating apps that connect to your server" says:
 /// an attestation registers a device's key once, then each assertion made with that key proves
@@ -71,9 +71,11 @@ struct AppAttest: Sendable {
             certificates = try chain.map { try Certificate(derEncoded: Array($0)) }
         } catch { throw invalid("a certificate cannot be read") }
         let leaf = certificates[0]
-        var verifier = Verifier(rootCertificates: CertificateStore(roots)) { RFC5280Policy(validationTime: now) }
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+            RFC5280Policy(fixedExpiryValidationTime: now)
+        }
         let result = await verifier.validate(
-            leafCertificate: leaf, intermediates: CertificateStore(Array(certificates.dropFirst())))
+            leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst())))
         guard case .validCertificate = result else {
             throw invalid("its certificates do not lead to the App Attest root")
         }

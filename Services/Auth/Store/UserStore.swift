@@ -106,7 +106,7 @@ struct UserStore: Sendable {
     }
 
     func updatePasswordHash(userID: String, hash: String, at now: Date) async throws {
-        try await database.tracedWrite { db in
+        _ = try await database.tracedWrite { db in
             try UserRecord.filter(key: userID).updateAll(
                 db, UserRecord.Columns.passwordHash.set(to: hash), UserRecord.Columns.updatedAt.set(to: now))
         }

@@ -96,7 +96,7 @@ struct UploadAppender: Sendable {
                 headers: Tus.headers())
         }
         do {
-            try await intake.admit(
+            _ = try await intake.admit(
                 files.url(record.id), id: entropy.uuid().uuidString.lowercased(), owner: record.ownerId, type: type,
                 sha256: sha256, byteSize: record.length, purpose: record.purpose
             ) { media in

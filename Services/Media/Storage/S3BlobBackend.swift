@@ -198,7 +198,7 @@ struct ListPage {
         let delegate = Delegate()
         let parser = XMLParser(data: xml)
         parser.delegate = delegate
-        parser.parse()
+        _ = parser.parse()
         objects = delegate.objects
         nextToken = delegate.truncated ? delegate.nextToken : nil
     }
@@ -224,9 +224,10 @@ struct ListPage {
             switch name {
             case "Key": key = text
             case "LastModified":
+                // S3 writes milliseconds; other stores may not.
                 modified =
-                    try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
-                    ?? Date(text, strategy: .iso8601)
+                    (try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)))
+                    ?? (try? Date(text, strategy: .iso8601))
             case "Contents":
                 if let key { objects.append((key, modified ?? .distantPast)) }
                 (key, modified) = (nil, nil)

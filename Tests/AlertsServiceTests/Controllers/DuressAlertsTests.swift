@@ -377,7 +377,7 @@ import Testing
             let place = Self.north(300)
             let stream = try await EventStreamReader(url: base + "?lat=\(place.0)&lon=\(place.1)", token: nia)
             #expect(stream.status == 200)
-            let recorded = try await harness.database().read { db in
+            let recorded = try harness.database().read { db in
                 try Row.fetchOne(
                     db, sql: "SELECT tenant_id, latitude FROM responder_position WHERE user_id = ?",
                     arguments: [Self.nia])

@@ -484,7 +484,7 @@ import Testing
                 return providers == ["expo", "fcm"]
             }
             #expect(early)
-            await run.value
+            _ = await run.value
             let all = try await setup.harness.database().read { db in
                 try String.fetchAll(
                     db, sql: "SELECT provider FROM push_delivery WHERE notification_id = ? ORDER BY provider",

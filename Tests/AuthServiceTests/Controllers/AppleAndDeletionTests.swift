@@ -77,7 +77,7 @@ import Testing
             #expect(profile.displayName == "Uma")
             #expect(profile.email == "x7y@privaterelay.appleid.com")
 
-            let stored = try await directory.authDatabase().read { db in
+            let stored = try directory.authDatabase().read { db in
                 try Row.fetchOne(db, sql: "SELECT * FROM apple_account")
             }
             #expect(stored?["refresh_token"] == code.refreshToken)

@@ -21,26 +21,26 @@ import Testing
         let clock = ManualClock(Date(timeIntervalSince1970: 1_000_000))
         let rankings = ForYouRankings(capacity: 2, lifetime: 600, clock: clock)
         func key(_ viewer: String) -> ForYouRankingKey { .init(viewer: viewer, seed: 1, asOf: 5) }
-        let first = try await rankings.ranking(for: key("bob"), fresh: true) { Self.ranking(["p1", "p2"]) }
+        let first = await rankings.ranking(for: key("bob"), fresh: true) { Self.ranking(["p1", "p2"]) }
         // A later page: kept, whatever would be ranked now.
-        let kept = try await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p3"]) }
+        let kept = await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p3"]) }
         #expect(kept == first)
         // A first page: ranked afresh, and kept in its place.
-        let again = try await rankings.ranking(for: key("bob"), fresh: true) { Self.ranking(["p3"]) }
+        let again = await rankings.ranking(for: key("bob"), fresh: true) { Self.ranking(["p3"]) }
         #expect(again.map(\.candidate.postId) == ["p3"])
         // Two more readers: the oldest (bob's) goes.
         clock.advance(by: 1)
-        _ = try await rankings.ranking(for: key("carol"), fresh: true) { Self.ranking(["c"]) }
+        _ = await rankings.ranking(for: key("carol"), fresh: true) { Self.ranking(["c"]) }
         clock.advance(by: 1)
-        _ = try await rankings.ranking(for: key("dave"), fresh: true) { Self.ranking(["d"]) }
+        _ = await rankings.ranking(for: key("dave"), fresh: true) { Self.ranking(["d"]) }
         #expect(rankings.count == 2)
-        let remade = try await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p4"]) }
+        let remade = await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p4"]) }
         #expect(remade.map(\.candidate.postId) == ["p4"])
         // Past its lifetime a ranking is made again.
         clock.advance(by: 601)
-        let late = try await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p5"]) }
+        let late = await rankings.ranking(for: key("bob"), fresh: false) { Self.ranking(["p5"]) }
         #expect(late.map(\.candidate.postId) == ["p5"])
-        let daveLate = try await rankings.ranking(for: key("dave"), fresh: false) { Self.ranking(["d2"]) }
+        let daveLate = await rankings.ranking(for: key("dave"), fresh: false) { Self.ranking(["d2"]) }
         #expect(daveLate.map(\.candidate.postId) == ["d2"])
         // Expired ones are dropped when room is needed: never more than the capacity.
         #expect(rankings.count == 2)

@@ -61,7 +61,7 @@ import Testing
 
     @Test func aUserMutesAtMostTwoHundredPhrases() async throws {
         try await withModeration { world in
-            let (harness, client) = (world.harness, world.client)
+            let client = world.client
             let token = try await world.token(Self.people[3])
             for index in 0..<200 {
                 #expect(

@@ -208,7 +208,7 @@ struct Pinged: DomainEvent, Equatable {
                         (try? await withCertificate.call(.GET, "https://127.0.0.1:\(port)/health/live").status) == 200
                     })
             }
-            try await TestHTTP.withClient(dataDirectory: directory.url, identity: nil) { anonymous in
+            _ = try await TestHTTP.withClient(dataDirectory: directory.url, identity: nil) { anonymous in
                 await #expect(throws: (any Error).self) {
                     _ = try await anonymous.call(.GET, "https://127.0.0.1:\(port)/health/live")
                 }

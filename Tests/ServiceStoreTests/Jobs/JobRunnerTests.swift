@@ -266,7 +266,7 @@ import Testing
         try await fixture.database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('taken')") }
         for text in ["a", "retry", "wait", "bad", "e"] { #expect(try await fixture.schedule(text, key: text)) }
         // A payload that does not decode as a reminder.
-        try await fixture.database.write { db in
+        _ = try await fixture.database.write { db in
             try fixture.queue.schedule("remind", key: "odd", payload: ["count": 3], at: fixture.clock.now(), in: db)
         }
         await runner.runDue()
@@ -470,7 +470,7 @@ import Testing
                 }
             default:
                 // Another write replaces it while it runs; then the run fails.
-                try await database.write { db in
+                _ = try await database.write { db in
                     try queue.schedule(
                         "remind", key: attempt.key, payload: Reminder(text: "replacement"), at: later,
                         onConflict: .replace, in: db)

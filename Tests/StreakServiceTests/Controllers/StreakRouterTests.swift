@@ -54,7 +54,7 @@ import Testing
                     (Self.users.map { UserSummary(id: $0.key, displayName: $0.value) }
                     + [UserSummary(id: Self.gus, displayName: "Gus")]).sorted { $0.displayName < $1.displayName }
             },
-            shareCards: { try await cards.render($0) })
+            shareCards: { await cards.render($0) })
         let parts = try await StreakService.buildRouter(
             runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
         let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
