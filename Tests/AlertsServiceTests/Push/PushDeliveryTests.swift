@@ -292,7 +292,7 @@ import Testing
         }
     }
 
-    @Test func skateHubbasActivityTypesFollowItsSixPreferences() async throws {
+    @Test func challengeActivityTypesFollowTheirSixPreferences() async throws {
         try await Setup.run { setup, client in
             let alice = try await setup.registerAlicesDevices(client)
             _ = try await client.send(

@@ -114,26 +114,27 @@ import Testing
                     text: "  Golden hour at the pier ", linkURL: "https://example.com/pier?x=1",
                     mediaIds: [Self.mediaID(2), Self.mediaID(1)]))
             #expect(created.status == .created)
-            let agora = try created.json(Post.self)
-            #expect(agora.text == "Golden hour at the pier" && agora.caption == "Golden hour at the pier")
-            #expect(agora.linkURL == "https://example.com/pier?x=1" && agora.latitude == nil)
+            let wordsPost = try created.json(Post.self)
+            #expect(wordsPost.text == "Golden hour at the pier" && wordsPost.caption == "Golden hour at the pier")
+            #expect(wordsPost.linkURL == "https://example.com/pier?x=1" && wordsPost.latitude == nil)
             #expect(
-                agora.linkPreview
+                wordsPost.linkPreview
                     == LinkPreview(
                         url: "https://example.com/pier?x=1", site: "example.com", display: "example.com/pier",
                         secure: true))
-            #expect(agora.mediaId == Self.mediaID(2) && agora.mediaIds == [Self.mediaID(2), Self.mediaID(1)])
-            #expect(agora.likeCount == 0 && agora.replyCount == 0 && !agora.liked && agora.deleted == nil)
+            #expect(wordsPost.mediaId == Self.mediaID(2) && wordsPost.mediaIds == [Self.mediaID(2), Self.mediaID(1)])
+            #expect(
+                wordsPost.likeCount == 0 && wordsPost.replyCount == 0 && !wordsPost.liked && wordsPost.deleted == nil)
             #expect(
                 try harness.outboxEvents(MediaAttached.self).map(\.mediaId) == [Self.mediaID(2), Self.mediaID(1)])
             // Words alone, and a photo at a place, as before.
             let words = try await post(harness, client, CreatePostRequest(text: "Just words")).json(Post.self)
             #expect(words.mediaId == nil && words.mediaIds == nil && words.text == "Just words")
-            let unum = try await post(
+            let photoPost = try await post(
                 harness, client, CreatePostRequest(mediaId: Self.mediaID(3), caption: "pier", latitude: 1, longitude: 2)
             )
-            #expect(unum.status == .created)
-            #expect(try unum.json(Post.self).mediaIds == [Self.mediaID(3)])
+            #expect(photoPost.status == .created)
+            #expect(try photoPost.json(Post.self).mediaIds == [Self.mediaID(3)])
 
             let before = try harness.outboxTypes()
             let bad: [(CreatePostRequest, HTTPResponse.Status)] = [

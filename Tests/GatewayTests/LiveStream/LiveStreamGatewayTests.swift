@@ -80,12 +80,13 @@ import Testing
             #expect(readmitted)
 
             // The duress alerts' spelling of the channel, with its tenant key: the same stream.
-            let transrify = LiveSocket(
+            let alertsChannel = LiveSocket(
                 url: ws + "/v1/alerts/stream?tenantKey=tk_live&after=\(envelope.id.uuidString.lowercased())",
                 token: alice.accessToken)
-            #expect(await transrify.waitFor(1))
-            #expect(try transrify.messages.map(message) == [NotificationStreamMessage(type: .unread, unreadCount: 1)])
-            await transrify.stop()
+            #expect(await alertsChannel.waitFor(1))
+            #expect(
+                try alertsChannel.messages.map(message) == [NotificationStreamMessage(type: .unread, unreadCount: 1)])
+            await alertsChannel.stop()
 
             // Signing out ends the session, and with it the socket (1000: reconnect after
             // signing in again).
