@@ -59,7 +59,7 @@ enum TestMedia {
     /// A real video (see ``TestVideos/encoded(seconds:)``).
     static func video(seconds: Double = 15) async throws -> Data {
         _ = try #require(Self.ffmpeg, "scripts/setup installs ffmpeg")
-        return try TestVideos.encoded(seconds: seconds)
+        return try await TestVideos.encoded(seconds: seconds)
     }
 
     /// The processor (and through it the store) of a built media router.

@@ -62,7 +62,7 @@ struct ResumableUploadFlow {
         #expect(media.byteSize == photo.count)
 
         // Version 6 (iOS 18): a clip in one request; the 104 comes first, then the media.
-        let clip = try TestVideos.encoded(seconds: 2)
+        let clip = try await TestVideos.encoded(seconds: 2)
         let v6 = try peer(rui, version: "6")
         let whole = try await v6.send(
             .POST, "/v1/resumable-uploads?purpose=post",

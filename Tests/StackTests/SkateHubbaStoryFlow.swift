@@ -99,7 +99,7 @@ struct SkateHubbaStoryFlow {
         #expect(try await flow.call(.GET, "/v1/challenges/\(id)", as: max).status == 404)
 
         // Both record 15 s and upload with tuspy; feed moves on media's word.
-        let video = try TestVideos.encoded(seconds: 15)
+        let video = try await TestVideos.encoded(seconds: 15)
         let kaisClip = try await uploadClip(video, as: kai)
         let attached = try await flow.call(
             .PUT, "/v1/challenges/\(id)/clip", as: kai, json: AttachClipRequest(mediaId: kaisClip))

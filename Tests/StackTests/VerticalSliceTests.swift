@@ -320,7 +320,7 @@ struct SliceFlow {
 
         // 7. Alice posts a clip straight after uploading it: the post waits for media's
         // processing (poster frame, copy without location), and `media.ready` shows it to Bob.
-        let clip = try TestVideos.encoded(seconds: 15)
+        let clip = try await TestVideos.encoded(seconds: 15)
         let created = try await call(
             .POST, "/v1/uploads", as: alice, bytes: clip,
             headers: [

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceHTTP
 
 /// Small but well-formed ISO-BMFF files (MP4 or QuickTime), box by box: `ftyp`, a `moov` with
 /// `mvhd` and a video track (`tkhd`, `mdia/hdlr` `vide`, `minf/stbl/stsd` with one sample
@@ -8,21 +9,26 @@ public enum TestVideos {
     /// A real `seconds`-long 160×120 H.264 video (ffmpeg's test pattern) in an MP4 or, with
     /// `container: "mov"`, a QuickTime file, encoded by the `ffmpeg` on `PATH`, whose container
     /// says where it was shot (as a phone's would).
-    public static func encoded(seconds: Double = 15, container: String = "mp4") throws -> Data {
+    public static func encoded(seconds: Double = 15, container: String = "mp4") async throws -> Data {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".mp4")
         defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
-            "testsrc=duration=\(seconds):size=160x120:rate=10", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt",
-            "yuv420p", "-metadata", "location=+52.5200+013.4050/", "-movflags", "use_metadata_tags", "-f",
-            container, output.path,
-        ]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        let errors = LineCollector()
+        let ffmpeg = try ChildProcess(
+            name: "ffmpeg", executable: URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: [
+                "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc=duration=\(seconds):size=160x120:rate=10", "-c:v", "libx264", "-preset", "ultrafast",
+                "-pix_fmt", "yuv420p", "-metadata", "location=+52.5200+013.4050/", "-movflags", "use_metadata_tags",
+                "-f", container, output.path,
+            ],
+            environment: ProcessInfo.processInfo.environment, onLine: errors.append)
+        guard await ffmpeg.waitForExit() == 0 else { throw EncodingFailed(output: errors.lines) }
         return try Data(contentsOf: output)
+    }
+
+    /// ffmpeg did not encode the video.
+    public struct EncodingFailed: Error {
+        public let output: [String]
     }
 
     public static func mp4(

@@ -1,42 +1,54 @@
 import Foundation
 import Synchronization
 
-/// A running executable whose output arrives line by line: what `pinhole up` supervises and
-/// what the stack tests start, stop and kill.
+/// A running executable whose output arrives line by line: what `pinhole up` supervises,
+/// what media runs ffmpeg with, and what the stack tests start, stop and kill.
+///
+/// It is started with `posix_spawn`, not Foundation's `Process`: on Linux, `Process.run()`
+/// copies whole `dirent` records while listing `/proc/self/fd` and now and then reads past the
+/// end of a mapped page (swift-corelibs-foundation PR 5472, not in Swift 6.3.1); the test
+/// suite crashed there. The child gets what `Process` gave it: its own process group, no
+/// descriptor of ours but its output pipe and `/dev/null` as input, default signal handling
+/// and an empty signal mask.
 public final class ChildProcess: Sendable {
     /// The name lines are tagged with.
     public let name: String
-    private let process: Process
+    /// The process id.
+    public let pid: Int32
     private let exit = ExitState()
 
     /// Starts `executable` with `arguments` and `environment`; every line it writes (stdout
-    /// and stderr) is passed to `onLine`, and `onExit` is called once with its status.
+    /// and stderr) is passed to `onLine`, and `onExit` is called once with its status: its
+    /// exit code, or the number of the signal that ended it.
     public init(
         name: String, executable: URL, arguments: [String], environment: [String: String],
         onLine: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Int32) -> Void = { _ in }
     ) throws {
         self.name = name
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        self.process = process
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw ChildProcessError(name: name, errno: errno) }
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        let spawned = Self.spawn(
+            executable.path, arguments: [executable.path] + arguments,
+            environment: environment.map { "\($0.key)=\($0.value)" }, output: writeEnd)
+        close(writeEnd)
+        guard spawned.code == 0 else {
+            close(readEnd)
+            throw ChildProcessError(name: name, errno: spawned.code)
+        }
+        let pid = spawned.pid
+        self.pid = pid
         let splitter = LineSplitter(onLine: onLine)
         let exit = self.exit
-        // A thread of its own reads the pipe with blocking reads until end-of-file. (Foundation's
-        // `readabilityHandler` watches the descriptor with a dispatch source; with many children
-        // starting and exiting, libdispatch's event loop was seen crashing on a bad pointer,
-        // which a descriptor closed and reused under a source still registered would explain.)
-        let reader = output.fileHandleForReading
-        let thread = Thread {
-            let descriptor = reader.fileDescriptor
+        // A thread of its own reads the pipe with blocking reads until end-of-file. (A
+        // dispatch source watching the descriptor was seen crashing libdispatch's event loop
+        // with many children starting and exiting.)
+        let reader = Thread {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
                 if count > 0 {
                     splitter.append(Data(buffer[0..<count]))
                 } else if count < 0, errno == EINTR {
@@ -45,36 +57,80 @@ public final class ChildProcess: Sendable {
                     break
                 }
             }
-            try? reader.close()
+            close(readEnd)
             splitter.flush()
             exit.outputClosed()
         }
-        thread.name = "\(name) output"
-        process.terminationHandler = { process in
-            exit.exited(process.terminationStatus)
+        reader.name = "\(name) output"
+        // And another waits for the exit, so a child that left a grandchild holding its output
+        // open still reports its exit when it happens.
+        let waiter = Thread {
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            let status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
+            exit.exited(status)
             // Lines written before the exit are already in the pipe and arrive within
-            // milliseconds; end-of-file itself can be late, because other children started
-            // meanwhile may have inherited the pipe. Wait for it, but not for long, and keep a
-            // last line that had no newline.
+            // milliseconds; end-of-file itself can be late, if a grandchild holds the pipe.
+            // Wait for it, but not for long, and keep a last line that had no newline.
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(500)) {
                 splitter.flush()
                 exit.outputClosed()
             }
-            onExit(process.terminationStatus)
+            onExit(status)
         }
-        try process.run()
-        thread.start()
+        waiter.name = "\(name) exit"
+        reader.start()
+        waiter.start()
     }
 
-    /// The process id.
-    public var pid: Int32 { process.processIdentifier }
+    /// Spawns `path` with its output and errors on `output`, in a process group of its own;
+    /// answers its pid, or an error number other than 0.
+    private static func spawn(
+        _ path: String, arguments: [String], environment: [String], output: Int32
+    ) -> (pid: Int32, code: Int32) {
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, output, 2)
+        // Descriptors opened without close-on-exec (by us or a library) stay with us.
+        if let closeFrom = closeFrom { _ = closeFrom(&actions, 3) }
+        var noSignals = sigset_t()
+        var allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        return (pid, code)
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's
+    /// Glibc module does not declare.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: AddCloseFrom? = dlsym(
+        UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np"
+    ).map { unsafeBitCast($0, to: AddCloseFrom.self) }
 
     /// Whether it has not exited yet.
     public var isRunning: Bool { exit.status == nil }
 
     /// Sends `signal` (SIGTERM asks for a clean stop, SIGKILL stops at once).
     public func send(_ signal: Int32) {
-        if isRunning { kill(process.processIdentifier, signal) }
+        if isRunning { kill(pid, signal) }
     }
 
     /// Waits for the process to exit and for its last output line to be delivered, and
@@ -97,6 +153,13 @@ public final class ChildProcess: Sendable {
         await waitForExit()
         killer.cancel()
     }
+}
+
+/// A child that could not be started.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let name: String
+    public let errno: Int32
+    public var description: String { "\(name) could not be started: \(String(cString: strerror(errno)))" }
 }
 
 /// The exit status once known, whether all output was read, and who is waiting for both.

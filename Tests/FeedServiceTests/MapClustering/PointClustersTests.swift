@@ -1,4 +1,5 @@
 import Foundation
+import ServiceHTTP
 import TestSupport
 import Testing
 
@@ -37,10 +38,10 @@ import Testing
         }
     }
 
-    @Test func theClustersAreSuperclustersOnTheSamePoints() throws {
+    @Test func theClustersAreSuperclustersOnTheSamePoints() async throws {
         let points = Self.cityPoints(count: 20_000, seed: 7)
         let clusters = PointClusters(points: points)
-        let reference = try Self.pysupercluster(points, zooms: Array(0...18))
+        let reference = try await Self.pysupercluster(points, zooms: Array(0...18))
         for zoom in 0...18 {
             let ours = clusters.entries(
                 minLatitude: -90, minLongitude: -180, maxLatitude: 90, maxLongitude: 180, zoom: zoom)
@@ -124,11 +125,12 @@ import Testing
     /// extent 512, zooms 0–16).
     static func pysupercluster(
         _ points: [(id: String, latitude: Double, longitude: Double)], zooms: [Int]
-    ) throws -> [Int: [(count: Int, latitude: Double, longitude: Double)]] {
+    ) async throws -> [Int: [(count: Int, latitude: Double, longitude: Double)]] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clusters-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("points.csv")
+        let result = directory.appendingPathComponent("clusters.txt")
         try points.map { "\($0.longitude),\($0.latitude)" }.joined(separator: "\n")
             .write(to: input, atomically: true, encoding: .utf8)
         let script = """
@@ -138,33 +140,29 @@ import Testing
             index = pysupercluster.SuperCluster(points, min_zoom=0, max_zoom=16, radius=40, extent=512)
             # One line per entry, its coordinates as Python's shortest round-trip text: read
             # back with Double(_:), they are the same doubles (JSON parsing may round).
-            for zoom in json.loads(sys.argv[2]):
-                for c in index.getClusters(top_left=(-180, 90), bottom_right=(180, -90), zoom=zoom):
-                    print(zoom, c["count"], repr(c["latitude"]), repr(c["longitude"]))
+            with open(sys.argv[3], "w") as out:
+                for zoom in json.loads(sys.argv[2]):
+                    for c in index.getClusters(top_left=(-180, 90), bottom_right=(180, -90), zoom=zoom):
+                        print(zoom, c["count"], repr(c["latitude"]), repr(c["longitude"]), file=out)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, input.path, "\(zooms)"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let output = LineCollector()
+        let python = try ChildProcess(
+            name: "pysupercluster", executable: URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: ["python3", "-c", script, input.path, "\(zooms)", result.path],
+            environment: ProcessInfo.processInfo.environment, onLine: output.append)
+        guard await python.waitForExit() == 0, let data = FileManager.default.contents(atPath: result.path) else {
+            let problem = output.lines.joined(separator: "\n")
             throw ReferenceError("pysupercluster failed (./scripts/setup installs it): \(problem)")
         }
-        var result: [Int: [(count: Int, latitude: Double, longitude: Double)]] = [:]
+        var clusters: [Int: [(count: Int, latitude: Double, longitude: Double)]] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard fields.count == 4, let zoom = Int(fields[0]), let count = Int(fields[1]),
                 let latitude = Double(fields[2]), let longitude = Double(fields[3])
             else { throw ReferenceError("pysupercluster printed \(line)") }
-            result[zoom, default: []].append((count, latitude, longitude))
+            clusters[zoom, default: []].append((count, latitude, longitude))
         }
-        return result
+        return clusters
     }
 
     struct ReferenceError: Error, CustomStringConvertible {

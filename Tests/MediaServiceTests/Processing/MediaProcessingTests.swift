@@ -181,7 +181,7 @@ import Testing
         _ = try #require(TestMedia.ffmpeg, "scripts/setup installs ffmpeg")
         try await TestMedia.withParts { harness, processor, client in
             let alice = try await harness.token(for: Self.alice)
-            let clip = try TestVideos.encoded(seconds: 3, container: "mov")
+            let clip = try await TestVideos.encoded(seconds: 3, container: "mov")
             #expect(clip.range(of: Data("+52.5200".utf8)) != nil)
             let answer = try await tusUpload(client, clip, purpose: "post", token: alice)
             let id = try #require(answer.headers[HTTPField.Name("pinhole-media-id")!])

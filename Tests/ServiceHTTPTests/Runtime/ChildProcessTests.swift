@@ -54,4 +54,63 @@ import Testing
         #expect(took < .seconds(5), "stop took \(took)")
         #expect(status == SIGTERM)
     }
+
+    /// Runs `script` in a Python child and answers its lines and status.
+    func python(_ script: String) async throws -> (lines: [String], status: Int32) {
+        let lines = Lines()
+        let child = try ChildProcess(
+            name: "python", executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", "-c", script],
+            environment: ProcessInfo.processInfo.environment,
+            onLine: { line in lines.seen.withLock { $0.append(line) } })
+        let status = await child.waitForExit()
+        return (lines.seen.withLock { $0 }, status)
+    }
+
+    /// The child keeps none of this process's descriptors (a listening socket or another
+    /// child's pipe held open by a child is a port that stays busy or an output that never
+    /// ends), runs in a process group of its own (Ctrl-C reaches the supervisor, which stops
+    /// its children in order), reads nothing, and writes errors beside its output.
+    @Test func aChildGetsOnlyItsOutputAndAGroupOfItsOwn() async throws {
+        let leaked = open("/dev/null", O_RDONLY)  // without close-on-exec
+        defer { close(leaked) }
+        let script = """
+            import os, sys
+            print(sorted(int(d) for d in os.listdir('/proc/self/fd') if int(d) > 2 and os.path.exists(f'/proc/self/fd/{d}')), flush=True)
+            print(os.getpgid(0) == os.getpid(), flush=True)
+            print(repr(sys.stdin.read()), flush=True)
+            print('to stderr', file=sys.stderr, flush=True)
+            sys.exit(3)
+            """
+        let (lines, status) = try await python(script)
+        #expect(lines == ["[]", "True", "''", "to stderr"])
+        #expect(status == 3)
+        #expect(leaked > 2)
+    }
+
+    /// Many children started at once each report all their output and their own status.
+    @Test func childrenStartedTogetherEachReportTheirOwnOutputAndStatus() async throws {
+        let results = try await withThrowingTaskGroup(of: (Int, [String], Int32).self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    let (lines, status) = try await python("print('child \(index)'); raise SystemExit(\(index % 5))")
+                    return (index, lines, status)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 24)
+        for (index, lines, status) in results {
+            #expect(lines == ["child \(index)"])
+            #expect(status == Int32(index % 5))
+        }
+    }
+
+    /// An executable that is not there is an error at the start, not a child that never exits.
+    @Test func aMissingExecutableIsAnErrorAtTheStart() {
+        #expect(throws: ChildProcessError.self) {
+            try ChildProcess(
+                name: "missing", executable: URL(fileURLWithPath: "/nonexistent/program"), arguments: [],
+                environment: [:], onLine: { _ in })
+        }
+    }
 }
