@@ -62,11 +62,14 @@ import Testing
     }
 
     @Test func aFirstAppleSignInCreatesTheUserAndLaterOnesFindItBySub() async throws {
-        try await withApple { client, fake, directory in
+        // The server's clock stands still: every token is issued at its time, however long
+        // a loaded machine takes to get here.
+        let clock = ManualClock(Date())
+        try await withApple(clock: clock) { client, fake, directory in
             let code = fake.issueCode()
             let token = try await fake.identityToken(
                 sub: "001234.apple", audience: Self.bundleID, rawNonce: "n-1", email: "x7y@privaterelay.appleid.com",
-                isPrivateEmail: true)
+                isPrivateEmail: true, issuedAt: clock.now())
             let first = try await client.post(
                 "/v1/auth/apple",
                 AppleSignInRequest(
@@ -89,7 +92,7 @@ import Testing
                 "/v1/auth/apple",
                 AppleSignInRequest(
                     identityToken: try await fake.identityToken(
-                        sub: "001234.apple", audience: Self.bundleID, rawNonce: "n-2"),
+                        sub: "001234.apple", audience: Self.bundleID, rawNonce: "n-2", issuedAt: clock.now()),
                     nonce: "n-2"))
             let second = try again.json(TokenResponse.self)
             #expect(try await client.userID(of: second) == profile.id)
@@ -117,12 +120,22 @@ import Testing
             let other = try await FakeApple.start(directory: directory.url.appendingPathComponent("other"))
             let sub = "000777.apple"
             let cases: [(String, String, String)] = [
-                ("wrong nonce", try await fake.identityToken(sub: sub, audience: Self.bundleID, rawNonce: "a"), "b"),
                 (
-                    "no nonce in token", try await fake.identityToken(sub: sub, audience: Self.bundleID, rawNonce: nil),
+                    "wrong nonce",
+                    try await fake.identityToken(
+                        sub: sub, audience: Self.bundleID, rawNonce: "a", issuedAt: clock.now()), "b"
+                ),
+                (
+                    "no nonce in token",
+                    try await fake.identityToken(
+                        sub: sub, audience: Self.bundleID, rawNonce: nil, issuedAt: clock.now()),
                     "a"
                 ),
-                ("other app", try await fake.identityToken(sub: sub, audience: "com.evil.app", rawNonce: "a"), "a"),
+                (
+                    "other app",
+                    try await fake.identityToken(
+                        sub: sub, audience: "com.evil.app", rawNonce: "a", issuedAt: clock.now()), "a"
+                ),
                 (
                     "expired",
                     try await fake.identityToken(
@@ -139,12 +152,13 @@ import Testing
                 (
                     "wrong issuer",
                     try await fake.identityToken(
-                        sub: sub, audience: Self.bundleID, rawNonce: "a", issuer: "https://evil"),
+                        sub: sub, audience: Self.bundleID, rawNonce: "a", issuedAt: clock.now(), issuer: "https://evil"),
                     "a"
                 ),
                 (
                     "signed by someone else",
-                    try await other.identityToken(sub: sub, audience: Self.bundleID, rawNonce: "a"), "a"
+                    try await other.identityToken(
+                        sub: sub, audience: Self.bundleID, rawNonce: "a", issuedAt: clock.now()), "a"
                 ),
                 ("garbage", "not.a.jwt", "a"),
             ]
@@ -159,7 +173,8 @@ import Testing
             let refused = try await client.post(
                 "/v1/auth/apple",
                 AppleSignInRequest(
-                    identityToken: try await fake.identityToken(sub: sub, audience: Self.bundleID, rawNonce: "a"),
+                    identityToken: try await fake.identityToken(
+                        sub: sub, audience: Self.bundleID, rawNonce: "a", issuedAt: clock.now()),
                     authorizationCode: "c.unknown", nonce: "a"))
             #expect(refused.status == .badRequest)
             let accounts = try await directory.authDatabase().read { db in
