@@ -13,7 +13,8 @@ struct AuthenticationMiddleware: ClientMiddleware {
     static let publicOperations: Set<String> = [
         "register", "login", "refresh", "appealBan", "checkUsername", "appleSignIn", "guestToken", "pinLogin",
         "verifySession",
-        "revenueCatWebhook", "presignedPut", "presignedGet", "putEvidence", "jwks", "stackHealth", "gatewayLive",
+        "revenueCatWebhook", "presignedPut", "presignedGet", "mediaViewVariant", "putEvidence", "jwks", "stackHealth",
+        "gatewayLive",
         "gatewayReady", "apiDescription", "metrics",
     ]
 

@@ -63,6 +63,8 @@ enum AlertsInbox {
         inbox.mirrorBlocks()
         inbox.mirrorMutes()
         inbox.mirrorKeywordMutes()
+        inbox.mirrorProfiles()
+        inbox.mirrorMedia()
         inbox.onUserDeleted { user, db in
             try AlertsStore.erase(userID: user, in: db)
             db.afterNextTransaction(onCommit: { _ in streams.end(user: user) })

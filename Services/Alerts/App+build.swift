@@ -46,10 +46,12 @@ func buildRouter(
     let settings = try AlertsSettings(reader: reader)
     let database = try runtime.openDatabase(registerMigrations: AlertsStore.registerMigrations)
     let outbox = runtime.makeOutbox()
-    let store = AlertsStore(database: database, outbox: outbox)
+    let views = runtime.makeViews(database: database)
+    let store = AlertsStore(database: database, outbox: outbox, views: views.views)
     let jobs = runtime.makeJobQueue()
     let streams = LiveStreams(perUserLimit: settings.streamsPerUser, processLimit: settings.streamsOpenLimit)
-    database.add(transactionObserver: NotificationTap(streams: streams), extent: .databaseLifetime)
+    database.add(
+        transactionObserver: NotificationTap(streams: streams, views: views.views), extent: .databaseLifetime)
 
     let inbox = AlertsInbox.make(
         jobs: jobs, streams: streams, duressReach: settings.duressReach, clock: runtime.clock)
@@ -85,5 +87,6 @@ func buildRouter(
     ).register(on: &runner)
     return ServiceParts(
         router: router,
-        services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner, push, streams])
+        services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner, push, streams]
+            + views.services)
 }

@@ -12,7 +12,9 @@ func buildApplication(
     reader: ConfigReader, clock: any WallClock = SystemClock(), entropy: any Entropy = SystemEntropy(),
     metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), dependencies: AuthDependencies? = nil
 ) async throws -> some ApplicationProtocol {
-    let runtime = try ServiceRuntime(name: .auth, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
+    let runtime = try ServiceRuntime(
+        name: .auth, reader: reader, clock: clock, entropy: entropy, metrics: metrics,
+        viewKeys: dependencies?.viewKeys)
     return try runtime.makeApplication(
         try await buildRouter(runtime: runtime, reader: reader, dependencies: dependencies))
 }
@@ -28,6 +30,8 @@ struct AuthDependencies: Sendable {
     var banAppeals: @Sendable (BanAppeal) async throws -> Appeal = { _ in
         throw ServiceError(.upstreamUnavailable, "No moderation service here.")
     }
+    /// Fixed media view keys for a test without media (nil: media's own, fetched).
+    var viewKeys: MediaURLKeyRing? = nil
 
     static func live(_ runtime: ServiceRuntime) -> AuthDependencies {
         let client = runtime.client
@@ -58,7 +62,8 @@ func buildRouter(
         directory: settings.keysDirectory, clock: clock,
         retention: settings.accessTokenTTL + settings.keysReloadInterval + 60)
     let outbox = runtime.makeOutbox()
-    let store = AuthStore(database: database, outbox: outbox)
+    let views = runtime.makeViews(database: database, profiles: false)
+    let store = AuthStore(database: database, outbox: outbox, views: views.views)
     let sessions = store.sessions
     let verifier = runtime.makeTokenVerifier(
         source: keyRing, sessions: Lookup { try await sessions.sessionState(id: $0, now: clock.now()) },
@@ -98,16 +103,20 @@ func buildRouter(
     BanAppealsController(users: store.users, hasher: hasher, appeals: dependencies.banAppeals).addRoutes(to: routes)
     KeysController(keyRing: keyRing).addRoutes(to: routes)
     UsersController(store: store.users).addRoutes(to: routes)
+    InternalProfilesController(store: store.users).addRoutes(to: routes)
     ModerationSubjectsController(owner: .auth) { [users = store.users] _, id, _ in
         try await users.user(id: id)?.moderationSubject
     }.addRoutes(to: routes)
     InternalSessionsController(sessions: sessions, users: store.users, clock: clock).addRoutes(to: routes)
     MeController(users: store.users, sessions: sessions, clock: clock).addRoutes(to: routes)
-    ProfileController(users: store.users, streakStats: dependencies.streakStats, clock: clock).addRoutes(to: routes)
+    ProfileController(
+        users: store.users, people: store.people, streakStats: dependencies.streakStats, clock: clock
+    ).addRoutes(to: routes)
     AvatarController(users: store.users, media: dependencies.media, clock: clock).addRoutes(to: routes)
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks()
     inbox.mirrorMutes()
+    inbox.mirrorMedia()
     inbox.on(ProfileCountsChanged.self) { envelope, db in try UserStore.countsChanged(envelope.payload, in: db) }
     inbox.on(UserSuspended.self) { envelope, db in try RestrictionStore.suspended(envelope.payload, in: db) }
     inbox.on(UserBanned.self) { envelope, db in
@@ -137,5 +146,5 @@ func buildRouter(
             DeletionWorker(
                 deletions: store.deletions, users: store.users, apple: apple, clock: clock,
                 interval: .seconds(Int64(settings.deletionCheckInterval)), logger: runtime.logger),
-        ])
+        ] + views.services)
 }

@@ -39,7 +39,8 @@ func buildRouter(
     let database = try runtime.openDatabase(registerMigrations: FeedStore.registerMigrations)
     let outbox = runtime.makeOutbox()
     let jobs = runtime.makeJobQueue()
-    let store = FeedStore(database: database, outbox: outbox, jobs: jobs)
+    let views = runtime.makeViews(database: database)
+    let store = FeedStore(database: database, outbox: outbox, jobs: jobs, views: views.views)
 
     var inbox = EventInbox(clock: clock)
     inbox.on(ContentHidden.self) { envelope, db in
@@ -55,6 +56,8 @@ func buildRouter(
     inbox.mirrorMutes()
     inbox.onUserDeleted { user, db in try FeedStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
     inbox.mirrorKeywordMutes()
+    inbox.mirrorProfiles()
+    inbox.mirrorMedia()
     inbox.on(MediaReady.self) { envelope, db in
         try FeedStore.mediaReady(envelope.payload, in: db)
         try store.clipReady(envelope.payload, at: clock.now(), in: db)
@@ -121,5 +124,5 @@ func buildRouter(
             runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner,
             FeedHousekeeper(store: store, clock: clock, settings: settings.housekeeping, logger: runtime.logger),
             mapIndex,
-        ])
+        ] + views.services)
 }

@@ -50,16 +50,24 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     inbox.on(ContentRemoved.self) { envelope, db in try MediaStore.remove(envelope.payload, in: db) }
     inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, uploads: files, in: db) }
 
+    // The keys of view URLs: media's own, made and rotated here, fetched by every other service.
+    let viewKeyFiles = ViewKeyFiles(
+        directory: settings.viewKeysDirectory, rotation: settings.viewKeyRotation, clock: clock, entropy: entropy)
+    let viewKeys = try MediaURLKeyRing.fixed(try viewKeyFiles.current(), logger: runtime.logger)
+
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
-    InternalMediaController(store: store, blobs: blobs).addRoutes(to: routes)
+    InternalMediaController(store: store, blobs: blobs, viewKeys: viewKeys).addRoutes(to: routes)
+    MediaViewsController(store: store, blobs: blobs, keys: viewKeys, clock: clock).addRoutes(to: routes)
     ModerationSubjectsController(owner: .media) { _, id, _ in try await store.moderationSubject(media: id) }
         .addRoutes(to: routes)
     InternalShareCardsController(
         store: store, blobs: blobs, presigner: presigner, settings: settings, clock: clock, entropy: entropy
     ).addRoutes(to: routes)
-    MediaController(store: store, intake: intake, maxPhotoBytes: settings.maxPhotoBytes, entropy: entropy)
-        .addRoutes(to: routes)
+    MediaController(
+        store: store, views: Views(keys: viewKeys, clock: clock), intake: intake,
+        maxPhotoBytes: settings.maxPhotoBytes, entropy: entropy
+    ).addRoutes(to: routes)
     let presigned = PresignedObjects(
         store: store, intake: intake, presigner: presigner, settings: settings, clock: clock, entropy: entropy)
     PresignController(shared: presigned).addRoutes(to: routes)
@@ -73,6 +81,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         router: router,
         services: [
             UploadSweeper(store: store, files: files, clock: clock, interval: .seconds(60), logger: runtime.logger),
+            ViewKeyRotator(files: viewKeyFiles, ring: viewKeys, logger: runtime.logger),
             MediaProcessingWorker(processor: processor, interval: .seconds(30), logger: runtime.logger),
             BlobCollector(
                 store: store, blobs: blobs, clock: clock, grace: settings.gcGrace, interval: settings.gcInterval,

@@ -24,6 +24,10 @@ import ServiceHTTP
 ///   so that an unfriending or a block ends their access within it.
 /// - `media.presignKeyFile` (default `<data.dir>/media/presign-key`): the 32-byte HMAC key that
 ///   signs presigned URLs; made at first start (0600). Replacing it voids every URL given out.
+/// - `media.viewKeysDir` (default `<data.dir>/media/view-keys`): the keys media views' URLs are
+///   signed with, one file each (0600), made and retired by media itself.
+/// - `media.viewKeyRotationHours` (default 24): how old the newest view key gets before media
+///   makes the next (1–720); the one before is kept three hours more.
 /// - `media.quota.inFlightBytes` (default 524288000): bytes a user may have declared and not
 ///   yet sent across unfinished uploads.
 /// - `media.maxPixels` (default 50000000): the most pixels an image may have (read from its
@@ -55,6 +59,8 @@ struct MediaSettings: Sendable {
     let presignDownloadSeconds: Int
     let presignReaderSeconds: Int
     let presignKeyFile: URL
+    let viewKeysDirectory: URL
+    let viewKeyRotation: TimeInterval
     let maxPixels: Int
     let ffmpeg: String
     let gcGrace: TimeInterval
@@ -135,6 +141,13 @@ struct MediaSettings: Sendable {
             fileURLWithPath: reader.string(
                 forKey: "media.presignKeyFile",
                 default: shared.dataDirectory.appendingPathComponent("media/presign-key").path))
+        self.viewKeysDirectory = URL(
+            fileURLWithPath: reader.string(
+                forKey: "media.viewKeysDir",
+                default: shared.dataDirectory.appendingPathComponent("media/view-keys").path),
+            isDirectory: true)
+        self.viewKeyRotation = TimeInterval(
+            try reader.integer("media.viewKeyRotationHours", default: 24, in: 1...720) * 3600)
         self.inFlightBytes = try reader.integer("media.quota.inFlightBytes", default: 500 << 20, in: 1024...(1 << 42))
         self.maxPixels = try reader.integer("media.maxPixels", default: 50_000_000, in: 1...1_000_000_000)
         self.ffmpeg = reader.string(forKey: "media.ffmpeg", default: "ffmpeg")

@@ -52,12 +52,15 @@ func buildRouter(
     let database = try runtime.openDatabase(registerMigrations: ModerationStore.registerMigrations)
     let outbox = runtime.makeOutbox()
     let jobs = runtime.makeJobQueue()
+    let views = runtime.makeViews(database: database)
     let store = ModerationStore(
         database: database, outbox: outbox, jobs: jobs, autoHideReports: settings.autoHideReports,
-        reportsPerHour: settings.reportsPerHour)
+        reportsPerHour: settings.reportsPerHour, views: views.views)
 
     var inbox = EventInbox(clock: clock)
     inbox.onUserDeleted(erase: ModerationStore.erase)
+    inbox.mirrorProfiles()
+    inbox.mirrorMedia()
     inbox.on(MediaHeld.self) { envelope, db in try ModerationStore.mediaHeld(envelope.payload, at: clock.now(), in: db)
     }
 
@@ -78,10 +81,10 @@ func buildRouter(
     ConsoleSessionsController(gate: gate, accounts: dependencies.accounts, pages: pages)
         .addRoutes(to: routes)
     ConsoleQueueController(
-        gate: gate, pages: pages, store: store, subjects: dependencies.subjects, users: dependencies.users,
+        gate: gate, pages: pages, store: store, subjects: dependencies.subjects,
         actions: actions, previews: dependencies.previews
     ).addRoutes(to: routes)
-    ConsoleReviewController(gate: gate, pages: pages, store: store, users: dependencies.users).addRoutes(to: routes)
+    ConsoleReviewController(gate: gate, pages: pages, store: store).addRoutes(to: routes)
     RelationsController<BlockRecord>(
         store: store, users: dependencies.users, clock: clock, path: "/v1/blocks", noun: "block", limit: 10_000
     ).addRoutes(to: routes)
@@ -95,5 +98,6 @@ func buildRouter(
         .done(recording: { db in try ModerationStore.endSuspension(job, at: clock.now(), outbox: outbox, in: db) })
     }
     return ServiceParts(
-        router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner])
+        router: router,
+        services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner] + views.services)
 }

@@ -63,11 +63,15 @@ func buildRouter(
     let outbox = runtime.makeOutbox()
     let jobs = runtime.makeJobQueue()
     let settings = try StreakSettings(reader: reader)
-    let store = StreakStore(database: database, outbox: outbox, jobs: jobs, settings: settings, entropy: entropy)
+    let views = runtime.makeViews(database: database)
+    let store = StreakStore(
+        database: database, outbox: outbox, jobs: jobs, settings: settings, entropy: entropy, views: views.views)
 
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks(onBlocked: { event, db in try store.blocked(event, at: clock.now(), in: db) })
     inbox.onUserDeleted { user, db in try StreakStore.erase(userID: user, jobs: jobs, outbox: outbox, in: db) }
+    inbox.mirrorProfiles()
+    inbox.mirrorMedia()
     inbox.on(MediaReady.self) { envelope, db in try store.mediaReady(envelope.payload, at: clock.now(), in: db) }
     inbox.on(MediaRejected.self) { envelope, db in try StreakStore.mediaRejected(envelope.payload, in: db) }
     inbox.on(ContentHidden.self) { envelope, db in
@@ -116,5 +120,6 @@ func buildRouter(
         .done(recording: { db in try store.runWindow(of: job.userId, at: clock.now(), in: db) })
     }
     return ServiceParts(
-        router: router, services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner])
+        router: router,
+        services: [runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner] + views.services)
 }

@@ -142,6 +142,8 @@ public enum EventCatalog {
         UserReinstated.eventType: [.auth, .alerts],
         AppealDecided.eventType: [.alerts],
         MediaHeld.eventType: [.moderation],
+        ProfileChanged.eventType: [.feed, .streak, .alerts, .moderation],
+        MediaDescribed.eventType: [.auth, .feed, .streak, .alerts, .moderation],
     ]
 
     /// Who may produce each event type (the subscriber checks the sender's certificate against
@@ -193,6 +195,8 @@ public enum EventCatalog {
         UserReinstated.eventType: [.moderation],
         AppealDecided.eventType: [.moderation],
         MediaHeld.eventType: [.media],
+        ProfileChanged.eventType: [.auth],
+        MediaDescribed.eventType: [.media],
     ]
 
     /// The services that receive `type`, or none.

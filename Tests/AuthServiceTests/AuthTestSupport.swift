@@ -21,7 +21,7 @@ func withAuth(
 ) async throws {
     let directory = try existing ?? TestDataDirectory.make()
     defer { if existing == nil { directory.remove() } }
-    var dependencies = AuthDependencies(media: media, streakStats: streakStats)
+    var dependencies = AuthDependencies(media: media, streakStats: streakStats, viewKeys: TestViewKeys.ring)
     if let banAppeals { dependencies.banAppeals = banAppeals }
     let app = try await buildApplication(
         reader: directory.reader(config), clock: clock, dependencies: dependencies)

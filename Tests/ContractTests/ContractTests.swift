@@ -421,6 +421,8 @@ import Testing
         case PostReplied.eventType: return try roundTrip(PostReplied.self)
         case PostReposted.eventType: return try roundTrip(PostReposted.self)
         case MediaDetached.eventType: return try roundTrip(MediaDetached.self)
+        case ProfileChanged.eventType: return try roundTrip(ProfileChanged.self)
+        case MediaDescribed.eventType: return try roundTrip(MediaDescribed.self)
         default: throw StackError("no contract type for \(type)")
         }
     }
@@ -573,7 +575,38 @@ import Testing
                 """, arguments: [type, alice, bob, link]) == 1
     }
 
+    /// Every consumer of `profile.changed` keeps the person in its copy, newest revision.
+    static let profileKept = Effect(then: { db in
+        try Row.fetchOne(
+            db,
+            sql: "SELECT username, display_name, avatar_media_id, deleted, revision FROM kit_profile WHERE user_id = ?",
+            arguments: [alice])
+            == [
+                "username": "alice", "display_name": "Alice", "avatar_media_id": "5a1e0c3d-0000-4000-8000-0000000000b1",
+                "deleted": false, "revision": 3,
+            ]
+    })
+
+    /// Every consumer of `media.described` keeps the media in its copy, newest revision.
+    static let mediaKept = Effect(then: { db in
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT owner_id, kind, status, width, height, placeholder, variants, revision FROM kit_media
+                WHERE media_id = '5a1e0c3d-0000-4000-8000-0000000000b1'
+                """)
+            == [
+                "owner_id": alice, "kind": "photo", "status": "ready", "width": 1200, "height": 900,
+                "placeholder": "LEHV6nWB2yk8pyo0adR*.7kCMdnj", "variants": "thumbnail,display", "revision": 2,
+            ]
+    })
+
     static let effects: [String: Effect] = [
+        "profile.changed → feed": profileKept, "profile.changed → streak": profileKept,
+        "profile.changed → alerts": profileKept, "profile.changed → moderation": profileKept,
+        "media.described → auth": mediaKept, "media.described → feed": mediaKept,
+        "media.described → streak": mediaKept, "media.described → alerts": mediaKept,
+        "media.described → moderation": mediaKept,
         "media.attached → media": Effect(
             given: states["media 5a1e0c3d-0000-4000-8000-000000000001 is a ready JPEG of user \(alice)"]!,
             then: { db in
@@ -994,8 +1027,10 @@ import Testing
             then: { db in
                 try Int.fetchOne(
                     db,
-                    sql:
-                        "SELECT COUNT(*) FROM post WHERE id = '9057a000-0000-4000-8000-0000000000c1' AND hidden_at IS NULL"
+                    sql: """
+                        SELECT COUNT(*) FROM post WHERE id = '9057a000-0000-4000-8000-0000000000c1'
+                        AND hidden_at IS NULL
+                        """
                 )
                     == 1
             }),
@@ -1004,8 +1039,10 @@ import Testing
             then: { db in
                 try Int.fetchOne(
                     db,
-                    sql:
-                        "SELECT COUNT(*) FROM post WHERE id = '9057a000-0000-4000-8000-0000000000c2' AND hidden_at IS NOT NULL"
+                    sql: """
+                        SELECT COUNT(*) FROM post WHERE id = '9057a000-0000-4000-8000-0000000000c2'
+                        AND hidden_at IS NOT NULL
+                        """
                 )
                     == 1
             }),
@@ -1044,8 +1081,10 @@ import Testing
                     arguments: [alice]) == 1
                     && Int.fetchOne(
                         db,
-                        sql:
-                            "SELECT COUNT(*) FROM session WHERE id = '5e550000-0000-4000-8000-0000000000b1' AND revoked_at IS NULL"
+                        sql: """
+                            SELECT COUNT(*) FROM session WHERE id = '5e550000-0000-4000-8000-0000000000b1'
+                            AND revoked_at IS NULL
+                            """
                     ) == 0
                     && Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event WHERE type = 'session.ended'") == 1
             }),

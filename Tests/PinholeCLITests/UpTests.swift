@@ -244,6 +244,7 @@ import Testing
         for expected in [
             #""displayName":"Maya""#, #""myVote":"up""#, #""score":1,"#, #""title":"New friend request""#,
             #""lastCompletedDate":"#, #""count":1"#, "AUTHENTICATION_REQUIRED", #""status":"ok""#,
+            #""author":{"#, #""placeholder":""#, "200 image/jpeg",
         ] {
             #expect(short.contains(expected), "the README's walk-through printed no \(expected):\n\(short)")
         }
@@ -258,7 +259,7 @@ import Testing
             #""lastCompletedDate":"#,
             #""reason":"spam""#, #""userId":"#, #""friendState":"revealed""#, #""method":"GET""#,
             #""displayName":"Bob","streak":"#, #""days":[0,0,0,0,0,0,3]"#, #""custom":false"#,
-            #""enforced":false"#, #""totalSnaps":1"#, #""next":7"#,
+            #""enforced":false"#, #""totalSnaps":1"#, #""next":7"#, "200 image/jpeg",
         ] {
             #expect(text.contains(expected), "the tour printed no \(expected):\n\(text)")
         }

@@ -43,7 +43,7 @@ public struct ServiceHarness: Sendable {
         self.reader = directory.reader(config)
         self.runtime = try ServiceRuntime(
             name: name, reader: reader, clock: clock, keySource: TestKeySource(dataDirectory: directory.url),
-            sessionLookup: sessions)
+            sessionLookup: sessions, viewKeys: TestViewKeys.ring)
         self.tokens = try TestTokens(dataDirectory: directory.url)
     }
 

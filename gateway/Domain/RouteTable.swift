@@ -113,6 +113,10 @@ enum RouteTable {
         GatewayRoute(
             match: .prefix("/v1/evidence/presigned"), methods: [.put], service: .media, access: .public,
             rateClass: nil, body: .upload),
+        // The URLs in media views: signed, fetched by image loaders that send no token.
+        GatewayRoute(
+            match: .prefix("/v1/media/views"), methods: [.get, .head], service: .media, access: .public,
+            rateClass: .read, body: .json),
         GatewayRoute(
             match: .exact("/.well-known/jwks.json"), methods: [.get, .head], service: .auth, access: .public,
             rateClass: .read, body: .json),

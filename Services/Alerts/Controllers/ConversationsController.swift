@@ -56,7 +56,7 @@ struct ConversationsController: Sendable {
         }
         let records = try await store.messages(of: side, before: page.position?.seq, limit: page.limit + 1)
         return try Response.json(
-            Page(records, limit: page.limit, item: \.contract) { MessagePosition(seq: $0.seq ?? 0) })
+            Page(records, limit: page.limit, item: \.message) { MessagePosition(seq: $0.seq) })
     }
 
     /// Everything in the conversation is read, and so are the notifications of its messages.

@@ -23,7 +23,7 @@ struct NotificationsController: Sendable {
         let page = try PageRequest<TimePosition>(request: request)
         let records = try await store.notifications(of: user.userID, after: page.position, limit: page.limit + 1)
         return try Response.json(
-            Page(records, limit: page.limit, item: \.contract) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
+            Page(records, limit: page.limit, item: { $0 }) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
     }
 
     @Sendable func unreadCount(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -84,7 +84,7 @@ struct StreamController: Sendable {
                     for record in missed.records {
                         sent.insert(record.id)
                         let message = NotificationStreamMessage(
-                            type: .notification, notification: record.contract, message: missed.messages[record.id],
+                            type: .notification, notification: record, message: missed.messages[record.id],
                             unreadCount: missed.unread)
                         try await writer.write(LiveStreams.Event(message).text)
                     }

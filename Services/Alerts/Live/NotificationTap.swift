@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import GRDB
+import ServiceStore
 
 /// Watches every transaction of alerts' database for notifications made or marked read, and
 /// after it commits tells ``LiveStreams`` (only users with a stream open cost a read). Every
@@ -9,11 +10,14 @@ final class NotificationTap: TransactionObserver, @unchecked Sendable {
     // `@unchecked`: GRDB calls an observer only from the writer's serial queue, so `made` and
     // `read` are never touched concurrently.
     private let streams: LiveStreams
+    /// The actor of each notification and each message's media, as the list shows them.
+    private let views: Views
     private var made: [Int64] = []
     private var read: [Int64] = []
 
-    init(streams: LiveStreams) {
+    init(streams: LiveStreams, views: Views) {
         self.streams = streams
+        self.views = views
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
@@ -54,13 +58,17 @@ final class NotificationTap: TransactionObserver, @unchecked Sendable {
         let new = try Self.fetch(made, in: db)
         let marked = try Self.fetch(read, in: db).filter { $0.readAt != nil }
         let users = streams.listening(Set(new.map(\.userId) + marked.map(\.userId)))
-        let directMessages = try AlertsStore.directMessages(of: new.filter { users.contains($0.userId) }, in: db)
+        let heard = new.filter { users.contains($0.userId) }
+        let shown = Dictionary(
+            zip(heard.map(\.id), try AlertsStore.shown(heard, views: views, in: db)).map { ($0, $1) }
+        ) { first, _ in first }
+        let directMessages = try AlertsStore.directMessages(of: heard, views: views, in: db)
         for user in users {
             let unread = try NotificationRecord.unreadCount(of: user, in: db)
             var messages = new.filter { $0.userId == user }.map {
                 NotificationStreamMessage(
-                    type: .notification, notification: $0.contract, message: directMessages[$0.id], unreadCount: unread,
-                    committedAt: committedAt)
+                    type: .notification, notification: shown[$0.id] ?? $0.contract, message: directMessages[$0.id],
+                    unreadCount: unread, committedAt: committedAt)
             }
             let ids = marked.filter { $0.userId == user }.map(\.id)
             if !ids.isEmpty {

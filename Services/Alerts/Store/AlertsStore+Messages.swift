@@ -154,13 +154,14 @@ extension AlertsStore {
         of user: String, in folder: MessageFolder, after position: TimePosition?, limit: Int
     ) async throws -> [Conversation] {
         try await database.tracedRead { db in
-            try ConversationMemberRecord.all().of(user)
+            let conversations = try ConversationMemberRecord.all().of(user)
                 .filter(
                     ConversationMemberRecord.Columns.folder == folder
                         && ConversationMemberRecord.Columns.hidden == false
                 )
                 .newestFirst(after: position, idColumn: "conversation_id", limit: limit, timeColumn: "updated_at")
                 .fetchAll(db).map { try Self.summary(of: $0, in: db) }
+            return try Self.shown(conversations, viewer: user, views: views, in: db)
         }
     }
 
@@ -169,17 +170,21 @@ extension AlertsStore {
         try await database.tracedRead { db in
             guard let side = try ConversationMemberRecord.find(id, of: user, in: db)
             else { return nil }
-            return try Self.summary(of: side, in: db)
+            return try Self.shown([try Self.summary(of: side, in: db)], viewer: user, views: views, in: db)[0]
         }
     }
 
     /// The messages of `side`'s conversation they see, newest first, before message `before`
     /// (a `seq`; nil: the newest).
-    func messages(of side: ConversationMemberRecord, before: Int64?, limit: Int) async throws -> [MessageRecord] {
+    func messages(
+        of side: ConversationMemberRecord, before: Int64?, limit: Int
+    ) async throws -> [(seq: Int64, message: DirectMessage)] {
         try await database.tracedRead { db in
-            try MessageRecord.fetchAll(
+            let records = try MessageRecord.fetchAll(
                 db, sql: Self.visibleMessages + " AND m.seq < ? ORDER BY m.seq DESC LIMIT ?",
                 arguments: [side.conversationId, side.clearedSeq, side.userId, before ?? Int64.max, limit])
+            let shown = try Self.shown(records.map(\.contract), viewer: side.userId, views: views, in: db)
+            return zip(records, shown).map { ($0.seq ?? 0, $1) }
         }
     }
 
@@ -291,16 +296,21 @@ extension AlertsStore {
     }
 
     /// The direct messages that `records` (notifications) of type `message` or
-    /// `message_request` are about, by notification id; the live stream carries them whole.
-    static func directMessages(of records: [NotificationRecord], in db: Database) throws -> [String: DirectMessage] {
+    /// `message_request` are about, by notification id, each as its recipient sees it; the
+    /// live stream carries them whole.
+    static func directMessages(
+        of records: [NotificationRecord], views: Views, in db: Database
+    ) throws -> [String: DirectMessage] {
         let about = records.filter { $0.type == .message || $0.type == .messageRequest }
-            .compactMap { record in record.contract.data["messageId"].map { (record.id, $0) } }
+            .compactMap { record in record.contract.data["messageId"].map { (record, $0) } }
         guard !about.isEmpty else { return [:] }
         let found = try MessageRecord.filter(about.map(\.1).contains(MessageRecord.Columns.id)).fetchAll(db)
-        let byID = Dictionary(found.map { ($0.id, $0.contract) }) { first, _ in first }
-        return Dictionary(about.compactMap { notification, message in byID[message].map { (notification, $0) } }) {
-            first, _ in first
+        var messages: [String: DirectMessage] = [:]
+        for (record, messageID) in about {
+            guard let message = found.first(where: { $0.id == messageID }) else { continue }
+            messages[record.id] = try shown([message.contract], viewer: record.userId, views: views, in: db)[0]
         }
+        return messages
     }
 
     // MARK: - Moderation

@@ -206,5 +206,9 @@ extension AlertsStore {
         // A copy of moderation's keyword mutes: a message with words its recipient muted stays
         // out of their view.
         KeywordMuteMirror.registerMigration(&migrator)
+
+        // The copies of what lists show of people and media (views).
+        ProfileMirror.registerMigration(&migrator)
+        MediaMirror.registerMigration(&migrator)
     }
 }

@@ -8,9 +8,11 @@ import ServiceStore
 extension AlertsStore {
     func notifications(
         of user: String, after position: TimePosition?, limit: Int
-    ) async throws -> [NotificationRecord] {
-        try await database.tracedRead { db in
-            try NotificationRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db)
+    ) async throws -> [AppNotification] {
+        try await database.tracedRead { [views] db in
+            try Self.shown(
+                try NotificationRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db),
+                views: views, in: db)
         }
     }
 
@@ -54,7 +56,7 @@ extension AlertsStore {
     /// of them are about (by notification id), whether there was more than a replay holds, and
     /// the unread count.
     struct Missed: Sendable {
-        var records: [NotificationRecord] = []
+        var records: [AppNotification] = []
         var messages: [String: DirectMessage] = [:]
         var more = false
         var unread: Int
@@ -74,7 +76,8 @@ extension AlertsStore {
                 arguments: [user, seen, limit + 1])
             let replayed = Array(records.prefix(limit))
             return Missed(
-                records: replayed, messages: try Self.directMessages(of: replayed, in: db), more: records.count > limit,
+                records: try Self.shown(replayed, views: views, in: db),
+                messages: try Self.directMessages(of: replayed, views: views, in: db), more: records.count > limit,
                 unread: unread)
         }
     }

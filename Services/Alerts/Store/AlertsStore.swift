@@ -9,4 +9,6 @@ struct AlertsStore: Sendable {
     let database: DatabasePool
     /// Events alerts sends: `media.attached` for a message's photo or video.
     let outbox: Outbox
+    /// People and media beside the ids of every list, from the service's own copies.
+    let views: Views
 }

@@ -5,9 +5,10 @@ import ServiceHTTP
 
 /// Usernames and profiles: `GET /v1/auth/check-username/{username}` (an app's check as
 /// a name is typed, before an account exists), `PATCH /v1/me`, `GET /v1/users/{id}` and
-/// `GET /v1/users/by-username/{username}`, `GET /v1/users/search`.
+/// `GET /v1/users/by-username/{username}`, `GET /v1/users/search`, `GET /v1/users?ids=`.
 struct ProfileController: Sendable {
     let users: UserStore
+    let people: PeopleStore
     /// Asked at each profile read: streak's numbers move with time (a break at the deadline).
     let streakStats: Lookup<StreakProfileStats>
     let clock: any WallClock
@@ -18,6 +19,15 @@ struct ProfileController: Sendable {
         routes.authenticated.get("/v1/users/:id", use: show)
         routes.authenticated.get("/v1/users/by-username/:username", use: showByUsername)
         routes.authenticated.get("/v1/users/search", use: search)
+        routes.authenticated.get("/v1/users", use: batch)
+    }
+
+    /// `GET /v1/users?ids=`: up to 100 people as lists show them, in the order asked; an id
+    /// that is unknown, deleted, or across a block is simply absent.
+    @Sendable func batch(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let ids = try request.queryIDs()
+        return try Response.json(Page(items: try await people.people(ids, viewer: user.userID), nextCursor: nil))
     }
 
     /// People by the start of their username (`kai`, `@kai`: those first) or of the words of
@@ -39,9 +49,10 @@ struct ProfileController: Sendable {
         let visible = try await users.search(
             query, usernamePrefix: NameSearch.usernamePrefix(text), viewer: user.userID, limit: Self.maxPeopleFound)
         let end = min(offset + page.limit, visible.count)
+        let shown = offset < end ? Array(visible[offset..<end]) : []
         return try Response.json(
             Page(
-                items: offset < end ? Array(visible[offset..<end]) : [],
+                items: try await people.people(shown.map(\.id), viewer: user.userID),
                 nextCursor: end < visible.count ? Cursor.encode(OffsetPosition(offset: end)) : nil))
     }
 

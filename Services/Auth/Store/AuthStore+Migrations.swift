@@ -329,5 +329,15 @@ extension AuthStore {
                 table.column("ban_reason", .text)
             }
         }
+
+        // The revision of each user's last `profile.changed`.
+        migrator.registerMigration("auth.v14.profile-revisions") { db in
+            try db.alter(table: "user") { table in
+                table.add(column: "profile_revision", .integer).notNull().defaults(to: 0)
+            }
+        }
+
+        // The copies of what lists show of people and media (views).
+        MediaMirror.registerMigration(&migrator)
     }
 }

@@ -14,8 +14,9 @@ struct AuthStore: Sendable {
     let phones: PhoneStore
     let deletions: DeletionStore
     let attestation: AttestationStore
+    let people: PeopleStore
 
-    init(database: DatabasePool, outbox: Outbox) {
+    init(database: DatabasePool, outbox: Outbox, views: Views) {
         self.users = UserStore(database: database, outbox: outbox)
         self.sessions = SessionStore(database: database, outbox: outbox)
         self.tenants = TenantStore(database: database, outbox: outbox)
@@ -24,5 +25,6 @@ struct AuthStore: Sendable {
         self.phones = PhoneStore(database: database)
         self.deletions = DeletionStore(database: database, outbox: outbox)
         self.attestation = AttestationStore(database: database)
+        self.people = PeopleStore(database: database, views: views)
     }
 }

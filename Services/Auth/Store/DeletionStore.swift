@@ -19,7 +19,7 @@ struct DeletionStore: Sendable {
             user.displayName = "Deleted user"
             // The username is free at once (others may take it; nothing leads to this account).
             (user.username, user.usernameKey, user.usernameChangedAt) = (nil, nil, nil)
-            try user.update(db)
+            try UserStore.saveAnnounced(&user, outbox: outbox, in: db)
             try BlockMirror.erase(userID: userID, in: db)
             try MuteMirror.erase(userID: userID, in: db)
             try UserSearchRecord.index(userID: userID, username: nil, displayName: nil, in: db)

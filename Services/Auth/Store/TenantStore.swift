@@ -49,8 +49,8 @@ struct TenantStore: Sendable {
     /// Enrols a customer (a user row without email or password, and its PINs). A reference
     /// already used in the tenant is a unique-constraint failure, answered 409.
     func enrol(_ customer: CustomerRecord, user: UserRecord) async throws {
-        try await database.tracedWrite { db in
-            try user.insert(db)
+        try await database.tracedWrite { [outbox] db in
+            try UserStore.insertAnnounced(user, outbox: outbox, in: db)
             try customer.insert(db)
         }
     }

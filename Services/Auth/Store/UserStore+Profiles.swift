@@ -33,7 +33,7 @@ extension UserStore {
             guard old != photo?.id else { return user }
             user.avatarMediaId = photo?.id
             user.updatedAt = now
-            try user.update(db)
+            try Self.saveAnnounced(&user, outbox: outbox, in: db)
             if let old {
                 try outbox.enqueue(
                     MediaDetached(mediaId: old, ownerId: userID, referenceType: "avatar", referenceId: userID), in: db)
@@ -59,5 +59,36 @@ extension UserStore {
             userId: event.userId, followers: counts.followers, following: counts.following, posts: counts.posts,
             challenges: event.challenges, revision: event.revision
         ).upsert(db)
+    }
+}
+
+// MARK: - What lists show of people
+
+extension UserStore {
+    /// Inserts a new `user` and tells every service that shows people (`profile.changed`,
+    /// revision 1), in the caller's transaction.
+    static func insertAnnounced(_ user: UserRecord, outbox: Outbox, in db: Database) throws {
+        var user = user
+        user.profileRevision = 1
+        try user.insert(db)
+        try outbox.enqueue(user.profileChanged, in: db)
+    }
+
+    /// Saves a change of what lists show of `user` (name, username, avatar, deletion) and sends
+    /// it as the next revision of `profile.changed`. Every such change goes through here.
+    static func saveAnnounced(_ user: inout UserRecord, outbox: Outbox, in db: Database) throws {
+        user.profileRevision += 1
+        try user.update(db)
+        try outbox.enqueue(user.profileChanged, in: db)
+    }
+
+    /// Up to `limit` users by id after `after`, deleted ones as such, as `profile.changed`
+    /// says them, and the cursor of the next page (nil on the last): a copy's first fill.
+    func profiles(after: String?, limit: Int) async throws -> Page<ProfileChanged> {
+        try await database.tracedRead { db in
+            var request = UserRecord.order(Column("id")).limit(limit + 1)
+            if let after { request = request.filter(Column("id") > after) }
+            return Page(try request.fetchAll(db), limit: limit, item: \.profileChanged, position: \.id)
+        }
     }
 }

@@ -69,7 +69,11 @@ extension UserStore {
                 user.username = username
             }
             user.updatedAt = now
-            try user.update(db)
+            if (user.displayName, user.username) != (before.displayName, before.username) {
+                try Self.saveAnnounced(&user, outbox: outbox, in: db)
+            } else {
+                try user.update(db)
+            }
             if (user.displayName, user.username) != (before.displayName, before.username) {
                 try UserSearchRecord.index(
                     userID: user.id, username: user.username, displayName: user.displayName, in: db)

@@ -13,12 +13,15 @@ struct UserStore: Sendable {
     /// caller must not let that difference show.
     /// A username it names must be free (409 otherwise, decided in the same transaction).
     func insertUserIfAbsent(_ user: UserRecord) async throws -> Bool {
-        try await database.tracedWrite { db in
+        try await database.tracedWrite { [outbox] db in
             if let key = user.usernameKey, try Self.refusal(of: key, for: nil, at: user.createdAt, in: db) != nil {
                 throw ServiceError(.conflict, "The username \(user.username ?? key) is taken.")
             }
+            var user = user
+            user.profileRevision = 1
             try user.insert(db, onConflict: .ignore)
             guard db.changesCount > 0 else { return false }
+            try outbox.enqueue(user.profileChanged, in: db)
             try UserSearchRecord.index(
                 userID: user.id, username: user.username, displayName: user.displayName, in: db)
             return true
@@ -167,7 +170,7 @@ struct UserStore: Sendable {
                 {
                     user.email = nil
                 }
-                try user.insert(db)
+                try Self.insertAnnounced(user, outbox: outbox, in: db)
                 try UserSearchRecord.index(
                     userID: user.id, username: user.username, displayName: user.displayName, in: db)
                 userID = user.id

@@ -27,7 +27,7 @@ struct ChallengeVotingController: Sendable {
         guard let found = try await store.vote(challenge: id, by: user.userID, for: votedFor, at: clock.now()) else {
             throw ServiceError.notFound("Challenge")
         }
-        return try Response.json(found.record.contract(viewer: user.userID, clips: found.clips, myVote: found.myVote))
+        return try Response.json(found.challenge(for: user.userID))
     }
 
     /// Challenges open for voting that the caller may vote on, most recently opened first:
@@ -51,7 +51,7 @@ struct ChallengeVotingController: Sendable {
         }
         return try Response.json(
             Page(found, limit: page.limit) {
-                $0.record.contract(viewer: user.userID, clips: $0.clips, myVote: $0.myVote, distance: $0.distance)
+                $0.challenge(for: user.userID)
             } position: {
                 TimePosition(
                     createdAt: Date(timeIntervalSince1970: Double($0.record.votingMs ?? 0) / 1000), id: $0.record.id)

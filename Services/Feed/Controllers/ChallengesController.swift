@@ -57,8 +57,11 @@ struct ChallengesController: Sendable {
             latitude: place?.latitude, longitude: place?.longitude, deadline: deadline, createdAt: now, updatedAt: now)
         let created = try await store.create(record, limit: settings.limit)
         context.logger.info("challenge created", metadata: ["challenge_id": "\(created.id)"])
+        // Read back as every answer is, with its people.
+        let shown = try await store.challenge(id: created.id, viewer: user.userID)
         var response = try Response.json(
-            created.contract(viewer: user.userID, clips: [], myVote: nil), status: .created)
+            shown?.challenge(for: user.userID) ?? created.contract(viewer: user.userID, clips: [], myVote: nil),
+            status: .created)
         response.headers[.location] = "/v1/challenges/\(created.id)"
         return response
     }
@@ -76,7 +79,7 @@ struct ChallengesController: Sendable {
         return try Response.json(
             Page(
                 found, limit: page.limit,
-                item: { $0.record.contract(viewer: user.userID, clips: $0.clips, myVote: $0.myVote) }
+                item: { $0.challenge(for: user.userID) }
             ) {
                 TimePosition(createdAt: $0.record.createdAt, id: $0.record.id)
             })
@@ -88,7 +91,7 @@ struct ChallengesController: Sendable {
         guard let found = try await store.challenge(id: id, viewer: user.userID) else {
             throw ServiceError.notFound("Challenge")
         }
-        return try Response.json(found.record.contract(viewer: user.userID, clips: found.clips, myVote: found.myVote))
+        return try Response.json(found.challenge(for: user.userID))
     }
 
     /// Attaches one of the caller's videos (a `challenge_clip` upload) within the rules'
@@ -119,7 +122,7 @@ struct ChallengesController: Sendable {
         guard let found = try await store.attach(clip, at: clock.now()) else {
             throw ServiceError.notFound("Challenge")
         }
-        return try Response.json(found.record.contract(viewer: user.userID, clips: found.clips, myVote: found.myVote))
+        return try Response.json(found.challenge(for: user.userID))
     }
 
     /// A participant cancels before both clips are ready (cancelling twice answers the same).
@@ -129,7 +132,7 @@ struct ChallengesController: Sendable {
         guard let found = try await store.cancel(challenge: id, by: user.userID, at: clock.now()) else {
             throw ServiceError.notFound("Challenge")
         }
-        return try Response.json(found.record.contract(viewer: user.userID, clips: found.clips, myVote: found.myVote))
+        return try Response.json(found.challenge(for: user.userID))
     }
 
     /// Both or neither of latitude and longitude.

@@ -60,8 +60,8 @@ struct FollowsController: Sendable {
         try await list(.following, request, context: context)
     }
 
-    /// A page of either list, newest follow first, with each person's name as auth has it now
-    /// (an account deleted meanwhile is left out).
+    /// A page of either list, newest follow first, each person as their list row shows them
+    /// (from feed's own copy of profiles: no call to auth per page).
     private func list(
         _ list: FeedStore.FollowList, _ request: Request, context: ServiceRequestContext
     ) async throws -> Response {
@@ -69,18 +69,9 @@ struct FollowsController: Sendable {
         let id = try ObjectID.path(context.parameters.require("id"), "User")
         let page = try PageRequest<TimePosition>(request: request)
         guard
-            let rows = try await store.follows(
-                list, of: id, viewer: user.userID, after: page.position, limit: page.limit + 1)
+            let found = try await store.follows(
+                list, of: id, viewer: user.userID, after: page.position, limit: page.limit)
         else { throw ServiceError.notFound("User") }
-        let names = try await users.findAll(rows.prefix(page.limit).map(\.userId))
-        let shown = rows.prefix(page.limit)
-        let next =
-            rows.count > page.limit ? shown.last.map { TimePosition(createdAt: $0.followedAt, id: $0.userId) } : nil
-        return try Response.json(
-            Page(
-                items: shown.compactMap { row in
-                    names[row.userId].map { FollowEntry(user: $0, followedAt: row.followedAt) }
-                },
-                nextCursor: next.map(Cursor.encode)))
+        return try Response.json(Page(items: found.entries, nextCursor: found.next.map(Cursor.encode)))
     }
 }

@@ -26,10 +26,22 @@ extension FeedStore {
         }
     }
 
-    /// A challenge with what its reader needs: clips and their own vote.
-    typealias ChallengeView = (
-        record: ChallengeRecord, clips: [ChallengeClipRecord], myVote: String?, distance: Double?
-    )
+    /// A challenge with what its reader needs: clips, their own vote, and the participants and
+    /// the clips they may play as views.
+    struct ChallengeView: Sendable {
+        var record: ChallengeRecord
+        var clips: [ChallengeClipRecord]
+        var myVote: String?
+        var distance: Double?
+        var people: [String: PersonView] = [:]
+        var media: [String: MediaView] = [:]
+
+        /// The challenge as `viewer` sees it.
+        func challenge(for viewer: String) -> Challenge {
+            record.contract(
+                viewer: viewer, clips: clips, myVote: myVote, distance: distance, people: people, media: media)
+        }
+    }
 
     /// `user`'s challenges in `box`, newest first, after `position`: up to `limit + 1`.
     func challenges(
@@ -45,7 +57,7 @@ extension FeedStore {
                 }
             let records = try mine.filter(box.statuses.map(\.rawValue).contains(Columns.status))
                 .newestFirst(after: position, limit: limit + 1).fetchAll(db)
-            return try Self.views(records, viewer: user, in: db)
+            return try views(records, viewer: user, in: db)
         }
     }
 
@@ -59,8 +71,10 @@ extension FeedStore {
                 chunk in
                 let distances = Dictionary(uniqueKeysWithValues: chunk.map { ($0.id, $0.distance) })
                 let records = try Self.votable(ids: chunk.map(\.id), viewer: viewer, in: db)
-                return try Self.views(records, viewer: viewer, in: db).map { view in
-                    (view.record, view.clips, view.myVote, distances[view.record.id])
+                return try views(records, viewer: viewer, in: db).map { view in
+                    var view = view
+                    view.distance = distances[view.record.id]
+                    return view
                 }
             }
         }
@@ -84,7 +98,7 @@ extension FeedStore {
                     WHERE c.status = 'voting' AND c.spot_id = :spot \(after) AND \(Self.votableBy(":viewer"))
                     ORDER BY c.voting_ms DESC, c.id DESC LIMIT :limit
                     """, arguments: arguments)
-            return try Self.views(records, viewer: viewer, in: db)
+            return try views(records, viewer: viewer, in: db)
         }
     }
 
@@ -110,8 +124,9 @@ extension FeedStore {
         return ids.compactMap { byID[$0] }
     }
 
-    /// `records` with their clips and `viewer`'s votes, two reads for the whole list.
-    static func views(
+    /// `records` with their clips and `viewer`'s votes, two reads for the whole list, and the
+    /// participants and the clips `viewer` may play as views (from the service's copies).
+    func views(
         _ records: [ChallengeRecord], viewer: String, in db: Database
     ) throws -> [ChallengeView] {
         let ids = records.map(\.id)
@@ -122,6 +137,14 @@ extension FeedStore {
         let votes = try ChallengeVoteRecord.filter(ids.contains(ChallengeVoteRecord.Columns.challengeId))
             .filter(ChallengeVoteRecord.Columns.voterId == viewer).fetchAll(db)
         let myVotes = Dictionary(uniqueKeysWithValues: votes.map { ($0.challengeId, $0.votedFor) })
-        return records.map { ($0, clips[$0.id] ?? [], myVotes[$0.id], nil) }
+        let playable = records.flatMap { record in
+            (clips[record.id] ?? []).filter { record.shows($0, to: viewer) }.map(\.mediaId)
+        }
+        let people = try views.people(records.flatMap(\.participants), in: db)
+        let media = try views.media(playable, viewer: viewer, in: db)
+        return records.map {
+            ChallengeView(
+                record: $0, clips: clips[$0.id] ?? [], myVote: myVotes[$0.id], people: people, media: media)
+        }
     }
 }

@@ -61,10 +61,10 @@ extension FeedStore {
     /// participant always; anyone else once voting opened, unless a block stands between them
     /// and either participant.
     func challenge(id: String, viewer: String) async throws -> ChallengeView? {
-        try await database.tracedRead { db in try Self.visibleChallenge(id: id, viewer: viewer, in: db) }
+        try await database.tracedRead { db in try visibleChallenge(id: id, viewer: viewer, in: db) }
     }
 
-    static func visibleChallenge(id: String, viewer: String, in db: Database) throws -> ChallengeView? {
+    func visibleChallenge(id: String, viewer: String, in db: Database) throws -> ChallengeView? {
         guard let record = try ChallengeRecord.fetchOne(db, key: id) else { return nil }
         if !record.isParticipant(viewer) {
             guard record.votingOpened,
@@ -86,7 +86,7 @@ extension FeedStore {
             let existing = try ChallengeClipRecord.fetchOne(
                 db, key: ["challenge_id": clip.challengeId, "user_id": clip.userId])
             if let existing, existing.mediaId == clip.mediaId, existing.state != .rejected {
-                return try Self.views([challenge], viewer: clip.userId, in: db).first
+                return try views([challenge], viewer: clip.userId, in: db).first
             }
             let creator = clip.userId == challenge.creatorId
             challenge.status = try ChallengeLifecycle.attaching(by: creator, at: challenge.status)
@@ -107,7 +107,7 @@ extension FeedStore {
                         challengeId: challenge.id, opponent: challenge.party(clip.userId),
                         creatorId: challenge.creatorId), in: db)
             }
-            return try Self.views([challenge], viewer: clip.userId, in: db).first
+            return try views([challenge], viewer: clip.userId, in: db).first
         }
     }
 
@@ -123,7 +123,7 @@ extension FeedStore {
                 try challenge.update(db)
                 try jobs.cancel(ChallengeDeadline.kind, key: id, in: db)
             }
-            return try Self.views([challenge], viewer: user, in: db).first
+            return try views([challenge], viewer: user, in: db).first
         }
     }
 
@@ -152,7 +152,7 @@ extension FeedStore {
         challenge id: String, by viewer: String, for votedFor: String, at now: Date
     ) async throws -> ChallengeView? {
         try await database.tracedWrite { db in
-            guard let found = try Self.visibleChallenge(id: id, viewer: viewer, in: db) else { return nil }
+            guard let found = try visibleChallenge(id: id, viewer: viewer, in: db) else { return nil }
             let challenge = found.record
             guard !challenge.isParticipant(viewer) else {
                 throw ServiceError(.forbidden, "Participants do not vote on their own challenge.")
@@ -169,7 +169,9 @@ extension FeedStore {
                 throw ServiceError.validation("`votedFor` must be the creator's or the opponent's id.")
             }
             try ChallengeVoteRecord(challengeId: id, voterId: viewer, votedFor: votedFor, updatedAt: now).upsert(db)
-            return (challenge, found.clips, votedFor, nil)
+            var voted = found
+            voted.myVote = votedFor
+            return voted
         }
     }
 

@@ -109,20 +109,58 @@ extension FeedStore {
         case following
     }
 
-    /// One page of `user`'s followers or following as `viewer` sees it, newest follow first:
-    /// nil when a block stands between them; nobody a block stands between `viewer` and.
+    /// One page of `user`'s followers or following as `viewer` sees it, newest follow first,
+    /// each person as a view with where `viewer` stands with them: nil when a block stands
+    /// between them; nobody a block stands between `viewer` and. `limit + 1` rows are read;
+    /// `next` is where the next page starts.
     func follows(
         _ list: FollowList, of user: String, viewer: String, after position: TimePosition?, limit: Int
-    ) async throws -> [(userId: String, followedAt: Date)]? {
+    ) async throws -> (entries: [FollowEntry], next: TimePosition?)? {
         try await database.tracedRead { db in
             guard try !BlockMirror.isBlocked(viewer, user, in: db) else { return nil }
             let (mine, theirs) = list == .followers ? ("followee_id", "follower_id") : ("follower_id", "followee_id")
-            return try FollowRecord.filter(sql: "\(mine) = ?", arguments: [user])
+            let rows = try FollowRecord.filter(sql: "\(mine) = ?", arguments: [user])
                 .filter(sql: BlockMirror.neitherBlocks("?", theirs), arguments: [viewer, viewer])
-                .newestFirst(after: position, idColumn: theirs, limit: limit)
+                .newestFirst(after: position, idColumn: theirs, limit: limit + 1)
                 .fetchAll(db)
-                .map { (list == .followers ? $0.followerId : $0.followeeId, $0.createdAt) }
+                .map { (userId: list == .followers ? $0.followerId : $0.followeeId, followedAt: $0.createdAt) }
+            let shown = rows.prefix(limit)
+            let people = try people(shown.map(\.userId), viewer: viewer, in: db)
+            let next =
+                rows.count > limit ? shown.last.map { TimePosition(createdAt: $0.followedAt, id: $0.userId) } : nil
+            let entries = shown.compactMap { row in
+                people[row.userId].map { FollowEntry(user: $0, followedAt: row.followedAt) }
+            }
+            return (entries, next)
         }
+    }
+
+    /// The people of `ids` as views, each with where `viewer` stands with them: follows both
+    /// ways, and whether `viewer` muted them.
+    func people(_ ids: [String], viewer: String, in db: Database) throws -> [String: PersonView] {
+        var people = try views.people(ids, in: db)
+        guard !ids.isEmpty else { return people }
+        let list = JSONList.argument(ids)
+        let following = Set(
+            try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT followee_id FROM follow WHERE follower_id = ?
+                        AND followee_id IN (SELECT value FROM json_each(?))
+                        """), arguments: [viewer, list]))
+        let followers = Set(
+            try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT follower_id FROM follow WHERE followee_id = ?
+                        AND follower_id IN (SELECT value FROM json_each(?))
+                        """), arguments: [viewer, list]))
+        let muted = try MuteMirror.muted(by: viewer, among: ids, in: db)
+        for id in ids where id != viewer {
+            people[id]?.relation = PersonRelation(
+                following: following.contains(id), followsYou: followers.contains(id), muted: muted.contains(id))
+        }
+        return people
     }
 
     /// `user.blocked`: the two stop following each other.

@@ -158,7 +158,7 @@ extension FeedStore {
     ) async throws -> [(post: Post, ranked: ForYouRanking.Ranked)] {
         try await database.tracedRead { db in
             let records = try Self.feedPosts(ids: ranked.map(\.candidate.postId), viewer: viewer, in: db)
-            let byID = Dictionary(zip(records.map(\.id), try Self.views(records, viewer: viewer, in: db))) { first, _ in
+            let byID = Dictionary(zip(records.map(\.id), try views(records, viewer: viewer, in: db))) { first, _ in
                 first
             }
             return ranked.compactMap { entry in byID[entry.candidate.postId].map { ($0, entry) } }

@@ -33,7 +33,7 @@ extension FeedStore {
             } else if try PostLikeRecord.deleteOne(db, key: ["post_id": id, "user_id": actor.userId]) {
                 try db.execute(sql: "UPDATE post SET like_count = like_count - 1 WHERE id = ?", arguments: [id])
             }
-            return try Self.views([try PostRecord.fetchOne(db, key: id) ?? record], viewer: actor.userId, in: db)[0]
+            return try views([try PostRecord.fetchOne(db, key: id) ?? record], viewer: actor.userId, in: db)[0]
         }
     }
 
@@ -61,7 +61,7 @@ extension FeedStore {
                 try db.execute(
                     sql: "DELETE FROM timeline WHERE post_id = ? AND source_id = ? AND repost", arguments: [id, me])
             }
-            return try Self.views([try PostRecord.fetchOne(db, key: id) ?? record], viewer: me, in: db)[0]
+            return try views([try PostRecord.fetchOne(db, key: id) ?? record], viewer: me, in: db)[0]
         }
     }
 
@@ -110,19 +110,19 @@ extension FeedStore {
                 .filter(sql: MuteMirror.notMuted(by: "?", "author_id"), arguments: [viewer])
                 .oldestFirst(after: position, limit: limit + 1)
                 .fetchAll(db)
-            return try Self.page(records, limit: limit, viewer: viewer, now: now, in: db)
+            return try page(records, limit: limit, viewer: viewer, now: now, in: db)
         }
     }
 
     /// One page of `records` (fetched with `limit + 1`) as `viewer` sees them, without the
     /// posts whose words they muted; the cursor follows the rows, muted or not.
-    static func page(
+    func page(
         _ records: [PostRecord], limit: Int, viewer: String, now: Date, in db: Database
     ) throws -> Page<Post> {
         let shown = Array(records.prefix(limit))
         let next = records.count > limit ? shown.last.map { TimePosition(createdAt: $0.createdAt, id: $0.id) } : nil
         return Page(
-            items: try unmuted(try views(shown, viewer: viewer, in: db), viewer: viewer, at: now, in: db),
+            items: try Self.unmuted(try views(shown, viewer: viewer, in: db), viewer: viewer, at: now, in: db),
             nextCursor: next.map(Cursor.encode))
     }
 
@@ -146,7 +146,7 @@ extension FeedStore {
             }
             let records = try PostRecord.fetchAll(
                 db, sql: sql + " ORDER BY created_ms DESC, id DESC LIMIT :limit", arguments: arguments)
-            return try Self.page(records, limit: limit, viewer: viewer, now: now, in: db)
+            return try page(records, limit: limit, viewer: viewer, now: now, in: db)
         }
     }
 }

@@ -58,7 +58,7 @@ extension FeedStore {
             ) { chunk in
                 let rows = try Self.visibleRows(of: chunk, viewer: viewer, db: db)
                 let records = try chunk.compactMap { hit in try rows[hit.id].map(PostRecord.init(row:)) }
-                let posts = try Self.views(records, viewer: viewer, in: db)
+                let posts = try views(records, viewer: viewer, in: db)
                 return zip(records, posts).filter { !muted.matches($0.1.text) }
             }
         }

@@ -403,5 +403,9 @@ extension FeedStore {
                         """)
             }
         }
+
+        // The copies of what lists show of people and media (views).
+        ProfileMirror.registerMigration(&migrator)
+        MediaMirror.registerMigration(&migrator)
     }
 }

@@ -15,14 +15,16 @@ extension FeedStore {
     ) async throws -> [(record: PostRecord, post: Post)] {
         try await database.tracedRead { db in
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
-            return try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) {
+            let found = try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) {
                 chunk in
                 let rows = try Self.visibleRows(of: chunk, viewer: viewer, db: db)
                 let records = try chunk.compactMap { hit in try rows[hit.id].map(PostRecord.init(row:)) }
                 let distances = Dictionary(chunk.map { ($0.id, $0.distance) }) { first, _ in first }
-                let posts = try Self.views(records, viewer: viewer, distances: distances, in: db)
+                let posts = try views(records, viewer: viewer, distances: distances, shown: false, in: db)
                 return zip(records, posts).filter { !muted.matches($0.1.text) }
             }
+            // What the cards show, once for the page.
+            return zip(found.map(\.0), try shown(found.map(\.1), viewer: viewer, in: db)).map { ($0, $1) }
         }
     }
 
@@ -54,7 +56,7 @@ extension FeedStore {
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             let rows = try Self.visibleRows(ids: ids, viewer: viewer, db: db)
             let records = try ids.compactMap { id in try rows[id].map(PostRecord.init(row:)) }
-            return try Self.views(records, viewer: viewer, in: db).filter { !muted.matches($0.text) }
+            return try views(records, viewer: viewer, in: db).filter { !muted.matches($0.text) }
         }
     }
 

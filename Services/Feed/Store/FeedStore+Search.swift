@@ -35,7 +35,7 @@ extension FeedStore {
                 arguments: ["query": Self.ftsQuery(words), "viewer": viewer, "limit": limit + 1, "offset": offset])
             let shown = Array(records.prefix(limit))
             return (
-                try Self.unmuted(try Self.views(shown, viewer: viewer, in: db), viewer: viewer, at: now, in: db),
+                try Self.unmuted(try views(shown, viewer: viewer, in: db), viewer: viewer, at: now, in: db),
                 records.count > limit
             )
         }

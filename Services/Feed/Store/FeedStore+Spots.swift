@@ -15,10 +15,16 @@ extension FeedStore {
         var myRating: Int?
         var checkedIn: Bool
         var distance: Double?
+        /// The creator and the photos, as views.
+        var creator: PersonView?
+        var photos: [MediaView] = []
 
         var contract: Spot {
-            record.contract(
+            var spot = record.contract(
                 tags: tags, images: images, myRating: myRating, checkedIn: checkedIn, distance: distance)
+            spot.creator = creator
+            spot.photos = photos
+            return spot
         }
     }
 
@@ -38,7 +44,7 @@ extension FeedStore {
             }
             try spot.insert(db)
             try Self.replace(tags: tags, images: images, of: spot, outbox: outbox, in: db)
-            return try Self.views([spot], viewer: spot.creatorId, in: db)[0]
+            return try views([spot], viewer: spot.creatorId, in: db)[0]
         }
     }
 
@@ -55,11 +61,11 @@ extension FeedStore {
             spot.updatedAt = now
             try spot.update(db)
             if tags != nil || images != nil {
-                let current = try Self.views([spot], viewer: user, in: db)[0]
+                let current = try views([spot], viewer: user, in: db)[0]
                 try Self.replace(
                     tags: tags ?? current.tags, images: images ?? current.images, of: spot, outbox: outbox, in: db)
             }
-            return try Self.views([spot], viewer: user, in: db)[0]
+            return try views([spot], viewer: user, in: db)[0]
         }
     }
 
@@ -77,7 +83,7 @@ extension FeedStore {
     func spot(id: String, viewer: String) async throws -> SpotView? {
         try await database.tracedRead { db in
             guard let spot = try Self.visibleSpot(id: id, viewer: viewer, in: db) else { return nil }
-            return try Self.views([spot], viewer: viewer, in: db)[0]
+            return try views([spot], viewer: viewer, in: db)[0]
         }
     }
 
@@ -108,7 +114,7 @@ extension FeedStore {
                         AND \(Self.spotShown(to: ":viewer"))
                         """, arguments: arguments)
                 let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
-                return try Self.views(chunk.compactMap { byID[$0.id] }, viewer: viewer, in: db).map { view in
+                return try views(chunk.compactMap { byID[$0.id] }, viewer: viewer, in: db).map { view in
                     var view = view
                     view.distance = distances[view.record.id]
                     return view
@@ -151,7 +157,7 @@ extension FeedStore {
                     SELECT s.* FROM \(source) WHERE \(conditions.joined(separator: " AND "))
                     ORDER BY \(time) DESC, \(id) DESC LIMIT :limit
                     """, arguments: arguments)
-            return try Self.views(records, viewer: viewer, in: db)
+            return try views(records, viewer: viewer, in: db)
         }
     }
 
@@ -198,7 +204,7 @@ extension FeedStore {
             spot.ratingCount += previous == nil ? 1 : 0
             try spot.update(db)
             try SpotRatingRecord(spotId: id, userId: user, stars: stars, updatedAt: now).upsert(db)
-            return try Self.views([spot], viewer: user, in: db)[0]
+            return try views([spot], viewer: user, in: db)[0]
         }
     }
 
@@ -246,8 +252,8 @@ extension FeedStore {
     }
 
     /// `records` with their tags, photos and the viewer's rating and check-ins: four reads for
-    /// the whole list.
-    static func views(_ records: [SpotRecord], viewer: String, in db: Database) throws -> [SpotView] {
+    /// the whole list, and the creators and photos as views (from the service's copies).
+    func views(_ records: [SpotRecord], viewer: String, in db: Database) throws -> [SpotView] {
         let ids = records.map(\.id)
         let tags = Dictionary(
             grouping: try SpotTagRecord.filter(ids.contains(SpotTagRecord.Columns.spotId)).fetchAll(db), by: \.spotId)
@@ -263,11 +269,14 @@ extension FeedStore {
                     SpotCheckInRecord.Columns.spotId, as: String.self
                 )
                 .fetchAll(db))
+        let creators = try views.people(records.map(\.creatorId), in: db)
+        let photos = try views.media(images.values.flatMap { $0.map(\.mediaId) }, viewer: viewer, in: db)
         return records.map { record in
-            SpotView(
-                record: record, tags: (tags[record.id] ?? []).map(\.tag).sorted(),
-                images: (images[record.id] ?? []).map(\.mediaId), myRating: ratings[record.id],
-                checkedIn: visited.contains(record.id), distance: nil)
+            let ids = (images[record.id] ?? []).map(\.mediaId)
+            return SpotView(
+                record: record, tags: (tags[record.id] ?? []).map(\.tag).sorted(), images: ids,
+                myRating: ratings[record.id], checkedIn: visited.contains(record.id), distance: nil,
+                creator: creators[record.creatorId], photos: ids.compactMap { photos[$0] })
         }
     }
 

@@ -110,7 +110,7 @@ extension FeedStore {
                     db, sql: sql + " ORDER BY at_ms DESC, post_id DESC LIMIT :limit", arguments: arguments)
                 let records = try Self.feedPosts(ids: rows.map(\.postId), viewer: viewer, in: db)
                 let posts = Dictionary(
-                    zip(records.map(\.id), try Self.views(records, viewer: viewer, in: db)).map { ($0, $1) }
+                    zip(records.map(\.id), try views(records, viewer: viewer, shown: false, in: db)).map { ($0, $1) }
                 ) { first, _ in first }
                 for row in rows {
                     let position = TimePosition(createdAt: JSONCoding.date(milliseconds: row.atMs), id: row.postId)
@@ -126,6 +126,13 @@ extension FeedStore {
                             at: JSONCoding.date(milliseconds: row.atMs)))
                 }
                 if rows.count < limit * 2 { break }
+            }
+            // What the cards show, for the items of the page only.
+            let shown = try self.shown(items.map(\.post), viewer: viewer, in: db)
+            let reposters = try views.people(items.compactMap(\.repostedBy), in: db)
+            for index in items.indices {
+                items[index].post = shown[index]
+                items[index].by = items[index].repostedBy.flatMap { reposters[$0] }
             }
             return (items, next)
         }

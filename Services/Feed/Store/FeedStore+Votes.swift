@@ -18,7 +18,7 @@ extension FeedStore {
                 record.deletedAt == nil
             else { return nil }
             let old = try Self.myVote(post: id, viewer: viewer, in: db)
-            guard old != value else { return try Self.views([record], viewer: viewer, in: db)[0] }
+            guard old != value else { return try views([record], viewer: viewer, in: db)[0] }
             if let value {
                 try VoteRecord(postId: id, userId: viewer, value: value.weight, updatedAt: now).upsert(db)
             } else {
@@ -31,7 +31,7 @@ extension FeedStore {
                 arguments: [up, down, id])
             record.upvotes += up
             record.downvotes += down
-            return try Self.views([record], viewer: viewer, in: db)[0]
+            return try views([record], viewer: viewer, in: db)[0]
         }
     }
 }

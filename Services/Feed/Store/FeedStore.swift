@@ -11,6 +11,8 @@ struct FeedStore: Sendable {
     let database: DatabasePool
     let outbox: Outbox
     let jobs: JobQueue
+    /// People and media beside the ids of every list, from the service's own copies.
+    let views: Views
 
     /// What a new post is: the row, its further media, and who wrote it (for the events).
     struct NewPost: Sendable {
@@ -120,50 +122,7 @@ struct FeedStore: Sendable {
     func post(id: String, viewer: String) async throws -> Post? {
         try await database.tracedRead { db in
             guard let record = try Self.visiblePost(id: id, viewer: viewer, in: db) else { return nil }
-            return try Self.views([record], viewer: viewer, in: db)[0]
-        }
-    }
-
-    /// `records` as `viewer` sees them: their vote, like and repost, and every post's media,
-    /// read for all at once (with statements the connection keeps: every list of posts comes
-    /// through here); `distances` by post id for a nearby list.
-    static func views(
-        _ records: [PostRecord], viewer: String, distances: [String: Double] = [:], in db: Database
-    ) throws -> [Post] {
-        guard !records.isEmpty else { return [] }
-        let ids = String(decoding: try JSONEncoder().encode(records.map(\.id)), as: UTF8.self)
-        let arguments: StatementArguments = ["viewer": viewer, "ids": ids]
-        let mine = { (table: String, column: String) -> [String: DatabaseValue] in
-            Dictionary(
-                try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT post_id, \(column) FROM \(table)
-                            WHERE user_id = :viewer AND post_id IN (SELECT value FROM json_each(:ids))
-                            """), arguments: arguments
-                ).map { ($0[0], $0[1]) }
-            ) { first, _ in first }
-        }
-        let votes = try mine("vote", "value")
-        let likes = try mine("post_like", "1")
-        let reposts = try mine("repost", "1")
-        var media: [String: [String]] = [:]
-        for row in try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT post_id, media_id FROM post_media WHERE post_id IN (SELECT value FROM json_each(:ids))
-                    ORDER BY post_id, position
-                    """), arguments: arguments)
-        {
-            media[row[0], default: []].append(row[1])
-        }
-        return records.map { record in
-            let all = record.mediaId.map { [$0] + (media[record.id] ?? []) }
-            return record.post(
-                myVote: VoteValue(weight: votes[record.id].flatMap { Int.fromDatabaseValue($0) }),
-                distance: distances[record.id],
-                viewer: PostRecord.ViewerMarks(
-                    liked: likes[record.id] != nil, reposted: reposts[record.id] != nil, mediaIds: all))
+            return try views([record], viewer: viewer, in: db)[0]
         }
     }
 }

@@ -3,17 +3,21 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ServiceHTTP
+import ServiceStore
 
 /// `POST /v1/media` (single-request photo upload), `GET /v1/media/{id}` and its bytes:
 /// `/content`, `/thumbnail`, `/poster`.
 struct MediaController: Sendable {
     let store: MediaStore
+    /// Media views with URLs signed by media's own keys.
+    let views: Views
     let intake: MediaIntake
     let maxPhotoBytes: Int
     let entropy: any Entropy
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.idempotent(routes.authenticated, maxBodyBytes: maxPhotoBytes + 1).post("/v1/media", use: upload)
+        routes.authenticated.get("/v1/media", use: batch)
         routes.authenticated.get("/v1/media/:id", use: show)
         routes.authenticated.get("/v1/media/:id/content", use: content)
         routes.authenticated.get("/v1/media/:id/thumbnail", use: thumbnail)
@@ -34,6 +38,16 @@ struct MediaController: Sendable {
         var response = try Response.json(record.object, status: .created)
         response.headers[.location] = "/v1/media/\(record.id)"
         return response
+    }
+
+    /// `GET /v1/media?ids=`: up to 100 media objects as views (size, placeholder, signed URLs),
+    /// in the order asked; one the caller may not see, or that does not exist, is simply absent.
+    @Sendable func batch(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let ids = try request.queryIDs()
+        let records = try await store.media(ids: ids, visibleTo: user.userID)
+        let shown = views.media(from: records.map { MediaMirrorRecord($0.describedEvent) }, viewer: user.userID)
+        return try Response.json(Page(items: records.compactMap { shown[$0.id] }, nextCursor: nil))
     }
 
     /// Metadata, for its owner or, once public, anyone signed in; otherwise 404.

@@ -17,6 +17,8 @@ struct ImageProcessor: Sendable {
         var thumbnail: URL
         var width: Int
         var height: Int
+        /// A BlurHash of the display copy, when one could be made.
+        var placeholder: String?
     }
 
     /// The type the display copy is saved as: the same as the original, except HEIC, which
@@ -46,6 +48,7 @@ struct ImageProcessor: Sendable {
         let displayType = Self.displayType(for: contentType)
         let display = output.appendingPathExtension("display")
         let thumbnail = output.appendingPathExtension("thumbnail")
+        var placeholder: String?
         do {
             image = try Vips.call("autorot", ["in": .image(image)])
             if Vips.hasColorProfile(image) {
@@ -61,12 +64,34 @@ struct ImageProcessor: Sendable {
                     "crop": .enumeration(vips_interesting_get_type(), "centre"),
                 ])
             try Self.save(small, as: "image/jpeg", to: thumbnail, quality: 80)
+            placeholder = Self.placeholder(of: display)
         } catch let failure as Vips.Failure {
             try? FileManager.default.removeItem(at: display)
             try? FileManager.default.removeItem(at: thumbnail)
             throw MediaRejection(reason: "the image cannot be decoded (\(Self.firstLine(failure)))")
         }
-        return Output(display: display, displayType: displayType, thumbnail: thumbnail, width: width, height: height)
+        return Output(
+            display: display, displayType: displayType, thumbnail: thumbnail, width: width, height: height,
+            placeholder: placeholder)
+    }
+
+    /// A BlurHash (4×3) of the image in `file`, from a copy at most 32 pixels a side: sRGB, no
+    /// alpha, 8 bits. Nil when libvips cannot make one: a photo without a placeholder is still
+    /// a photo.
+    static func placeholder(of file: URL) -> String? {
+        do {
+            var small = try Vips.call(
+                "thumbnail", ["filename": .string(file.path), "width": .int(32), "height": .int(32)])
+            small = try Vips.call(
+                "colourspace", ["in": .image(small), "space": .enumeration(vips_interpretation_get_type(), "srgb")])
+            if small.bands == 2 || small.bands == 4 { small = try Vips.call("flatten", ["in": .image(small)]) }
+            small = try Vips.call(
+                "cast", ["in": .image(small), "format": .enumeration(vips_band_format_get_type(), "uchar")])
+            return BlurHash.encode(
+                pixels: try Vips.pixels(small), width: small.width, height: small.height, bands: small.bands)
+        } catch {
+            return nil
+        }
     }
 
     /// Saves without any metadata (`strip`).

@@ -76,6 +76,7 @@ struct MediaProcessor: Sendable {
         copies.display = (display.sha256, contentType, display.byteSize)
         copies.thumbnail = poster.thumbnail
         copies.poster = poster.display.map { ($0.sha256, $0.size) }
+        copies.placeholder = poster.placeholder
         return copies
     }
 
@@ -95,6 +96,7 @@ struct MediaProcessor: Sendable {
         copies.display = (display.sha256, made.displayType, display.byteSize)
         copies.thumbnail = (thumbnail.sha256, thumbnail.byteSize)
         (copies.width, copies.height) = (made.width, made.height)
+        copies.placeholder = made.placeholder
         return copies
     }
 

@@ -24,6 +24,19 @@ enum Vips {
 
         var width: Int { Int(vips_image_get_width(pointer)) }
         var height: Int { Int(vips_image_get_height(pointer)) }
+        var bands: Int { Int(vips_image_get_bands(pointer)) }
+    }
+
+    /// The decoded pixels of `image`, row by row, `image.bands` bytes each; only for an 8-bit
+    /// image (a small one: the whole of it is in memory).
+    static func pixels(_ image: Image) throws -> [UInt8] {
+        guard vips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR else {
+            throw Failure(description: "not an 8-bit image")
+        }
+        var size = 0
+        guard let memory = vips_image_write_to_memory(image.pointer, &size) else { throw lastError("write_to_memory") }
+        defer { g_free(memory) }
+        return Array(UnsafeRawBufferPointer(start: memory, count: size))
     }
 
     /// A property value for an operation.

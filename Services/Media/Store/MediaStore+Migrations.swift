@@ -123,5 +123,13 @@ extension MediaStore {
                 table.add(column: "screening_labels", .text)
             }
         }
+
+        // What views show of each media object, and the revision of its `media.described`.
+        migrator.registerMigration("media.v8.descriptions") { db in
+            try db.alter(table: "media") { table in
+                table.add(column: "placeholder", .text)
+                table.add(column: "description_revision", .integer).notNull().defaults(to: 0)
+            }
+        }
     }
 }

@@ -33,11 +33,11 @@ extension MediaStore {
                 if let held {
                     // Screening holds it: moderation hears, the referencing services wait.
                     media.hold(held)
-                    try media.update(db)
+                    try Self.saveDescribed(&media, outbox: outbox, in: db)
                     if let event = media.heldEvent { try outbox.enqueue(event, in: db) }
                     return media
                 }
-                try media.update(db)
+                try Self.saveDescribed(&media, outbox: outbox, in: db)
                 _ = try Self.moveUpload(of: id, to: .ready, in: db)
                 if !references.isEmpty {
                     try outbox.enqueue(MediaReady(mediaId: id, ownerId: media.ownerId), to: references, in: db)
@@ -60,7 +60,7 @@ extension MediaStore {
         media.status = .rejected
         media.rejectedReason = reason
         (media.displaySha256, media.thumbnailSha256, media.posterSha256) = (nil, nil, nil)
-        try media.update(db)
+        try saveDescribed(&media, outbox: outbox, in: db)
         _ = try moveUpload(of: media.id, to: .rejected, in: db) { $0.rejectedReason = reason }
         if !references.isEmpty {
             try outbox.enqueue(
@@ -94,11 +94,13 @@ struct ProcessedCopies: Sendable {
     var poster: (sha256: String, size: Int)?
     var width: Int?
     var height: Int?
+    var placeholder: String?
 
     func apply(to media: inout MediaRecord) {
         (media.displaySha256, media.displayType, media.displaySize) = (display?.sha256, display?.type, display?.size)
         (media.thumbnailSha256, media.thumbnailSize) = (thumbnail?.sha256, thumbnail?.size)
         (media.posterSha256, media.posterSize) = (poster?.sha256, poster?.size)
         if media.width == nil { (media.width, media.height) = (width, height) }
+        media.placeholder = placeholder
     }
 }

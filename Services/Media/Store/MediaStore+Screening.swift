@@ -13,7 +13,7 @@ extension MediaStore {
             media.status == .held
         else { return }
         (media.status, media.rejectedReason) = (.ready, nil)
-        try media.update(db)
+        try saveDescribed(&media, outbox: outbox, in: db)
         _ = try moveUpload(of: media.id, to: .ready, in: db)
         let references = try references(of: media.id, in: db)
         if !references.isEmpty {

@@ -21,11 +21,23 @@ struct MediaStore: Sendable {
         }
     }
 
-    /// Every new media row goes in here: one that screening held tells moderation in the same
+    /// Every new media row goes in here: every service that shows media learns of it
+    /// (`media.described`), and one that screening held tells moderation, in the same
     /// transaction.
     static func insert(_ record: MediaRecord, outbox: Outbox, in db: Database) throws {
+        var record = record
+        record.descriptionRevision = 1
         try record.insert(db)
+        try outbox.enqueue(record.describedEvent, in: db)
         if let held = record.heldEvent { try outbox.enqueue(held, in: db) }
+    }
+
+    /// Saves a change of `media` that views show (its status, size, variants, placeholder) and
+    /// sends it as the next revision of `media.described`. Every such change goes through here.
+    static func saveDescribed(_ media: inout MediaRecord, outbox: Outbox, in db: Database) throws {
+        media.descriptionRevision += 1
+        try media.update(db)
+        try outbox.enqueue(media.describedEvent, in: db)
     }
 
     func media(id: String) async throws -> MediaRecord? {
@@ -42,6 +54,31 @@ struct MediaStore: Sendable {
             let visible =
                 try record.isVisible(to: viewer) || MediaReaderRecord.exists(media: id, user: viewer, in: db)
             return visible ? record : nil
+        }
+    }
+
+    /// Those of `ids` that `viewer` may see (as ``media(id:visibleTo:)`` decides), in the order
+    /// given.
+    func media(ids: [String], visibleTo viewer: String) async throws -> [MediaRecord] {
+        try await database.tracedRead { db in
+            let records = try MediaRecord.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM media WHERE id IN (SELECT value FROM json_each(?))"),
+                arguments: [JSONList.argument(ids)])
+            let readable = Set(
+                try String.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT media_id FROM media_reader WHERE user_id = ?
+                            AND media_id IN (SELECT value FROM json_each(?))
+                            """
+                    ), arguments: [viewer, JSONList.argument(ids)]))
+            let visible = Dictionary(
+                records.filter { record in
+                    (record.status != .held || viewer == record.ownerId)
+                        && (record.isVisible(to: viewer) || readable.contains(record.id))
+                }.map { ($0.id, $0) }
+            ) { first, _ in first }
+            return ids.compactMap { visible[$0] }
         }
     }
 

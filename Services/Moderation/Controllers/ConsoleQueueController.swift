@@ -13,7 +13,6 @@ struct ConsoleQueueController: Sendable {
     let pages: ConsolePages
     let store: ModerationStore
     let subjects: ModerationSubjectLookup
-    let users: Lookup<UserSummary>
     let actions: ModerationActionsController
     let previews: @Sendable (_ mediaID: String) async throws -> ByteBuffer?
 
@@ -36,7 +35,6 @@ struct ConsoleQueueController: Sendable {
         let page = try PageRequest<TimePosition>(request: request)
         let cases = try await store.queue(after: page.position, limit: page.limit)
         let shown = Array(cases.prefix(page.limit))
-        let names = try await users.findAll(shown.map(\.target.ownerId))
         let found = try await subjects.findAll(shown.map { ($0.target.targetType, $0.target.targetId) })
         var items: [[String: Any]] = []
         for item in shown {
@@ -44,7 +42,7 @@ struct ConsoleQueueController: Sendable {
             let subject = found[target.targetId]
             items.append([
                 "type": target.targetType.rawValue, "id": target.targetId, "kind": ConsolePages.kind(target.targetType),
-                "owner": names[target.ownerId]?.displayName ?? target.ownerId,
+                "owner": Self.name(item.people[target.ownerId], or: target.ownerId),
                 "excerpt": String((subject?.text ?? "(gone)").prefix(140)),
                 "reportCount": item.reports.count, "weight": ConsolePages.weight(target.weight),
                 "hidden": target.hiddenAt != nil, "since": (target.firstOpenAt ?? .distantPast).utcMinute,
@@ -110,11 +108,11 @@ struct ConsoleQueueController: Sendable {
             return pages.failure(ServiceError.notFound("Object"), back: "/console/queue", visit: visit)
         }
         let owner = subject?.ownerId ?? found?.target.ownerId ?? ""
-        let names = try await users.findAll([owner] + (found?.reports ?? []).map(\.reporterId))
+        let names = found?.people ?? [:]
         var values = visit.layout
         values.merge([
             "type": type.rawValue, "id": id, "kind": ConsolePages.kind(type),
-            "ownerId": owner, "owner": names[owner]?.displayName ?? owner, "exists": subject != nil,
+            "ownerId": owner, "owner": Self.name(names[owner], or: owner), "exists": subject != nil,
             "text": subject?.text ?? "", "media": subject?.mediaIds ?? [],
             "created": subject.map { $0.createdAt.utcMinute } ?? "",
             "hidden": found.map { $0.target.hiddenAt != nil || $0.target.removedAt != nil } ?? false,
@@ -122,7 +120,7 @@ struct ConsoleQueueController: Sendable {
             "reports": (found?.reports ?? []).map { report -> [String: Any] in
                 [
                     "when": report.createdAt.utcMinute,
-                    "reporter": names[report.reporterId]?.displayName ?? report.reporterId,
+                    "reporter": Self.name(names[report.reporterId], or: report.reporterId),
                     "reason": report.reason.rawValue, "details": report.details ?? "",
                     "weight": ConsolePages.weight(report.weight), "status": report.status.rawValue,
                 ]
@@ -136,5 +134,12 @@ struct ConsoleQueueController: Sendable {
         ]) { own, _ in own }
         if let flash, let done = ModerationActionKind(rawValue: flash) { values["flash"] = "Done: \(done.rawValue)." }
         return pages.page("object", values)
+    }
+
+    /// What the console calls a person: their display name, or their id when the copy of
+    /// profiles has no name for them (not known yet, or deleted).
+    static func name(_ person: PersonView?, or id: String) -> String {
+        guard let person, !person.displayName.isEmpty else { return id }
+        return person.displayName
     }
 }

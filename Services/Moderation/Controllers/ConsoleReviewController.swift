@@ -9,7 +9,6 @@ struct ConsoleReviewController: Sendable {
     let gate: ConsoleGate
     let pages: ConsolePages
     let store: ModerationStore
-    let users: Lookup<UserSummary>
 
     struct DecisionForm: Decodable {
         var csrf: String
@@ -63,8 +62,8 @@ struct ConsoleReviewController: Sendable {
         let entries = try await store.auditLog(user.map { .user($0) } ?? .all, before: page.position, limit: page.limit)
         let shown = entries.prefix(page.limit)
         let people = shown.flatMap { [$0.actorId, $0.userId] }.compactMap { $0 }
-        let names = try await users.findAll(people.filter { $0 != AuditEntryRecord.system })
-        func name(_ id: String?) -> String { id.map { names[$0]?.displayName ?? $0 } ?? "" }
+        let names = try await store.people(people.filter { $0 != AuditEntryRecord.system })
+        func name(_ id: String?) -> String { id.map { ConsoleQueueController.name(names[$0], or: $0) } ?? "" }
         var values = visit.layout
         values["userId"] = user ?? ""
         values["items"] = shown.map { entry -> [String: Any] in

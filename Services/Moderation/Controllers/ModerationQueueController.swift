@@ -42,7 +42,7 @@ struct ModerationQueueController: Sendable {
         let page = try PageRequest<TimePosition>(request: request)
         let records = try await store.openReports(after: page.position, limit: page.limit)
         return try Response.json(
-            Page(records, limit: page.limit, item: \.queued) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
+            Page(records, limit: page.limit, item: { $0 }) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
     }
 
     /// StreakSnap's `PUT /api/admin/moderation/reports/{id}`: the action, taken on the object
@@ -75,10 +75,16 @@ struct ModerationQueueController: Sendable {
 
 extension ModerationStore.Case {
     func item(subject: ModerationSubject?) -> QueueItem {
-        QueueItem(
+        var item = QueueItem(
             targetType: target.targetType, targetId: target.targetId, ownerId: target.ownerId, subject: subject,
             hidden: target.hiddenAt != nil || target.removedAt != nil, weight: target.weight,
             firstReportedAt: reports.first?.createdAt,
-            reports: reports.map(\.queued), priorActions: priorActions.map { $0.0.contract(appeal: $0.1) })
+            reports: reports.map { report in
+                var queued = report.queued
+                queued.reporter = people[report.reporterId]
+                return queued
+            }, priorActions: priorActions.map { $0.0.contract(appeal: $0.1) })
+        item.owner = people[target.ownerId]
+        return item
     }
 }

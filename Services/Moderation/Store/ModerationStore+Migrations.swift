@@ -1,4 +1,5 @@
 import GRDB
+import ServiceStore
 
 extension ModerationStore {
     /// Append-only; never edit a migration that has shipped.
@@ -158,5 +159,9 @@ extension ModerationStore {
             }
             try db.create(index: "console_session_by_expiry", on: "console_session", columns: ["expires_at"])
         }
+
+        // The copies of what lists show of people and media (views).
+        ProfileMirror.registerMigration(&migrator)
+        MediaMirror.registerMigration(&migrator)
     }
 }

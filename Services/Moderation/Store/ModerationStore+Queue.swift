@@ -12,6 +12,8 @@ extension ModerationStore {
         var target: ModerationTargetRecord
         var reports: [ReportRecord]
         var priorActions: [(ModerationActionRecord, AppealRecord?)]
+        /// The owner and the reporters, as views.
+        var people: [String: PersonView] = [:]
     }
 
     /// How many of an owner's earlier actions a case shows.
@@ -24,10 +26,11 @@ extension ModerationStore {
             let targets = try ModerationTargetRecord.filter(ModerationTargetRecord.Columns.firstOpenAt != nil)
                 .oldestFirst(after: position, idColumn: "target_id", limit: limit + 1, timeColumn: "first_open_at")
                 .fetchAll(db)
-            return try targets.map { target in
-                try Self.case(
-                    of: target, reports: ReportRecord.all().of(target.targetType, target.targetId).open(), in: db)
-            }
+            return try withPeople(
+                try targets.map { target in
+                    try Self.case(
+                        of: target, reports: ReportRecord.all().of(target.targetType, target.targetId).open(), in: db)
+                }, in: db)
         }
     }
 
@@ -37,14 +40,37 @@ extension ModerationStore {
             guard let target = try ModerationTargetRecord.fetchOne(db, key: ModerationTargetRecord.key(type, id)) else {
                 return nil
             }
-            return try Self.case(of: target, reports: ReportRecord.all().of(type, id), in: db)
+            return try withPeople(
+                [try Self.case(of: target, reports: ReportRecord.all().of(type, id), in: db)], in: db)[0]
         }
     }
 
-    /// Open reports, oldest first (StreakSnap's pending reports list).
-    func openReports(after position: TimePosition?, limit: Int) async throws -> [ReportRecord] {
+    /// Open reports, oldest first (StreakSnap's pending reports list), each with its reporter
+    /// as a view.
+    func openReports(after position: TimePosition?, limit: Int) async throws -> [QueuedReport] {
         try await database.tracedRead { db in
-            try ReportRecord.all().open().oldestFirst(after: position, limit: limit + 1).fetchAll(db)
+            let records = try ReportRecord.all().open().oldestFirst(after: position, limit: limit + 1).fetchAll(db)
+            let people = try views.people(records.map(\.reporterId), in: db)
+            return records.map { record in
+                var report = record.queued
+                report.reporter = people[record.reporterId]
+                return report
+            }
+        }
+    }
+
+    /// The people of `ids` as views (the console's names).
+    func people(_ ids: [String]) async throws -> [String: PersonView] {
+        try await database.tracedRead { db in try views.people(ids, in: db) }
+    }
+
+    /// `cases` with their owners and reporters as views.
+    private func withPeople(_ cases: [Case], in db: Database) throws -> [Case] {
+        let people = try views.people(cases.flatMap { [$0.target.ownerId] + $0.reports.map(\.reporterId) }, in: db)
+        return cases.map { found in
+            var found = found
+            found.people = people
+            return found
         }
     }
 

@@ -13,4 +13,6 @@ struct ModerationStore: Sendable {
     let autoHideReports: Int
     /// How many reports one user may make in an hour.
     let reportsPerHour: Int
+    /// The people of queues and reports, from the service's own copy of profiles.
+    let views: Views
 }

@@ -48,7 +48,7 @@ struct FriendRequestsController: Sendable {
         let records = try await store.pendingRequests(
             of: user.userID, incoming: direction == "incoming", after: page.position, limit: page.limit + 1)
         return try Response.json(
-            Page(records, limit: page.limit, item: \.contract) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
+            Page(records, limit: page.limit, item: { $0 }) { TimePosition(createdAt: $0.createdAt, id: $0.id) })
     }
 
     /// Only the recipient can accept; answers the streak that starts now.

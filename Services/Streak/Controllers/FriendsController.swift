@@ -28,7 +28,7 @@ struct FriendsController: Sendable {
             Page(friends, limit: page.limit) {
                 Friend(
                     userId: $0.standing.record.partner(of: user.userID), displayName: $0.displayName,
-                    streak: $0.standing.contract(viewer: user.userID))
+                    streak: $0.standing.contract(viewer: user.userID), user: $0.standing.friend)
             } position: {
                 TimePosition(createdAt: $0.standing.record.createdAt, id: $0.standing.record.id)
             })

@@ -15,11 +15,13 @@ extension StreakStore {
         -> [(standing: StreakStanding, day: StreakDay)]
     {
         try await database.tracedRead { db in
-            try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit).fetchAll(db).map {
-                let standing = try Self.standing(of: $0, viewer: user, at: now, in: db)
-                let day = standing.day.description
-                return (standing, try Self.days([day], of: standing, viewer: user, in: db)[0])
-            }
+            let standings = try withFriends(
+                try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit).fetchAll(db)
+                    .map { try Self.standing(of: $0, viewer: user, at: now, in: db) }, viewer: user, in: db)
+            let days = try withMedia(
+                try standings.map { try Self.days([$0.day.description], of: $0, viewer: user, in: db)[0] },
+                viewer: user, in: db)
+            return Array(zip(standings, days))
         }
     }
 
@@ -37,7 +39,10 @@ extension StreakStore {
             let page = try String.fetchAll(
                 db,
                 dates.select(Columns.localDate).distinct().order(Columns.localDate.desc).limit(limit))
-            return (standing, try Self.days(page, of: standing, viewer: user, in: db))
+            return (
+                try withFriends([standing], viewer: user, in: db)[0],
+                try withMedia(try Self.days(page, of: standing, viewer: user, in: db), viewer: user, in: db)
+            )
         }
     }
 

@@ -25,9 +25,13 @@ struct StreakStanding: Sendable {
     /// Who has a snap that counts for `day`.
     var snapped: Set<String>
     var now: Date
+    /// The friend as a view, where a list asked for it (``StreakStore/withFriends(_:viewer:in:)``).
+    var friend: PersonView?
 
     func contract(viewer: String) -> Streak {
-        record.contract(viewer: viewer, progress: progress, pair: pair, snapped: snapped, now: now)
+        var streak = record.contract(viewer: viewer, progress: progress, pair: pair, snapped: snapped, now: now)
+        streak.friend = friend
+        return streak
     }
 }
 

@@ -111,15 +111,16 @@ extension StreakStore {
         }
     }
 
-    /// Pending requests to (`incoming`) or from `user`, newest first.
+    /// Pending requests to (`incoming`) or from `user`, newest first, with both people as views.
     func pendingRequests(
         of user: String, incoming: Bool, after position: TimePosition?, limit: Int
-    ) async throws -> [FriendRequestRecord] {
+    ) async throws -> [FriendRequest] {
         typealias Columns = FriendRequestRecord.Columns
         return try await database.tracedRead { db in
-            try FriendRequestRecord.filter((incoming ? Columns.toUserId : Columns.fromUserId) == user)
-                .filter(Columns.status == FriendRequestStatus.pending)
-                .newestFirst(after: position, limit: limit).fetchAll(db)
+            try withPeople(
+                try FriendRequestRecord.filter((incoming ? Columns.toUserId : Columns.fromUserId) == user)
+                    .filter(Columns.status == FriendRequestStatus.pending)
+                    .newestFirst(after: position, limit: limit).fetchAll(db), in: db)
         }
     }
 }

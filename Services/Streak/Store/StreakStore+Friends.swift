@@ -10,16 +10,22 @@ extension StreakStore {
     /// Active streaks the free plan may hold at once (a subscription lifts the limit).
     static let freeActiveStreaks = 3
 
-    /// `user`'s friends, newest friendship first, each with their streak as it stands now and
-    /// the name they last used.
+    /// `user`'s friends, newest friendship first, each with their streak as it stands now, as
+    /// a view, and the name they last used with streak (for a friend the copy of profiles
+    /// does not know yet).
     func friends(
         of user: String, after position: TimePosition?, limit: Int, at now: Date
     ) async throws -> [(standing: StreakStanding, displayName: String?)] {
         try await database.tracedRead { db in
-            try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit).fetchAll(db).map {
-                let standing = try Self.standing(of: $0, viewer: user, at: now, in: db)
-                let friend = $0.partner(of: user)
-                return (standing, try MemberRecord.fetchOne(db, key: friend)?.displayName)
+            let standings = try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit)
+                .fetchAll(db).map { try Self.standing(of: $0, viewer: user, at: now, in: db) }
+            return try withFriends(standings, viewer: user, in: db).map { standing in
+                let known = standing.friend.map { $0.deleted || !$0.displayName.isEmpty } ?? false
+                let name =
+                    known
+                    ? standing.friend?.displayName
+                    : try MemberRecord.fetchOne(db, key: standing.record.partner(of: user))?.displayName
+                return (standing, name)
             }
         }
     }
@@ -87,10 +93,12 @@ extension StreakStore {
 
 extension StreakStore {
     /// People found by auth's search, as `user` sees them: without `user` and anyone a block
-    /// stands between, each with where they stand (friends, a pending request either way).
+    /// stands between, each with where they stand (friends, a pending request either way) and
+    /// as a view (their avatar, from the service's copy).
     func relations(of user: String, to found: [UserSummary]) async throws -> [FoundUser] {
         try await database.tracedRead { db in
-            try found.compactMap { other -> FoundUser? in
+            let people = try views.people(found.map(\.id), in: db)
+            return try found.compactMap { other -> FoundUser? in
                 guard other.id != user, try BlockMirror.isBlocked(user, other.id, in: db) == false else { return nil }
                 var person = FoundUser(
                     userId: other.id, displayName: other.displayName, relation: .none, username: other.username)
@@ -101,6 +109,8 @@ extension StreakStore {
                     person.relation = request.fromUserId == user ? .requestSent : .requestReceived
                     person.requestId = request.id
                 }
+                person.user = people[other.id]
+                person.user?.relation = PersonRelation(friend: person.relation == .friend)
                 return person
             }
         }

@@ -235,5 +235,9 @@ extension StreakStore {
         migrator.registerMigration("streak.v10.moderated-snaps") { db in
             try db.alter(table: "snap") { $0.add(column: "hidden_at", .datetime) }
         }
+
+        // The copies of what lists show of people and media (views).
+        ProfileMirror.registerMigration(&migrator)
+        MediaMirror.registerMigration(&migrator)
     }
 }

@@ -13,9 +13,10 @@ extension StreakStore {
         -> [StreakStanding]
     {
         try await database.tracedRead { db in
-            try StreakRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db).map {
-                try Self.standing(of: $0, viewer: user, at: now, in: db)
-            }
+            try withFriends(
+                try StreakRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db).map {
+                    try Self.standing(of: $0, viewer: user, at: now, in: db)
+                }, viewer: user, in: db)
         }
     }
 
@@ -23,7 +24,7 @@ extension StreakStore {
     func streak(id: String, of user: String, at now: Date) async throws -> StreakStanding? {
         try await database.tracedRead { db in
             try StreakRecord.filter(key: id).of(user).fetchOne(db).map {
-                try Self.standing(of: $0, viewer: user, at: now, in: db)
+                try withFriends([try Self.standing(of: $0, viewer: user, at: now, in: db)], viewer: user, in: db)[0]
             }
         }
     }

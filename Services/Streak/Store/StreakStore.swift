@@ -13,4 +13,6 @@ struct StreakStore: Sendable {
     let settings: StreakSettings
     /// Draws the snap windows.
     let entropy: any Entropy
+    /// People and media beside the ids of every list, from the service's own copies.
+    let views: Views
 }

@@ -60,6 +60,8 @@ public struct AppNotification: Codable, Sendable, Equatable {
     public var actorId: String?
     public var createdAt: Date
     public var readAt: Date?
+    /// The person of `actorId` as a view: the row's avatar and name as they are now.
+    public var actor: PersonView?
 
     public init(
         id: String, type: NotificationType, title: String, body: String, data: [String: String],

@@ -31,6 +31,8 @@ public struct DirectMessage: Codable, Sendable, Equatable {
     public var text: String?
     public var mediaId: String?
     public var createdAt: Date
+    /// The photo or video of `mediaId` as a view (size, placeholder, URLs that need no token).
+    public var media: MediaView?
 
     public init(
         id: String, conversationId: String, senderId: String, text: String?, mediaId: String?, createdAt: Date
@@ -56,6 +58,8 @@ public struct Conversation: Codable, Sendable, Equatable {
     public var unreadCount: Int
     /// When the conversation last changed for this person (their list is ordered by it).
     public var updatedAt: Date
+    /// The other person as a view: the row's avatar and name.
+    public var other: PersonView?
 
     public init(
         id: String, otherUserId: String, folder: MessageFolder, lastMessage: DirectMessage?, unreadCount: Int,

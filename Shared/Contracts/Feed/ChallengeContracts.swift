@@ -102,9 +102,13 @@ public struct ChallengeClip: Codable, Sendable, Equatable {
     public var duration: Double?
     public var uploadedAt: Date?
     public var rejectionReason: String?
+    /// The clip as a view (size, placeholder, poster and playback URLs that need no token),
+    /// when the reader may play it.
+    public var media: MediaView?
 
     enum CodingKeys: String, CodingKey {
         case userId, status, mediaId, videoUrl, presignUrl, thumbnailUrl, duration, uploadedAt, rejectionReason
+        case media
     }
 
     public init(
@@ -172,10 +176,12 @@ public struct Challenge: Codable, Sendable, Equatable {
     public var distanceM: Double?
     public var createdAt: Date
     public var updatedAt: Date
+    /// The participants as views, in `participants` order: a challenge card's two people.
+    public var people: [PersonView]?
 
     enum CodingKeys: String, CodingKey {
         case id, createdBy, opponent, participants, status, rules, clips, voting, deadline, latitude, longitude
-        case distanceM, createdAt, updatedAt
+        case distanceM, createdAt, updatedAt, people
     }
 
     public init(

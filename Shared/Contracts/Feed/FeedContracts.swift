@@ -105,12 +105,20 @@ public struct Post: Codable, Sendable, Equatable {
     public var reposted: Bool
     /// True for a post its author deleted, kept as a placeholder in its thread.
     public var deleted: Bool?
+    /// Who wrote it: name, username and avatar, so a card needs no other request.
+    public var author: PersonView?
+    /// Every photo and video as a view (size, placeholder, signed URLs), in `mediaIds` order.
+    public var media: [MediaView]?
+    /// Who wrote the post this one answers, and the first post of its thread ("replying to
+    /// @maya"); absent when a block stands between the reader and them.
+    public var replyToAuthor: PersonView?
+    public var rootAuthor: PersonView?
 
     enum CodingKeys: String, CodingKey {
         case id, authorId, mediaId, caption, latitude, longitude, score, upvotes, downvotes, myVote, distanceM
         case createdAt, mediaStatus, text, linkURL, linkPreview, mediaIds, replyTo, rootId, quoteOf, likeCount
         case replyCount
-        case repostCount, liked, reposted, deleted
+        case repostCount, liked, reposted, deleted, author, media, replyToAuthor, rootAuthor
     }
 
     public init(
@@ -176,11 +184,14 @@ public struct TimelineItem: Codable, Sendable, Equatable {
     public var repostedBy: String?
     /// When it entered the feed (the post's time, or the repost's).
     public var at: Date
+    /// The person of `repostedBy` ("reposted by Noah").
+    public var by: PersonView?
 
-    public init(post: Post, repostedBy: String?, at: Date) {
+    public init(post: Post, repostedBy: String?, at: Date, by: PersonView? = nil) {
         self.post = post
         self.repostedBy = repostedBy
         self.at = at
+        self.by = by
     }
 }
 

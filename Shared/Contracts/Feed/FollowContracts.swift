@@ -34,10 +34,12 @@ public struct ProfileCounts: Codable, Sendable, Equatable {
 
 /// One person of `GET /v1/users/{id}/followers` or `/following`, newest follow first.
 public struct FollowEntry: Codable, Sendable, Equatable {
-    public var user: UserSummary
+    /// The person, with where the reader stands with them (`relation`: following, follows
+    /// you, muted).
+    public var user: PersonView
     public var followedAt: Date
 
-    public init(user: UserSummary, followedAt: Date) {
+    public init(user: PersonView, followedAt: Date) {
         self.user = user
         self.followedAt = followedAt
     }

@@ -72,10 +72,15 @@ public struct Spot: Codable, Sendable, Equatable {
     public var distanceM: Double?
     public var createdAt: Date
     public var updatedAt: Date
+    /// Who added it, as a view.
+    public var creator: PersonView?
+    /// The photos of `images` as views (size, placeholder, URLs that need no token), in order;
+    /// the first is the cover.
+    public var photos: [MediaView]?
 
     enum CodingKeys: String, CodingKey {
         case id, name, description, location, difficulty, tags, images, stats, createdBy, myRating, checkedIn
-        case distanceM, createdAt, updatedAt
+        case distanceM, createdAt, updatedAt, creator, photos
     }
 
     public init(

@@ -129,6 +129,8 @@ public struct QueuedReport: Codable, Sendable, Equatable {
     public var weight: Double
     public var status: ReportStatus
     public var createdAt: Date
+    /// Who reported it, as a view.
+    public var reporter: PersonView?
 
     public init(
         id: String, reporterId: String, reason: ReportReason, details: String?, weight: Double, status: ReportStatus,
@@ -162,9 +164,11 @@ public struct QueueItem: Codable, Sendable, Equatable {
     public var reports: [QueuedReport]
     /// Earlier actions against its owner, newest first.
     public var priorActions: [ModerationAction]
+    /// The owner, as a view.
+    public var owner: PersonView?
 
     enum CodingKeys: String, CodingKey {
-        case targetType, targetId, ownerId, subject, hidden, weight, firstReportedAt, reports, priorActions
+        case targetType, targetId, ownerId, subject, hidden, weight, firstReportedAt, reports, priorActions, owner
     }
 
     public init(

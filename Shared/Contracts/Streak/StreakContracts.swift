@@ -23,6 +23,9 @@ public struct FriendRequest: Codable, Sendable, Equatable {
     public var status: FriendRequestStatus
     public var createdAt: Date
     public var respondedAt: Date?
+    /// The two people as views (in lists of requests).
+    public var from: PersonView?
+    public var to: PersonView?
 
     public init(
         id: String, fromUserId: String, toUserId: String, status: FriendRequestStatus, createdAt: Date,
@@ -77,10 +80,12 @@ public struct Streak: Codable, Sendable, Equatable {
     /// Its one recovery is spent.
     public var recoveryUsed: Bool
     public var createdAt: Date
+    /// The friend as a view: a streak row's avatar and name.
+    public var friend: PersonView?
 
     enum CodingKeys: String, CodingKey {
         case id, friendId, count, longestCount, lastCompletedDate, status, dueDate, closesAt, atRisk, snappedByMe,
-            snappedByFriend, brokenDate, missedBy, brokenCount, recoverableUntil, recoveryUsed, createdAt
+            snappedByFriend, brokenDate, missedBy, brokenCount, recoverableUntil, recoveryUsed, createdAt, friend
     }
 
     public init(
@@ -257,14 +262,18 @@ public struct StreakNudged: DomainEvent, Equatable {
 /// `GET /v1/friends`: a friend and the streak with them, as it stands now.
 public struct Friend: Codable, Sendable, Equatable {
     public var userId: String
-    /// The name they last used with streak (on a friend request), if known.
+    /// Their display name as it is now (the name they last used with streak while the copy of
+    /// profiles does not know them yet).
     public var displayName: String?
     public var streak: Streak
+    /// The friend as a view: avatar, username, name, with `relation.friend` set.
+    public var user: PersonView?
 
-    public init(userId: String, displayName: String?, streak: Streak) {
+    public init(userId: String, displayName: String?, streak: Streak, user: PersonView? = nil) {
         self.userId = userId
         self.displayName = displayName
         self.streak = streak
+        self.user = user
     }
 }
 
@@ -367,6 +376,8 @@ public struct FoundUser: Codable, Sendable, Equatable {
     public var requestId: String?
     /// When they picked one.
     public var username: String?
+    /// The person as a view (their avatar).
+    public var user: PersonView?
 
     public init(
         userId: String, displayName: String, relation: FriendRelation, requestId: String? = nil,

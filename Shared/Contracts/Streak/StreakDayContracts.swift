@@ -15,6 +15,8 @@ public struct StreakSnap: Codable, Sendable, Equatable {
     /// processing; a rejected one is removed).
     public var counted: Bool
     public var createdAt: Date
+    /// The photo as a view (size, placeholder, URLs that need no token).
+    public var media: MediaView?
 
     public init(
         id: String, userId: String, mediaId: String, localDate: String, caption: String?, prompt: String?,

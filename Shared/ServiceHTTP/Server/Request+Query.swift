@@ -20,6 +20,22 @@ extension Request {
         return values.first.map { $0[...] }
     }
 
+    /// `ids` of a batch lookup (`?ids=a,b,c`, or `ids` given more than once): 1 to `maximum`
+    /// object ids, in the order given, each once. None, more than `maximum` or one that is not
+    /// an id is a 400.
+    public func queryIDs(_ name: String = "ids", maximum: Int = 100) throws -> [String] {
+        let texts = uri.queryParameters.getAll(name).flatMap { $0.split(separator: ",") }
+        guard !texts.isEmpty else { throw ServiceError.validation("`\(name)` is required: ids separated by commas.") }
+        guard texts.count <= maximum else { throw ServiceError.validation("At most \(maximum) `\(name)` at a time.") }
+        var seen = Set<String>()
+        return try texts.compactMap { text in
+            guard let id = ObjectID.canonical(String(text)) else {
+                throw ServiceError.validation("`\(name)` holds \(String(text.prefix(40))), which is not an id.")
+            }
+            return seen.insert(id).inserted ? id : nil
+        }
+    }
+
     /// The query parameter `name` as a finite number; absent, it is a 400 saying it is required.
     public func requiredQueryNumber(_ name: String) throws -> Double {
         guard let value = try queryNumber(name) else { throw ServiceError.validation("`\(name)` is required.") }

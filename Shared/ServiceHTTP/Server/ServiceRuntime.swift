@@ -27,6 +27,10 @@ public struct ServiceRuntime: Sendable {
     /// Where token verifiers learn whether a session is live (auth's
     /// `/internal/sessions/{id}` by default; nil skips the check).
     package let sessionLookup: Lookup<SessionState>?
+    /// The keys media views' URLs are signed with when they are not media's, fetched
+    /// (``MediaURLKeyRing/remote(_:interval:logger:)``): tests that run a service without media
+    /// pass fixed ones, and its copies of people and media are then theirs to fill.
+    public let viewKeys: MediaURLKeyRing?
 
     /// Reads the shared settings and loads the TLS material of executable `name`. Tests that
     /// run a service without auth pass their own `keySource`, and a `sessionLookup` when they
@@ -34,7 +38,8 @@ public struct ServiceRuntime: Sendable {
     public init(
         name: ServiceName, reader: ConfigReader, clock: any WallClock = SystemClock(),
         entropy: any Entropy = SystemEntropy(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-        keySource: (any PublicKeySource)? = nil, sessionLookup: Lookup<SessionState>? = nil
+        keySource: (any PublicKeySource)? = nil, sessionLookup: Lookup<SessionState>? = nil,
+        viewKeys: MediaURLKeyRing? = nil
     ) throws {
         let settings = try ServiceSettings(name: name, reader: reader)
         var logger = Logger(label: name.rawValue)
@@ -47,6 +52,7 @@ public struct ServiceRuntime: Sendable {
         self.client = InternalClient(tls: tls, settings: settings)
         self.metrics = metrics
         self.keySource = keySource
+        self.viewKeys = viewKeys
         self.sessionLookup =
             sessionLookup ?? (keySource == nil ? .internal(client, from: .auth, path: "/internal/sessions") : nil)
     }

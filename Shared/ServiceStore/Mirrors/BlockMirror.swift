@@ -58,6 +58,40 @@ public enum BlockMirror {
                     """), arguments: [one, other]) ?? false
     }
 
+    /// Those of `ids` between whom and `viewer` a block stands, either way round.
+    public static func separated(
+        from viewer: String, among ids: some Collection<String>, in db: Database
+    ) throws
+        -> Set<String>
+    {
+        guard !ids.isEmpty else { return [] }
+        return Set(
+            try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT blocked_id FROM kit_block WHERE blocker_id = ?1
+                        AND blocked_id IN (SELECT value FROM json_each(?2))
+                        UNION SELECT blocker_id FROM kit_block WHERE blocked_id = ?1
+                        AND blocker_id IN (SELECT value FROM json_each(?2))
+                        """), arguments: [viewer, JSONList.argument(ids)]))
+    }
+
+    /// Those of `ids` whom `viewer` blocked.
+    public static func blocked(
+        by viewer: String, among ids: some Collection<String>, in db: Database
+    ) throws
+        -> Set<String>
+    {
+        guard !ids.isEmpty else { return [] }
+        return Set(
+            try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT blocked_id FROM kit_block WHERE blocker_id = ?
+                        AND blocked_id IN (SELECT value FROM json_each(?))
+                        """), arguments: [viewer, JSONList.argument(ids)]))
+    }
+
     /// `user.blocked`: the block is remembered (once, however often the event comes).
     public static func apply(_ event: UserBlocked, in db: Database) throws {
         try BlockMirrorRecord(blockerId: event.blockerId, blockedId: event.blockedId).insert(db, onConflict: .ignore)

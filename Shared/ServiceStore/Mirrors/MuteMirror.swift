@@ -33,6 +33,23 @@ public enum MuteMirror {
             arguments: [viewer, author]) ?? false
     }
 
+    /// Those of `ids` whom `viewer` muted.
+    public static func muted(
+        by viewer: String, among ids: some Collection<String>, in db: Database
+    ) throws
+        -> Set<String>
+    {
+        guard !ids.isEmpty else { return [] }
+        return Set(
+            try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT muted_id FROM kit_mute WHERE muter_id = ?
+                        AND muted_id IN (SELECT value FROM json_each(?))
+                        """
+                ), arguments: [viewer, JSONList.argument(ids)]))
+    }
+
     /// Forgets every mute by or of `userID` (account deletion).
     public static func erase(userID: String, in db: Database) throws {
         typealias Columns = MuteMirrorRecord.Columns

@@ -296,7 +296,10 @@ import Testing
     /// Alerts' own store, opened beside the running service.
     func store(_ harness: ServiceHarness) throws -> AlertsStore {
         let file = try harness.runtime.settings.ownDirectory().appendingPathComponent("alerts.sqlite")
-        return AlertsStore(database: try DatabasePool(path: file.path), outbox: harness.runtime.makeOutbox())
+        let database = try DatabasePool(path: file.path)
+        return AlertsStore(
+            database: database, outbox: harness.runtime.makeOutbox(),
+            views: harness.runtime.makeViews(database: database).views)
     }
 
     @Test func theStreamCarriesTheMessageAndPushFollowsTheMessagePreference() async throws {

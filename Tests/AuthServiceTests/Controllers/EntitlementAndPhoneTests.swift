@@ -30,7 +30,8 @@ import Testing
         let pool = try DatabasePool(path: directory.url.appendingPathComponent("auth/auth.sqlite").path)
         defer { try? pool.close() }
         let store = AuthStore(
-            database: pool, outbox: Outbox(source: .auth, clock: SystemClock(), entropy: SystemEntropy()))
+            database: pool, outbox: Outbox(source: .auth, clock: SystemClock(), entropy: SystemEntropy()),
+            views: Views(keys: TestViewKeys.ring, clock: SystemClock()))
         return try await store.sessions.sessionState(id: session, now: now)?.premium
     }
 

@@ -25,12 +25,9 @@ import Testing
         _ body: @escaping @Sendable (ServiceHarness, FeedStore, any TestClientProtocol) async throws -> Void
     ) async throws {
         let harness = try ServiceHarness(.feed, config: config)
-        let users = Lookup<UserSummary>.fixed(
-            Dictionary(
-                uniqueKeysWithValues: [
-                    (Self.alice, "Alice"), (Self.bob, "Bob"), (Self.carol, "Carol"), (Self.dave, "Dave"),
-                ]
-                .map { ($0.0, UserSummary(id: $0.0, displayName: $0.1, username: $0.1.lowercased())) }))
+        let people = [(Self.alice, "Alice"), (Self.bob, "Bob"), (Self.carol, "Carol"), (Self.dave, "Dave")]
+            .map { UserSummary(id: $0.0, displayName: $0.1, username: $0.1.lowercased()) }
+        let users = Lookup<UserSummary>.fixed(Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) }))
         let media = Lookup<MediaSummary>.fixed([
             "10000000-0000-4000-8000-000000000001": MediaSummary(
                 id: "10000000-0000-4000-8000-000000000001", ownerId: Self.alice, contentType: "image/jpeg",
@@ -40,6 +37,7 @@ import Testing
             runtime: harness.runtime, reader: harness.reader, dependencies: FeedDependencies(media: media, users: users)
         )
         let store = try FeedStore.opened(beside: harness)
+        try harness.mirror(people: people)
         try await harness.test(parts) { client in try await body(harness, store, client) }
     }
 
@@ -89,7 +87,11 @@ import Testing
             let entry = try await client.get(
                 "/v1/users/\(Self.alice)/following", token: try await harness.token(for: Self.carol)
             ).json(Page<FollowEntry>.self).items[0]
-            #expect(entry.user == UserSummary(id: Self.bob, displayName: "Bob", username: "bob"))
+            #expect(
+                entry.user
+                    == PersonView(
+                        id: Self.bob, username: "bob", displayName: "Bob",
+                        relation: PersonRelation(following: false, followsYou: false, muted: false)))
 
             // Unfollowing is idempotent too, and counted.
             let after = try await follow(harness, client, Self.alice, by: Self.carol, .delete).json(FollowState.self)

@@ -17,6 +17,7 @@ import Testing
                 "/v1/auth/register", "/v1/auth/login", "/v1/auth/refresh", "/v1/auth/guest", "/v1/auth/apple",
                 "/v1/auth/ban-appeal", "/v1/sessions/login",
                 "/v1/sessions/verify", "/v1/webhooks/revenuecat", "/v1/media/presigned/*", "/v1/evidence/presigned/*",
+                "/v1/media/views/*",
                 "/.well-known/jwks.json", "/v1/auth/check-username/*", "/console/sign-in", "/console/*",
             ])
         // The console's sign-in is throttled as sign-ins are; its pages are moderation's.

@@ -34,13 +34,15 @@ import Testing
     }
 
     /// Event types and recipients waiting in media's outbox.
+    /// What the referencing services hear (`media.described`, for every viewer's copy, aside).
     func outbox(_ harness: ServiceHarness) throws -> [String] {
         try harness.database().read { db in
             try String.fetchAll(
                 db,
                 sql: """
                     SELECT e.type || ' → ' || d.subscriber FROM kit_outbox_delivery d
-                    JOIN kit_outbox_event e ON e.seq = d.event_seq ORDER BY e.seq, d.subscriber
+                    JOIN kit_outbox_event e ON e.seq = d.event_seq WHERE e.type != 'media.described'
+                    ORDER BY e.seq, d.subscriber
                     """)
         }
     }

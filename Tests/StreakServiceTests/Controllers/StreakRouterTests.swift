@@ -58,6 +58,11 @@ import Testing
         let parts = try await StreakService.buildRouter(
             runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
         let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
+        // Streak's copies of profiles and media, as auth's and media's events fill them.
+        try harness.mirror(
+            people: Self.users.map { UserSummary(id: $0.key, displayName: $0.value) }
+                + [UserSummary(id: Self.gus, displayName: "Gus")],
+            media: Array(library.values))
         try await harness.test(parts) { client in try await body(harness, client, runner) }
     }
 
@@ -66,11 +71,12 @@ import Testing
     /// A second handle on the service's store, for what the inbox does with other services'
     /// events.
     func store(_ harness: ServiceHarness) throws -> StreakStore {
-        StreakStore(
-            database: try DatabasePool(
-                path: harness.runtime.settings.ownDirectory().appendingPathComponent("streak.sqlite").path),
-            outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue(), settings: StreakSettings(),
-            entropy: SystemEntropy())
+        let database = try DatabasePool(
+            path: harness.runtime.settings.ownDirectory().appendingPathComponent("streak.sqlite").path)
+        return StreakStore(
+            database: database, outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue(),
+            settings: StreakSettings(), entropy: SystemEntropy(),
+            views: harness.runtime.makeViews(database: database).views)
     }
 
     func befriend(
@@ -265,13 +271,19 @@ import Testing
                 try BlockMirror.apply(UserBlocked(blockerId: Self.erin, blockedId: Self.alice), in: db)
             }
             let found = try await client.get("/v1/friends/search?q=everyone", token: alice).json(FriendSearch.self)
+            // Each with its view: the name from streak's copy of profiles, and whether a friend.
+            func person(_ id: String, _ name: String, _ relation: FriendRelation, request: String? = nil) -> FoundUser {
+                var found = FoundUser(userId: id, displayName: name, relation: relation, requestId: request)
+                found.user = PersonView(
+                    id: id, username: nil, displayName: name, relation: PersonRelation(friend: relation == .friend))
+                return found
+            }
             #expect(
                 found.users == [
-                    FoundUser(userId: Self.bob, displayName: "Bob", relation: .friend),
-                    FoundUser(
-                        userId: Self.carol, displayName: "Carol", relation: .requestReceived, requestId: incoming.id),
-                    FoundUser(userId: Self.dave, displayName: "Dave", relation: .requestSent, requestId: outgoing.id),
-                    FoundUser(userId: Self.gus, displayName: "Gus", relation: .none),
+                    person(Self.bob, "Bob", .friend),
+                    person(Self.carol, "Carol", .requestReceived, request: incoming.id),
+                    person(Self.dave, "Dave", .requestSent, request: outgoing.id),
+                    person(Self.gus, "Gus", .none),
                 ])
             let dave = try await harness.token(for: Self.dave)
             let seenByDave = try await client.get("/v1/friends/search?q=everyone", token: dave).json(FriendSearch.self)

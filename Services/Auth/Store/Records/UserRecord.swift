@@ -26,6 +26,8 @@ struct UserRecord: ServiceRecord {
     var bio: String? = nil
     /// The user's own photo shown as their avatar (media holds a public reference to it).
     var avatarMediaId: String? = nil
+    /// The revision of the last `profile.changed` sent for the user.
+    var profileRevision = 0
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
@@ -34,6 +36,19 @@ struct UserRecord: ServiceRecord {
         case updatedAt = "updated_at"
         case deletedAt = "deleted_at"
         case usernameKey = "username_key"
+    }
+
+    /// What lists show of the user (``ProfileChanged``), at its current revision; a deleted
+    /// account as such.
+    var profileChanged: ProfileChanged {
+        guard deletedAt == nil else {
+            return ProfileChanged(
+                userId: id, username: nil, displayName: "", avatarMediaId: nil, deleted: true,
+                revision: profileRevision)
+        }
+        return ProfileChanged(
+            userId: id, username: username, displayName: displayName, avatarMediaId: avatarMediaId,
+            revision: profileRevision)
     }
 
     /// The profile as a moderator judges it (what others see of the account).

@@ -60,25 +60,37 @@ struct ChallengeRecord: ServiceRecord {
     /// Voting opened (and may have ended): both clips are everyone's to play.
     var votingOpened: Bool { status == .voting || status == .completed }
 
-    /// The challenge as `viewer` sees it (who may see it at all is the store's check): a
-    /// participant sees their own clip always and the other's once it is ready; anyone sees
-    /// both once voting opened. A clip moderation hid is played by its owner only.
-    func contract(viewer: String, clips: [ChallengeClipRecord], myVote: String?, distance: Double? = nil) -> Challenge {
+    /// Whether `viewer` may play `clip` (who may see the challenge at all is the store's
+    /// check): its owner always; the other participant once it is ready; anyone once voting
+    /// opened. A clip moderation hid is played by its owner only.
+    func shows(_ clip: ChallengeClipRecord, to viewer: String) -> Bool {
+        clip.userId == viewer || (clip.hiddenAt == nil && (votingOpened || clip.state == .ready))
+    }
+
+    /// The challenge as `viewer` sees it, with the participants of `people` and the clips of
+    /// `media` that `viewer` may play (``shows(_:to:)``).
+    func contract(
+        viewer: String, clips: [ChallengeClipRecord], myVote: String?, distance: Double? = nil,
+        people: [String: PersonView] = [:], media: [String: MediaView] = [:]
+    ) -> Challenge {
         var shown: [String: ChallengeClip] = [:]
         for user in participants {
             guard let clip = clips.first(where: { $0.userId == user }) else {
                 shown[user] = ChallengeClip(userId: user, status: .pendingUpload)
                 continue
             }
-            let visible = user == viewer || (clip.hiddenAt == nil && (votingOpened || clip.state == .ready))
+            let visible = shows(clip, to: viewer)
             shown[user] = clip.contract(showingMedia: visible)
+            if visible { shown[user]?.media = media[clip.mediaId] }
         }
-        return Challenge(
+        var challenge = Challenge(
             id: id, createdBy: creatorId, opponent: opponentId, status: status,
             rules: ChallengeRules(maxDuration: maxDuration, trick: trick, spotId: spotId), clips: shown,
             voting: votingDeadline.map { ChallengeVoting(deadline: $0, myVote: myVote, result: result) },
             deadline: deadline, latitude: latitude, longitude: longitude, distanceM: distance, createdAt: createdAt,
             updatedAt: updatedAt)
+        challenge.people = participants.compactMap { people[$0] }
+        return challenge
     }
 }
 

@@ -88,8 +88,6 @@ extension PostRecord {
     }
 }
 
-extension MediaStatus: DatabaseValueConvertible {}
-
 extension PostRecord {
     /// Read by hand rather than through `Decodable` (whose snake-case keys cost more than the
     /// query): every list of posts reads its rows through here.

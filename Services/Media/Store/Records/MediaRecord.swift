@@ -37,6 +37,10 @@ struct MediaRecord: ServiceRecord {
     /// Screening's score and labels (comma-separated) when it held the media.
     var screeningScore: Double? = nil
     var screeningLabels: String? = nil
+    /// A BlurHash of the photo or the video's first frame (``BlurHash``).
+    var placeholder: String? = nil
+    /// The revision of the last `media.described` sent for it.
+    var descriptionRevision = 0
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
@@ -64,6 +68,35 @@ struct MediaRecord: ServiceRecord {
             labels: (screeningLabels ?? "").split(separator: ",").map(String.init))
     }
 
+    var kind: MediaKind { contentType.hasPrefix("video/") ? .video : .photo }
+
+    /// The variants a view URL can ask for, with the blob and type each serves: a photo's
+    /// display copy (the original when there is none), a video's first frame and the video
+    /// (its copy without metadata when ffmpeg made one).
+    func blob(for variant: MediaVariant) -> (sha256: String, contentType: String, byteSize: Int)? {
+        switch (variant, kind) {
+        case (.thumbnail, _):
+            return thumbnailSha256.map { ($0, "image/jpeg", thumbnailSize ?? 0) }
+        case (.display, .photo):
+            return (displaySha256 ?? sha256, displayType ?? contentType, displaySize ?? byteSize)
+        case (.display, .video), (.poster, .video):
+            return posterSha256.map { ($0, "image/jpeg", posterSize ?? 0) }
+        case (.playback, .video):
+            return (displaySha256 ?? sha256, displayType ?? contentType, displaySize ?? byteSize)
+        case (.poster, .photo), (.playback, .photo):
+            return nil
+        }
+    }
+
+    /// What views show of it (``MediaDescribed``), at its current revision.
+    var describedEvent: MediaDescribed {
+        MediaDescribed(
+            mediaId: id, ownerId: ownerId, kind: kind, status: status, width: width, height: height,
+            durationMs: durationMs, placeholder: placeholder,
+            variants: status == .rejected ? [] : MediaVariant.allCases.filter { blob(for: $0) != nil },
+            revision: descriptionRevision)
+    }
+
     /// Every blob this media keeps alive.
     var blobHashes: [String] {
         [sha256, displaySha256, thumbnailSha256, posterSha256].compactMap { $0 }
@@ -87,6 +120,3 @@ struct MediaRecord: ServiceRecord {
         ownerId == userID || visibility == .public
     }
 }
-
-extension MediaStatus: DatabaseValueConvertible {}
-extension MediaVisibility: DatabaseValueConvertible {}

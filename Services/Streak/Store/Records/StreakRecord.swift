@@ -116,6 +116,9 @@ struct StreakRecord: ServiceRecord, Equatable {
 
     var members: [String] { [userA, userB] }
 
+    /// Whether the two are still friends (no block or unfriending ended it).
+    var isFriendship: Bool { brokenReason.map { !Self.endings.contains($0) } ?? true }
+
     func partner(of user: String) -> String { user == userA ? userB : userA }
 
     /// The rules' view of the row, and back.

@@ -1,0 +1,29 @@
+import Contracts
+import Foundation
+import GRDB
+import ServiceHTTP
+import ServiceStore
+
+/// People as every list shows them (``PersonView``), read from auth's own users, with avatars
+/// from its copy of media: people search and `GET /v1/users?ids=`.
+struct PeopleStore: Sendable {
+    let database: DatabasePool
+    let views: Views
+
+    /// Those of `ids` `viewer` may see, in the order given: app users (no PIN customers), not
+    /// deleted, no block either way.
+    func people(_ ids: [String], viewer: String) async throws -> [PersonView] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.tracedRead { db in
+            let rows = try UserRecord.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT u.* FROM user u WHERE u.id IN (SELECT value FROM json_each(:ids))
+                        AND u.deleted_at IS NULL AND u.id NOT IN (SELECT user_id FROM customer)
+                        AND \(BlockMirror.neitherBlocks(":viewer", "u.id"))
+                        """), arguments: ["ids": JSONList.argument(ids), "viewer": viewer])
+            let people = try views.people(from: rows.map { ProfileMirrorRecord($0.profileChanged) }, in: db)
+            return ids.compactMap { people[$0] }
+        }
+    }
+}
