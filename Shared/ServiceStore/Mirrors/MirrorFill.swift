@@ -24,17 +24,16 @@ public final class MirrorFill: Service, Sendable {
         public let path: String
     }
 
-    /// One source with what applies its items.
+    /// One source: what fetches a page (after a cursor, at most a count) and applies its items.
     struct Job: Sendable {
         let source: Source
         let fetch:
-            @Sendable (InternalClient, String?, Int) async throws -> (
+            @Sendable (String?, Int) async throws -> (
                 apply: @Sendable (Database) throws -> Void, next: String?, count: Int
             )
     }
 
     let database: DatabasePool
-    let client: InternalClient
     let jobs: [Job]
     let interval: Duration
     let pageSize: Int
@@ -43,12 +42,8 @@ public final class MirrorFill: Service, Sendable {
     /// Whether the last attempt failed: a failure is logged once, not at every retry.
     private let failing = Atomic<Bool>(false)
 
-    init(
-        database: DatabasePool, client: InternalClient, jobs: [Job], interval: Duration, pageSize: Int,
-        logger: Logger
-    ) {
+    init(database: DatabasePool, jobs: [Job], interval: Duration, pageSize: Int, logger: Logger) {
         self.database = database
-        self.client = client
         self.jobs = jobs
         self.interval = interval
         self.pageSize = pageSize
@@ -63,17 +58,24 @@ public final class MirrorFill: Service, Sendable {
     ) -> MirrorFill {
         var jobs: [Job] = []
         if profiles {
-            jobs.append(job(ProfileMirror.fill, ProfileChanged.self) { try ProfileMirror.apply($0, in: $1) })
+            jobs.append(
+                job(ProfileMirror.fill, client: client) { (item: ProfileChanged, db) in
+                    try ProfileMirror.apply(item, in: db)
+                })
         }
-        if media { jobs.append(job(MediaMirror.fill, MediaDescribed.self) { try MediaMirror.apply($0, in: $1) }) }
-        return MirrorFill(
-            database: database, client: client, jobs: jobs, interval: interval, pageSize: pageSize, logger: logger)
+        if media {
+            jobs.append(
+                job(MediaMirror.fill, client: client) { (item: MediaDescribed, db) in
+                    try MediaMirror.apply(item, in: db)
+                })
+        }
+        return MirrorFill(database: database, jobs: jobs, interval: interval, pageSize: pageSize, logger: logger)
     }
 
     static func job<Item: Codable & Sendable>(
-        _ source: Source, _: Item.Type, apply: @escaping @Sendable (Item, Database) throws -> Void
+        _ source: Source, client: InternalClient, apply: @escaping @Sendable (Item, Database) throws -> Void
     ) -> Job {
-        Job(source: source) { client, after, limit in
+        Job(source: source) { after, limit in
             var path = "\(source.path)?limit=\(limit)"
             if let after { path += "&cursor=\(after)" }
             let page = try await client.get(Page<Item>.self, from: source.owner, path: path)
@@ -118,7 +120,7 @@ public final class MirrorFill: Service, Sendable {
         var state = try await database.tracedRead { db in try Self.state(name, in: db) }
         var pages = 0
         while !state.complete {
-            let page = try await job.fetch(client, state.after, pageSize)
+            let page = try await job.fetch(state.after, pageSize)
             state = (after: page.next ?? state.after, complete: page.next == nil)
             let next = state
             try await database.tracedWrite { db in
