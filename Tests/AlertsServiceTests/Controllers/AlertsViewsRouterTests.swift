@@ -1,0 +1,54 @@
+import Foundation
+import HummingbirdTesting
+import ServiceHTTP
+import TestSupport
+import Testing
+
+@testable import AlertsService
+
+/// What the notification centre and the inbox carry for their screens: who acted, who the
+/// conversation is with, and a message's photo as a view the recipient loads without a token.
+@Suite struct AlertsViewsRouterTests {
+    typealias Messages = MessagesRouterTests
+    let messages = MessagesRouterTests()
+
+    static let people = [
+        UserSummary(id: Messages.alice, displayName: "Alice", username: "alice"),
+        UserSummary(id: Messages.bob, displayName: "Bob", username: "bob"),
+    ]
+    static let media = [
+        MediaSummary(id: Messages.photo, ownerId: Messages.alice, contentType: "image/jpeg", status: .ready)
+    ]
+
+    @Test func notificationsConversationsAndMessagesCarryTheirPeopleAndMedia() async throws {
+        try await messages.withMessages { harness, client in
+            try harness.mirror(people: Self.people, media: Self.media, avatars: [Messages.alice: Messages.photo])
+            let (alice, bob) = (
+                try await harness.token(for: Messages.alice), try await harness.token(for: Messages.bob)
+            )
+            let sent = try await messages.send(client, alice, to: Messages.bob, text: "Look", media: Messages.photo)
+            #expect(sent.status == .created)
+
+            let notification = try #require(try await messages.notifications(client, bob).first)
+            #expect(notification.actorId == Messages.alice)
+            #expect(notification.actor?.displayName == "Alice" && notification.actor?.username == "alice")
+            #expect(notification.actor?.avatar?.thumbnailURL?.hasPrefix("/v1/media/views/\(Messages.photo)/") == true)
+
+            let conversation = try #require(try await messages.folder(client, bob, .inbox).first)
+            #expect(conversation.other?.id == Messages.alice && conversation.other?.displayName == "Alice")
+            // Alice's side of the same conversation shows Bob.
+            #expect(try await messages.folder(client, alice, .inbox).first?.other?.displayName == "Bob")
+
+            let page = try await client.get("/v1/messages/conversations/\(conversation.id)/messages", token: bob)
+                .json(Page<DirectMessage>.self)
+            let photo = try #require(page.items.first?.media)
+            #expect(photo.id == Messages.photo && photo.kind == .photo && photo.placeholder != nil)
+            #expect(photo.displayURL?.hasPrefix("/v1/media/views/\(Messages.photo)/display?exp=") == true)
+
+            // A rename shows in the inbox at the next read.
+            try harness.mirror(people: [UserSummary(id: Messages.alice, displayName: "Alice L", username: "alice")])
+            #expect(try await messages.folder(client, bob, .inbox).first?.other?.displayName == "Alice L")
+            #expect(try await messages.notifications(client, bob).first?.actor?.displayName == "Alice L")
+        }
+    }
+}
