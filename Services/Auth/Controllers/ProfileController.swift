@@ -70,7 +70,7 @@ struct ProfileController: Sendable {
     /// The same, by the username the user holds now (any letter case; an old name is a 404).
     @Sendable func showByUsername(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let name = try context.parameters.require("username")
+        let name = try context.parameters.requireText("username")
         guard case .success(let key) = UsernameRules.key(name.hasPrefix("@") ? String(name.dropFirst()) : name) else {
             throw ServiceError.notFound("User")
         }
@@ -99,8 +99,11 @@ struct ProfileController: Sendable {
     /// Whether the name can be had now: `available`, or why not (`invalid`, `reserved`,
     /// `taken`). Always 200 for a name of sane length: the app asks as the user types.
     @Sendable func checkUsername(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let name = try context.parameters.require("username")
-        guard name.count <= 64 else { throw ServiceError.validation("A username is at most 20 characters.") }
+        let name = try context.parameters.requireText("username")
+        // Counted as the API document counts (code points); any longer is not a name being typed.
+        guard name.unicodeScalars.count <= 64 else {
+            throw ServiceError.validation("`username` to check is at most 64 characters (a username, at most 20).")
+        }
         let refusal: UsernameRules.Refusal?
         switch UsernameRules.key(name) {
         case .failure(let reason): refusal = reason

@@ -34,6 +34,12 @@ import Testing
             #expect(try await check("Kai") == UsernameAvailability(username: "Kai", available: true))
             #expect(try await check("admin").reason == "reserved")
             #expect(try await check("x").reason == "invalid")
+            // A name arrives percent-encoded; it is read as typed, and its length counted so too.
+            #expect(
+                try await check("K%C3%A4i")
+                    == UsernameAvailability(username: "Käi", available: false, reason: "invalid"))
+            #expect(try await check(String(repeating: "%C3%A4", count: 30)).reason == "invalid")
+            #expect(try await client.get("/v1/auth/check-username/%FF").status == .badRequest)
 
             // Registration takes it, case-insensitively; a second account cannot.
             let kai = RegisterRequest(email: "kai@example.com", password: "correct horse battery", username: "Kai")
@@ -51,6 +57,8 @@ import Testing
             ).json(TokenResponse.self)
             let me = try await client.get("/v1/me", token: login.accessToken).json(UserProfile.self)
             #expect(me.username == "Kai")
+            let found = try await client.get("/v1/users/by-username/%40kai", token: login.accessToken)
+            #expect(try found.json(PublicProfile.self).id == me.id)
 
             // Letter case changes freely; another name waits 30 days from the last change.
             let token = login.accessToken
