@@ -14,10 +14,11 @@ struct Person: Sendable {
     let token: String
 }
 
-/// The first flow through all six services (exporting traces to a stand-in collector), the
-/// generated Swift client, the IETF resumable uploads, then the same kinds of writes while feed
-/// and alerts are killed with SIGKILL at random moments and restarted, then a backup under load
-/// restored into a second stack.
+/// The first flow through all six services (exporting traces to a stand-in collector), what
+/// lists carry of people and media (``ViewsFlow``), the generated Swift client, the IETF
+/// resumable uploads, then the same kinds of writes while feed and alerts are killed with
+/// SIGKILL at random moments and restarted, then a backup under load restored into a second
+/// stack.
 extension StackTests {
     @Test func theVerticalSliceWorksAndSurvivesKilledServices() async throws {
         let collector = try await FakeOTLPCollector.start()
@@ -26,6 +27,7 @@ extension StackTests {
             try await stack.run { stack in
                 let flow = SliceFlow(stack: stack, document: try OpenAPIDocument.load())
                 try await flow.happyPath()
+                try await ViewsFlow(flow: flow).run()
                 try await ClientFlow(flow: flow).run()
                 try await ResumableUploadFlow(flow: flow).run()
                 try await TelemetryFlow(flow: flow, collector: collector).run()
