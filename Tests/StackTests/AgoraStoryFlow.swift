@@ -69,6 +69,19 @@ struct AgoraStoryFlow {
             await flow.eventually { (try? await following(ben))?.first?.post.id == post.id },
             "Ada's post never reached Ben's following feed")
         #expect(try await flow.call(.GET, "/v1/media/\(photo.id)", as: ben).status == 200)
+        // Agora's timeline row draws from this one answer: Ada's name, handle and avatar, and the
+        // photo's size, placeholder and a URL an image loader fetches without a token.
+        var row: TimelineItem?
+        #expect(
+            await flow.eventually {
+                row = try? await following(ben).first { $0.post.id == post.id }
+                return row?.post.media?.first?.thumbnailURL != nil
+            }, "Ada's photo never showed in Ben's timeline: \(String(describing: row))")
+        #expect(row?.post.author?.username == "ada_k" && row?.post.author?.avatar?.id == face.id)
+        let shown = try #require(row?.post.media?.first)
+        #expect(shown.id == photo.id && shown.aspectRatio != nil && shown.placeholder != nil)
+        let thumbnail = try #require(shown.thumbnailURL)
+        #expect(try await flow.call(.GET, thumbnail).status == 200)
 
         // A thread: Ben answers, Ada answers him; Ben likes and reposts.
         let reply = try await flow.call(

@@ -116,6 +116,18 @@ struct SkateHubbaStoryFlow {
 
         // Voting: others only; both clips are theirs to play now.
         #expect(try await flow.call(.GET, "/v1/media/\(leosClip)", as: max).status == 200)
+        // The voting card draws from the challenge alone: both skaters' names and each clip's
+        // poster and playback URL.
+        var card: Challenge?
+        #expect(
+            await flow.eventually {
+                card = try? await challenge(id, as: max)
+                return card?.clips[leo.id]?.media?.playbackURL != nil
+            }, "Leo's clip never showed on the voting card: \(String(describing: card))")
+        #expect(card?.people?.map(\.displayName) == ["Kai", "Leo"])
+        let clip = try #require(card?.clips[leo.id]?.media)
+        #expect(clip.id == leosClip && clip.kind == .video && clip.posterURL != nil && clip.playbackURL != nil)
+        #expect(try await flow.call(.GET, try #require(clip.posterURL)).status == 200)
         let near = "/v1/challenges/voting?lat=\(Self.place.lat)&lon=\(Self.place.lon + 0.001)&radius_m=1000"
         #expect(try await flow.call(.GET, near, as: max).decode(Page<Challenge>.self).items.map(\.id) == [id])
         let refused = try await flow.call(

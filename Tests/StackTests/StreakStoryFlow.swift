@@ -114,6 +114,20 @@ struct StreakStoryFlow {
             let second = try await snap(noah, day: day)
             #expect(second.streaks.first { $0.id == id }?.count == day, "day \(day)")
         }
+        // StreakSnap's home screen draws from the streak feed alone: Noah's name on the row and,
+        // both having snapped today, his photo revealed with a URL that needs no token.
+        // (Media describes the photo to streak by event: it may land a moment after the snap.)
+        var row: StreakFeedItem?
+        #expect(
+            try await flow.eventually {
+                row = try await flow.call(.GET, "/v1/streaks/feed", as: mia.person).decode(Page<StreakFeedItem>.self)
+                    .items.first { $0.streak.id == id }
+                return row?.today.friend?.media?.thumbnailURL != nil
+            }, "Noah's photo never showed on Mia's home screen: \(String(describing: row))")
+        #expect(row?.streak.friend?.displayName == "Noah" && row?.today.friendState == .revealed)
+        let revealed = try #require(row?.today.friend?.media)
+        #expect(revealed.id == row?.today.friend?.mediaId && revealed.placeholder != nil)
+        #expect(try await flow.call(.GET, try #require(revealed.thumbnailURL)).status == 200)
         #expect(try await heard(.streakMilestone, mia))
         #expect(try await heard(.streakMilestone, noah))
         // Her profile shows her streak numbers (streak → auth).
