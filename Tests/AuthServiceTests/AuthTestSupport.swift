@@ -41,9 +41,13 @@ extension TestClientProtocol {
 let fastHashing = ["auth.argon2.memoryKib": "256", "auth.argon2.iterations": "1"]
 
 extension TestDataDirectory {
-    /// Auth's database beside the running service.
+    /// Auth's database beside the running service, waiting its turn while the service writes
+    /// (its outbox and jobs write in the background).
     func authDatabase() throws -> DatabaseQueue {
-        try DatabaseQueue(path: url.appendingPathComponent("auth/auth.sqlite").path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        return try DatabaseQueue(
+            path: url.appendingPathComponent("auth/auth.sqlite").path, configuration: configuration)
     }
 
     /// Gives `userID` a role directly in the database (as `pinhole admin grant` does through
