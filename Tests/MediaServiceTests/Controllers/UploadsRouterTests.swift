@@ -236,6 +236,8 @@ import Testing
                 headers: [.authorization: "Bearer \(alice)", Self.header("tus-resumable"): "1.0.0"])
             #expect(deleted.status == .noContent)
             #expect(try await head(client, location, token: alice).status == .notFound)
+            // Its status stays readable, so the app learns what became of it.
+            #expect(try await client.get(location, token: alice).json(UploadStatus.self).state == .terminated)
 
             let later = try #require(try await create(client, token: alice, length: 4096).headers[.location])
             _ = try await patch(client, later, token: alice, offset: 0, TestImages.jpeg(seed: 5, size: 1000))
