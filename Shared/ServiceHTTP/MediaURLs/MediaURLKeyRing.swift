@@ -50,6 +50,8 @@ public final class MediaURLKeyRing: Sendable {
 
     /// Signs with `keys` from now on.
     public func use(_ keys: MediaURLKeys) throws {
+        // The same keys keep their signer, and with it the URLs it signed.
+        if state.withLock({ $0?.keys == keys }) { return }
         let next = try MediaURLSigner(keys)
         state.withLock { $0 = (keys, next) }
     }

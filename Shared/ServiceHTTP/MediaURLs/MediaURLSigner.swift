@@ -1,6 +1,7 @@
 import Contracts
 import Crypto
 import Foundation
+import Synchronization
 
 /// The URLs of media views: `/v1/media/views/{id}/{variant}?exp=&kid=&sig=`, an HMAC-SHA256 over
 /// the media id, the variant and the expiry under one of media's view keys (``MediaURLKeys``).
@@ -8,7 +9,9 @@ import Foundation
 ///
 /// A URL's expiry is rounded up to the next whole `window` and then one more: the same media
 /// gets the same URL for a while (a client's cache and a CDN keep working across pages), and
-/// every URL lives between one and two windows.
+/// every URL lives between one and two windows. So a signer also keeps the URLs it signed
+/// (``SignedURLs``): a page of twenty posts asks for some eighty URLs, and a popular photo's are
+/// asked for by every reader of the window; each is signed once per window.
 public struct MediaURLSigner: Sendable {
     public static let path = "/v1/media/views"
 
@@ -16,8 +19,9 @@ public struct MediaURLSigner: Sendable {
     public let current: (kid: String, key: SymmetricKey)
     let keys: [String: SymmetricKey]
     public let window: Int
+    let signed: SignedURLs
 
-    public init(_ keys: MediaURLKeys, window: Int = 3600) throws {
+    public init(_ keys: MediaURLKeys, window: Int = 3600, keeping capacity: Int = 50_000) throws {
         var decoded: [String: SymmetricKey] = [:]
         for key in keys.keys {
             guard let bytes = Base64URL.decode(key.secret), bytes.count == 32 else {
@@ -31,6 +35,7 @@ public struct MediaURLSigner: Sendable {
         self.current = (keys.current, current)
         self.keys = decoded
         self.window = window
+        self.signed = SignedURLs(capacity: capacity)
     }
 
     /// When URLs signed at `now` expire.
@@ -41,8 +46,12 @@ public struct MediaURLSigner: Sendable {
 
     /// The URL of `variant` of `mediaId`, good until `expires`.
     public func url(_ mediaId: String, _ variant: MediaVariant, expires: Int) -> String {
+        let key = SignedURLs.Key(mediaId: mediaId, variant: variant)
+        if let url = signed.url(key, expires: expires) { return url }
         let signature = Self.signature(mediaId, variant, expires: expires, key: current.key)
-        return "\(Self.path)/\(mediaId)/\(variant.rawValue)?exp=\(expires)&kid=\(current.kid)&sig=\(signature)"
+        let url = "\(Self.path)/\(mediaId)/\(variant.rawValue)?exp=\(expires)&kid=\(current.kid)&sig=\(signature)"
+        signed.keep(url, for: key, expires: expires)
+        return url
     }
 
     /// Whether `signature` signs this media, variant and expiry under key `kid` (one still
@@ -64,4 +73,34 @@ public struct MediaURLSigner: Sendable {
     static func message(_ mediaId: String, _ variant: MediaVariant, _ expires: Int) -> Data {
         Data("media-view\n\(mediaId)\n\(variant.rawValue)\n\(expires)".utf8)
     }
+}
+
+/// The URLs one signer signed, by media and variant, with the expiry each was signed for: a URL
+/// for another expiry is signed again (and replaces it). At `capacity` the whole set is let go
+/// (a window's URLs are signed again as pages ask for them), so memory stays bounded.
+final class SignedURLs: Sendable {
+    struct Key: Hashable, Sendable {
+        var mediaId: String
+        var variant: MediaVariant
+    }
+
+    private let urls = Mutex<[Key: (expires: Int, url: String)]>([:])
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    func url(_ key: Key, expires: Int) -> String? {
+        urls.withLock { urls in urls[key].flatMap { $0.expires == expires ? $0.url : nil } }
+    }
+
+    func keep(_ url: String, for key: Key, expires: Int) {
+        urls.withLock { urls in
+            if urls.count >= capacity, urls[key] == nil { urls.removeAll(keepingCapacity: true) }
+            urls[key] = (expires, url)
+        }
+    }
+
+    var count: Int { urls.withLock { $0.count } }
 }
