@@ -15,14 +15,23 @@ public enum JSONCoding {
 
     /// `date` as ISO 8601 UTC with milliseconds (`2026-11-22T10:00:00.123Z`), rounded to the
     /// nearest millisecond as the stores round: an answer given at creation shows the same time
-    /// as every later read of the stored row. Integer arithmetic, because Foundation's own
-    /// fractional-second formatting can be a millisecond off for binary fractions.
+    /// as every later read of the stored row. Integer arithmetic (``CivilDays``), because
+    /// Foundation's own fractional-second formatting can be a millisecond off for binary
+    /// fractions, and because every answer writes dozens of these.
     public static func timestamp(_ date: Date) -> String {
-        let (seconds, fraction) = milliseconds(date).quotientAndRemainder(dividingBy: 1000)
-        let (whole, remainder) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
-        var text = Date(timeIntervalSince1970: TimeInterval(whole)).formatted(.iso8601)
+        let milliseconds = milliseconds(date)
+        return CivilDays.text(milliseconds: Int(milliseconds), separator: "T", zone: "Z")
+            ?? formattedTimestamp(milliseconds)
+    }
+
+    /// `milliseconds` since 1970 formatted by Foundation (for the years ``CivilDays`` leaves to
+    /// it, and the check of the rest).
+    static func formattedTimestamp(_ milliseconds: Int64) -> String {
+        var (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        if fraction < 0 { (seconds, fraction) = (seconds - 1, fraction + 1000) }
+        var text = Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
         text.removeLast()  // "Z"
-        let digits = String(remainder)
+        let digits = String(fraction)
         return text + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 

@@ -35,4 +35,21 @@ import Testing
         #expect(JSONCoding.timestamp(Date(timeIntervalSince1970: -0.25)) == "1969-12-31T23:59:59.750Z")
         #expect(JSONCoding.timestamp(Date(timeIntervalSince1970: 59.9996)) == "1970-01-01T00:01:00.000Z")
     }
+
+    /// The integer arithmetic writes what Foundation's format style writes, from 1583 (where it
+    /// stops using the Julian calendar) to 9999; earlier years are Foundation's own.
+    @Test func timestampsMatchFoundationsFormat() {
+        var random = SystemRandomNumberGenerator()
+        let edges: [Int64] = [
+            0, -1, 86_399_999, 86_400_000, 951_782_400_000, 253_402_300_799_999, -12_212_553_600_000,
+            -12_212_553_600_001, -62_135_596_800_000,
+        ]
+        let samples = (0..<20_000).map { _ in
+            Int64.random(in: -12_212_553_600_000...253_402_300_799_999, using: &random)
+        }
+        for milliseconds in edges + samples {
+            let date = JSONCoding.date(milliseconds: milliseconds)
+            #expect(JSONCoding.timestamp(date) == JSONCoding.formattedTimestamp(milliseconds), "\(milliseconds)")
+        }
+    }
 }
