@@ -119,7 +119,7 @@ extension FeedStore {
                 SELECT c.* FROM challenge c
                 WHERE c.id IN (SELECT value FROM json_each(:ids)) AND c.status = 'voting' AND \(votableBy(":viewer"))
                 """,
-            arguments: ["viewer": viewer, "ids": String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)])
+            arguments: ["viewer": viewer, "ids": JSONList.argument(ids)])
         let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
         return ids.compactMap { byID[$0] }
     }

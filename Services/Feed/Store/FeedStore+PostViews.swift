@@ -15,7 +15,7 @@ extension FeedStore {
         in db: Database
     ) throws -> [Post] {
         guard !records.isEmpty else { return [] }
-        let ids = String(decoding: try JSONEncoder().encode(records.map(\.id)), as: UTF8.self)
+        let ids = JSONList.argument(records.map(\.id))
         let arguments: StatementArguments = ["viewer": viewer, "ids": ids]
         let mine = { (table: String, column: String) -> [String: DatabaseValue] in
             Dictionary(

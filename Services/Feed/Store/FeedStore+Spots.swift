@@ -104,7 +104,7 @@ extension FeedStore {
             try Self.scan(.spots, center: center, radius: radius, after: position, limit: limit, in: db) { chunk in
                 let distances = Dictionary(uniqueKeysWithValues: chunk.map { ($0.id, $0.distance) })
                 var arguments: StatementArguments = [
-                    "ids": String(decoding: try JSONEncoder().encode(chunk.map(\.id)), as: UTF8.self), "viewer": viewer,
+                    "ids": JSONList.argument(chunk.map(\.id)), "viewer": viewer,
                 ]
                 let filters = Self.filters(tag: tag, difficulty: difficulty, arguments: &arguments)
                 let records = try SpotRecord.fetchAll(

@@ -150,6 +150,6 @@ extension FeedStore {
                 AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
                 AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
                 """,
-            arguments: ["ids": String(decoding: try JSONEncoder().encode(ids), as: UTF8.self), "viewer": viewer])
+            arguments: ["ids": JSONList.argument(ids), "viewer": viewer])
     }
 }

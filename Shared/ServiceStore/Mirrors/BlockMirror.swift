@@ -64,16 +64,11 @@ public enum BlockMirror {
     ) throws
         -> Set<String>
     {
-        guard !ids.isEmpty else { return [] }
-        return Set(
-            try String.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT blocked_id FROM kit_block WHERE blocker_id = ?1
-                        AND blocked_id IN (SELECT value FROM json_each(?2))
-                        UNION SELECT blocker_id FROM kit_block WHERE blocked_id = ?1
-                        AND blocker_id IN (SELECT value FROM json_each(?2))
-                        """), arguments: [viewer, JSONList.argument(ids)]))
+        try JSONList.selected(
+            """
+            SELECT blocked_id FROM kit_block WHERE blocker_id = ?1 AND blocked_id IN (SELECT value FROM json_each(?2))
+            UNION SELECT blocker_id FROM kit_block WHERE blocked_id = ?1 AND blocker_id IN (SELECT value FROM json_each(?2))
+            """, viewer: viewer, among: ids, in: db)
     }
 
     /// Those of `ids` whom `viewer` blocked.
@@ -82,14 +77,9 @@ public enum BlockMirror {
     ) throws
         -> Set<String>
     {
-        guard !ids.isEmpty else { return [] }
-        return Set(
-            try String.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT blocked_id FROM kit_block WHERE blocker_id = ?
-                        AND blocked_id IN (SELECT value FROM json_each(?))
-                        """), arguments: [viewer, JSONList.argument(ids)]))
+        try JSONList.selected(
+            "SELECT blocked_id FROM kit_block WHERE blocker_id = ?1 AND blocked_id IN (SELECT value FROM json_each(?2))",
+            viewer: viewer, among: ids, in: db)
     }
 
     /// `user.blocked`: the block is remembered (once, however often the event comes).

@@ -39,15 +39,9 @@ public enum MuteMirror {
     ) throws
         -> Set<String>
     {
-        guard !ids.isEmpty else { return [] }
-        return Set(
-            try String.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT muted_id FROM kit_mute WHERE muter_id = ?
-                        AND muted_id IN (SELECT value FROM json_each(?))
-                        """
-                ), arguments: [viewer, JSONList.argument(ids)]))
+        try JSONList.selected(
+            "SELECT muted_id FROM kit_mute WHERE muter_id = ?1 AND muted_id IN (SELECT value FROM json_each(?2))",
+            viewer: viewer, among: ids, in: db)
     }
 
     /// Forgets every mute by or of `userID` (account deletion).
