@@ -13,3 +13,15 @@ struct TimelineRecord: ServiceRecord {
     var sourceId: String
     var repost: Bool
 }
+
+extension TimelineRecord {
+    /// Read by hand rather than through `Decodable`, as ``PostRecord`` is: the following feed
+    /// reads twice a page's rows through here.
+    init(row: Row) throws {
+        userId = try row.decode(forColumn: "user_id")
+        atMs = try row.decode(forColumn: "at_ms")
+        postId = try row.decode(forColumn: "post_id")
+        sourceId = try row.decode(forColumn: "source_id")
+        repost = try row.decode(forColumn: "repost")
+    }
+}
