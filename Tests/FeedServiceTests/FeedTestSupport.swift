@@ -10,8 +10,7 @@ import Testing
 extension FeedStore {
     /// A second handle on the feed store of `harness`, for applying what the inbox applies.
     static func opened(beside harness: ServiceHarness) throws -> FeedStore {
-        let database = try DatabasePool(
-            path: harness.runtime.settings.ownDirectory().appendingPathComponent("feed.sqlite").path)
+        let database = try harness.databasePool()
         return FeedStore(
             database: database, outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue(),
             views: harness.runtime.makeViews(database: database).views)

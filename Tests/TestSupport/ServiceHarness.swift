@@ -135,12 +135,25 @@ extension ServiceHarness {
     /// The service's own database file, opened beside the running service (WAL allows it),
     /// for tests that check stored state or apply an event the way the inbox does.
     public func database() throws -> DatabaseQueue {
-        let file = try runtime.settings.ownDirectory().appendingPathComponent(
-            "\(runtime.settings.name.rawValue).sqlite")
-        // The service writes too (its outbox, its jobs): wait for its lock instead of failing.
+        try DatabaseQueue(path: databasePath(), configuration: Self.besideTheService)
+    }
+
+    /// The same file as a pool: a second store on the service's database (a store type takes
+    /// a pool).
+    public func databasePool() throws -> DatabasePool {
+        try DatabasePool(path: databasePath(), configuration: Self.besideTheService)
+    }
+
+    func databasePath() throws -> String {
+        try runtime.settings.ownDirectory().appendingPathComponent("\(runtime.settings.name.rawValue).sqlite").path
+    }
+
+    /// The service writes too (its outbox, its jobs): a handle beside it waits for its lock
+    /// instead of failing.
+    static var besideTheService: Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        return try DatabaseQueue(path: file.path, configuration: configuration)
+        return configuration
     }
 
     /// The event types waiting in the service's outbox, oldest first.

@@ -71,8 +71,7 @@ import Testing
     /// A second handle on the service's store, for what the inbox does with other services'
     /// events.
     func store(_ harness: ServiceHarness) throws -> StreakStore {
-        let database = try DatabasePool(
-            path: harness.runtime.settings.ownDirectory().appendingPathComponent("streak.sqlite").path)
+        let database = try harness.databasePool()
         return StreakStore(
             database: database, outbox: harness.runtime.makeOutbox(), jobs: harness.runtime.makeJobQueue(),
             settings: StreakSettings(), entropy: SystemEntropy(),
