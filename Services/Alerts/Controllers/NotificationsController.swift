@@ -34,10 +34,10 @@ struct NotificationsController: Sendable {
     @Sendable func read(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try ObjectID.path(context.parameters.require("id"), "Notification")
-        guard let record = try await store.markRead(id: id, of: user.userID, at: clock.now()) else {
+        guard let notification = try await store.markRead(id: id, of: user.userID, at: clock.now()) else {
             throw ServiceError.notFound("Notification")
         }
-        return try Response.json(record.contract)
+        return try Response.json(notification)
     }
 
     /// `{"ids": [...]}`: marks those of the user's notifications read (others' ids and unknown

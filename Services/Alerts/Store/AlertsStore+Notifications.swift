@@ -22,14 +22,15 @@ extension AlertsStore {
 
     /// Marks one of `user`'s notifications read (someone else's is not found). Reading twice
     /// keeps the first time.
-    func markRead(id: String, of user: String, at now: Date) async throws -> NotificationRecord? {
-        try await database.tracedWrite { db in
+    func markRead(id: String, of user: String, at now: Date) async throws -> AppNotification? {
+        try await database.tracedWrite { [views] db in
             guard var record = try NotificationRecord.filter(key: id).of(user).fetchOne(db) else { return nil }
             if record.readAt == nil {
                 record.readAt = now
                 try record.update(db)
             }
-            return record
+            // Answered as the list shows it, with its actor.
+            return try Self.shown([record], views: views, in: db).first
         }
     }
 

@@ -33,6 +33,10 @@ import Testing
             #expect(notification.actorId == Messages.alice)
             #expect(notification.actor?.displayName == "Alice" && notification.actor?.username == "alice")
             #expect(notification.actor?.avatar?.thumbnailURL?.hasPrefix("/v1/media/views/\(Messages.photo)/") == true)
+            // Marking it read answers it as the list shows it, actor and all.
+            let read = try await client.request(.post, "/v1/notifications/\(notification.id)/read", token: bob)
+                .json(AppNotification.self)
+            #expect(read.readAt != nil && read.actor == notification.actor)
 
             let conversation = try #require(try await messages.folder(client, bob, .inbox).first)
             #expect(conversation.other?.id == Messages.alice && conversation.other?.displayName == "Alice")
