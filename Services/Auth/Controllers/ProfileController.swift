@@ -64,7 +64,7 @@ struct ProfileController: Sendable {
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try ObjectID.path(context.parameters.require("id"), "User")
-        return try await profile(users.visibleUser(id: id, viewer: user.userID), context: context)
+        return try await profile(users.visibleUser(id: id, viewer: user.userID), viewer: user.userID, context: context)
     }
 
     /// The same, by the username the user holds now (any letter case; an old name is a 404).
@@ -74,13 +74,17 @@ struct ProfileController: Sendable {
         guard case .success(let key) = UsernameRules.key(name.hasPrefix("@") ? String(name.dropFirst()) : name) else {
             throw ServiceError.notFound("User")
         }
-        return try await profile(users.visibleUser(usernameKey: key, viewer: user.userID), context: context)
+        return try await profile(
+            users.visibleUser(usernameKey: key, viewer: user.userID), viewer: user.userID, context: context)
     }
 
-    /// The profile with its streak numbers; when streak cannot answer, the profile is still
-    /// served, without them.
-    private func profile(_ found: PublicProfile?, context: ServiceRequestContext) async throws -> Response {
+    /// The profile with its avatar as lists show it and its streak numbers; when streak cannot
+    /// answer, the profile is still served, without them.
+    private func profile(
+        _ found: PublicProfile?, viewer: String, context: ServiceRequestContext
+    ) async throws -> Response {
         guard var found else { throw ServiceError.notFound("User") }
+        found.avatar = try await people.people([found.id], viewer: viewer).first?.avatar
         do {
             found.stats.streak = try await streakStats.find(found.id)
         } catch {

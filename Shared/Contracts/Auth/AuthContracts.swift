@@ -44,6 +44,9 @@ public struct PublicProfile: Codable, Sendable, Equatable {
     /// The square 300×300 thumbnail of the user's avatar photo (`PUT /v1/me/avatar`), absent
     /// until one is set.
     public var avatarURL: String?
+    /// The avatar as a media view (sizes, placeholder, URLs an image loader fetches without a
+    /// token), as lists show it.
+    public var avatar: MediaView?
     /// Followers, following and posts, as feed last published them.
     public var counts: ProfileCounts
     /// The apps' numbers, each once its service has published one.

@@ -60,6 +60,9 @@ import Testing
             #expect(found[1].username == "ann_x")
             #expect(found[1].avatar?.thumbnailURL?.hasPrefix("/v1/media/views/\(photo)/thumbnail?exp=") == true)
             #expect(found[1].avatarURL == "/v1/media/\(photo)/thumbnail")
+            // Ann's profile shows the same avatar view as the lists.
+            let profile = try await client.get("/v1/users/\(ann)", token: me).json(PublicProfile.self)
+            #expect(profile.avatar == found[1].avatar && profile.avatar?.displayURL != nil)
             #expect(try await people("\(ann)&ids=\(dee)").map(\.id) == [ann, dee], "ids given more than once")
 
             // Cy deletes their account; Dee blocks me: neither is shown to me any more.
