@@ -75,7 +75,27 @@ struct ClientFlow {
         #expect(post.authorId == me.id && post.caption == "Through the client")
         let nearby = try await pinhole.api.nearby(query: .init(lat: flow.here.lat, lon: flow.here.lon, radiusM: 5000))
             .ok.body.json
-        #expect(nearby.items.contains { $0.id == post.id })
+        // Unum's map sheet draws each card from that one answer (who posted it, the photo's shape
+        // and placeholder, URLs an image loader fetches with no token: the download button), and
+        // a marker's callout on the map from the clusters' answer.
+        let card = try #require(nearby.items.first { $0.id == post.id })
+        #expect(card.author?.id == me.id && card.author?.displayName == me.displayName)
+        let shown = try #require(card.media?.first)
+        #expect(shown.id == mediaID && shown.placeholder != nil && shown.aspectRatio != nil)
+        #expect(try await flow.call(.GET, try #require(shown.displayURL)).status == 200)
+        let box = (minLat: flow.here.lat - 0.01, minLon: flow.here.lon - 0.01, maxLat: flow.here.lat + 0.01)
+        var callout: (author: String?, thumbnail: String?)?
+        #expect(
+            await flow.eventually {
+                let map = try? await pinhole.api.mapClusters(
+                    query: .init(
+                        minLat: box.minLat, minLon: box.minLon, maxLat: box.maxLat, maxLon: flow.here.lon + 0.01,
+                        zoom: 20)
+                ).ok.body.json
+                callout = map?.posts.first { $0.id == post.id }.map { ($0.author?.id, $0.media?.first?.thumbnailURL) }
+                return callout != nil
+            }, "the post never showed as a marker on the map")
+        #expect(callout?.author == me.id && callout?.thumbnail != nil)
         let voted = try await pinhole.api.vote(path: .init(id: post.id), body: .json(.init(value: .up))).ok.body.json
         #expect(voted.upvotes == 1 && voted.score == 1)
 
