@@ -106,8 +106,10 @@ extension FeedStore {
                     sql += " AND (at_ms < :ms OR (at_ms = :ms AND post_id < :post))"
                     _ = arguments.append(contentsOf: ["ms": JSONCoding.milliseconds(after.createdAt), "post": after.id])
                 }
+                // Kept statements (two texts: the first page and the rest): every page reads here.
                 let rows = try TimelineRecord.fetchAll(
-                    db, sql: sql + " ORDER BY at_ms DESC, post_id DESC LIMIT :limit", arguments: arguments)
+                    db.cachedStatement(sql: sql + " ORDER BY at_ms DESC, post_id DESC LIMIT :limit"),
+                    arguments: arguments)
                 let records = try Self.feedPosts(ids: rows.map(\.postId), viewer: viewer, in: db)
                 let posts = Dictionary(
                     zip(records.map(\.id), try views(records, viewer: viewer, shown: false, in: db)).map { ($0, $1) }
@@ -139,17 +141,17 @@ extension FeedStore {
     }
 
     /// The posts among `ids` a feed shows `viewer`: not hidden, deleted or still processing,
-    /// no block either way, nobody the viewer muted.
+    /// no block either way, nobody the viewer muted. A kept statement, as the timeline's.
     static func feedPosts(ids: [String], viewer: String, in db: Database) throws -> [PostRecord] {
         try PostRecord.fetchAll(
-            db,
-            sql: """
-                SELECT p.* FROM post p WHERE p.id IN (SELECT value FROM json_each(:ids))
-                AND p.hidden_at IS NULL AND p.deleted_at IS NULL
-                AND (p.media_state = 'ready' OR p.author_id = :viewer)
-                AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
-                AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT p.* FROM post p WHERE p.id IN (SELECT value FROM json_each(:ids))
+                    AND p.hidden_at IS NULL AND p.deleted_at IS NULL
+                    AND (p.media_state = 'ready' OR p.author_id = :viewer)
+                    AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
+                    AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
+                    """),
             arguments: ["ids": JSONList.argument(ids), "viewer": viewer])
     }
 }
