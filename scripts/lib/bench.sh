@@ -41,6 +41,19 @@ cpu_ticks() {
     echo "$total"
 }
 
+# Waits (up to 60 s) until PROCESS is idle - at most one clock tick of CPU in a second - so
+# that a CPU-per-request figure holds no work left from seeding (an index rebuild, events).
+settle() {
+    local before after
+    for _ in $(seq 1 60); do
+        before=$(cpu_ticks "$1")
+        sleep 1
+        after=$(cpu_ticks "$1")
+        [ $((after - before)) -le 1 ] && return 0
+    done
+    echo "($1 still busy after 60 s)" >&2
+}
+
 # One h2load run: measure URL TOKEN REQUESTS CONNECTIONS STREAMS PROCESS...
 # Prints "rps p50 p90 p99 failed" (latencies in ms) and then, for each PROCESS, its CPU time
 # per request in µs.
