@@ -53,11 +53,19 @@ extension FeedStore {
     }
 
     /// `posts` with what their cards show, from the service's own copies, for the whole list
-    /// at once: the author, every photo and video as a view, and who wrote the post each one
+    /// at once: the author, every photo and video as a view, who wrote the post each one
     /// answers and its thread's first post (left out when a block stands between the reader
-    /// and them).
+    /// and them), and the post each quotes with its author and media (left out when the reader
+    /// may not see it, as a feed leaves it out).
     func shown(_ posts: [Post], viewer: String, in db: Database) throws -> [Post] {
         guard !posts.isEmpty else { return [] }
+        // The quoted posts a feed would show the reader, read once for the page.
+        var quotable: [Post] = []
+        let quotedIDs = Set(posts.compactMap(\.quoteOf))
+        if !quotedIDs.isEmpty {
+            let records = try Self.feedPosts(ids: Array(quotedIDs), viewer: viewer, in: db)
+            quotable = try views(records, viewer: viewer, shown: false, in: db)
+        }
         let referenced = Set(posts.flatMap { [$0.replyTo, $0.rootId].compactMap(\.self) })
         var writers: [String: String] = [:]
         if !referenced.isEmpty {
@@ -69,8 +77,14 @@ extension FeedStore {
             }
         }
         let separated = try BlockMirror.separated(from: viewer, among: Set(writers.values), in: db)
-        let people = try views.people(posts.map(\.authorId) + writers.values, in: db)
-        let media = try views.media(posts.flatMap { $0.mediaIds ?? [] }, viewer: viewer, in: db)
+        let people = try views.people(posts.map(\.authorId) + writers.values + quotable.map(\.authorId), in: db)
+        let media = try views.media((posts + quotable).flatMap { $0.mediaIds ?? [] }, viewer: viewer, in: db)
+        var quoted: [String: QuotedPost] = [:]
+        for var post in quotable {
+            post.author = people[post.authorId]
+            post.media = post.mediaIds.map { $0.compactMap { media[$0] } }
+            quoted[post.id] = QuotedPost(post)
+        }
         func writer(of post: String?) -> PersonView? {
             guard let post, let id = writers[post], !separated.contains(id) else { return nil }
             return people[id]
@@ -81,6 +95,7 @@ extension FeedStore {
             post.media = post.mediaIds.map { $0.compactMap { media[$0] } }
             post.replyToAuthor = writer(of: post.replyTo)
             post.rootAuthor = writer(of: post.rootId)
+            post.quoted = post.quoteOf.flatMap { quoted[$0] }
             return post
         }
     }

@@ -113,12 +113,14 @@ public struct Post: Codable, Sendable, Equatable {
     /// @maya"); absent when a block stands between the reader and them.
     public var replyToAuthor: PersonView?
     public var rootAuthor: PersonView?
+    /// The post of `quoteOf` as the quote's card shows it; absent when the reader may not see it.
+    public var quoted: QuotedPost?
 
     enum CodingKeys: String, CodingKey {
         case id, authorId, mediaId, caption, latitude, longitude, score, upvotes, downvotes, myVote, distanceM
         case createdAt, mediaStatus, text, linkURL, linkPreview, mediaIds, replyTo, rootId, quoteOf, likeCount
         case replyCount
-        case repostCount, liked, reposted, deleted, author, media, replyToAuthor, rootAuthor
+        case repostCount, liked, reposted, deleted, author, media, replyToAuthor, rootAuthor, quoted
     }
 
     public init(
@@ -155,6 +157,30 @@ public struct Post: Codable, Sendable, Equatable {
         self.liked = liked
         self.reposted = reposted
         self.deleted = deleted
+    }
+}
+
+/// A quoted post as its quote's card shows it (Bluesky's embedded record): who wrote it, its
+/// words and link, its photos and videos as views. One level: a quoted quote shows its own
+/// `quoteOf` id only.
+public struct QuotedPost: Codable, Sendable, Equatable {
+    public var id: String
+    public var authorId: String
+    public var author: PersonView?
+    public var text: String
+    public var linkURL: String?
+    public var media: [MediaView]?
+    public var createdAt: Date
+
+    /// `post` as a quote shows it (its `author` and `media` as they are on it).
+    public init(_ post: Post) {
+        id = post.id
+        authorId = post.authorId
+        author = post.author
+        text = post.text
+        linkURL = post.linkURL
+        media = post.media
+        createdAt = post.createdAt
     }
 }
 

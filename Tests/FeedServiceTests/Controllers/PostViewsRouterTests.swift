@@ -108,4 +108,34 @@ import Testing
             #expect(blocked.replyToAuthor == nil && blocked.rootAuthor == nil)
         }
     }
+
+    /// A quote's card shows the post it quotes (author, words, photos) from the same answer; a
+    /// quoted post the reader may not see is left out, its id kept.
+    @Test func aQuoteCarriesTheQuotedPostUnlessTheReaderMayNotSeeIt() async throws {
+        try await threads.withFeed { harness, client, runner, store in
+            try harness.mirror(people: Self.people, media: Threads.library)
+            let quoted = try await threads.post(
+                harness, client, CreatePostRequest(text: "Golden hour", mediaIds: [Threads.mediaID(2)])
+            ).json(Post.self)
+            let quote = try await threads.post(
+                harness, client, CreatePostRequest(text: "Look at this", quoteOf: quoted.id), by: Self.bob
+            ).json(Post.self)
+            #expect(
+                try await threads.act(harness, client, .put, "/v1/users/\(Self.bob)/follow", by: Self.carol).status
+                    == .ok)
+            await runner.drain()
+            let feed = try await get(harness, client, "/v1/feed/following", as: Self.carol, Page<TimelineItem>.self)
+            let card = try #require(feed.items.first { $0.post.id == quote.id }?.post.quoted)
+            #expect(card.id == quoted.id && card.text == "Golden hour" && card.author?.displayName == "Alice")
+            #expect(card.media?.map(\.id) == [Threads.mediaID(2)] && card.media?.first?.thumbnailURL != nil)
+            #expect(try await get(harness, client, "/v1/posts/\(quote.id)", as: Self.carol, Post.self).quoted == card)
+
+            // Carol blocks Alice: the quote still shows, without what Alice wrote.
+            try await store.database.write { db in
+                try BlockMirror.apply(UserBlocked(blockerId: Self.carol, blockedId: Self.alice), in: db)
+            }
+            let blocked = try await get(harness, client, "/v1/posts/\(quote.id)", as: Self.carol, Post.self)
+            #expect(blocked.quoteOf == quoted.id && blocked.quoted == nil)
+        }
+    }
 }
