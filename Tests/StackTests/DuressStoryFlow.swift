@@ -113,6 +113,8 @@ struct DuressStoryFlow {
         #expect(seen.map(\.alertId) == [alertID])
         #expect(seen.first?.customerRef == "tara01")
         #expect(seen.first.map { abs($0.distanceM - 300) <= 2 } == true)
+        // The banner's "View Map" (Transrify, requirement 26.4) has the alert's place in the row.
+        #expect(seen.first?.location == Self.taraPlace)
         #expect(try await nearby(fay, Self.north(5_000)).isEmpty)
         #expect(try await nearby(tara, Self.north(10)).isEmpty)
 

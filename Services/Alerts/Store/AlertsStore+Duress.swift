@@ -133,12 +133,13 @@ extension AlertsStore {
             if let longitudes = box.longitudes {
                 open = open.filter(longitudes.contains(DuressAlertRecord.Columns.longitude))
             }
-            let near = try open.fetchAll(db).compactMap { alert -> (DuressAlertRecord, Double)? in
+            let near = try open.fetchAll(db).compactMap { alert -> (DuressAlertRecord, Double, GeoLocation)? in
                 guard let latitude = alert.latitude, let longitude = alert.longitude,
                     let point = try? Coordinate(latitude: latitude, longitude: longitude)
                 else { return nil }
                 let distance = center.distance(to: point)
-                return distance <= radius ? (alert, distance) : nil
+                return distance <= radius
+                    ? (alert, distance, GeoLocation(latitude: latitude, longitude: longitude)) : nil
             }
             .sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
             let acknowledgements = Dictionary(
@@ -149,10 +150,11 @@ extension AlertsStore {
                     .fetchAll(db),
                 by: \.alertId)
             guard !caller.limited else { return [] }
-            return near.map { alert, distance in
+            return near.map { alert, distance, location in
                 NearbyAlert(
                     alertId: alert.id, customerRef: alert.customerRef, distanceM: Int(distance.rounded()),
-                    raisedAt: alert.raisedAt, acknowledgements: (acknowledgements[alert.id] ?? []).map(\.contract))
+                    location: location, raisedAt: alert.raisedAt,
+                    acknowledgements: (acknowledgements[alert.id] ?? []).map(\.contract))
             }
         }
     }

@@ -84,16 +84,20 @@ public struct NearbyAlert: Codable, Sendable, Equatable {
     public var customerRef: String
     /// Whole metres from the caller's position to the alert's.
     public var distanceM: Int
+    /// Where the alert is, for the banner's "View Map" (the latest place its sessions gave).
+    public var location: GeoLocation
     public var raisedAt: Date
     /// Who acknowledged it so far, first first.
     public var acknowledgements: [AlertAcknowledgement]
 
     public init(
-        alertId: String, customerRef: String, distanceM: Int, raisedAt: Date, acknowledgements: [AlertAcknowledgement]
+        alertId: String, customerRef: String, distanceM: Int, location: GeoLocation, raisedAt: Date,
+        acknowledgements: [AlertAcknowledgement]
     ) {
         self.alertId = alertId
         self.customerRef = customerRef
         self.distanceM = distanceM
+        self.location = location
         self.raisedAt = raisedAt
         self.acknowledgements = acknowledgements
     }

@@ -114,6 +114,8 @@ import Testing
             #expect(seen.map(\.alertId) == [alertID])
             #expect(seen.first?.customerRef == "TARA-1")
             #expect(seen.first.map { abs($0.distanceM - 300) <= 1 } == true)
+            // The banner's "View Map" (Transrify, requirement 26.4) has the alert's place in the row.
+            #expect(seen.first?.location == Self.taraPlace)
             #expect(try await nearby(client, fay, at: Self.north(5_000)).json(NearbyAlerts.self).alerts.isEmpty)
             #expect(
                 try await nearby(client, fay, at: Self.north(5_000), radius: 10_000).json(NearbyAlerts.self).alerts
