@@ -50,10 +50,15 @@ extension ModerationStore {
     func openReports(after position: TimePosition?, limit: Int) async throws -> [QueuedReport] {
         try await database.tracedRead { db in
             let records = try ReportRecord.all().open().oldestFirst(after: position, limit: limit + 1).fetchAll(db)
-            let people = try views.people(records.map(\.reporterId), in: db)
+            let people = try views.people(records.flatMap { [$0.reporterId, $0.targetOwnerId] }, in: db)
+            // Each row stands alone on StreakSnap's admin list: what was reported, and whose.
             return records.map { record in
                 var report = record.queued
                 report.reporter = people[record.reporterId]
+                report.targetType = record.targetType
+                report.targetId = record.targetId
+                report.targetOwnerId = record.targetOwnerId
+                report.targetOwner = people[record.targetOwnerId]
                 return report
             }
         }

@@ -131,6 +131,13 @@ public struct QueuedReport: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// Who reported it, as a view.
     public var reporter: PersonView?
+    /// What was reported and whose it is, and that person as a view: set on the flat list of
+    /// pending reports (`GET /v1/moderation/reports`), whose rows stand alone; a queue item
+    /// says these once for all its reports.
+    public var targetType: ReportTargetType?
+    public var targetId: String?
+    public var targetOwnerId: String?
+    public var targetOwner: PersonView?
 
     public init(
         id: String, reporterId: String, reason: ReportReason, details: String?, weight: Double, status: ReportStatus,

@@ -218,6 +218,10 @@ private typealias W = ModerationWorld
             let pending = try await world.client.allPages(
                 "/v1/moderation/reports?limit=1", token: moderator, of: QueuedReport.self)
             #expect(pending.map(\.reporterId) == [W.people[1], W.people[1], W.people[2]])
+            // Each row says what was reported and whose it is (StreakSnap's admin list).
+            #expect(pending.map(\.targetType) == [.snap, .user, .user])
+            #expect(pending.map(\.targetId) == [W.snap, W.author, W.author])
+            #expect(pending.allSatisfy { $0.targetOwnerId == W.author && $0.targetOwner?.id == W.author })
             let first = try #require(pending.last)
             let acted = try await world.client.send(
                 .put, "/v1/moderation/reports/\(first.id)", ReportAction(action: .warn, reason: "Be kind"),
