@@ -108,11 +108,12 @@ func buildRouter(
         try await users.user(id: id)?.moderationSubject
     }.addRoutes(to: routes)
     InternalSessionsController(sessions: sessions, users: store.users, clock: clock).addRoutes(to: routes)
-    MeController(users: store.users, sessions: sessions, clock: clock).addRoutes(to: routes)
+    MeController(users: store.users, people: store.people, sessions: sessions, clock: clock).addRoutes(to: routes)
     ProfileController(
         users: store.users, people: store.people, streakStats: dependencies.streakStats, clock: clock
     ).addRoutes(to: routes)
-    AvatarController(users: store.users, media: dependencies.media, clock: clock).addRoutes(to: routes)
+    AvatarController(users: store.users, people: store.people, media: dependencies.media, clock: clock).addRoutes(
+        to: routes)
     var inbox = EventInbox(clock: clock)
     inbox.mirrorBlocks()
     inbox.mirrorMutes()

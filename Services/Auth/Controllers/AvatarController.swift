@@ -8,6 +8,7 @@ import ServiceHTTP
 /// photo's square thumbnail as `avatarURL`; media makes it public for as long as it is the avatar.
 struct AvatarController: Sendable {
     let users: UserStore
+    let people: PeopleStore
     let media: Lookup<MediaSummary>
     let clock: any WallClock
 
@@ -44,6 +45,6 @@ struct AvatarController: Sendable {
 
     private func answer(_ record: UserRecord?, user: AuthenticatedUser) async throws -> Response {
         guard let record else { throw ServiceError.notFound("User") }
-        return try Response.json(record.profile(roles: try await users.roles(userID: user.userID)))
+        return try Response.json(try await people.ownProfile(record, at: clock.now()))
     }
 }

@@ -5,6 +5,7 @@ import ServiceHTTP
 /// `GET /v1/me`, `GET /v1/auth/sessions` and `DELETE /v1/auth/sessions/{id}`.
 struct MeController: Sendable {
     let users: UserStore
+    let people: PeopleStore
     let sessions: SessionStore
     let clock: any WallClock
 
@@ -14,12 +15,14 @@ struct MeController: Sendable {
         routes.authenticatedWhileSuspended.delete("/v1/auth/sessions/:id", use: endSession)
     }
 
-    /// The signed-in user and their roles. A token whose session was logged out no longer
-    /// works here (nor anywhere), even before it expires: the verifier checks the session.
+    /// The signed-in user: roles, plan, counts, avatar (what StreakSnap's settings and profile
+    /// screens show), from auth's own store: every app start asks this, so it asks no other
+    /// service. A token whose session was logged out no longer works here (nor anywhere), even
+    /// before it expires: the verifier checks the session.
     @Sendable func me(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         guard let record = try await users.user(id: user.userID) else { throw ServiceError.notFound("User") }
-        return try Response.json(record.profile(roles: try await users.roles(userID: user.userID)))
+        return try Response.json(try await people.ownProfile(record, at: clock.now()))
     }
 
     /// The user's live sessions, newest first, paged.

@@ -128,6 +128,6 @@ struct ProfileController: Sendable {
             let record = try await users.updateProfile(
                 userID: user.userID, displayName: displayName, username: body.username, bio: bio, at: clock.now())
         else { throw ServiceError.notFound("User") }
-        return try Response.json(record.profile(roles: try await users.roles(userID: user.userID)))
+        return try Response.json(try await people.ownProfile(record, at: clock.now()))
     }
 }

@@ -26,4 +26,18 @@ struct PeopleStore: Sendable {
             return ids.compactMap { people[$0] }
         }
     }
+
+    /// The signed-in user's own profile (`GET /v1/me` and every answer that changes it): roles,
+    /// plan, counts and the numbers auth holds, and the avatar as lists show it; one read.
+    func ownProfile(_ user: UserRecord, at now: Date) async throws -> UserProfile {
+        try await database.tracedRead { [views] db in
+            var profile = user.profile(roles: try UserStore.roles(userID: user.id, in: db))
+            profile.premium = try EntitlementStore.isPremium(userID: user.id, now: now, in: db)
+            let counts = try ProfileCountRecord.fetchOne(db, key: user.id)
+            profile.counts = counts?.counts ?? ProfileCounts()
+            profile.stats = ProfileStats(challenges: counts?.challenges)
+            profile.avatar = try views.people(from: [ProfileMirrorRecord(user.profileChanged)], in: db)[user.id]?.avatar
+            return profile
+        }
+    }
 }

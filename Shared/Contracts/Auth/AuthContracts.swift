@@ -209,11 +209,20 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// Roles beyond `user`.
     public var roles: [RoleGrant]
+    /// Whether a subscription gives the user premium now (RevenueCat): the settings screen's plan.
+    public var premium: Bool
+    /// As the public profile shows them: followers, following and posts, and the numbers auth
+    /// holds (`stats.challenges`; streak's, which move with time, are on the public profile).
+    public var counts: ProfileCounts?
+    public var stats: ProfileStats?
+    /// The avatar as a media view, as lists show it.
+    public var avatar: MediaView?
 
     public init(
         id: String, email: String?, displayName: String, username: String? = nil, bio: String? = nil,
-        avatarURL: String? = nil, createdAt: Date, roles: [RoleGrant] = []
+        avatarURL: String? = nil, createdAt: Date, roles: [RoleGrant] = [], premium: Bool = false
     ) {
+        self.premium = premium
         self.username = username
         self.bio = bio
         self.avatarURL = avatarURL

@@ -59,10 +59,17 @@ import Testing
                 try await webhook(client, event("e0", "TEST", at: 0), authorization: "Bearer nope").status
                     == .unauthorized)
             #expect(try await premium(directory, session: tokens.sessionId, at: clock.now()) == false)
+            func me() async throws -> UserProfile {
+                try await client.get("/v1/me", token: tokens.accessToken).json(UserProfile.self)
+            }
+            #expect(try await me().premium == false)
 
             let bought = try await webhook(client, event("e1", "INITIAL_PURCHASE", at: 0))
             #expect(try bought.json(WebhookReceipt.self).status == "applied")
             #expect(try await premium(directory, session: tokens.sessionId, at: clock.now()) == true)
+            // StreakSnap's settings screen shows the plan from the profile itself.
+            let profile = try await me()
+            #expect(profile.premium && profile.counts == ProfileCounts() && profile.stats?.challenges == nil)
             // Redelivered: nothing more happens.
             #expect(
                 try await webhook(client, event("e1", "INITIAL_PURCHASE", at: 0)).json(WebhookReceipt.self).status
