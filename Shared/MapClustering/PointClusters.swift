@@ -40,7 +40,8 @@ public struct PointClusters: Sendable {
         /// Web Mercator, 0...1.
         var x: Double
         var y: Double
-        /// The members' extent in degrees (single precision: 2 m at worst, and 16 bytes less an entry).
+        /// The members' extent in degrees (single precision, 16 bytes less an entry: rounded
+        /// outwards, so the box holds every member exactly and is at most 2 m wider).
         var minLatitude: Float
         var minLongitude: Float
         var maxLatitude: Float
@@ -85,8 +86,8 @@ public struct PointClusters: Sendable {
             Entry(
                 seed: Int32(index), count: 1, x: Self.x(longitude: point.longitude),
                 y: Self.y(latitude: point.latitude),
-                minLatitude: Float(point.latitude), minLongitude: Float(point.longitude),
-                maxLatitude: Float(point.latitude), maxLongitude: Float(point.longitude), formedAt: -1)
+                minLatitude: Self.below(point.latitude), minLongitude: Self.below(point.longitude),
+                maxLatitude: Self.above(point.latitude), maxLongitude: Self.above(point.longitude), formedAt: -1)
         }
         var levels: [KDTree] = []
         var tree = KDTree(entries)
@@ -100,6 +101,18 @@ public struct PointClusters: Sendable {
     }
 
     public var pointCount: Int { levels.last?.entries.count ?? 0 }
+
+    /// `degrees` in single precision, never above it (a box's minimum).
+    static func below(_ degrees: Double) -> Float {
+        let rounded = Float(degrees)
+        return Double(rounded) > degrees ? rounded.nextDown : rounded
+    }
+
+    /// `degrees` in single precision, never below it (a box's maximum).
+    static func above(_ degrees: Double) -> Float {
+        let rounded = Float(degrees)
+        return Double(rounded) < degrees ? rounded.nextUp : rounded
+    }
 
     /// The entries of `zoom` whose position is inside the box (degrees; `minLongitude >
     /// maxLongitude` crosses the antimeridian).

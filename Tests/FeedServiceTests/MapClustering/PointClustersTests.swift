@@ -95,6 +95,38 @@ import Testing
     /// Thousands of posts at one spot (a stadium, or apps that send a coarse place) make more
     /// neighbours than an entry's list holds: the first of them takes all the others, at every
     /// zoom, and nothing is counted twice or lost.
+    /// Unum zooms to a cluster's box: it holds every post the cluster counts, exactly (four
+    /// posts within 330 m in Alabama once came back in a box that cut one of them off).
+    @Test func aClustersBoxHoldsEveryPostItCounts() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let center = (
+                latitude: Double.random(in: -60...60, using: &random),
+                longitude: Double.random(in: -170...170, using: &random)
+            )
+            let points = (0..<4).map { n in
+                (
+                    id: "p\(n)", latitude: center.latitude + Double.random(in: -0.0015...0.0015, using: &random),
+                    longitude: center.longitude + Double.random(in: -0.0015...0.0015, using: &random)
+                )
+            }
+            let clusters = PointClusters(points: points)
+            for zoom in [5, 20] {
+                let found = clusters.entries(
+                    minLatitude: -90, minLongitude: -180, maxLatitude: 90, maxLongitude: 180, zoom: zoom)
+                #expect(found.reduce(0) { $0 + $1.count } == 4)
+                // At zoom 5 the four are one cluster; at 20 each is its own, its box its point.
+                for point in points {
+                    let holders = found.filter { box in
+                        (box.minLatitude...box.maxLatitude).contains(point.latitude)
+                            && (box.minLongitude...box.maxLongitude).contains(point.longitude)
+                    }
+                    #expect(!holders.isEmpty, "zoom \(zoom): \(point) outside every box of \(found)")
+                }
+            }
+        }
+    }
+
     @Test func aCrowdAtOneSpotIsOneClusterSeededByItsFirstPost() {
         let crowd = (0..<5000).map { (id: "crowd\($0)", latitude: 51.5560, longitude: -0.2796) }
         // A ring of posts 2 km away, one between each two of the crowd's.
