@@ -7,8 +7,8 @@ import ServiceHTTP
 public enum JSONList {
     /// `values` as a JSON array. Ids and keys (printable ASCII with nothing to escape) are
     /// written directly: every list page binds a few of these. Anything else goes through the
-    /// encoder.
-    public static func argument(_ values: some Sequence<String>) -> String {
+    /// encoder (`values` is read again then: a collection, not a one-pass sequence).
+    public static func argument(_ values: some Collection<String>) -> String {
         var text = "["
         for value in values {
             guard
