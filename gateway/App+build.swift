@@ -61,6 +61,7 @@ func buildRouter(
         })
     HealthRollupController(client: runtime.client).addRoutes(to: routes)
     try OpenAPIController().addRoutes(to: routes)
+    try AppLinksController(settings.appLinks).addRoutes(to: routes)
     let pool = try pool ?? UpstreamPool(settings: runtime.settings, tls: runtime.tls)
     let uploadClient = InternalClient(tls: runtime.tls, settings: runtime.settings, http1Only: true)
     let forwarder = Forwarder(

@@ -41,6 +41,7 @@ import ServiceHTTP
 /// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
 ///   loopback clients may read metrics.
 /// - `cors.allowOrigin` (default unset): an origin allowed to call the API from a browser.
+/// - `links.*`: the apps' universal and app links (``AppLinks``).
 struct GatewaySettings: Sendable {
     let publicCertificate: URL?
     let publicKey: URL?
@@ -60,6 +61,7 @@ struct GatewaySettings: Sendable {
     let concurrentRequestsPerConnection: Int
     let liveStreamsPerUser: Int
     let webSocketPing: Int64
+    let appLinks: AppLinks
 
     /// How much of a body an early answer (401, 413, 429, an upstream that answered first)
     /// waits for, so a client still sending gets the answer instead of a reset.
@@ -100,5 +102,6 @@ struct GatewaySettings: Sendable {
             "limits.concurrentRequestsPerConnection", default: 8, in: 1...1000)
         self.liveStreamsPerUser = try reader.integer("limits.liveStreamsPerUser", default: 8, in: 1...1000)
         self.webSocketPing = Int64(try reader.integer("limits.webSocketPingSeconds", default: 30, in: 1...3600))
+        self.appLinks = try AppLinks(reader: reader)
     }
 }

@@ -15,7 +15,7 @@ struct AuthenticationMiddleware: ClientMiddleware {
         "verifySession",
         "revenueCatWebhook", "presignedPut", "presignedGet", "mediaViewVariant", "putEvidence", "jwks", "stackHealth",
         "gatewayLive",
-        "gatewayReady", "apiDescription", "metrics",
+        "gatewayReady", "apiDescription", "metrics", "appleAppSiteAssociation", "androidAssetLinks",
     ]
 
     func intercept(

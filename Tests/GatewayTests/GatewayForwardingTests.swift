@@ -279,6 +279,18 @@ import Testing
         await harness.stop()
     }
 
+    /// Configured apps get their link documents, cacheable; a platform not configured is a 404.
+    @Test func servesTheAppsLinkDocumentsAsConfigured() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["links.apple.apps": "ABCDE12345.com.skatehubba.app"])
+        let apple = try await harness.client.call(.GET, harness.url("/.well-known/apple-app-site-association"))
+        #expect(apple.status == 200 && apple.header("content-type") == "application/json")
+        #expect(apple.header("cache-control") == "public, max-age=3600")
+        #expect(apple.text.contains("ABCDE12345.com.skatehubba.app") && apple.text.contains("/challenge/*/vote"))
+        let android = try await harness.client.call(.GET, harness.url("/.well-known/assetlinks.json"))
+        #expect(android.status == 404)
+        await harness.stop()
+    }
+
     @Test func servesTheAPIDescriptionAndGuardsMetrics() async throws {
         let harness = try await GatewayHarness.start(gateway: ["metrics.token": "s3cret"])
         let document = try await harness.client.call(.GET, harness.url("/openapi.yaml"))

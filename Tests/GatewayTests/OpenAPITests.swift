@@ -49,7 +49,7 @@ import Yams
                 list.compactMap { route -> String? in
                     let isPublic =
                         name == .gateway
-                        ? !route.path.hasPrefix("/**")
+                        ? !route.path.hasSuffix("/**")  // the catch-alls forward; the rest the gateway serves
                         : route.path.hasPrefix("/v1/") || route.path.hasPrefix("/.well-known/")
                     return isPublic ? "\(route.method) \(route.path)" : nil
                 })

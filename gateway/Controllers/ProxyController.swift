@@ -29,6 +29,9 @@ struct ProxyController: Sendable {
                     jsonLimit: settings.jsonBodyLimit, uploadLimit: settings.uploadBodyLimit))
         for method in Self.methods {
             pipeline.on("/**", method: method, use: forwarder.forward)
+            // The gateway serves some documents under /.well-known itself (``AppLinksController``);
+            // the router then looks no further than that folder, so the rest of it is named too.
+            pipeline.on("/.well-known/**", method: method, use: forwarder.forward)
         }
     }
 }

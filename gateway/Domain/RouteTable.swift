@@ -131,7 +131,10 @@ enum RouteTable {
     ]
 
     /// Paths served by the gateway itself (never forwarded), all public.
-    static let gatewayPaths: Set<String> = ["/health", "/health/live", "/health/ready", "/openapi.yaml", "/metrics"]
+    static let gatewayPaths: Set<String> = [
+        "/health", "/health/live", "/health/ready", "/openapi.yaml", "/metrics",
+        "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json",
+    ]
 
     /// Ownership of the authenticated API, by path prefix.
     static let ownedPrefixes: [GatewayRoute] = [

@@ -8,13 +8,14 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// The files that read configuration keys: the kit's shared settings, telemetry, each
-    /// service's settings and the gateway's.
+    /// service's settings and the gateway's (with its app links).
     static func settingsFiles() throws -> [URL] {
         let services = try FileManager.default.contentsOfDirectory(
             at: root.appendingPathComponent("Services"), includingPropertiesForKeys: nil)
         return [
             "Shared/ServiceHTTP/Configuration/ServiceSettings.swift",
             "Shared/ServiceHTTP/Observability/TelemetrySettings.swift", "gateway/GatewaySettings.swift",
+            "gateway/Domain/AppLinks.swift",
         ].map { root.appendingPathComponent($0) }
             + services.map { $0.appendingPathComponent("\($0.lastPathComponent)Settings.swift") }
     }
