@@ -177,10 +177,13 @@ let package = Package(
         // glibc's malloc.h (malloc_trim), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CMalloc", path: "Shared/CMalloc"),
         .systemLibrary(name: "CVips", path: "Shared/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libcurl's SMTP client (auth's mail): STARTTLS, implicit TLS and AUTH, well kept.
+        .systemLibrary(
+            name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: - Executables
 
-        service("Auth", ["CArgon2", .jwtKit, .crypto, .x509, .asn1]),
+        service("Auth", ["CArgon2", "CCurl", .jwtKit, .crypto, .x509, .asn1, .mustache, .nio("NIOPosix")]),
         service("Media", ["CVips", .crypto, .asyncHTTPClient]),
         service("Feed", ["MapClustering", .metrics]),
         service("Streak"),

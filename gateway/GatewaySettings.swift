@@ -11,8 +11,8 @@ import ServiceHTTP
 /// - `ratelimit.enabled` (default true).
 /// - `ratelimit.<class>.limit`, `ratelimit.<class>.windowSeconds` for classes `auth`
 ///   (20 per 60 s, per client address), `read` (600 per 60 s), `write` (120 per 60 s),
-///   `upload` (20 per 3600 s), `search` (60 per 60 s); per user when signed in, per client
-///   address otherwise.
+///   `upload` (20 per 3600 s), `search` (60 per 60 s), `mail` (10 per 3600 s: the routes
+///   that send mail); per user when signed in, per client address otherwise.
 /// - `limits.jsonBytes` (default 1048576), `limits.uploadBytes` (default 110100480): the
 ///   largest request body per route kind.
 /// - `limits.headerBytes` (default 12288): the largest request head (HPACK-counted: name +

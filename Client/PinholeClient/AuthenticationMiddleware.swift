@@ -16,6 +16,9 @@ struct AuthenticationMiddleware: ClientMiddleware {
         "revenueCatWebhook", "presignedPut", "presignedGet", "mediaViewVariant", "putEvidence", "jwks", "stackHealth",
         "gatewayLive",
         "gatewayReady", "apiDescription", "metrics", "appleAppSiteAssociation", "androidAssetLinks",
+        "forgotPassword", "passwordResetPage", "resetPassword", "emailVerificationPage", "verifyEmailLink",
+        "emailChangePage", "confirmEmailChangeLink", "emailUndoPage", "undoEmailChange", "requestSignInCode",
+        "signInWithCode",
     ]
 
     func intercept(

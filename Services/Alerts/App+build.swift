@@ -63,7 +63,8 @@ func buildRouter(
     PreferencesController(store: store, clock: runtime.clock).addRoutes(to: routes)
     MessagesController(
         store: store, users: dependencies.users, media: dependencies.media, follows: dependencies.follows,
-        newConversations: settings.newConversations, jobs: jobs, clock: runtime.clock, entropy: runtime.entropy
+        newConversations: settings.newConversations, jobs: jobs, clock: runtime.clock, entropy: runtime.entropy,
+        requireVerifiedEmail: runtime.settings.requireVerifiedEmail
     ).addRoutes(to: routes)
     ConversationsController(store: store, clock: runtime.clock).addRoutes(to: routes)
     InternalMessagesController(store: store).addRoutes(to: routes)

@@ -32,6 +32,8 @@ struct AuthDependencies: Sendable {
     }
     /// Fixed media view keys for a test without media (nil: media's own, fetched).
     var viewKeys: MediaURLKeyRing? = nil
+    /// Where mail goes instead of the configured transport (a test's own).
+    var mailTransport: (any MailTransport)? = nil
 
     static func live(_ runtime: ServiceRuntime) -> AuthDependencies {
         let client = runtime.client
@@ -63,19 +65,27 @@ func buildRouter(
         retention: settings.accessTokenTTL + settings.keysReloadInterval + 60)
     let outbox = runtime.makeOutbox()
     let views = runtime.makeViews(database: database, profiles: false)
-    let store = AuthStore(database: database, outbox: outbox, views: views.views)
+    let jobs = runtime.makeJobQueue()
+    let pepper = try PinHasher.loadPepper(from: settings.pinPepperFile, entropy: entropy)
+    let mailSettings = try MailSettings(reader: reader, dataDirectory: runtime.settings.dataDirectory)
+    let mail = AccountMail(
+        settings: mailSettings, templates: try MailTemplates(overrides: mailSettings.templatesDirectory),
+        codes: EmailCodes(pepper: pepper, entropy: entropy), jobs: jobs, clock: clock, entropy: entropy)
+    let store = AuthStore(database: database, outbox: outbox, views: views.views, mail: mail)
     let sessions = store.sessions
     let verifier = runtime.makeTokenVerifier(
         source: keyRing, sessions: Lookup { try await sessions.sessionState(id: $0, now: clock.now()) },
         sessionsFreshFor: 0)
     let hasher = try PasswordHasher(parameters: settings.argon2, entropy: entropy)
-    let pepper = try PinHasher.loadPepper(from: settings.pinPepperFile, entropy: entropy)
     let pins = PinHasher(hasher: hasher, pepper: pepper)
     let issuer = TokenIssuer(
         keyRing: keyRing, issuer: runtime.settings.tokenIssuer, audience: runtime.settings.tokenAudience,
         accessTokenTTL: settings.accessTokenTTL, refreshTokenTTL: settings.refreshTokenTTL, clock: clock,
         entropy: entropy)
     let apple = settings.apple.isEnabled ? try AppleSignIn(settings: settings.apple, clock: clock) : nil
+    let reauthentication = Reauthentication(users: store.users, hasher: hasher, apple: apple)
+    let pages = try AccountPages(appName: mailSettings.appName)
+    let mailPolicy = AccountMail.policy(mailSettings)
     let phoneProvider: any PhoneVerificationProvider =
         if let twilio = settings.phone.twilio {
             TwilioVerifyProvider(
@@ -87,7 +97,8 @@ func buildRouter(
 
     let (router, routes) = runtime.makeRoutes(database: database, verifier: verifier)
     AuthController(
-        users: store.users, sessions: sessions, hasher: hasher, issuer: issuer, clock: clock, entropy: entropy,
+        users: store.users, sessions: sessions, mail: mail, hasher: hasher, issuer: issuer, clock: clock,
+        entropy: entropy,
         refreshGrace: settings.refreshGrace, guestTokens: settings.guestTokens
     ).addRoutes(to: routes)
     PinSessionsController(
@@ -135,13 +146,27 @@ func buildRouter(
     ).addRoutes(to: routes)
     AccountDeletionController(
         users: store.users, deletions: store.deletions,
-        progressVerifier: runtime.makeTokenVerifier(source: keyRing, checkSessions: false), hasher: hasher,
-        apple: apple, clock: clock, entropy: entropy
+        progressVerifier: runtime.makeTokenVerifier(source: keyRing, checkSessions: false),
+        reauthentication: reauthentication, clock: clock, entropy: entropy
     ).addRoutes(to: routes)
+    EmailVerificationController(email: store.email, pages: pages, policy: mailPolicy).addRoutes(to: routes)
+    PasswordResetController(email: store.email, hasher: hasher, pages: pages, policy: mailPolicy).addRoutes(to: routes)
+    PasswordController(users: store.users, email: store.email, hasher: hasher, reauthentication: reauthentication)
+        .addRoutes(to: routes)
+    EmailChangeController(
+        users: store.users, email: store.email, reauthentication: reauthentication, pages: pages, policy: mailPolicy
+    ).addRoutes(to: routes)
+    if mailSettings.signInCodes {
+        EmailSignInController(
+            email: store.email, sessions: sessions, issuer: issuer, policy: mailPolicy, clock: clock, entropy: entropy
+        ).addRoutes(to: routes)
+    }
+    var runner = runtime.makeJobRunner(database: database, queue: jobs)
+    mail.register(on: &runner, transport: dependencies.mailTransport ?? mailSettings.transport())
     return ServiceParts(
         router: router,
         services: [
-            runtime.makeOutboxDispatcher(database: database, outbox: outbox),
+            runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner,
             KeyRingWatcher(
                 ring: keyRing, interval: .seconds(Int64(settings.keysReloadInterval)), logger: runtime.logger),
             DeletionWorker(

@@ -77,6 +77,7 @@ func buildRouter(
         store: store, media: dependencies.media, users: dependencies.users, usernames: dependencies.usernames,
         clock: clock, entropy: runtime.entropy,
         requireVerifiedPhone: settings.requireVerifiedPhone,
+        requireVerifiedEmail: runtime.settings.requireVerifiedEmail,
         attestation: try settings.attestationMaxAge.map { maxAge in
             guard let requirement = runtime.attestationRequirement(maxAge: maxAge) else {
                 throw ConfigurationError("feed.requireAttestation needs auth's session state to check.")

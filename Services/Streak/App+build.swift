@@ -91,8 +91,10 @@ func buildRouter(
 
     let (router, routes) = runtime.makeRoutes(database: database)
     EventsController(inbox: inbox, database: database).addRoutes(to: routes)
-    FriendRequestsController(store: store, users: dependencies.users, clock: clock, entropy: entropy)
-        .addRoutes(to: routes)
+    FriendRequestsController(
+        store: store, users: dependencies.users, clock: clock, entropy: entropy,
+        requireVerifiedEmail: runtime.settings.requireVerifiedEmail
+    ).addRoutes(to: routes)
     FriendsController(store: store, searchUsers: dependencies.searchUsers, clock: clock).addRoutes(to: routes)
     StreaksController(store: store, clock: clock).addRoutes(to: routes)
     StreakDaysController(store: store, clock: clock).addRoutes(to: routes)

@@ -44,6 +44,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case guestReadOnly = "GUEST_READ_ONLY"
     /// This needs a verified phone number (`POST /v1/me/phone/verification`).
     case phoneVerificationRequired = "PHONE_VERIFICATION_REQUIRED"
+    /// The deployment lets only accounts with a proven email address post, ask for friends
+    /// and send messages (`POST /v1/me/email/verification` mails a new code).
+    case emailVerificationRequired = "EMAIL_VERIFICATION_REQUIRED"
     /// Posting: this needs a recent App Attest assertion from this session
     /// (`POST /v1/attestation/assertions`) and there is none.
     case attestationRequired = "ATTESTATION_REQUIRED"
@@ -139,7 +142,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             .invalidTenantKey:
             401
         case .forbidden, .outsideSnapWindow, .tenantSuspended, .peerNotAllowed, .guestReadOnly,
-            .phoneVerificationRequired, .attestationRequired, .cannotMessage, .accountSuspended, .accountBanned:
+            .phoneVerificationRequired, .emailVerificationRequired, .attestationRequired, .cannotMessage,
+            .accountSuspended, .accountBanned:
             403
         case .notFound: 404
         case .methodNotAllowed: 405

@@ -1,4 +1,5 @@
 import Contracts
+import Crypto
 import Foundation
 import GRDB
 import Hummingbird
@@ -65,5 +66,20 @@ extension TestClientProtocol {
     /// The user id of a token's user.
     func userID(of tokens: TokenResponse) async throws -> String {
         try await get("/v1/me", token: tokens.accessToken).json(UserProfile.self).id
+    }
+}
+
+extension AuthStore {
+    /// Auth's stores over `pool`, beside a running service (mail its jobs would send is only
+    /// scheduled: no runner runs here).
+    static func beside(_ pool: DatabasePool, directory: TestDataDirectory, clock: any WallClock) throws -> AuthStore {
+        let settings = try MailSettings(reader: directory.reader([:]), dataDirectory: directory.url)
+        let mail = AccountMail(
+            settings: settings, templates: try MailTemplates(),
+            codes: EmailCodes(pepper: SymmetricKey(size: .bits256), entropy: SystemEntropy()),
+            jobs: JobQueue(clock: clock), clock: clock, entropy: SystemEntropy())
+        return AuthStore(
+            database: pool, outbox: Outbox(source: .auth, clock: clock, entropy: SystemEntropy()),
+            views: Views(keys: TestViewKeys.ring, clock: clock), mail: mail)
     }
 }

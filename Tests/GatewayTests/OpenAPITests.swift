@@ -28,12 +28,13 @@ import Yams
         }
         let reader = directory.reader()
         let routers: [ServiceName: [(method: String, path: String)]] = [
-            // Apple sign-in and the RevenueCat webhook are served only when configured.
+            // Apple sign-in, the RevenueCat webhook and sign-in codes are served only when configured.
             .auth: routes(
                 try await AuthService.buildRouter(
                     runtime: runtime(.auth),
                     reader: directory.reader([
                         "auth.apple.bundleIds": "com.example.app", "auth.revenuecat.webhookSecret": "secret",
+                        "auth.email.signInCodes": "true",
                     ]))),
             .media: routes(try await MediaService.buildRouter(runtime: runtime(.media), reader: reader)),
             .feed: routes(try await FeedService.buildRouter(runtime: runtime(.feed), reader: reader)),

@@ -10,6 +10,9 @@ enum RateClass: String, Sendable, CaseIterable {
     case write
     /// Starting an upload (20 per hour by default).
     case upload
+    /// Routes that send mail (a reset link, a sign-in code, a verification code): keyed like
+    /// the others, and tight, so that nobody mails strangers through Pinhole.
+    case mail
     /// Searching people (`GET /v1/friends/search`): the user directory, read a page at a time,
     /// on a budget of its own so that it cannot be walked at the read class's pace.
     case search
@@ -21,6 +24,7 @@ enum RateClass: String, Sendable, CaseIterable {
         case .write: RatePolicy(name: rawValue, limit: 120, window: 60)
         case .upload: RatePolicy(name: rawValue, limit: 20, window: 3600)
         case .search: RatePolicy(name: rawValue, limit: 60, window: 60)
+        case .mail: RatePolicy(name: rawValue, limit: 10, window: 3600)
         }
     }
 }

@@ -100,6 +100,29 @@ enum RouteTable {
         GatewayRoute(
             match: .exact("/v1/auth/guest"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
             body: .json),
+        // Mail asked for by address ("forgot password", a sign-in code): the mail class.
+        GatewayRoute(
+            match: .exact("/v1/auth/password/forgot"), methods: [.post], service: .auth, access: .public,
+            rateClass: .mail, body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/email/code"), methods: [.post], service: .auth, access: .public,
+            rateClass: .mail, body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/email/code/verify"), methods: [.post], service: .auth, access: .public,
+            rateClass: .auth, body: .json),
+        // The mailed links' pages (GET) and what their buttons or an app post (POST).
+        GatewayRoute(
+            match: .exact("/v1/auth/password/reset"), methods: [.get, .head, .post], service: .auth,
+            access: .public, rateClass: .auth, body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/email/verify"), methods: [.get, .head, .post], service: .auth, access: .public,
+            rateClass: .auth, body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/email/confirm"), methods: [.get, .head, .post], service: .auth, access: .public,
+            rateClass: .auth, body: .json),
+        GatewayRoute(
+            match: .exact("/v1/auth/email/undo"), methods: [.get, .head, .post], service: .auth, access: .public,
+            rateClass: .auth, body: .json),
         GatewayRoute(
             match: .exact("/v1/sessions/login"), methods: [.post], service: .auth, access: .public, rateClass: .auth,
             body: .json),
@@ -143,6 +166,13 @@ enum RouteTable {
         // preferences); the rest of /v1/me is auth's.
         authenticated("/v1/me/push-token", .alerts),
         authenticated("/v1/me/notification-preferences", .alerts),
+        // What mails a code to the user's address (or a new one): the mail class.
+        GatewayRoute(
+            match: .exact("/v1/me/email/verification"), methods: [.post], service: .auth, access: .authenticated,
+            rateClass: .mail, body: .json),
+        GatewayRoute(
+            match: .exact("/v1/me/email"), methods: [.post], service: .auth, access: .authenticated,
+            rateClass: .mail, body: .json),
         authenticated("/v1/me", .auth),
         // Searching people has the search budget.
         GatewayRoute(

@@ -17,6 +17,8 @@ struct MessagesController: Sendable {
     let jobs: JobQueue
     let clock: any WallClock
     let entropy: any Entropy
+    /// `accounts.requireVerifiedEmail`: sending needs a proven address.
+    var requireVerifiedEmail = false
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.idempotent(routes.authenticated).post("/v1/messages", use: send)
@@ -30,6 +32,7 @@ struct MessagesController: Sendable {
     /// lands in their requests.
     @Sendable func send(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
+        try user.requireVerifiedEmail(if: requireVerifiedEmail)
         let draft = try await request.decodeJSON(as: MessageDraft.self, context: context, limit: 64 << 10)
         guard let recipientText = draft.recipientId else { throw ServiceError.validation("`recipientId` is required.") }
         let recipient = try ObjectID.field(recipientText, "recipientId")
@@ -41,6 +44,7 @@ struct MessagesController: Sendable {
     /// 201 with the message, in a conversation of the sender's (another's: 404).
     @Sendable func reply(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
+        try user.requireVerifiedEmail(if: requireVerifiedEmail)
         let id = try ObjectID.path(context.parameters.require("id"), "Conversation")
         let draft = try await request.decodeJSON(as: MessageDraft.self, context: context, limit: 64 << 10)
         guard let side = try await store.member(of: id, user: user.userID) else {

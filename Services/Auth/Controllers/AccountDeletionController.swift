@@ -16,8 +16,7 @@ struct AccountDeletionController: Sendable {
     /// Checks signatures but not sessions: the deletion ended them, and its progress stays
     /// readable with the token used for it.
     let progressVerifier: TokenVerifier
-    let hasher: PasswordHasher
-    let apple: AppleSignIn?
+    let reauthentication: Reauthentication
     let clock: any WallClock
     let entropy: any Entropy
 
@@ -31,7 +30,8 @@ struct AccountDeletionController: Sendable {
         let user = try context.requireMember()
         let body = try await request.decodeJSON(as: AccountDeletionRequest.self, context: context)
         guard let record = try await users.user(id: user.userID) else { throw ServiceError.notFound("User") }
-        try await confirmPresence(of: record, with: body)
+        try await reauthentication.confirm(
+            record, password: body.password, appleIdentityToken: body.appleIdentityToken, nonce: body.nonce)
         let now = clock.now()
         guard
             let deletion = try await deletions.start(
@@ -49,25 +49,4 @@ struct AccountDeletionController: Sendable {
         }
         return try Response.json(deletion.progress(pending: pending))
     }
-
-    /// The password, or a fresh Apple identity token for this very account; anything else is
-    /// 401 `REAUTH_REQUIRED`.
-    private func confirmPresence(of user: UserRecord, with body: AccountDeletionRequest) async throws {
-        if let password = body.password, let hash = user.passwordHash {
-            try Credentials.validatePresentedPassword(password)
-            guard await hasher.verify(password, against: hash) else { throw Self.reauthRequired }
-            return
-        }
-        if let token = body.appleIdentityToken, let apple, let account = try await users.appleAccount(userID: user.id) {
-            guard try await apple.isRecent(token, nonce: body.nonce, sub: account.sub) else {
-                throw Self.reauthRequired
-            }
-            return
-        }
-        throw Self.reauthRequired
-    }
-
-    static let reauthRequired = ServiceError(
-        .reauthRequired,
-        "Confirm it is you: send your password, or a Sign in with Apple token from the last 10 minutes.")
 }

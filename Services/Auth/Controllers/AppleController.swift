@@ -46,7 +46,7 @@ struct AppleController: Sendable {
             identity, appleRefreshToken: appleRefreshToken,
             newUser: UserRecord(
                 id: userID, email: identity.email, passwordHash: nil, displayName: displayName, createdAt: now,
-                updatedAt: now),
+                updatedAt: now, emailVerifiedAt: identity.email == nil ? nil : now),
             session: session,
             refreshToken: RefreshTokenRecord(
                 tokenHash: hash, sessionId: session.id, issuedAt: now,

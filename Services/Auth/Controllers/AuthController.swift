@@ -7,6 +7,9 @@ import ServiceHTTP
 struct AuthController: Sendable {
     let users: UserStore
     let sessions: SessionStore
+    /// Registration's mail: a verification code and link for a new account, a note to the
+    /// owner of a taken address (``AccountMail/answer(_:in:)``).
+    let mail: AccountMail
     let hasher: PasswordHasher
     let issuer: TokenIssuer
     let clock: any WallClock
@@ -28,7 +31,9 @@ struct AuthController: Sendable {
     }
 
     /// `POST /v1/auth/register` → 202 whether or not the address was free: both paths hash
-    /// the password and write once, so neither status, body nor timing tells them apart.
+    /// the password and write once, with the same mail request, so neither status, body nor
+    /// timing tells them apart. The mail job then sends a new account its verification code
+    /// and the owner of a taken address a note.
     @Sendable func register(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(as: RegisterRequest.self, context: context)
         let email = try Credentials.normalizedEmail(body.email)
@@ -41,7 +46,12 @@ struct AuthController: Sendable {
             UserRecord(
                 id: entropy.uuid().uuidString.lowercased(), email: email, passwordHash: hash,
                 displayName: displayName, createdAt: now, updatedAt: now, username: body.username,
-                usernameKey: usernameKey, usernameChangedAt: usernameKey.map { _ in now }))
+                usernameKey: usernameKey, usernameChangedAt: usernameKey.map { _ in now })
+        ) { [mail] db in
+            // Past the address's hourly limit the mail is skipped (the account is still made):
+            // `POST /v1/me/email/verification` sends another.
+            _ = try mail.request(AccountMail.Request(purpose: .verify, address: email), in: db)
+        }
         context.logger.info("registration accepted", metadata: ["new_account": "\(created)"])
         return try Response.json(Self.registerAccepted, status: .accepted)
     }
@@ -58,18 +68,29 @@ struct AuthController: Sendable {
         if let passwordHash = user.passwordHash, hasher.needsRehash(passwordHash) {
             try await users.updatePasswordHash(userID: user.id, hash: hasher.hash(body.password), at: now)
         }
+        return try Response.json(
+            await Self.openSession(
+                for: user.id, device: body.device, request: request, context: context, sessions: sessions,
+                issuer: issuer, entropy: entropy, now: now))
+    }
+
+    /// A new session of `userID` with its first refresh token, and the token pair for it (a
+    /// banned account gets `ACCOUNT_BANNED`).
+    static func openSession(
+        for userID: String, device: DeviceInfo?, request: Request, context: ServiceRequestContext,
+        sessions: SessionStore, issuer: TokenIssuer, entropy: any Entropy, now: Date
+    ) async throws -> TokenResponse {
         let (token, hash) = issuer.refreshToken()
         let session = try await SessionRecord.opened(
-            id: entropy.uuid().uuidString.lowercased(), userId: user.id, at: now, request: request, context: context,
-            device: body.device)
+            id: entropy.uuid().uuidString.lowercased(), userId: userID, at: now, request: request, context: context,
+            device: device)
         try await sessions.createSession(
             session,
             refreshToken: RefreshTokenRecord(
                 tokenHash: hash, sessionId: session.id, issuedAt: now,
                 expiresAt: now.addingTimeInterval(issuer.refreshTokenTTL)))
-        context.logger.info("signed in", metadata: ["user_id": "\(user.id)", "session_id": "\(session.id)"])
-        return try Response.json(
-            await issuer.tokenResponse(userID: user.id, sessionID: session.id, refreshToken: token, now: now))
+        context.logger.info("signed in", metadata: ["user_id": "\(userID)", "session_id": "\(session.id)"])
+        return try await issuer.tokenResponse(userID: userID, sessionID: session.id, refreshToken: token, now: now)
     }
 
     /// The account `email` names when `password` is its password, else 401

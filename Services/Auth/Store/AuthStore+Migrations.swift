@@ -337,6 +337,32 @@ extension AuthStore {
             }
         }
 
+        // Email: when each address was proven, the one-time codes and links mailed for it
+        // (verification, password reset, a change of address and its undo, sign-in codes; only
+        // their digests), and the mail asked for per address, which the limits count.
+        migrator.registerMigration("auth.v15.email") { db in
+            try db.alter(table: "user") { table in table.add(column: "email_verified_at", .datetime) }
+            try db.create(table: "email_challenge") { table in
+                table.column("id", .text).primaryKey()
+                table.column("user_id", .text).notNull().references("user", onDelete: .cascade)
+                table.column("purpose", .text).notNull()
+                table.column("email", .text).notNull()
+                table.column("code_hash", .text)
+                table.column("link_hash", .text).unique()
+                table.column("password_stamp", .text)
+                table.column("attempts", .integer).notNull().defaults(to: 0)
+                table.column("created_at", .datetime).notNull()
+                table.column("expires_at", .datetime).notNull()
+            }
+            try db.create(index: "email_challenge_by_user", on: "email_challenge", columns: ["user_id", "purpose"])
+            try db.create(table: "mail_request") { table in
+                table.column("address", .text).notNull()
+                table.column("purpose", .text).notNull()
+                table.column("requested_at", .datetime).notNull()
+            }
+            try db.create(index: "mail_request_by_address", on: "mail_request", columns: ["address", "requested_at"])
+        }
+
         // The copies of what lists show of people and media (views).
         MediaMirror.registerMigration(&migrator)
     }

@@ -15,8 +15,9 @@ struct AuthStore: Sendable {
     let deletions: DeletionStore
     let attestation: AttestationStore
     let people: PeopleStore
+    let email: EmailStore
 
-    init(database: DatabasePool, outbox: Outbox, views: Views) {
+    init(database: DatabasePool, outbox: Outbox, views: Views, mail: AccountMail) {
         self.users = UserStore(database: database, outbox: outbox)
         self.sessions = SessionStore(database: database, outbox: outbox)
         self.tenants = TenantStore(database: database, outbox: outbox)
@@ -26,5 +27,6 @@ struct AuthStore: Sendable {
         self.deletions = DeletionStore(database: database, outbox: outbox)
         self.attestation = AttestationStore(database: database)
         self.people = PeopleStore(database: database, views: views)
+        self.email = EmailStore(database: database, outbox: outbox, mail: mail)
     }
 }

@@ -33,6 +33,7 @@ struct PeopleStore: Sendable {
         try await database.tracedRead { [views] db in
             var profile = user.profile(roles: try UserStore.roles(userID: user.id, in: db))
             profile.premium = try EntitlementStore.isPremium(userID: user.id, now: now, in: db)
+            profile.emailVerified = user.emailVerifiedAt != nil
             let counts = try ProfileCountRecord.fetchOne(db, key: user.id)
             profile.counts = counts?.counts ?? ProfileCounts()
             profile.stats = ProfileStats(challenges: counts?.challenges)

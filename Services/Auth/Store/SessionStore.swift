@@ -38,26 +38,39 @@ struct SessionStore: Sendable {
     /// Ends every session of the user; returns how many were live.
     @discardableResult
     func revokeAllSessions(userID: String, at now: Date) async throws -> Int {
-        try await database.tracedWrite { db in
-            let live = try SessionRecord.all().of(userID).live().select(Column("id"), as: String.self).fetchAll(db)
-            guard !live.isEmpty else { return 0 }
-            try SessionRecord.all().of(userID).live().updateAll(db, SessionRecord.Columns.revokedAt.set(to: now))
-            try outbox.enqueue(SessionEnded(userId: userID, sessionIds: live, reason: .logoutAll), in: db)
-            return live.count
+        try await database.tracedWrite { [outbox] db in
+            try Self.revokeAll(userID: userID, reason: .logoutAll, at: now, outbox: outbox, in: db)
         }
+    }
+
+    /// Ends every live session of the user but `except`, in the caller's transaction (a
+    /// password reset ends them with the change); returns how many ended.
+    @discardableResult
+    static func revokeAll(
+        userID: String, except: String? = nil, reason: SessionEndReason, at now: Date, outbox: Outbox,
+        in db: Database
+    ) throws -> Int {
+        var sessions = SessionRecord.all().of(userID).live()
+        if let except { sessions = sessions.filter(Column("id") != except) }
+        let live = try sessions.select(Column("id"), as: String.self).fetchAll(db)
+        guard !live.isEmpty else { return 0 }
+        try sessions.updateAll(db, SessionRecord.Columns.revokedAt.set(to: now))
+        try outbox.enqueue(SessionEnded(userId: userID, sessionIds: live, reason: reason), in: db)
+        return live.count
     }
 
     /// What token verifiers learn about a session: nil unless it is live and its user exists.
     func sessionState(id: String, now: Date) async throws -> SessionState? {
         try await database.tracedRead { db in
             guard let session = try SessionRecord.filter(key: id).live().fetchOne(db),
-                try UserRecord.filter(key: session.userId).live().isEmpty(db) == false
+                let user = try UserRecord.filter(key: session.userId).live().fetchOne(db)
             else { return nil }
             return SessionState(
                 sessionId: session.id, userId: session.userId, limited: session.limited,
                 roles: try UserStore.roles(userID: session.userId, in: db),
                 premium: try EntitlementStore.isPremium(userID: session.userId, now: now, in: db),
                 phoneVerified: try PhoneNumberRecord.exists(db, key: session.userId),
+                emailVerified: user.emailVerifiedAt != nil,
                 tenantId: session.tenantId,
                 customerRef: session.tenantId == nil
                     ? nil : try CustomerRecord.fetchOne(db, key: session.userId)?.customerRef,

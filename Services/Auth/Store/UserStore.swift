@@ -12,7 +12,12 @@ struct UserStore: Sendable {
     /// Inserts the user unless the email is taken. Returns whether a row was inserted; the
     /// caller must not let that difference show.
     /// A username it names must be free (409 otherwise, decided in the same transaction).
-    func insertUserIfAbsent(_ user: UserRecord) async throws -> Bool {
+    /// `then` runs in the same transaction either way (registration's mail request).
+    func insertUserIfAbsent(
+        _ user: UserRecord, then: @Sendable (Database) throws -> Void = { _ in }
+    ) async throws
+        -> Bool
+    {
         try await database.tracedWrite { [outbox] db in
             if let key = user.usernameKey, try Self.refusal(of: key, for: nil, at: user.createdAt, in: db) != nil {
                 throw ServiceError(.conflict, "The username \(user.username ?? key) is taken.")
@@ -20,7 +25,9 @@ struct UserStore: Sendable {
             var user = user
             user.profileRevision = 1
             try user.insert(db, onConflict: .ignore)
-            guard db.changesCount > 0 else { return false }
+            let inserted = db.changesCount > 0
+            try then(db)
+            guard inserted else { return false }
             try outbox.enqueue(user.profileChanged, in: db)
             try UserSearchRecord.index(
                 userID: user.id, username: user.username, displayName: user.displayName, in: db)

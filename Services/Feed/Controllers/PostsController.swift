@@ -13,6 +13,8 @@ struct PostsController: Sendable {
     let clock: any WallClock
     let entropy: any Entropy
     var requireVerifiedPhone = false
+    /// `accounts.requireVerifiedEmail`: posting needs a proven address.
+    var requireVerifiedEmail = false
     /// A recent App Attest assertion before posting (`feed.requireAttestation`); nil: off.
     var attestation: AttestationRequirement? = nil
 
@@ -32,6 +34,7 @@ struct PostsController: Sendable {
     /// the post. Posting a photo that is already posted answers 200 with the existing post.
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        try user.requireVerifiedEmail(if: requireVerifiedEmail)
         if requireVerifiedPhone, !user.phoneVerified {
             throw ServiceError(
                 .phoneVerificationRequired, "Verify a phone number before posting: POST /v1/me/phone/verification.")

@@ -82,14 +82,8 @@ struct ConsoleGate: Sendable {
 }
 
 extension Request {
-    /// A console form (`application/x-www-form-urlencoded`, at most 16 KiB) as `Form`; anything
-    /// else is a 400.
+    /// A console form as `Form`; anything else is a 400.
     func consoleForm<Form: Decodable>(_ type: Form.Type) async throws -> Form {
-        let body = try await body.collect(upTo: 16 << 10)
-        do {
-            return try URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body))
-        } catch {
-            throw ServiceError(.malformedRequest, "The form is incomplete: open the page again and resend it.")
-        }
+        try await decodeForm(as: type, incomplete: "The form is incomplete: open the page again and resend it.")
     }
 }

@@ -58,12 +58,7 @@ struct ConsolePages: Sendable {
         return Response(status: .seeOther, headers: headers)
     }
 
-    static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy:
-            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        .xContentTypeOptions: "nosniff", HTTPField.Name("Referrer-Policy")!: "no-referrer", .cacheControl: "no-store",
-        HTTPField.Name("X-Frame-Options")!: "DENY",
-    ]
+    static let securityHeaders: HTTPFields = .htmlPage(styleSource: "'self'")
 
     static let templates: [String: String] = [
         "layout": """

@@ -12,6 +12,8 @@ struct FriendRequestsController: Sendable {
     let users: Lookup<UserSummary>
     let clock: any WallClock
     let entropy: any Entropy
+    /// `accounts.requireVerifiedEmail`: asking needs a proven address.
+    var requireVerifiedEmail = false
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.idempotent(routes.authenticated).post("/v1/friends/requests", use: send)
@@ -24,6 +26,7 @@ struct FriendRequestsController: Sendable {
     /// Asks someone to be friends; they are notified through a `friend_request.sent` event.
     @Sendable func send(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        try user.requireVerifiedEmail(if: requireVerifiedEmail)
         let body = try await request.decodeJSON(as: FriendRequestCreate.self, context: context)
         let target = try ObjectID.field(body.userId, "userId")
         guard target != user.userID else { throw ServiceError.validation("You cannot befriend yourself.") }

@@ -217,6 +217,8 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public var stats: ProfileStats?
     /// The avatar as a media view, as lists show it.
     public var avatar: MediaView?
+    /// Whether the user proved `email` is theirs (a mailed code or link, or Apple's word).
+    public var emailVerified: Bool = false
 
     public init(
         id: String, email: String?, displayName: String, username: String? = nil, bio: String? = nil,

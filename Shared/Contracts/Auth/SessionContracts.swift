@@ -69,6 +69,8 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var premium: Bool
     /// The user has verified a phone number.
     public var phoneVerified: Bool
+    /// The user has proven their email address.
+    public var emailVerified: Bool
     /// The tenant of a PIN customer's session.
     public var tenantId: String?
     /// The customer reference of a PIN customer's session.
@@ -80,15 +82,16 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var suspendedUntil: Date?
 
     enum CodingKeys: String, CodingKey {
-        case sessionId, userId, limited, roles, premium, phoneVerified, tenantId, customerRef, attestedAt,
-            suspendedUntil
+        case sessionId, userId, limited, roles, premium, phoneVerified, emailVerified, tenantId, customerRef,
+            attestedAt, suspendedUntil
     }
 
     public init(
         sessionId: String, userId: String, limited: Bool, roles: [RoleGrant], premium: Bool = false,
-        phoneVerified: Bool = false, tenantId: String? = nil, customerRef: String? = nil, attestedAt: Date? = nil,
-        suspendedUntil: Date? = nil
+        phoneVerified: Bool = false, emailVerified: Bool = false, tenantId: String? = nil, customerRef: String? = nil,
+        attestedAt: Date? = nil, suspendedUntil: Date? = nil
     ) {
+        self.emailVerified = emailVerified
         self.suspendedUntil = suspendedUntil
         self.attestedAt = attestedAt
         self.tenantId = tenantId
@@ -136,6 +139,10 @@ public enum SessionEndReason: String, Codable, Sendable {
     case refreshTokenReused = "refresh_token_reused"
     /// A moderator banned the account.
     case banned
+    /// The password was reset from a mailed link, or changed without keeping other sessions.
+    case passwordChanged = "password_changed"
+    /// The old address took a change of address back.
+    case emailRestored = "email_restored"
 }
 
 /// `session.ended` (auth → alerts): sessions of one user ended while the account stays; what

@@ -23,6 +23,9 @@ import NIOCore
 ///   session is live (a logout or role change takes effect within this time).
 /// - `client.connectTimeoutMs` (default 1000), `client.requestTimeoutSeconds` (default 30),
 ///   `client.maxResponseBytes` (default 4194304): internal HTTP client limits.
+/// - `accounts.requireVerifiedEmail` (default false): only accounts with a proven email
+///   address may post (feed), ask for friends (streak) and send messages (alerts); others get
+///   403 `EMAIL_VERIFICATION_REQUIRED`.
 /// - `outbox.maxBackoffSeconds` (default 60): the longest wait between two delivery attempts
 ///   of an event to a subscriber that is down.
 /// - `log.level` (default `info`), `log.format` (`text` or `json`, default `text`).
@@ -51,6 +54,8 @@ public struct ServiceSettings: Sendable {
     public let client: InternalClientSettings
     /// Longest wait between two delivery attempts of one event.
     public let outboxMaxBackoff: TimeInterval
+    /// Whether posting, friend requests and messages wait for a proven email address.
+    public let requireVerifiedEmail: Bool
     /// Minimum log level.
     public let logLevel: Logger.Level
     /// Log line format.
@@ -96,6 +101,7 @@ public struct ServiceSettings: Sendable {
             maxResponseBytes: try reader.integer("client.maxResponseBytes", default: 4 << 20, in: 1024...(1 << 30))
         )
         self.outboxMaxBackoff = TimeInterval(try reader.integer("outbox.maxBackoffSeconds", default: 60, in: 1...3600))
+        self.requireVerifiedEmail = try reader.boolean("accounts.requireVerifiedEmail", default: false)
         let level = reader.string(forKey: "log.level", default: "info")
         guard let logLevel = Logger.Level(rawValue: level) else {
             throw ConfigurationError("log.level must be one of trace, debug, info, notice, warning, error, critical")

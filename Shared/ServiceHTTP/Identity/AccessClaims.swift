@@ -63,6 +63,8 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var premium: Bool
     /// A verified phone number (from auth's session state). False at the gateway.
     public var phoneVerified: Bool
+    /// A proven email address (from auth's session state). False at the gateway.
+    public var emailVerified = false
     /// The tenant of a PIN customer's session (from auth's session state).
     public var tenantID: String?
     /// The customer reference of a PIN customer's session (from auth's session state).
@@ -102,5 +104,17 @@ public struct AuthenticatedUser: Sendable, Equatable {
         if role == .user { return !isGuest }
         if !role.isTenantScoped, roles.contains(RoleGrant(role: .admin)) { return true }
         return roles.contains(RoleGrant(role: role, tenantId: role.isTenantScoped ? tenantID : nil))
+    }
+}
+
+extension AuthenticatedUser {
+    /// 403 `EMAIL_VERIFICATION_REQUIRED` when the deployment asks for a proven address
+    /// (`accounts.requireVerifiedEmail`, passed as `required`) and the user has none: posting,
+    /// friend requests and messages call this.
+    public func requireVerifiedEmail(if required: Bool) throws {
+        guard required, !emailVerified else { return }
+        throw ServiceError(
+            .emailVerificationRequired,
+            "Confirm your email address first: the code is in the mail; POST /v1/me/email/verification sends another.")
     }
 }

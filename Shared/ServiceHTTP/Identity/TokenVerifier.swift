@@ -88,6 +88,7 @@ public final class TokenVerifier: Sendable {
         current.roles = Set(session.roles)
         current.premium = session.premium
         current.phoneVerified = session.phoneVerified
+        current.emailVerified = session.emailVerified
         current.tenantID = session.tenantId
         current.customerRef = session.customerRef
         current.attestedAt = session.attestedAt

@@ -52,9 +52,7 @@ import Testing
     {
         let pool = try DatabasePool(path: directory.url.appendingPathComponent("auth/auth.sqlite").path)
         try await pool.write { db in try db.execute(sql: "DELETE FROM kit_outbox_delivery") }
-        let store = AuthStore(
-            database: pool, outbox: Outbox(source: .auth, clock: clock, entropy: SystemEntropy()),
-            views: Views(keys: TestViewKeys.ring, clock: clock))
+        let store = try AuthStore.beside(pool, directory: directory, clock: clock)
         await DeletionWorker(
             deletions: store.deletions, users: store.users, apple: apple, clock: clock, interval: .seconds(1),
             logger: Logger.test("t")

@@ -29,9 +29,7 @@ import Testing
     func premium(_ directory: TestDataDirectory, session: String, at now: Date) async throws -> Bool? {
         let pool = try DatabasePool(path: directory.url.appendingPathComponent("auth/auth.sqlite").path)
         defer { try? pool.close() }
-        let store = AuthStore(
-            database: pool, outbox: Outbox(source: .auth, clock: SystemClock(), entropy: SystemEntropy()),
-            views: Views(keys: TestViewKeys.ring, clock: SystemClock()))
+        let store = try AuthStore.beside(pool, directory: directory, clock: SystemClock())
         return try await store.sessions.sessionState(id: session, now: now)?.premium
     }
 

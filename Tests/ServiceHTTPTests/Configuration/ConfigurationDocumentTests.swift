@@ -15,7 +15,7 @@ import Testing
         return [
             "Shared/ServiceHTTP/Configuration/ServiceSettings.swift",
             "Shared/ServiceHTTP/Observability/TelemetrySettings.swift", "gateway/GatewaySettings.swift",
-            "gateway/Domain/AppLinks.swift",
+            "gateway/Domain/AppLinks.swift", "Services/Auth/Mail/MailSettings.swift",
         ].map { root.appendingPathComponent($0) }
             + services.map { $0.appendingPathComponent("\($0.lastPathComponent)Settings.swift") }
     }

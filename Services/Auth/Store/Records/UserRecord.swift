@@ -28,6 +28,8 @@ struct UserRecord: ServiceRecord {
     var avatarMediaId: String? = nil
     /// The revision of the last `profile.changed` sent for the user.
     var profileRevision = 0
+    /// When the user proved `email` is theirs (a mailed code or link, or Apple's word).
+    var emailVerifiedAt: Date? = nil
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
@@ -36,6 +38,7 @@ struct UserRecord: ServiceRecord {
         case updatedAt = "updated_at"
         case deletedAt = "deleted_at"
         case usernameKey = "username_key"
+        case emailVerifiedAt = "email_verified_at"
     }
 
     /// What lists show of the user (``ProfileChanged``), at its current revision; a deleted
