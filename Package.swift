@@ -266,7 +266,7 @@ let package = Package(
                 .asyncHTTPClient, .grdb,
             ],
             resources: [.copy("Interactions")]),
-        tests("PinholeCLI", ["PinholeCLI"]),
+        tests("PinholeCLI", ["PinholeCLI", "AuthService"]),
         .testTarget(
             name: "ClientTests",
             dependencies: ["PinholeClient", .openAPIRuntime, .httpTypes, .yams],

@@ -52,6 +52,17 @@ import Testing
             path, MessageDraft(recipientId: recipient, text: text, mediaId: media), token: token)
     }
 
+    @Test func whenConfiguredMessagesWaitForAProvenEmailAddress() async throws {
+        try await withMessages(config: ["accounts.requireVerifiedEmail": "true"]) { harness, client in
+            // Tokens here carry no session state, so nobody's address counts as proven.
+            let alice = try await harness.token(for: Self.alice)
+            let new = try await send(client, alice, to: Self.bob, text: "hi")
+            #expect(new.status == .forbidden && new.error?.code == .emailVerificationRequired)
+            let reply = try await send(client, alice, in: "00000000-0000-0000-0000-000000000000", text: "hi")
+            #expect(reply.error?.code == .emailVerificationRequired)
+        }
+    }
+
     func notifications(_ client: any TestClientProtocol, _ token: String) async throws -> [AppNotification] {
         try await client.get("/v1/notifications", token: token).json(Page<AppNotification>.self).items
     }

@@ -70,6 +70,24 @@ import Testing
         }
     }
 
+    @Test func whenConfiguredOnlyUsersWithAProvenEmailAddressMayPost() async throws {
+        let verified = Mutex(false)
+        let sessions = Lookup<SessionState> { id in
+            SessionState(
+                sessionId: id, userId: Self.alice, limited: false, roles: [], emailVerified: verified.withLock { $0 })
+        }
+        try await withFeed(config: ["accounts.requireVerifiedEmail": "true"], sessions: sessions) { harness, client in
+            let token = try await harness.token(for: Self.alice)
+            let body = CreatePostRequest(mediaId: Self.media(1, owner: "").id, latitude: 1, longitude: 1)
+            let refused = try await client.post("/v1/posts", body, token: token)
+            #expect(refused.status == .forbidden)
+            #expect(refused.error?.code == .emailVerificationRequired)
+            verified.withLock { $0 = true }
+            harness.clock.advance(by: 6)  // past the session state's fresh interval
+            #expect(try await client.post("/v1/posts", body, token: token).status == .created)
+        }
+    }
+
     @Test func whenConfiguredOnlyRecentlyAttestedSessionsMayPost() async throws {
         let attestedAt = Mutex<Date?>(nil)
         let asked = Mutex(0)

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import TestSupport
 import Testing
 
@@ -28,12 +29,13 @@ import Testing
     /// (premium, say); without it sessions are not checked.
     func withStreak(
         at start: Date, processing: Set<String> = [], sessions: Lookup<SessionState>? = nil,
-        windows: Bool = false, cards: ShareCardDesk = ShareCardDesk(),
+        windows: Bool = false, cards: ShareCardDesk = ShareCardDesk(), config: [String: String] = [:],
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner) async throws -> Void
     ) async throws {
         // Windows off unless a test is about them: the other tests snap at any hour.
         let harness = try ServiceHarness(
-            .streak, config: ["streak.windows.enforced": "\(windows)"], clock: ManualClock(start), sessions: sessions)
+            .streak, config: config.merging(["streak.windows.enforced": "\(windows)"]) { own, _ in own },
+            clock: ManualClock(start), sessions: sessions)
         var library: [String: MediaSummary] = [:]
         for user in Self.users.keys {
             for day in 0..<40 {
@@ -64,6 +66,28 @@ import Testing
                 + [UserSummary(id: Self.gus, displayName: "Gus")],
             media: Array(library.values))
         try await harness.test(parts) { client in try await body(harness, client, runner) }
+    }
+
+    @Test func whenConfiguredAskingForFriendsWaitsForAProvenEmailAddress() async throws {
+        let verified = Mutex(false)
+        let sessions = Lookup<SessionState> { id in
+            SessionState(
+                sessionId: id, userId: Self.alice, limited: false, roles: [], emailVerified: verified.withLock { $0 })
+        }
+        try await withStreak(
+            at: Self.instant("2026-03-10T10:00:00Z"), sessions: sessions,
+            config: ["accounts.requireVerifiedEmail": "true"]
+        ) { harness, client, _ in
+            let alice = try await harness.token(for: Self.alice)
+            let refused = try await client.post(
+                "/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
+            #expect(refused.status == .forbidden && refused.error?.code == .emailVerificationRequired)
+            verified.withLock { $0 = true }
+            harness.clock.advance(by: 6)  // past the session state's fresh interval
+            let sent = try await client.post(
+                "/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
+            #expect(sent.status == .created)
+        }
     }
 
     static func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
