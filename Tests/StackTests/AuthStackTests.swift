@@ -10,11 +10,24 @@ import Testing
 
 /// Auth in depth across the real processes: the first admin named by the CLI, a duress
 /// sign-in delivered to alerts that was down at the time and never logged, guests stopped at
-/// the gateway, a signing key rotated under running services, and logout honoured everywhere
-/// (push devices included).
+/// the gateway, a signing key rotated under running services, logout honoured everywhere
+/// (push devices included), and the account mails through a real SMTP server (``MailFlow``).
 @Suite(.serialized) struct AuthStackTests {
-    @Test func duressRotationGuestsAndLogoutAcrossTheStack() async throws {
-        try await Stack.start(publicTLS: false).run(lines: 30) { try await exercise($0) }
+    @Test func duressRotationGuestsLogoutAndMailAcrossTheStack() async throws {
+        let directory = try TestDataDirectory.make()
+        let smtp = try await SMTPServer.start(mode: .startTLS, in: directory)
+        let stack = try await Stack.start(
+            publicTLS: false, environment: MailFlow.environment(smtp, directory: directory), directory: directory)
+        do {
+            try await stack.run(lines: 30) { stack in
+                try await exercise(stack)
+                try await MailFlow(stack: stack, smtp: smtp).run()
+            }
+        } catch {
+            await smtp.stop()
+            throw error
+        }
+        await smtp.stop()
     }
 
     func exercise(_ stack: Stack) async throws {
