@@ -79,3 +79,30 @@ measure() {
                 v[int(NR * 0.99)] / 1000, failed, cpu
         }'
 }
+
+# Latency of $work/NAME.us (one time in µs per line): prints n, mean, sd and percentiles in
+# ms; mean, sd and n go to $work/NAME.stats for `welch`.
+latency_summary() {
+    sort -n "$work/$1.us" | awk -v name="$1" '
+        { v[NR] = $1; s += $1; q += $1 * $1 }
+        END {
+            m = s / NR; sd = sqrt((q - NR * m * m) / (NR - 1))
+            printf "%-16s n=%d  mean %.2f ms  sd %.2f  p50 %.2f  p90 %.2f  p99 %.2f\n", name, NR, m / 1000, sd / 1000,
+                v[int(NR * 0.5)] / 1000, v[int(NR * 0.9)] / 1000, v[int(NR * 0.99)] / 1000
+            print m, sd, NR > "/dev/stderr"
+        }' 2>"$work/$1.stats"
+}
+
+# welch A B: both latencies, then B's mean less A's with Welch's t (|t| < 4.5: no difference
+# a measurement of this size can tell apart).
+welch() {
+    latency_summary "$1"
+    latency_summary "$2"
+    local m1 s1 n1 m2 s2 n2
+    read -r m1 s1 n1 <"$work/$1.stats"
+    read -r m2 s2 n2 <"$work/$2.stats"
+    awk -v a="$1" -v b="$2" -v m1="$m1" -v s1="$s1" -v n1="$n1" -v m2="$m2" -v s2="$s2" -v n2="$n2" 'BEGIN {
+        se = sqrt(s1 * s1 / n1 + s2 * s2 / n2)
+        printf "%s - %s: %+.3f ms (%+.2f %%), Welch t = %.2f\n", b, a, (m2 - m1) / 1000, (m2 - m1) / m1 * 100, (m2 - m1) / se
+    }'
+}
