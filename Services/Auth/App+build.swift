@@ -169,6 +169,7 @@ func buildRouter(
             runtime.makeOutboxDispatcher(database: database, outbox: outbox), runner,
             KeyRingWatcher(
                 ring: keyRing, interval: .seconds(Int64(settings.keysReloadInterval)), logger: runtime.logger),
+            MailHousekeeping(email: store.email, clock: clock, interval: .seconds(3600), logger: runtime.logger),
             DeletionWorker(
                 deletions: store.deletions, users: store.users, apple: apple, clock: clock,
                 interval: .seconds(Int64(settings.deletionCheckInterval)), logger: runtime.logger),

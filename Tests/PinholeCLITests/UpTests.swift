@@ -42,7 +42,7 @@ import Testing
             directory: directory, gatewayPort: gatewayPort, environment: environment, ["--only", "media", "--live"])
         #expect(liveProbe == ["media /health/live 200"])
 
-        try await theReadmeWalkThroughWorks(gatewayPort: gatewayPort)
+        try await theReadmeWalkThroughWorks(gatewayPort: gatewayPort, dataDirectory: directory)
 
         // A service that dies is started again, and `status` counts the restart.
         let feed = try #require(try Self.pids(in: directory)[.feed])
@@ -233,26 +233,31 @@ import Testing
     /// Runs the README's walk-through and then the longer tour of docs/guides/walkthrough.md,
     /// each as pasted, against this stack, and checks that each step answered what the text
     /// says it does. (The README's people are not the tour's, so neither story disturbs the other.)
-    func theReadmeWalkThroughWorks(gatewayPort: Int) async throws {
+    func theReadmeWalkThroughWorks(gatewayPort: Int, dataDirectory: URL) async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let walkThrough =
             try #require(readme.components(separatedBy: "## Walk-through").dropFirst().first)
             .components(separatedBy: "\n## ").first ?? ""
-        let short = try await run(Self.shellBlocks(of: walkThrough), expecting: 1, root: root, gatewayPort: gatewayPort)
+        let short = try await run(
+            Self.shellBlocks(of: walkThrough), expecting: 1, root: root, gatewayPort: gatewayPort,
+            dataDirectory: dataDirectory)
         for expected in [
             #""displayName":"Maya""#, #""myVote":"up""#, #""score":1,"#, #""title":"New friend request""#,
             #""lastCompletedDate":"#, #""count":1"#, "AUTHENTICATION_REQUIRED", #""status":"ok""#,
-            #""author":{"#, #""placeholder":""#, "200 image/jpeg",
+            #""author":{"#, #""placeholder":""#, "200 image/jpeg", "Subject: Reset your Pinhole password",
         ] {
             #expect(short.contains(expected), "the README's walk-through printed no \(expected):\n\(short)")
         }
         #expect(short.contains("\n404"), "the blocked author's post was not hidden:\n\(short)")
+        #expect(short.contains("\n204"), "the mailed reset link did not set a new password:\n\(short)")
 
         let tour = try String(
             contentsOf: root.appendingPathComponent("docs/guides/walkthrough.md"), encoding: .utf8)
-        let text = try await run(Self.shellBlocks(of: tour), expecting: 2, root: root, gatewayPort: gatewayPort)
+        let text = try await run(
+            Self.shellBlocks(of: tour), expecting: 2, root: root, gatewayPort: gatewayPort, dataDirectory: dataDirectory
+        )
         for expected in [
             #""accessToken":"#, #""displayName":"Alice""#, #""contentType":"image/jpeg""#, "UNSUPPORTED_MEDIA_TYPE",
             #""myVote":"up""#, #""score":1,"#, #""title":"New friend request""#, #""count":1"#,
@@ -275,13 +280,16 @@ import Testing
     }
 
     /// Runs `blocks` (there must be `count`) in one bash from the repository root, the gateway
-    /// URL pointed at this stack; answers what they printed.
-    func run(_ blocks: [String], expecting count: Int, root: URL, gatewayPort: Int) async throws -> String {
+    /// URL and the data directory pointed at this stack; answers what they printed.
+    func run(
+        _ blocks: [String], expecting count: Int, root: URL, gatewayPort: Int, dataDirectory: URL
+    ) async throws -> String {
         #expect(blocks.count == count)
         let script =
             "cd '\(root.path)'\n"
             + blocks.joined(separator: "\n").replacingOccurrences(
-                of: "G=http://127.0.0.1:8080", with: "G=http://127.0.0.1:\(gatewayPort)")
+                of: "G=http://127.0.0.1:8080", with: "G=http://127.0.0.1:\(gatewayPort)"
+            ).replacingOccurrences(of: "--data-dir .pinhole", with: "--data-dir '\(dataDirectory.path)'")
         let output = LineCollector()
         let bash = try ChildProcess(
             name: "walk-through", executable: URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script],

@@ -188,6 +188,21 @@ struct EmailStore: Sendable {
         }
     }
 
+    // MARK: - Housekeeping
+
+    /// Deletes codes and links past their lifetime and mail counts older than an hour; how
+    /// many of each.
+    func removeExpired(at now: Date) async throws -> (challenges: Int, requests: Int) {
+        try await database.tracedWrite { db in
+            let challenges = try EmailChallengeRecord.filter(EmailChallengeRecord.Columns.expiresAt <= now).deleteAll(
+                db)
+            let requests = try MailRequestRecord.filter(
+                MailRequestRecord.Columns.requestedAt <= now.addingTimeInterval(-3600)
+            ).deleteAll(db)
+            return (challenges, requests)
+        }
+    }
+
     // MARK: - Parts
 
     /// Counts an attempt at the user's live challenge of `purpose`; the challenge, deleted,

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HummingbirdTesting
+import ServiceHTTP
 import TestSupport
 import Testing
 
@@ -157,5 +158,56 @@ import Testing
                 "/v1/auth/email/code/verify", EmailSignInRequest(email: "coded@example.com", code: code))
             #expect(twice.error?.code == .invalidCode)
         }
+    }
+
+    @Test func anAppleAccountAddsAPasswordAndAnAddressWithAFreshAppleToken() async throws {
+        let keys = try TestDataDirectory.make()
+        defer { keys.remove() }
+        let fake = try await FakeApple.start(directory: keys.url)
+        let clock = ManualClock(Date())
+        do {
+            try await withMail(config: AppleAndDeletionTests.appleConfig(fake), clock: clock) { harness in
+                let client = harness.client
+                func fresh(_ nonce: String) async throws -> String {
+                    try await fake.identityToken(
+                        sub: "apple-only", audience: AppleAndDeletionTests.bundleID, rawNonce: nonce,
+                        issuedAt: clock.now())
+                }
+                let tokens = try await client.post(
+                    "/v1/auth/apple", AppleSignInRequest(identityToken: try await fresh("in"), nonce: "in")
+                ).json(TokenResponse.self)
+                #expect(try await client.me(tokens).email == nil)
+                let unproven = try await client.post(
+                    "/v1/me/password", PasswordChangeRequest(newPassword: "apple user password"),
+                    token: tokens.accessToken)
+                #expect(unproven.error?.code == .reauthRequired)
+                let added = try await client.post(
+                    "/v1/me/password",
+                    PasswordChangeRequest(
+                        appleIdentityToken: try await fresh("pw"), nonce: "pw", newPassword: "apple user password"),
+                    token: tokens.accessToken)
+                #expect(added.status == .noContent)
+                let asked = try await client.post(
+                    "/v1/me/email",
+                    EmailChangeRequest(
+                        email: "apple.user@example.com", appleIdentityToken: try await fresh("em"), nonce: "em"),
+                    token: tokens.accessToken)
+                #expect(asked.status == .accepted)
+                let code = try #require(try await harness.latest(to: "apple.user@example.com").code)
+                let confirmed = try await client.post(
+                    "/v1/me/email/confirm", EmailCodeCheck(code: code), token: tokens.accessToken)
+                #expect(confirmed.status == .ok)
+                let profile = try await client.me(tokens)
+                #expect(profile.email == "apple.user@example.com" && profile.emailVerified)
+                // The account now signs in with either.
+                let login = try await client.post(
+                    "/v1/auth/login", LoginRequest(email: "apple.user@example.com", password: "apple user password"))
+                #expect(login.status == .ok)
+            }
+        } catch {
+            await fake.stop()
+            throw error
+        }
+        await fake.stop()
     }
 }

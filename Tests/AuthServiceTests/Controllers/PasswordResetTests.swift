@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import GRDB
 import HTTPTypes
 import HummingbirdTesting
 import TestSupport
@@ -143,6 +144,18 @@ import Testing
             let later = try await harness.client.post(
                 "/v1/auth/password/forgot", EmailAddressRequest(email: "busy@example.com"))
             #expect(later.status == .accepted)
+
+            // An hour on, the sweep removes the counts and the dead reset link; the day-long
+            // verification link stays.
+            func rows(_ table: String) throws -> Int {
+                try harness.directory.authDatabase().read { db in
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
+                }
+            }
+            #expect(try rows("mail_request") == 11 && rows("email_challenge") == 2)
+            await harness.housekeeping.sweep()
+            #expect(try rows("mail_request") == 1)
+            #expect(try rows("email_challenge") == 1)
         }
     }
 

@@ -29,6 +29,7 @@ struct MailHarness: Sendable {
     let client: any TestClientProtocol
     let mail: CaughtMail
     let runner: JobRunner
+    let housekeeping: MailHousekeeping
     let clock: ManualClock
     let directory: TestDataDirectory
 
@@ -69,10 +70,15 @@ func withMail(
     dependencies.mailTransport = mail
     let parts = try await buildRouter(runtime: runtime, reader: reader, dependencies: dependencies)
     let runner = try parts.services.compactMap { $0 as? JobRunner }.first ?? { throw MailTestError("no runner") }()
+    let housekeeping =
+        try parts.services.compactMap { $0 as? MailHousekeeping }.first ?? { throw MailTestError("no sweeper") }()
     let app = Application(
         router: parts.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: .test("auth"))
     try await app.test(.router) { client in
-        try await body(MailHarness(client: client, mail: mail, runner: runner, clock: clock, directory: directory))
+        try await body(
+            MailHarness(
+                client: client, mail: mail, runner: runner, housekeeping: housekeeping, clock: clock,
+                directory: directory))
     }
 }
 

@@ -4,7 +4,8 @@ import ServiceHTTP
 import ServiceStore
 
 /// A row of `mail_request`: mail asked for an address, whether or not it names an account,
-/// so the per-address limit counts the same either way. Rows older than a day are removed.
+/// so the per-address limit counts the same either way. Rows older than the limit's hour are
+/// removed (``MailHousekeeping``).
 struct MailRequestRecord: ServiceRecord {
     static let databaseTableName = "mail_request"
 
