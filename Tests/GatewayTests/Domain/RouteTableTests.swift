@@ -19,7 +19,14 @@ import Testing
                 "/v1/sessions/verify", "/v1/webhooks/revenuecat", "/v1/media/presigned/*", "/v1/evidence/presigned/*",
                 "/v1/media/views/*",
                 "/.well-known/jwks.json", "/v1/auth/check-username/*", "/console/sign-in", "/console/*",
+                "/v1/auth/password/forgot", "/v1/auth/password/reset", "/v1/auth/email/verify",
+                "/v1/auth/email/confirm", "/v1/auth/email/undo", "/v1/auth/email/code", "/v1/auth/email/code/verify",
             ])
+        // What sends mail to an address is in the mail class; what takes a mailed token, auth's.
+        #expect(RouteTable.route(path: "/v1/auth/password/forgot", method: .post)?.rateClass(for: .post) == .mail)
+        #expect(RouteTable.route(path: "/v1/me/email", method: .post)?.rateClass(for: .post) == .mail)
+        #expect(RouteTable.route(path: "/v1/me/email/confirm", method: .post)?.rateClass(for: .post) == .write)
+        #expect(RouteTable.route(path: "/v1/auth/password/reset", method: .get)?.rateClass(for: .get) == .auth)
         // The console's sign-in is throttled as sign-ins are; its pages are moderation's.
         #expect(RouteTable.route(path: "/console/sign-in", method: .post)?.rateClass(for: .post) == .auth)
         #expect(RouteTable.route(path: "/console/queue", method: .get)?.service == .moderation)
