@@ -85,6 +85,12 @@ func buildRouter(
     inbox.on(ContentRestored.self) { envelope, db in
         try StreakStore.restore(envelope.payload, outbox: outbox, in: db)
     }
+    inbox.on(UserSuspended.self) { envelope, db in
+        try store.restricted(envelope.payload.userId, .suspended, at: clock.now(), in: db)
+    }
+    inbox.on(UserBanned.self) { envelope, db in
+        try store.restricted(envelope.payload.userId, .banned, at: clock.now(), in: db)
+    }
     inbox.on(RecoveryTokensPurchased.self) { envelope, db in
         try StreakStore.credit(envelope.payload, at: clock.now(), in: db)
     }

@@ -443,6 +443,26 @@ import Testing
         var then: @Sendable (Database) throws -> Bool
     }
 
+    /// A streak of Alice's with three days kept through today (UTC), broken by a moderator's
+    /// `reason`; `events` is how many `streak.broken` the outbox then holds.
+    static func streakForfeited(_ id: String, _ reason: String, events: Int) -> Effect {
+        Effect(
+            given: { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO streak (id, user_a, user_b, status, count, longest_count, last_completed_date, created_at)
+                        VALUES (?, ?, ?, 'active', 3, 3, date('now'), '2026-11-22 10:00:00.000')
+                        """, arguments: [id, alice, "0f\(id.dropFirst(2))"])
+            },
+            then: { db in
+                try String.fetchOne(
+                    db, sql: "SELECT status || ' ' || broken_reason FROM streak WHERE id = ?", arguments: [id])
+                    == "broken \(reason)"
+                    && Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kit_outbox_event WHERE type = 'streak.broken'")
+                        == events
+            })
+    }
+
     /// The action of the recorded moderation events.
     static let moderationAction = "ac700000-0000-4000-8000-000000000001"
 
@@ -747,6 +767,9 @@ import Testing
                 try String.fetchOne(db, sql: "SELECT status || ' ' || broken_reason FROM streak") == "broken blocked"
                     && String.fetchOne(db, sql: "SELECT type FROM kit_outbox_event") == "media.sharing_ended"
             }),
+        // Streak: a suspension, then a ban, each breaks Alice's streak that has a count, for good.
+        "user.suspended → streak": streakForfeited("57ea0000-0000-4000-8000-0000000000f2", "suspended", events: 1),
+        "user.banned → streak": streakForfeited("57ea0000-0000-4000-8000-0000000000f3", "banned", events: 2),
         "user.blocked → auth": Effect(then: { db in try BlockMirror.isBlocked(alice, bob, in: db) }),
         "user.unblocked → auth": Effect(then: { db in try !BlockMirror.isBlocked(alice, bob, in: db) }),
         "user.blocked → alerts": Effect(then: { db in

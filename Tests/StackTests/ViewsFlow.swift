@@ -6,8 +6,9 @@ import Testing
 /// Views across the real executables: Uma's post, friendship, message and notifications reach
 /// Vic carrying her name and avatar, from each service's own copy of profiles and media; her
 /// photo loads through the gateway from its view URL with no token, and an altered URL is
-/// refused. When she renames herself and changes her avatar, every one of Vic's screens (the
-/// nearby feed, his friends, his notifications, his conversations) shows the change.
+/// refused; a photo she sends him in a message loads at once. When she renames herself and
+/// changes her avatar, every one of Vic's screens (the nearby feed, his friends, his
+/// notifications, his conversations) shows the change.
 struct ViewsFlow {
     let flow: SliceFlow
 
@@ -76,6 +77,19 @@ struct ViewsFlow {
         #expect(try await flow.call(.GET, altered).status == 403)
         let otherVariant = url.replacingOccurrences(of: "/display?", with: "/thumbnail?")
         #expect(try await flow.call(.GET, otherVariant).status == 403)
+
+        // All apps: a photo sent in a message loads for its recipient at once, from the view
+        // his list of messages carries (no wait for the photo's sharing to reach media).
+        let snapshot = try await flow.upload(TestImages.jpeg(seed: 54, gps: false), as: uma)
+        let photoMessage = try await flow.call(
+            .POST, "/v1/messages", as: uma, json: MessageDraft(recipientId: vic.id, mediaId: snapshot.id))
+        #expect(photoMessage.status == 201, "\(photoMessage.text)")
+        let conversation = try photoMessage.decode(DirectMessage.self).conversationId
+        let received = try await flow.call(.GET, "/v1/messages/conversations/\(conversation)/messages", as: vic)
+            .decode(Page<DirectMessage>.self).items.first { $0.mediaId == snapshot.id }
+        let sharedURL = try #require(received?.media?.displayURL, "the message's view carries no URL")
+        let sharedPhoto = try await flow.call(.GET, sharedURL)
+        #expect(sharedPhoto.status == 200 && sharedPhoto.header("content-type") == "image/jpeg")
 
         // Uma renames herself and shows another avatar: every screen follows.
         let newFace = try await flow.upload(TestImages.jpeg(seed: 53, gps: false), as: uma)

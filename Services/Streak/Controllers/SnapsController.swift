@@ -19,8 +19,9 @@ struct SnapsController: Sendable {
         routes.idempotent(routes.authenticated).post("/v1/snaps", use: snap)
     }
 
-    /// The snap counts for the sender's own local day, once per streak: a streak's day is kept
-    /// when both have snapped for it.
+    /// The snap counts for the sender's own local day (``LocalDay/counted(at:in:after:)``: a
+    /// change of zone never counts a day early or twice), once per streak: a streak's day is
+    /// kept when both have snapped for it.
     @Sendable func snap(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(as: SnapCreate.self, context: context)
@@ -48,10 +49,10 @@ struct SnapsController: Sendable {
             id: entropy.uuid().uuidString.lowercased(), userId: user.userID, mediaId: mediaID,
             localDate: LocalDay(now, in: zone).description, timeZone: zone.identifier, caption: caption, prompt: prompt,
             createdAt: now)
-        let standings = try await store.snap(
+        let (counted, standings) = try await store.snap(
             record, ready: summary.status == .ready, into: targets, zone: zone, at: now)
         let snap = Snap(
-            id: record.id, mediaId: mediaID, localDate: record.localDate, timeZone: record.timeZone,
+            id: record.id, mediaId: mediaID, localDate: counted.localDate, timeZone: counted.timeZone,
             caption: caption, prompt: prompt, createdAt: now,
             streaks: standings.map { $0.contract(viewer: user.userID) })
         return try Response.json(snap, status: .created)

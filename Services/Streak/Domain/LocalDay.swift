@@ -89,6 +89,31 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
+    /// The day a snap sent at `instant` from `zone` counts for, and the zone the sender's next
+    /// day waits for (stored with the snap). It is the sender's day in `zone`, but no change of
+    /// zones counts a day early, late or twice; after `last` (the latest day their snaps
+    /// counted for, and its zone):
+    /// - a zone further east gives no day that has not begun in `last`'s zone, and one so far
+    ///   west that it is still before `last`'s day gives no day before it: either way the snap
+    ///   counts for the day it is in `last`'s zone;
+    /// - on a day both zones share, the next day waits for whichever of the two begins it
+    ///   later, so that moving east never shortens a day;
+    /// - once a whole day of `last`'s zone went by without a snap (a day missed anyway), the
+    ///   zone the sender is in now takes over.
+    /// So two days counted after one another are always those of one zone's calendar, and any
+    /// three in a row span more than a real day: moving a phone's clock across the date line
+    /// banks nothing.
+    static func counted(
+        at instant: Date, in zone: TimeZone, after last: (day: LocalDay, zone: TimeZone)?
+    ) -> (day: LocalDay, zone: TimeZone) {
+        let day = LocalDay(instant, in: zone)
+        guard let last else { return (day, zone) }
+        let limit = LocalDay(instant, in: last.zone)
+        if limit >= last.day.adding(days: 2) { return (day, zone) }
+        if day < last.day || day > limit { return (limit, last.zone) }
+        return day.next.start(in: zone) >= day.next.start(in: last.zone) ? (day, zone) : (day, last.zone)
+    }
+
     /// A time zone a client named, validated against the IANA database.
     static func zone(named name: String) throws -> TimeZone {
         guard name.utf8.count <= 64, name.contains("/") || name == "UTC", let zone = TimeZone(identifier: name) else {

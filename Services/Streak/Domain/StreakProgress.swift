@@ -35,6 +35,8 @@ struct StreakPair: Sendable {
 /// - A day completed on a broken (or new) streak starts the count at 1.
 /// - Once per streak, until the day after the missed one closes, a recovery restores the count
 ///   it had plus the days kept since; the missed day is bridged.
+/// - A moderator's suspension or ban of either breaks it at once (``forfeit(_:by:on:)``), and no
+///   recovery brings that count back.
 struct StreakProgress: Equatable, Sendable {
     static let atRiskLead: TimeInterval = 2 * 3600
 
@@ -54,6 +56,11 @@ struct StreakProgress: Equatable, Sendable {
         case recovered(count: Int)
     }
 
+    /// A moderator's decision that broke the streak (its `broken_reason`).
+    enum Forfeit: String, Equatable, Sendable {
+        case suspended, banned
+    }
+
     /// Why a recovery is refused.
     enum RecoveryRefusal: Error, Equatable {
         case notBroken, alreadyUsed, windowClosed
@@ -71,6 +78,8 @@ struct StreakProgress: Equatable, Sendable {
     var warned: LocalDay?
     /// The pair are no longer friends (a block, or unfriending): nothing moves it.
     var ended: Bool
+    /// The last break was a moderator's, not a missed day: it cannot be recovered.
+    var forfeit: Forfeit? = nil
 
     /// The day both must snap for next, while there is a count to lose.
     var dueDay: LocalDay? {
@@ -95,6 +104,7 @@ struct StreakProgress: Equatable, Sendable {
             if now >= closes {
                 let missed = Break(day: due, count: count, missedBy: waiting)
                 lastBreak = missed
+                forfeit = nil
                 status = .broken
                 count = 0
                 let until = recoverableUntil(pair: pair).flatMap { $0 > now ? $0 : nil }
@@ -124,10 +134,25 @@ struct StreakProgress: Equatable, Sendable {
         return [.kept(day, count: count)]
     }
 
+    /// Breaks the streak for a moderator's suspension or ban of `user` (call
+    /// ``settle(at:pair:snapped:)`` first): the count is lost on `day` (the due day, or the
+    /// user's today when none is due), with no recovery; the two stay friends, and a day both
+    /// complete later starts a new count. Nothing happens without a count to lose.
+    mutating func forfeit(_ reason: Forfeit, by user: String, on day: LocalDay) -> [Effect] {
+        guard !ended, status == .active, count > 0 else { return [] }
+        let lost = Break(day: dueDay ?? day, count: count, missedBy: [user])
+        lastBreak = lost
+        forfeit = reason
+        status = .broken
+        count = 0
+        return [.broken(lost, recoverableUntil: nil)]
+    }
+
     /// Until when a recovery can restore the last break: the close of the day after the missed
-    /// one, if the recovery is not spent and the count has not grown past that day since.
+    /// one, if the recovery is not spent and the count has not grown past that day since (never
+    /// for a moderator's break).
     func recoverableUntil(pair: StreakPair) -> Date? {
-        guard !ended, !recoveryUsed, let lastBreak, lastBreak.count > 0 else { return nil }
+        guard !ended, !recoveryUsed, forfeit == nil, let lastBreak, lastBreak.count > 0 else { return nil }
         guard status == .broken || lastKept == lastBreak.day.next else { return nil }
         return pair.closes(lastBreak.day.next)
     }
@@ -137,7 +162,7 @@ struct StreakProgress: Equatable, Sendable {
     mutating func recover(
         at now: Date, pair: StreakPair, snapped: (LocalDay) throws -> Set<String>
     ) throws -> [Effect] {
-        guard !ended, let lastBreak, lastBreak.count > 0 else { throw RecoveryRefusal.notBroken }
+        guard !ended, forfeit == nil, let lastBreak, lastBreak.count > 0 else { throw RecoveryRefusal.notBroken }
         guard !recoveryUsed else { throw RecoveryRefusal.alreadyUsed }
         guard let until = recoverableUntil(pair: pair), now < until else { throw RecoveryRefusal.windowClosed }
         if status == .broken {

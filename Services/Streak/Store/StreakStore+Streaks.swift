@@ -39,12 +39,17 @@ extension StreakStore {
     func snap(
         _ snap: SnapRecord, ready: Bool, into targets: [String]?, zone: TimeZone, at now: Date
     ) async throws
-        -> [StreakStanding]
+        -> (SnapRecord, [StreakStanding])
     {
         try await database.tracedWrite { db in
             let user = snap.userId
-            let day = LocalDay(snap.localDate)!
-            try MemberRecord.remember(user, zone: zone, at: now, in: db)
+            var snap = snap
+            let (day, dayZone) = LocalDay.counted(at: now, in: zone, after: try Self.lastCountedDay(of: user, in: db))
+            snap.localDate = day.description
+            snap.timeZone = dayZone.identifier
+            // The zone the user's days are counted in: their deadlines, prompts and calendar
+            // follow it (a phone moved east joins its new zone's days once a day is missed).
+            try MemberRecord.remember(user, zone: dayZone, at: now, in: db)
             let sent = { (streak: StreakRecord) in
                 try StreakSnapRecord.filter(key: [
                     "streak_id": streak.id, "user_id": user, "local_date": snap.localDate,
@@ -97,8 +102,20 @@ extension StreakStore {
                 MediaAttached(
                     mediaId: snap.mediaId, ownerId: user, visibility: .private, referenceType: "snap",
                     referenceId: snap.id, readers: readers), in: db)
-            return standings
+            return (snap, standings)
         }
+    }
+
+    /// The latest day `user`'s snaps counted for, and the zone it was counted in.
+    static func lastCountedDay(of user: String, in db: Database) throws -> (day: LocalDay, zone: TimeZone)? {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT local_date, time_zone FROM snap WHERE user_id = ? ORDER BY local_date DESC LIMIT 1"),
+                arguments: [user]),
+            let day = LocalDay(row["local_date"] as String), let zone = TimeZone(identifier: row["time_zone"])
+        else { return nil }
+        return (day, zone)
     }
 
     /// Counts `day` for `streak` (settled already) if both have a snap for it that counts.

@@ -27,7 +27,9 @@ extension StreakStore {
     }
 
     /// Sets `user`'s earliest hour (and zone, if given); the days already drawn keep their
-    /// windows. Returns today's window.
+    /// windows, except today's when it was drawn in another zone (a new user's first window,
+    /// drawn in UTC when a friend accepted before they chose) and has neither opened nor seen
+    /// a snap: it is drawn again in the user's zone. Returns today's window.
     func setWindow(
         earliestHour: Int, zone: TimeZone?, of user: String, at now: Date
     ) async throws
@@ -35,7 +37,16 @@ extension StreakStore {
     {
         try await database.tracedWrite { db in
             let member = try MemberRecord.remember(user, zone: zone, earliestHour: earliestHour, at: now, in: db)
-            let window = try drawnWindow(of: member, on: LocalDay(now, in: member.zone), in: db)
+            let today = LocalDay(now, in: member.zone)
+            if let drawn = try SnapWindowRecord.fetchOne(db, key: ["user_id": user, "local_date": today.description]),
+                drawn.timeZone != member.timeZone, !drawn.openedSent, now < drawn.opensAt,
+                try SnapRecord.filter(
+                    SnapRecord.Columns.userId == user && SnapRecord.Columns.localDate == today.description
+                ).isEmpty(db)
+            {
+                try drawn.delete(db)
+            }
+            let window = try drawnWindow(of: member, on: today, in: db)
             try planWindow(for: user, at: now, in: db)
             return (window, member)
         }

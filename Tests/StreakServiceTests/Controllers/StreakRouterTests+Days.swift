@@ -89,6 +89,41 @@ extension StreakRouterTests {
         }
     }
 
+    /// StreakSnap, "when a user's local date is behind UTC's": a pair in Los Angeles keeps the
+    /// 3rd at 07:36 UTC; moving both phones to Kiritimati (the 4th there already) keeps no
+    /// other day until midnight in Los Angeles, and then only one.
+    @Test func movingAcrossTheDateLineBanksNoDay() async throws {
+        try await withStreak(at: Self.instant("2026-12-04T07:36:00Z")) { harness, client, _ in
+            let id = try await befriend(harness, client, Self.alice, Self.bob).id
+            for user in [Self.alice, Self.bob] {
+                #expect(try await snap(harness, client, user, day: 0, zone: "America/Los_Angeles").status == .created)
+            }
+            var kept = try await streak(harness, client, id, as: Self.alice)
+            #expect(kept.count == 1 && kept.lastCompletedDate == "2026-12-03")
+            for user in [Self.alice, Self.bob] {
+                let moved = try await snap(harness, client, user, day: 1, zone: "Pacific/Kiritimati")
+                #expect(moved.status == .conflict, "still the 3rd where their day was counted")
+            }
+            #expect(try await streak(harness, client, id, as: Self.alice).count == 1)
+
+            harness.clock.set(Self.instant("2026-12-04T08:00:00Z"))  // midnight in Los Angeles
+            for user in [Self.alice, Self.bob] {
+                let next = try await snap(harness, client, user, day: 2, zone: "Pacific/Kiritimati")
+                #expect(next.status == .created)
+                #expect(try next.json(Snap.self).localDate == "2026-12-04")
+            }
+            kept = try await streak(harness, client, id, as: Self.alice)
+            #expect(kept.count == 2 && kept.lastCompletedDate == "2026-12-04")
+
+            // 00:00 on the 5th in Kiritimati is still the 4th where that day was counted.
+            harness.clock.set(Self.instant("2026-12-04T10:00:00Z"))
+            for user in [Self.alice, Self.bob] {
+                #expect(try await snap(harness, client, user, day: 3, zone: "Pacific/Kiritimati").status == .conflict)
+            }
+            #expect(try await streak(harness, client, id, as: Self.alice).count == 2)
+        }
+    }
+
     @Test func theHistoryPagesDaysNewestFirstAndKeepsUnansweredSnapsHidden() async throws {
         try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, _ in
             let id = try await befriend(harness, client, Self.alice, Self.bob).id

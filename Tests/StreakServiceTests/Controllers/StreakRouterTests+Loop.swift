@@ -68,6 +68,31 @@ extension StreakRouterTests {
         }
     }
 
+    /// StreakSnap: a new user whose friend accepted before they chose their window had their
+    /// first window drawn in UTC; choosing a zone draws today's again in it.
+    @Test func aFirstWindowDrawnInUTCIsDrawnAgainInTheZoneTheUserChooses() async throws {
+        // 00:05 UTC is 09:05 in Tokyo: the same date in both.
+        try await withStreak(at: Self.instant("2026-03-10T00:05:00Z"), windows: true) { harness, client, _ in
+            _ = try await befriend(harness, client, Self.alice, Self.bob)
+            let alice = try await harness.token(for: Self.alice)
+            let first = try await window(harness, client, Self.alice)
+            #expect(first.timeZone == "UTC" && first.date == "2026-03-10")
+            let chosen = try await client.send(
+                .put, "/v1/snaps/window", SnapWindowSettings(earliestHour: 12, timeZone: "Asia/Tokyo"), token: alice
+            ).json(SnapWindow.self)
+            #expect(chosen.timeZone == "Asia/Tokyo" && chosen.date == "2026-03-10" && chosen.earliestHour == 12)
+            // Noon to 23:30 in Tokyo (03:00 to 14:30 UTC).
+            #expect(chosen.opensAt >= Self.instant("2026-03-10T03:00:00Z"))
+            #expect(chosen.opensAt <= Self.instant("2026-03-10T14:30:00Z"))
+            #expect(try await window(harness, client, Self.alice) == chosen)
+            // Once drawn in the user's zone, the day keeps its window whatever they set next.
+            let later = try await client.send(
+                .put, "/v1/snaps/window", SnapWindowSettings(earliestHour: 20, timeZone: "Asia/Tokyo"), token: alice
+            ).json(SnapWindow.self)
+            #expect(later.opensAt == chosen.opensAt)
+        }
+    }
+
     @Test func theWindowJobAnnouncesTheWindowAndItsCloseUnlessTheUserSnapped() async throws {
         try await withStreak(at: Self.instant("2026-03-10T00:05:00Z")) { harness, client, runner in
             _ = try await befriend(harness, client, Self.alice, Self.bob)

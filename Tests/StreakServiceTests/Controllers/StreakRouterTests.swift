@@ -279,6 +279,41 @@ import Testing
         }
     }
 
+    /// StreakSnap: "suspension breaks all the user's streaks".
+    @Test func aSuspensionBreaksEveryStreakOfTheUserWithoutRecoveryAndBothAreTold() async throws {
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, _ in
+            let withBob = try await befriend(harness, client, Self.alice, Self.bob).id
+            let withCarol = try await befriend(harness, client, Self.alice, Self.carol).id
+            let bobAndCarol = try await befriend(harness, client, Self.bob, Self.carol).id
+            for day in 0..<2 {
+                for user in [Self.alice, Self.bob, Self.carol] {
+                    _ = try await snap(harness, client, user, day: day, zone: "UTC")
+                }
+                if day == 0 { harness.clock.advance(by: 86_400) }
+            }
+            #expect(try await streak(harness, client, withBob, as: Self.bob).count == 2)
+            let store = try store(harness)
+            try await store.database.write { db in
+                try store.restricted(Self.alice, .suspended, at: harness.clock.now(), in: db)
+            }
+            for id in [withBob, withCarol] {
+                let seen = try await streak(harness, client, id, as: Self.alice)
+                #expect(seen.status == .broken && seen.count == 0 && seen.recoverableUntil == nil)
+                #expect(seen.brokenCount == 2 && seen.missedBy == [Self.alice])
+            }
+            // Others' streaks go on; both members of each broken one hear of it.
+            #expect(try await streak(harness, client, bobAndCarol, as: Self.bob).status == .active)
+            let broken = try harness.outboxEvents(StreakBroken.self)
+            #expect(Set(broken.map(\.streakId)) == [withBob, withCarol])
+            #expect(broken.allSatisfy { $0.recoverableUntil == nil && $0.missedBy == [Self.alice] })
+            // A recovery token cannot bring it back (refused before the balance is asked).
+            let recover = try await client.request(
+                .post, "/v1/streaks/\(withBob)/recover", token: try await harness.token(for: Self.bob))
+            #expect(recover.status == .conflict && recover.error?.code == .recoveryUnavailable)
+            #expect(try await streak(harness, client, withBob, as: Self.bob).status == .broken)
+        }
+    }
+
     @Test func friendSearchShowsWhereEachPersonStandsWithoutTheSearcherOrBlockedPeople() async throws {
         try await withStreak(at: Date()) { harness, client, _ in
             _ = try await befriend(harness, client, Self.alice, Self.bob)

@@ -170,4 +170,34 @@ import Testing
             try progress.recover(at: Self.instant("2026-06-10T00:00:00Z"), pair: Self.pair("UTC", "UTC")) { _ in [] }
         }
     }
+
+    @Test func aSuspensionBreaksAtOnceForGoodButTheTwoCanStartAgain() throws {
+        let pair = Self.pair("UTC", "UTC")
+        var progress = Self.kept(5, through: "2026-06-09")
+        let none: (LocalDay) -> Set<String> = { _ in [] }
+        // Suspended on the 10th, the due day: the five days are lost at once, with no recovery.
+        let effects = progress.forfeit(.suspended, by: Self.a, on: Self.day("2026-06-10"))
+        #expect(
+            effects == [
+                .broken(
+                    StreakProgress.Break(day: Self.day("2026-06-10"), count: 5, missedBy: [Self.a]),
+                    recoverableUntil: nil)
+            ])
+        #expect(progress.status == .broken && progress.count == 0 && progress.dueDay == nil)
+        #expect(progress.recoverableUntil(pair: pair) == nil)
+        #expect(throws: StreakProgress.RecoveryRefusal.notBroken) {
+            try progress.recover(at: Self.instant("2026-06-10T12:00:00Z"), pair: pair, snapped: none)
+        }
+        #expect(progress.forfeit(.banned, by: Self.b, on: Self.day("2026-06-10")).isEmpty)
+        // Once both snap again, a new count starts; a day missed later is recoverable as ever.
+        #expect(progress.keep(Self.day("2026-06-20")) == [.kept(Self.day("2026-06-20"), count: 1)])
+        #expect(progress.keep(Self.day("2026-06-21")) == [.kept(Self.day("2026-06-21"), count: 2)])
+        _ = progress.settle(at: Self.instant("2026-06-23T00:00:00Z"), pair: pair, snapped: none)
+        #expect(progress.status == .broken && progress.forfeit == nil)
+        #expect(progress.recoverableUntil(pair: pair) == Self.instant("2026-06-24T00:00:00Z"))
+        #expect(progress.longest == 5)
+        // A pair with nothing to lose has nothing to break.
+        var fresh = Self.kept(0, through: "2026-06-09")
+        #expect(fresh.forfeit(.suspended, by: Self.a, on: Self.day("2026-06-10")).isEmpty)
+    }
 }

@@ -17,7 +17,8 @@ struct StreakRecord: ServiceRecord, Equatable {
     /// The last local day (`YYYY-MM-DD`) that kept the streak (both snapped, or recovered).
     var lastCompletedDate: String?
     var status: StreakStatus
-    /// `missed` (a day closed incomplete), or one of ``endings``; nil while it was never broken.
+    /// `missed` (a day closed incomplete), `suspended` or `banned` (a moderator's decision about
+    /// either, ``StreakProgress/Forfeit``), or one of ``endings``; nil while it was never broken.
     var brokenReason: String?
     /// The last missed day, the count it had, who missed it.
     var brokenDay: String?
@@ -130,7 +131,8 @@ struct StreakRecord: ServiceRecord, Equatable {
                     StreakProgress.Break(day: $0, count: brokenCount, missedBy: missedBy ?? [])
                 },
                 recoveryUsed: recoveryUsed, warned: warnedDay.flatMap(LocalDay.init),
-                ended: brokenReason.map(Self.endings.contains) ?? false)
+                ended: brokenReason.map(Self.endings.contains) ?? false,
+                forfeit: brokenReason.flatMap(StreakProgress.Forfeit.init))
         }
         set {
             status = newValue.status
@@ -138,7 +140,7 @@ struct StreakRecord: ServiceRecord, Equatable {
             longestCount = newValue.longest
             lastCompletedDate = newValue.lastKept?.description
             if let lastBreak = newValue.lastBreak, !newValue.ended {
-                if newValue.status == .broken { brokenReason = "missed" }
+                if newValue.status == .broken { brokenReason = newValue.forfeit?.rawValue ?? "missed" }
                 brokenDay = lastBreak.day.description
                 brokenCount = lastBreak.count
                 missedBy = lastBreak.missedBy
