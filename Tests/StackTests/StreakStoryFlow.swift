@@ -8,7 +8,8 @@ import Testing
 /// and Noah (London) snap every day for a week; the seventh day is a milestone whose share card
 /// downloads as a 1080×1920 PNG. On the eighth Noah forgets: at-risk, then broken, reach both
 /// in the notification centre and as pushes at the fake APNs. Noah buys a pack of recovery
-/// tokens (RevenueCat's webhook), recovers once, and the two keep going to day fourteen.
+/// tokens (RevenueCat's webhook), recovers once, and the two keep going to day fourteen. At
+/// 07:30 UTC the next day, Lea and Kim in Los Angeles live the day before UTC's.
 struct StreakStoryFlow {
     let flow: SliceFlow
     let fake: FakePushProviders
@@ -195,5 +196,45 @@ struct StreakStoryFlow {
         #expect(final.status == .active && final.count == 13 && final.longestCount == 13 && final.recoveryUsed)
         let tokens = try await flow.call(.GET, "/v1/recovery-tokens", as: noah.person).decode(RecoveryTokenBalance.self)
         #expect(tokens.balance == 2 && tokens.transactions.first?.type == .used)
+
+        try await behindUTC(at: at(day: 15, hour: 7.5))
+    }
+
+    /// StreakSnap, "when a user's local date is behind UTC's": at 07:30 UTC it is still the day
+    /// before in Los Angeles. Lea and Kim, who set their zone there, see that day's window,
+    /// prompt and calendar, keep it together, and a phone moved to Kiritimati (the next day
+    /// there already) banks no other day.
+    func behindUTC(at moment: Date) async throws {
+        try await stack.moveClock(to: moment)
+        fake.moveClock(to: moment)
+        let zone = "America/Los_Angeles"
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: zone)!
+        let parts = calendar.dateComponents([.year, .month, .day], from: moment)
+        let local = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        let lea = try await signUp("Lea", zone: zone, device: String(repeating: "c3", count: 32))
+        let kim = try await signUp("Kim", zone: zone, device: String(repeating: "d4", count: 32))
+        for account in [lea, kim] {
+            let window = try await flow.call(
+                .PUT, "/v1/snaps/window", as: account.person, json: SnapWindowSettings(earliestHour: 10, timeZone: zone)
+            )
+            #expect(try window.decode(SnapWindow.self).date == local, "\(window.text)")
+            let prompt = try await flow.call(.GET, "/v1/prompts/today", as: account.person)
+            #expect(try prompt.decode(DailyPrompt.self).date == local, "\(prompt.text)")
+        }
+        let id = try await flow.befriend(lea.person, kim.person).id
+        #expect(try await snap(lea, day: 15).localDate == local)
+        let kept = try await snap(kim, day: 15)
+        #expect(kept.localDate == local && kept.streaks.first { $0.id == id }?.count == 1)
+        let heatmap = try await flow.call(.GET, "/v1/streaks/calendar", as: lea.person).decode(HeatmapCalendar.self)
+        #expect(heatmap.to == local && heatmap.days.last == 1, "\(heatmap)")
+
+        // Lea's phone moves to Kiritimati: her day there has begun, but not where hers counts.
+        let photo = try await flow.upload(TestImages.jpeg(seed: 99), as: lea.person)
+        let moved = try await flow.call(
+            .POST, "/v1/snaps", as: lea.person, json: SnapCreate(mediaId: photo.id, timeZone: "Pacific/Kiritimati"))
+        #expect(moved.status == 409, "\(moved.text)")
+        let standing = try await streak(id, as: kim)
+        #expect(standing.count == 1 && standing.lastCompletedDate == local)
     }
 }
