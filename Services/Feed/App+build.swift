@@ -96,7 +96,7 @@ func buildRouter(
     MapController(store: store, index: mapIndex, clock: clock).addRoutes(to: routes)
     ChallengesController(
         store: store, media: dependencies.media, users: dependencies.users, settings: settings.challenges, clock: clock,
-        entropy: runtime.entropy
+        entropy: runtime.entropy, requireVerifiedEmail: runtime.settings.requireVerifiedEmail
     ).addRoutes(to: routes)
     ChallengeVotingController(store: store, maxRadius: settings.maxRadius, clock: clock).addRoutes(to: routes)
     SpotsController(

@@ -12,6 +12,9 @@ struct ChallengesController: Sendable {
     let settings: FeedSettings.Challenges
     let clock: any WallClock
     let entropy: any Entropy
+    /// `accounts.requireVerifiedEmail`: challenging needs a proven address (SkateHubba's answer
+    /// to limits dodged with throw-away accounts).
+    var requireVerifiedEmail = false
 
     static let maxTrickLength = 80
     /// The seed's tolerance on a clip's length.
@@ -31,6 +34,7 @@ struct ChallengesController: Sendable {
     /// `Retry-After` and the RateLimit headers). A blocked or unknown opponent is a 404.
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        try user.requireVerifiedEmail(if: requireVerifiedEmail)
         let body = try await request.decodeJSON(as: CreateChallengeRequest.self, context: context)
         let opponentID = try ObjectID.field(body.opponent, "opponent")
         guard opponentID != user.userID else { throw ServiceError.validation("You cannot challenge yourself.") }

@@ -24,8 +24,8 @@ import NIOCore
 /// - `client.connectTimeoutMs` (default 1000), `client.requestTimeoutSeconds` (default 30),
 ///   `client.maxResponseBytes` (default 4194304): internal HTTP client limits.
 /// - `accounts.requireVerifiedEmail` (default false): only accounts with a proven email
-///   address may post (feed), ask for friends (streak) and send messages (alerts); others get
-///   403 `EMAIL_VERIFICATION_REQUIRED`.
+///   address may post and challenge (feed), ask for friends (streak) and send messages
+///   (alerts); others get 403 `EMAIL_VERIFICATION_REQUIRED`.
 /// - `outbox.maxBackoffSeconds` (default 60): the longest wait between two delivery attempts
 ///   of an event to a subscriber that is down.
 /// - `log.level` (default `info`), `log.format` (`text` or `json`, default `text`).

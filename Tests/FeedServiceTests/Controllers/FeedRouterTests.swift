@@ -70,7 +70,7 @@ import Testing
         }
     }
 
-    @Test func whenConfiguredOnlyUsersWithAProvenEmailAddressMayPost() async throws {
+    @Test func whenConfiguredOnlyUsersWithAProvenEmailAddressMayPostOrChallenge() async throws {
         let verified = Mutex(false)
         let sessions = Lookup<SessionState> { id in
             SessionState(
@@ -82,6 +82,10 @@ import Testing
             let refused = try await client.post("/v1/posts", body, token: token)
             #expect(refused.status == .forbidden)
             #expect(refused.error?.code == .emailVerificationRequired)
+            // SkateHubba: nor may they challenge anyone.
+            let challenge = try await client.post(
+                "/v1/challenges", CreateChallengeRequest(opponent: Self.bob), token: token)
+            #expect(challenge.status == .forbidden && challenge.error?.code == .emailVerificationRequired)
             verified.withLock { $0 = true }
             harness.clock.advance(by: 6)  // past the session state's fresh interval
             #expect(try await client.post("/v1/posts", body, token: token).status == .created)
