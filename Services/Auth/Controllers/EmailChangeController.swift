@@ -34,8 +34,7 @@ struct EmailChangeController: Sendable {
             record, password: body.password, appleIdentityToken: body.appleIdentityToken, nonce: body.nonce)
         let (decision, sent) = try await email.requestEmailChange(userID: user.userID, newEmail: address)
         guard let sent else {
-            throw ServiceError.rateLimited(
-                "Too many mails to this address this hour.", policy: policy, decision: decision)
+            throw AccountMail.tooMany(policy, decision)
         }
         return try Response.json(sent, status: .accepted)
     }

@@ -24,14 +24,8 @@ struct EmailSignInController: Sendable {
     }
 
     @Sendable func send(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let body = try await request.decodeJSON(as: EmailAddressRequest.self, context: context)
-        let address = try Credentials.normalizedEmail(body.email)
-        let decision = try await email.request(AccountMail.Request(purpose: .signIn, address: address))
-        guard decision.allowed else {
-            throw ServiceError.rateLimited(
-                "Too many mails to this address this hour.", policy: policy, decision: decision)
-        }
-        return try Response.json(Self.accepted, status: .accepted)
+        try await PasswordResetController.mailByAddress(
+            .signIn, request, context, email: email, policy: policy, accepted: Self.accepted)
     }
 
     @Sendable func verify(_ request: Request, context: ServiceRequestContext) async throws -> Response {

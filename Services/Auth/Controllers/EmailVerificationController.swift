@@ -26,8 +26,7 @@ struct EmailVerificationController: Sendable {
         let user = try context.requireMember()
         let (decision, sent) = try await email.sendVerification(userID: user.userID)
         guard let sent else {
-            throw ServiceError.rateLimited(
-                "Too many mails to this address this hour.", policy: policy, decision: decision)
+            throw AccountMail.tooMany(policy, decision)
         }
         return try Response.json(sent, status: .accepted)
     }

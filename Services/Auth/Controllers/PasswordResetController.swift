@@ -24,14 +24,20 @@ struct PasswordResetController: Sendable {
 
     /// 202 whatever the address, or 429 past the address's hourly limit (for any address).
     @Sendable func forgot(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await Self.mailByAddress(.reset, request, context, email: email, policy: policy, accepted: Self.accepted)
+    }
+
+    /// A public route's mail asked for by address (a reset link, a sign-in code): `accepted`
+    /// with 202 for every address alike, or 429 past the address's hourly limit.
+    static func mailByAddress(
+        _ purpose: EmailPurpose, _ request: Request, _ context: ServiceRequestContext, email: EmailStore,
+        policy: RatePolicy, accepted: MailRequestAccepted
+    ) async throws -> Response {
         let body = try await request.decodeJSON(as: EmailAddressRequest.self, context: context)
         let address = try Credentials.normalizedEmail(body.email)
-        let decision = try await email.request(AccountMail.Request(purpose: .reset, address: address))
-        guard decision.allowed else {
-            throw ServiceError.rateLimited(
-                "Too many mails to this address this hour.", policy: policy, decision: decision)
-        }
-        return try Response.json(Self.accepted, status: .accepted)
+        let decision = try await email.request(AccountMail.Request(purpose: purpose, address: address))
+        guard decision.allowed else { throw AccountMail.tooMany(policy, decision) }
+        return try Response.json(accepted, status: .accepted)
     }
 
     @Sendable func page(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -59,6 +59,11 @@ struct AccountMail: Sendable {
         RatePolicy(name: "mail", limit: settings.perAddressPerHour, window: 3600)
     }
 
+    /// 429 for an address past its hourly limit, with the limit's headers.
+    static func tooMany(_ policy: RatePolicy, _ decision: RateDecision) -> ServiceError {
+        .rateLimited("Too many mails to this address this hour.", policy: policy, decision: decision)
+    }
+
     /// Admits `request` and schedules its `mail.request` job; the verdict.
     func request(_ request: Request, in db: Database) throws -> RateDecision {
         let decision = try admit(request.address, request.purpose, in: db)
