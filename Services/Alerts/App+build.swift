@@ -76,7 +76,7 @@ func buildRouter(
     ).addRoutes(to: routes)
     StreamController(
         store: store, streams: streams, clock: runtime.clock, heartbeat: settings.streamHeartbeat,
-        positionMaxAge: settings.duressReach.positionMaxAge
+        reach: settings.duressReach, jobs: jobs
     ).addRoutes(to: routes)
 
     let push = try PushClients(settings: settings, clock: runtime.clock)

@@ -48,6 +48,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
         try MediaStore.release(envelope.payload, outbox: store.outbox, in: db)
     }
     inbox.on(ContentRemoved.self) { envelope, db in try MediaStore.remove(envelope.payload, in: db) }
+    inbox.on(DuressRaised.self) { envelope, db in try MediaStore.duressRaised(envelope, in: db) }
     inbox.onUserDeleted { userID, db in try MediaStore.erase(userID: userID, blobs: blobs, uploads: files, in: db) }
 
     // The keys of view URLs: media's own, made and rotated here, fetched by every other service.

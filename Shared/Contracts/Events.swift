@@ -111,7 +111,7 @@ public enum EventCatalog {
         ContentHidden.eventType: [.feed, .streak, .alerts],
         UserBlocked.eventType: [.auth, .feed, .streak, .alerts],
         UserUnblocked.eventType: [.auth, .feed, .streak, .alerts],
-        DuressRaised.eventType: [.alerts],
+        DuressRaised.eventType: [.alerts, .media],
         DuressCleared.eventType: [.alerts],
         UserDeleted.eventType: [.media, .feed, .streak, .alerts, .moderation],
         RecoveryTokensPurchased.eventType: [.streak],

@@ -901,6 +901,15 @@ import Testing
                       AND latitude = 51.5 AND device_platform = 'ios'
                     """) == 1
         }),
+        "duress.raised → media": Effect(then: { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT incident_id FROM incident_session
+                    WHERE session_id = '5e550000-0000-4000-8000-000000000001'
+                      AND tenant_id = '7e7a0000-0000-4000-8000-000000000001'
+                    """) == "1c1d0000-0000-4000-8000-000000000001"
+        }),
         "challenge.created → alerts": Effect(then: { db in
             try challengeNotification("challenge_received", to: bob, link: "/challenge/\(challenge)", in: db)
         }),

@@ -71,7 +71,7 @@ struct DuressController: Sendable {
             )
         }
         let alerts = try await store.nearbyAlerts(
-            for: caller, around: center, radius: radius, positionMaxAge: reach.positionMaxAge, now: clock.now())
+            for: caller, around: center, radius: radius, reach: reach, jobs: jobs, now: clock.now())
         return try Response.json(NearbyAlerts(alerts: alerts))
     }
 
@@ -86,8 +86,11 @@ struct DuressController: Sendable {
             guard let payload = body.payload else {
                 throw ServiceError.validation("`payload` (the NFC tag's `trf:duress:<alertId>`) is required for NFC.")
             }
+            // The tag of the phone in duress names the alert its session was given: this alert,
+            // or (for a later sign-in under the same incident) a second name of it.
             guard payload.hasPrefix(Self.nfcPrefix),
-                ObjectID.canonical(String(payload.dropFirst(Self.nfcPrefix.count))) == alertID
+                let named = ObjectID.canonical(String(payload.dropFirst(Self.nfcPrefix.count))),
+                try await store.isName(named, of: alertID)
             else {
                 throw ServiceError(.nfcPayloadMismatch, "The NFC payload does not name this alert.")
             }

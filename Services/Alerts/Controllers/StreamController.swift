@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceHTTP
+import ServiceStore
 
 /// `GET /v1/notifications/stream`: the user's notifications live, as server-sent events
 /// (`text/event-stream`). The gateway carries it to WebSocket clients as one text frame per
@@ -19,8 +20,10 @@ struct StreamController: Sendable {
     let streams: LiveStreams
     let clock: any WallClock
     var heartbeat: Duration = .seconds(25)
-    /// How long a duress responder's position (`lat`, `lon`) counts.
-    var positionMaxAge: TimeInterval = 1_800
+    /// Who a duress alert reaches, and how long a position (`lat`, `lon`) counts.
+    var reach = AlertsStore.DuressReach(radius: 1_000, positionMaxAge: 1_800)
+    /// The jobs that push the duress alerts a place given here tells of.
+    var jobs: JobQueue
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
 
@@ -36,16 +39,7 @@ struct StreamController: Sendable {
         if let after, (try? ObjectID.path(after, "Notification")) == nil {
             throw ServiceError.validation("`after` is the id of a notification.")
         }
-        // A tenant's customer may say where they are: their last known position, as a poll of
-        // `/v1/alerts/nearby` records it.
-        if let place = try request.queryPoint() {
-            if let tenant = user.tenantID {
-                try await store.record(
-                    ResponderPositionRecord(
-                        userId: user.userID, tenantId: tenant, latitude: place.latitude, longitude: place.longitude,
-                        at: clock.now()), maxAge: positionMaxAge)
-            }
-        }
+        let place = try request.queryPoint()
         let live: LiveStreams.Subscription
         do {
             live = try streams.subscribe(user: user.userID, session: user.sessionID)
@@ -61,6 +55,14 @@ struct StreamController: Sendable {
         // what both carry is sent once.
         let missed: AlertsStore.Missed
         do {
+            // A tenant's customer may say where they are: their last known position, as a poll
+            // of `/v1/alerts/nearby` records it; an open alert near it is told on this stream.
+            if let place, let tenant = user.tenantID {
+                try await store.record(
+                    ResponderPositionRecord(
+                        userId: user.userID, tenantId: tenant, latitude: place.latitude, longitude: place.longitude,
+                        at: clock.now()), limited: user.limited, reach: reach, jobs: jobs)
+            }
             missed = try await store.missed(after: after, of: user.userID, limit: NotificationStreamQuery.replayLimit)
         } catch {
             live.close()

@@ -210,5 +210,18 @@ extension AlertsStore {
         // The copies of what lists show of people and media (views).
         ProfileMirror.registerMigration(&migrator)
         MediaMirror.registerMigration(&migrator)
+
+        migrator.registerMigration("alerts.v11.duress-incidents") { db in
+            // One alert per incident, however many sessions sign in under it: each session
+            // names the alert it belongs to, and a new sign-in finds its incident's alert.
+            try db.alter(table: "duress_session") { table in table.add(column: "incident_alert_id", .text) }
+            try db.execute(
+                sql: """
+                    UPDATE duress_session SET incident_alert_id =
+                        (SELECT id FROM duress_alert WHERE duress_alert.session_id = duress_session.session_id)
+                    """)
+            try db.create(index: "duress_session_by_alert", on: "duress_session", columns: ["alert_id"])
+            try db.create(index: "duress_alert_by_incident", on: "duress_alert", columns: ["incident_id"])
+        }
     }
 }

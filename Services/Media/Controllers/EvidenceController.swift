@@ -9,12 +9,14 @@ import ServiceHTTP
 /// Evidence never changes afterwards. Every step, and every view and export, is appended to a
 /// hash-chained custody log (`GET /v1/evidence/{id}/custody` verifies it). Only the tenant's
 /// responders and admins (and deployment admins) can read evidence; to anyone else it does
-/// not exist.
+/// not exist. They find it from a duress alert: `GET /v1/evidence?tenantId=&duressIncidentId=`
+/// lists what the sessions of that incident collected.
 struct EvidenceController: Sendable {
     /// The store, intake, presigner, settings, clock and randomness both presigning controllers use.
     let shared: PresignedObjects
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
+        routes.authenticated.get("/v1/evidence", use: list)
         routes.authenticated.post("/v1/evidence/presign", use: presign)
         routes.authenticated.post("/v1/evidence/finalize", use: finalize)
         routes.authenticated.get("/v1/evidence/:id", use: show)
@@ -37,7 +39,7 @@ struct EvidenceController: Sendable {
             id: id, tenantId: tenant, ownerId: user.userID, incidentId: body.incidentId,
             key: "evidence/\(body.incidentId)/\(id)", kind: nil, contentType: type,
             maxBytes: shared.settings.maxVideoBytes,
-            size: nil, sha256: nil, createdAt: now, uploadedAt: nil, finalizedAt: nil)
+            size: nil, sha256: nil, createdAt: now, uploadedAt: nil, finalizedAt: nil, sessionId: user.sessionID)
         try await shared.store.createEvidence(record)
         let expires = Int(now.timeIntervalSince1970) + shared.settings.presignUploadSeconds
         return try Response.json(
@@ -109,7 +111,31 @@ struct EvidenceController: Sendable {
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (record, user) = try await readable(context)
         try await shared.store.recordCustody(record.id, action: "viewed", actor: user.userID, at: shared.clock.now())
-        return try Response.json(record.evidence)
+        return try Response.json(record.evidence(duressIncident: try await shared.store.duressIncident(of: record)))
+    }
+
+    /// `GET /v1/evidence?tenantId=&duressIncidentId=`: the evidence an incident's sessions
+    /// collected (auth's incident id, as `GET /v1/alerts/duress` and the tenant's incidents show
+    /// it), newest first, paged, for the tenant's responders and admins; anyone else gets a 404,
+    /// as for a tenant that does not exist.
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireMember()
+        let query = request.uri.queryParameters
+        guard let tenantID = query.get("tenantId"),
+            user.has(.admin) || user.has(.tenantResponder, tenantID: tenantID)
+                || user.has(.tenantAdmin, tenantID: tenantID)
+        else { throw ServiceError.notFound("Tenant") }
+        guard let incident = query.get("duressIncidentId"), let incidentID = ObjectID.canonical(incident) else {
+            throw ServiceError.validation("`duressIncidentId` must be the id of a duress incident.")
+        }
+        let page = try PageRequest<TimePosition>(request: request)
+        let records = try await shared.store.evidence(
+            ofIncident: incidentID, tenantID: tenantID, after: page.position, limit: page.limit,
+            reader: user.userID, now: shared.clock.now())
+        return try Response.json(
+            Page(records, limit: page.limit, item: { $0.evidence(duressIncident: incidentID) }) {
+                TimePosition(createdAt: $0.createdAt, id: $0.id)
+            })
     }
 
     @Sendable func content(_ request: Request, context: ServiceRequestContext) async throws -> Response {

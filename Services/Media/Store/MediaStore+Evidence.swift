@@ -61,6 +61,43 @@ extension MediaStore {
         }
     }
 
+    /// `duress.raised` → the session is remembered under its incident, so the evidence it
+    /// collects is listed there. Applied once per event.
+    static func duressRaised(_ envelope: EventEnvelope<DuressRaised>, in db: Database) throws {
+        let event = envelope.payload
+        try IncidentSessionRecord(sessionId: event.sessionId, incidentId: event.incidentId, tenantId: event.tenantId)
+            .insert(db, onConflict: .ignore)
+    }
+
+    /// The duress incident `record`'s session was under, if auth has said so.
+    func duressIncident(of record: EvidenceRecord) async throws -> String? {
+        guard let session = record.sessionId else { return nil }
+        return try await database.tracedRead { db in try IncidentSessionRecord.fetchOne(db, key: session)?.incidentId }
+    }
+
+    /// `GET /v1/evidence?tenantId=&duressIncidentId=`: a page (`limit`, and one more to tell
+    /// whether another page follows) of the evidence collected in the sessions of a tenant's
+    /// duress incident, newest first; each piece shown is written to its custody log as
+    /// `viewed` by `reader`.
+    func evidence(
+        ofIncident incident: String, tenantID: String, after position: TimePosition?, limit: Int, reader: String,
+        now: Date
+    ) async throws -> [EvidenceRecord] {
+        try await database.tracedWrite { db in
+            let sessions = IncidentSessionRecord.filter(
+                Column("tenant_id") == tenantID && Column("incident_id") == incident
+            )
+            .select(Column("session_id"))
+            let records = try EvidenceRecord.filter(Column("tenant_id") == tenantID)
+                .filter(sessions.contains(EvidenceRecord.Columns.sessionId))
+                .newestFirst(after: position, limit: limit + 1, timeColumn: "created_at").fetchAll(db)
+            for record in records.prefix(limit) {
+                try Self.appendCustody(record.id, action: "viewed", actor: reader, at: now, in: db)
+            }
+            return records
+        }
+    }
+
     func recordCustody(_ id: String, action: String, actor: String, at now: Date) async throws {
         try await database.tracedWrite { db in try Self.appendCustody(id, action: action, actor: actor, at: now, in: db)
         }

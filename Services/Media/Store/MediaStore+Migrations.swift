@@ -131,5 +131,19 @@ extension MediaStore {
                 table.add(column: "description_revision", .integer).notNull().defaults(to: 0)
             }
         }
+
+        // Evidence under auth's duress incidents: the session each piece was collected in, and
+        // the incident each duress session signed in under.
+        migrator.registerMigration("media.v9.incident-evidence") { db in
+            try db.alter(table: "evidence") { table in table.add(column: "session_id", .text) }
+            try db.create(index: "evidence_by_session", on: "evidence", columns: ["session_id", "created_at"])
+            try db.create(table: "incident_session") { table in
+                table.column("session_id", .text).primaryKey()
+                table.column("incident_id", .text).notNull()
+                table.column("tenant_id", .text).notNull()
+            }
+            try db.create(
+                index: "incident_session_by_incident", on: "incident_session", columns: ["tenant_id", "incident_id"])
+        }
     }
 }

@@ -67,15 +67,19 @@ public struct Evidence: Codable, Sendable, Equatable {
     public var sha256: String?
     public var createdAt: Date
     public var finalizedAt: Date?
+    /// The duress incident (auth's, as on the tenant's alerts and incidents) the session that
+    /// collected it was under; shown to its readers, absent when unknown.
+    public var duressIncidentId: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, incidentId, key, kind, contentType, size, sha256, createdAt, finalizedAt
+        case id, incidentId, key, kind, contentType, size, sha256, createdAt, finalizedAt, duressIncidentId
     }
 
     public init(
         id: String, incidentId: String, key: String, kind: EvidenceKind?, contentType: String, size: Int?,
-        sha256: String?, createdAt: Date, finalizedAt: Date?
+        sha256: String?, createdAt: Date, finalizedAt: Date?, duressIncidentId: String? = nil
     ) {
+        self.duressIncidentId = duressIncidentId
         self.id = id
         self.incidentId = incidentId
         self.key = key

@@ -26,6 +26,9 @@ import Testing
     static let una = "00000000-0000-4000-8000-0000000000c1"
     /// Under duress too, 200 m from Tara.
     static let vera = "00000000-0000-4000-8000-0000000000a5"
+    /// Tara's second and third sign-ins under the same incident.
+    static let taraAgain = "00000000-0000-4000-8000-0000000001a1"
+    static let taraThird = "00000000-0000-4000-8000-0000000002a1"
     /// The tenant's responder (staff, no PIN), and another tenant's.
     static let rita = "00000000-0000-4000-8000-0000000000d1"
     static let otto = "00000000-0000-4000-8000-0000000000d2"
@@ -35,6 +38,9 @@ import Testing
         let refs = [tara: "TARA-1", nia: "NIA-7", fay: "FAY-3", nora: "NORA-2", oscar: "OSCAR-9", vera: "VERA-5"]
         switch id {
         case una: return SessionState(sessionId: id, userId: id, limited: false, roles: [])
+        case taraAgain, taraThird:
+            return SessionState(
+                sessionId: id, userId: tara, limited: true, roles: [], tenantId: tenant, customerRef: "TARA-1")
         case rita, otto:
             return SessionState(
                 sessionId: id, userId: id, limited: false,
@@ -57,13 +63,14 @@ import Testing
     }
 
     func raise(
-        _ harness: ServiceHarness, at location: GeoLocation?, user: String = tara, reference: String = "TARA-1",
-        incident: String = "1c1d0000-0000-4000-8000-000000000001"
+        _ harness: ServiceHarness, at location: GeoLocation?, user: String = tara, session: String? = nil,
+        reference: String = "TARA-1", incident: String = "1c1d0000-0000-4000-8000-000000000001"
     ) async throws {
         let envelope = EventEnvelope(
             id: UUID(), type: DuressRaised.eventType, source: .auth, occurredAt: harness.clock.now(),
             payload: DuressRaised(
-                incidentId: incident, tenantId: Self.tenant, customerRef: reference, userId: user, sessionId: user,
+                incidentId: incident, tenantId: Self.tenant, customerRef: reference, userId: user,
+                sessionId: session ?? user,
                 location: location, device: DeviceInfo(platform: "ios"), raisedAt: harness.clock.now()))
         let jobs = JobQueue(clock: harness.clock)
         try await harness.database().write { db in
@@ -368,6 +375,86 @@ import Testing
         }
     }
 
+    /// Transrify: a customer who signs in again and again under duress is one person in
+    /// danger, so colleagues see one alert, at the latest place; a colleague who polls after
+    /// the raise is told, once.
+    @Test func oneIncidentIsOneAlertAtItsLatestPlaceAndColleaguesWhoPollLaterAreTold() async throws {
+        let harness = try ServiceHarness(.alerts, sessions: Self.sessions)
+        let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
+        try await harness.test(parts) { client in
+            var tokens: [String: String] = [:]
+            for session in [Self.tara, Self.taraAgain, Self.taraThird, Self.nia, Self.fay] {
+                tokens[session] = try await harness.token(
+                    for: [Self.taraAgain, Self.taraThird].contains(session) ? Self.tara : session, session: session)
+            }
+            func told(_ user: String) throws -> [String] {
+                try harness.database().read { db in
+                    try String.fetchAll(
+                        db, sql: "SELECT type || ' ' || link FROM notification WHERE user_id = ? ORDER BY rowid",
+                        arguments: [user])
+                }
+            }
+            // Nia was last seen 5 km away when Tara first signed in under duress, at her place.
+            _ = try await nearby(client, tokens[Self.nia]!, at: Self.north(5_000))
+            try await raise(harness, at: Self.taraPlace)
+            let alertID = try await client.post(
+                "/v1/alerts/duress", DuressAlertRequest(sessionId: Self.tara, tenantKey: "tk_live", location: nil),
+                token: tokens[Self.tara]!
+            ).json(DuressAlertAccepted.self).alertId
+            #expect(try told(Self.nia).isEmpty)
+
+            // She signs in again: the app locates its session 100 m north before auth's event
+            // comes, then a third time with the place in the sign-in itself (event first).
+            let again = try await client.post(
+                "/v1/alerts/duress",
+                DuressAlertRequest(
+                    sessionId: Self.taraAgain, tenantKey: "tk_live",
+                    location: GeoLocation(latitude: Self.north(100).0, longitude: Self.north(100).1)),
+                token: tokens[Self.taraAgain]!)
+            let secondName = try again.json(DuressAlertAccepted.self).alertId
+            try await raise(harness, at: nil, session: Self.taraAgain)
+            let latest = GeoLocation(latitude: Self.north(150).0, longitude: Self.north(150).1)
+            try await raise(harness, at: latest, session: Self.taraThird)
+            let third = try await client.post(
+                "/v1/alerts/duress", DuressAlertRequest(sessionId: Self.taraThird, tenantKey: "tk_live", location: nil),
+                token: tokens[Self.taraThird]!
+            ).json(DuressAlertAccepted.self).alertId
+            #expect(third == alertID)
+            let rows = try await harness.database().read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM duress_alert") ?? 0
+            }
+            #expect(rows == 1)
+
+            // Nia comes within reach and polls: one alert, at the latest place, and she is told
+            // of it now (once, however often she polls).
+            for _ in 0..<2 {
+                let seen = try await nearby(client, tokens[Self.nia]!, at: Self.north(400)).json(NearbyAlerts.self)
+                #expect(seen.alerts.map(\.alertId) == [alertID])
+                #expect(seen.alerts.first?.location == latest)
+                #expect(seen.alerts.first.map { abs($0.distanceM - 250) <= 1 } == true)
+            }
+            #expect(try told(Self.nia) == ["duress_alert /alerts/\(alertID)"])
+            // The list of the tenant's alerts agrees: one.
+            let staff = try await harness.token(for: Self.rita, session: Self.rita)
+            let listed = try await client.get("/v1/alerts/duress?tenantId=\(Self.tenant)", token: staff)
+                .json(Page<DuressAlertState>.self)
+            #expect(listed.items.map(\.alertId) == [alertID])
+
+            // The second session's phone shows its own name of the alert on its NFC tag: Nia's
+            // tap acknowledges the one alert; a tag naming something else is refused.
+            let wrong = try await client.post(
+                "/v1/alerts/ack",
+                AlertAcknowledgementRequest(alertId: alertID, method: .nfc, payload: "trf:duress:\(UUID())"),
+                token: tokens[Self.nia]!)
+            #expect(wrong.status == .badRequest)
+            let tapped = try await client.post(
+                "/v1/alerts/ack",
+                AlertAcknowledgementRequest(alertId: alertID, method: .nfc, payload: "trf:duress:\(secondName)"),
+                token: tokens[Self.nia]!)
+            #expect(tapped.status == .ok, "\(String(buffer: tapped.body))")
+        }
+    }
+
     @Test func aLiveStreamOpenedWithAPlaceRecordsItLikeAPoll() async throws {
         // A stream whose client left ends at the next heartbeat: one a second, not 25.
         let harness = try ServiceHarness(
@@ -377,8 +464,17 @@ import Testing
             let nia = try await harness.token(for: Self.nia, session: Self.nia)
             let base = "http://127.0.0.1:\(client.port!)/v1/notifications/stream"
             let place = Self.north(300)
+            // Tara's alert was raised before Nia was ever seen: the place her stream opens
+            // with is within reach, so the stream tells her of it.
+            try await raise(harness, at: Self.taraPlace)
             let stream = try await EventStreamReader(url: base + "?lat=\(place.0)&lon=\(place.1)", token: nia)
             #expect(stream.status == 200)
+            var told = false
+            for _ in 0..<100 where !told {
+                told = stream.events.contains { $0.data.contains("\"duress_alert\"") }
+                if !told { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(told, "\(stream.events.map(\.data))")
             let recorded = try harness.database().read { db in
                 try Row.fetchOne(
                     db, sql: "SELECT tenant_id, latitude FROM responder_position WHERE user_id = ?",

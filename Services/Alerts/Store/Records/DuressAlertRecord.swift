@@ -3,9 +3,9 @@ import GRDB
 import ServiceHTTP
 import ServiceStore
 
-/// A row of `duress_alert`: one duress sign-in reported by auth, open until its incident is
-/// cleared. Its location is the sign-in's, replaced by what the app sends to
-/// `POST /v1/alerts/duress`.
+/// A row of `duress_alert`: one per duress incident reported by auth, however many sessions
+/// sign in under it, open until the incident is cleared. Its location is the latest place a
+/// sign-in gave or the app sent to `POST /v1/alerts/duress`.
 struct DuressAlertRecord: ServiceRecord, Equatable {
     static let databaseTableName = "duress_alert"
 
@@ -26,6 +26,7 @@ struct DuressAlertRecord: ServiceRecord, Equatable {
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case userId = "user_id"
+        case incidentId = "incident_id"
         case tenantId = "tenant_id"
         case sessionId = "session_id"
         case latitude, longitude

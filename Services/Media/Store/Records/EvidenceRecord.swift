@@ -21,17 +21,23 @@ struct EvidenceRecord: ServiceRecord {
     var createdAt: Date
     var uploadedAt: Date?
     var finalizedAt: Date?
+    /// The session it was collected in (nil on evidence from before sessions were recorded).
+    var sessionId: String?
 
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case key
+        case sessionId = "session_id"
     }
 
-    var evidence: Evidence {
+    var evidence: Evidence { evidence(duressIncident: nil) }
+
+    /// The evidence as its readers see it, with auth's duress incident its session was under.
+    func evidence(duressIncident: String?) -> Evidence {
         Evidence(
             id: id, incidentId: incidentId, key: key, kind: kind, contentType: contentType,
             size: finalizedAt == nil ? nil : size, sha256: finalizedAt == nil ? nil : sha256, createdAt: createdAt,
-            finalizedAt: finalizedAt)
+            finalizedAt: finalizedAt, duressIncidentId: duressIncident)
     }
 }
 
