@@ -25,6 +25,7 @@ enum AlertsInbox {
         inbox.on(ChallengeVotingStarted.self) { try AlertsStore.challengeVotingStarted($0, jobs: jobs, in: $1) }
         inbox.on(ChallengeCompleted.self) { try AlertsStore.challengeCompleted($0, jobs: jobs, in: $1) }
         inbox.on(SpotUnlocked.self) { try AlertsStore.spotUnlocked($0, jobs: jobs, in: $1) }
+        inbox.on(SpotNearby.self) { try AlertsStore.spotNearby($0, jobs: jobs, in: $1) }
         inbox.on(UserFollowed.self) { try AlertsStore.userFollowed($0, jobs: jobs, in: $1) }
         inbox.on(PostLiked.self) { try AlertsStore.postLiked($0, jobs: jobs, in: $1) }
         inbox.on(PostReplied.self) { try AlertsStore.postReplied($0, jobs: jobs, in: $1) }

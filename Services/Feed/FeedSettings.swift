@@ -19,6 +19,12 @@ import ServiceHTTP
 /// - `feed.challenges.perHour` (default 10): challenges a user may create an hour.
 /// - `feed.spots.perDay` (default 5): spots a user may create a day.
 /// - `feed.spots.checkInRadiusM` (default 200): how near a spot a check-in must be made.
+/// - `feed.spots.nearbyRadiusM` (default 300): how near a spot a phone's geofence report
+///   (`POST /v1/spots/nearby`) must be for `spot_nearby` to tell of it.
+/// - `feed.spots.nearbyRepeatHours` (default 24): a spot told of is not told again to the same
+///   user within this.
+/// - `feed.spots.nearbyGapMinutes` (default 60): after telling a user of one spot, no other is
+///   told to them within this (a skater rolling through a park hears of one spot, not ten).
 /// - `feed.follows.perDay` (default 400): people a user may start following a day.
 /// - `feed.housekeeping.intervalSeconds` (default 3600): how often timelines are trimmed and
 ///   old For You signals removed.
@@ -47,6 +53,14 @@ struct FeedSettings: Sendable {
     struct Spots: Sendable {
         var perDay: Int
         var checkInRadius: Double
+        var nearby = Nearby(radius: 300, repeatAfter: 86_400, gap: 3_600)
+
+        /// When `spot_nearby` tells of a spot.
+        struct Nearby: Sendable {
+            var radius: Double
+            var repeatAfter: TimeInterval
+            var gap: TimeInterval
+        }
 
         var limit: RatePolicy { RatePolicy(name: "spots", limit: perDay, window: 86400) }
     }
@@ -72,7 +86,12 @@ struct FeedSettings: Sendable {
             perHour: try reader.integer("feed.challenges.perHour", default: 10, in: 1...100_000))
         self.spots = Spots(
             perDay: try reader.integer("feed.spots.perDay", default: 5, in: 1...100_000),
-            checkInRadius: Double(try reader.integer("feed.spots.checkInRadiusM", default: 200, in: 10...10_000)))
+            checkInRadius: Double(try reader.integer("feed.spots.checkInRadiusM", default: 200, in: 10...10_000)),
+            nearby: Spots.Nearby(
+                radius: Double(try reader.integer("feed.spots.nearbyRadiusM", default: 300, in: 10...10_000)),
+                repeatAfter: TimeInterval(
+                    try reader.integer("feed.spots.nearbyRepeatHours", default: 24, in: 1...8_760) * 3600),
+                gap: TimeInterval(try reader.integer("feed.spots.nearbyGapMinutes", default: 60, in: 0...10_080) * 60)))
         self.follows = RatePolicy(
             name: "follows", limit: try reader.integer("feed.follows.perDay", default: 400, in: 1...100_000),
             window: 86400)

@@ -413,6 +413,7 @@ import Testing
         case ChallengeVotingStarted.eventType: return try roundTrip(ChallengeVotingStarted.self)
         case ChallengeCompleted.eventType: return try roundTrip(ChallengeCompleted.self)
         case SpotUnlocked.eventType: return try roundTrip(SpotUnlocked.self)
+        case SpotNearby.eventType: return try roundTrip(SpotNearby.self)
         case UserFollowed.eventType: return try roundTrip(UserFollowed.self)
         case ProfileCountsChanged.eventType: return try roundTrip(ProfileCountsChanged.self)
         case PostLiked.eventType: return try roundTrip(PostLiked.self)
@@ -926,6 +927,15 @@ import Testing
         "challenge.completed → alerts": Effect(then: { db in
             try challengeNotification("challenge_won", to: alice, link: "/challenge/\(challenge)/result", in: db)
                 && challengeNotification("challenge_lost", to: bob, link: "/challenge/\(challenge)/result", in: db)
+        }),
+        "spot.nearby → alerts": Effect(then: { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM notification WHERE type = 'spot_nearby' AND user_id = ?
+                    AND link = '/spots/5b070000-0000-4000-8000-000000000001'
+                    AND body = 'Venice Beach Skatepark is close to you'
+                    """, arguments: [alice]) == 1
         }),
         "spot.unlocked → alerts": Effect(then: { db in
             try Int.fetchOne(

@@ -84,6 +84,15 @@ extension AlertsStore {
 
 /// Spots.
 extension AlertsStore {
+    /// `spot.nearby` → `spot_nearby` "X is close to you" (the phone's geofence fired near it).
+    static func spotNearby(_ envelope: EventEnvelope<SpotNearby>, jobs: JobQueue, in db: Database) throws {
+        let event = envelope.payload
+        try insert(
+            .spotNearby, for: event.userId, values: ["spot": event.spotName],
+            data: ["spotId": event.spotId, "distanceM": String(event.distanceM)], actor: nil, event: envelope.header,
+            jobs: jobs, in: db)
+    }
+
     /// `spot.unlocked` → `spot_unlocked` "You checked in at X for the first time".
     static func spotUnlocked(_ envelope: EventEnvelope<SpotUnlocked>, jobs: JobQueue, in db: Database) throws {
         let event = envelope.payload

@@ -3,7 +3,8 @@ import Foundation
 import Hummingbird
 import ServiceHTTP
 
-/// Being at a spot: `POST /v1/spots/{id}/check-ins`, `PUT /v1/spots/{id}/rating`.
+/// Being at a spot: `POST /v1/spots/{id}/check-ins`, `PUT /v1/spots/{id}/rating`, and coming
+/// near one: `POST /v1/spots/nearby`.
 struct SpotVisitsController: Sendable {
     let store: FeedStore
     let settings: FeedSettings.Spots
@@ -13,6 +14,22 @@ struct SpotVisitsController: Sendable {
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
         routes.authenticated.post("/v1/spots/:id/check-ins", use: checkIn)
         routes.authenticated.put("/v1/spots/:id/rating", use: rate)
+        routes.authenticated.post("/v1/spots/nearby", use: nearby)
+    }
+
+    /// SkateHubba's geofence trigger: the phone reports where it is (`{lat, lng}`, from a region
+    /// it monitors or a background location update). The answer is the nearest spot within
+    /// `feed.spots.nearbyRadiusM` (or none), and whether the caller was told of it now with a
+    /// `spot_nearby` notification and push (deep link `/spots/{id}`; the `spot_nearby`
+    /// preference turns the push off). Told at most once a spot per
+    /// `feed.spots.nearbyRepeatHours`, and of one spot per `feed.spots.nearbyGapMinutes`;
+    /// never of one's own spots.
+    @Sendable func nearby(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let user = try context.requireMember()
+        let body = try await request.decodeJSON(as: CheckInRequest.self, context: context)
+        let place = try Coordinate(latitude: body.lat, longitude: body.lng)
+        let found = try await store.spotNearby(for: user.userID, at: place, rules: settings.nearby, now: clock.now())
+        return try Response.json(SpotNearbyAnswer(spot: found?.spot.contract, notified: found?.told ?? false))
     }
 
     /// Checks in where the caller stands, within `feed.spots.checkInRadiusM` of the spot (400

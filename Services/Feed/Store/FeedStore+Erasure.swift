@@ -46,6 +46,7 @@ extension FeedStore {
                 """, arguments: [userID])
         try SpotRatingRecord.filter(SpotRatingRecord.Columns.userId == userID).deleteAll(db)
         try SpotCheckInRecord.filter(SpotCheckInRecord.Columns.userId == userID).deleteAll(db)
+        try SpotNoticeRecord.filter(SpotNoticeRecord.Columns.userId == userID).deleteAll(db)
         try eraseFollows(of: userID, outbox: outbox, in: db)
     }
 }

@@ -407,5 +407,17 @@ extension FeedStore {
         // The copies of what lists show of people and media (views).
         ProfileMirror.registerMigration(&migrator)
         MediaMirror.registerMigration(&migrator)
+
+        // Who was told which spot was near them, and when (SkateHubba's `spot_nearby`).
+        migrator.registerMigration("feed.v16.spot-notices") { db in
+            try db.create(table: "spot_notice") { table in
+                table.column("user_id", .text).notNull()
+                table.column("spot_id", .text).notNull().references("spot", onDelete: .cascade)
+                table.column("told_at", .datetime).notNull()
+                table.primaryKey(["user_id", "spot_id"])
+            }
+            try db.create(index: "spot_notice_by_user", on: "spot_notice", columns: ["user_id", "told_at"])
+            try db.create(index: "spot_notice_by_spot", on: "spot_notice", columns: ["spot_id"])
+        }
     }
 }

@@ -195,6 +195,48 @@ extension FeedStore {
         }
     }
 
+    /// `POST /v1/spots/nearby`: the nearest spot `user` may see within `rules.radius` of
+    /// `place`, and whether they are told of it now. They are told (`spot.nearby`, in the same
+    /// transaction as the notice that keeps it from repeating) unless they created it, were
+    /// told of it within `rules.repeatAfter`, or were told of any spot within `rules.gap`.
+    /// Notices older than the repeat window go as new ones are written.
+    func spotNearby(
+        for user: String, at place: Coordinate, rules: FeedSettings.Spots.Nearby, now: Date
+    ) async throws -> (spot: SpotView, told: Bool)? {
+        try await database.tracedWrite { [outbox] db in
+            let around = try Self.scan(.spots, center: place, radius: rules.radius, after: nil, limit: 50, in: db) {
+                chunk in
+                let shown = try String.fetchSet(
+                    db,
+                    sql: """
+                        SELECT s.id FROM spot s WHERE s.id IN (SELECT value FROM json_each(:ids))
+                        AND \(Self.spotShown(to: ":viewer"))
+                        """, arguments: ["ids": JSONList.argument(chunk.map(\.id)), "viewer": user])
+                return chunk.filter { shown.contains($0.id) }
+            }
+            guard let nearest = around.min(by: { ($0.distance, $0.id) < ($1.distance, $1.id) }),
+                let spot = try SpotRecord.fetchOne(db, key: nearest.id)
+            else { return nil }
+            typealias Columns = SpotNoticeRecord.Columns
+            let mine = SpotNoticeRecord.filter(Columns.userId == user)
+            let recently = mine.filter(
+                Columns.spotId == spot.id && Columns.toldAt > now.addingTimeInterval(-rules.repeatAfter))
+            let lately = mine.filter(Columns.toldAt > now.addingTimeInterval(-rules.gap))
+            let told = try spot.creatorId != user && recently.isEmpty(db) && lately.isEmpty(db)
+            if told {
+                try mine.filter(Columns.toldAt <= now.addingTimeInterval(-rules.repeatAfter)).deleteAll(db)
+                try SpotNoticeRecord(userId: user, spotId: spot.id, toldAt: now).upsert(db)
+                try outbox.enqueue(
+                    SpotNearby(
+                        spotId: spot.id, spotName: spot.name, userId: user, distanceM: Int(nearest.distance.rounded())),
+                    in: db)
+            }
+            var view = try views([spot], viewer: user, in: db)[0]
+            view.distance = nearest.distance
+            return (view, told)
+        }
+    }
+
     /// `user`'s 1–5 stars for the spot (changeable); the spot's mean moves in the same transaction.
     func rate(spot id: String, by user: String, stars: Int, at now: Date) async throws -> SpotView? {
         try await database.tracedWrite { db in

@@ -126,7 +126,8 @@ public enum NotificationCatalog {
             type: .messageRequest, event: nil, critical: false, pushByDefault: true, title: "Message request",
             body: "{actor} wants to send you a message", link: "/messages/requests", governedBy: .message),
         NotificationKind(
-            type: .spotNearby, event: nil, critical: false, pushByDefault: true, title: "A spot nearby",
+            type: .spotNearby, event: SpotNearby.eventType, critical: false, pushByDefault: true,
+            title: "A spot nearby",
             body: "{spot} is close to you", link: "/spots/{spotId}"),
         NotificationKind(
             type: .spotUnlocked, event: SpotUnlocked.eventType, critical: false, pushByDefault: true,

@@ -143,6 +143,35 @@ public struct SpotRatingRequest: Codable, Sendable {
     }
 }
 
+/// `spot.nearby`: `userId`'s phone reported a place near the spot (SkateHubba's geofence
+/// trigger; notification `spot_nearby`).
+public struct SpotNearby: DomainEvent, Equatable {
+    public static let eventType: EventType = "spot.nearby"
+    public var spotId: String
+    public var spotName: String
+    public var userId: String
+    public var distanceM: Int
+
+    public init(spotId: String, spotName: String, userId: String, distanceM: Int) {
+        self.spotId = spotId
+        self.spotName = spotName
+        self.userId = userId
+        self.distanceM = distanceM
+    }
+}
+
+/// `POST /v1/spots/nearby`: the nearest spot to the place reported, if any, and whether
+/// the caller was told of it now (`spot_nearby`).
+public struct SpotNearbyAnswer: Codable, Sendable, Equatable {
+    public var spot: Spot?
+    public var notified: Bool
+
+    public init(spot: Spot?, notified: Bool) {
+        self.spot = spot
+        self.notified = notified
+    }
+}
+
 /// `spot.unlocked`: `userId` checked in at the spot for the first time (activity `spot_unlocked`).
 public struct SpotUnlocked: DomainEvent, Equatable {
     public static let eventType: EventType = "spot.unlocked"

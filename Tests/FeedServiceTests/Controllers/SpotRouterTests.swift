@@ -252,6 +252,52 @@ import Testing
         }
     }
 
+    /// SkateHubba's `spot_nearby` ("Geofence trigger", deep link `/spots/{id}`): the phone
+    /// reports where it is, and hears of the nearest spot once a day, of one spot an hour,
+    /// never of its own.
+    @Test func aPhoneNearASpotIsToldOfItOnceADayAndOfOneSpotAnHour() async throws {
+        try await withFeed(config: ["feed.spots.nearbyRadiusM": "300"]) { harness, client in
+            let venice = try await create(harness, client, Self.spot("Venice")).json(Spot.self)
+            let pierPlace = SpotLocation(lat: Self.venice.lat + 0.0027, lng: Self.venice.lng, address: nil)  // ~300 m
+            let pier = try await create(harness, client, Self.spot("Pier", at: pierPlace)).json(Spot.self)
+            func report(_ lat: Double, by user: String = bob) async throws -> SpotNearbyAnswer {
+                let response = try await client.post(
+                    "/v1/spots/nearby", CheckInRequest(lat: lat, lng: Self.venice.lng),
+                    token: try await harness.token(for: user))
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                return try response.json(SpotNearbyAnswer.self)
+            }
+            let bob = Self.bob
+            // ~55 m from Venice: told, with how far it is.
+            let first = try await report(Self.venice.lat + 0.0005)
+            #expect(first.spot?.id == venice.id && first.notified)
+            #expect(first.spot?.distanceM.map { $0 > 50 && $0 < 60 } == true)
+            #expect(try await report(Self.venice.lat + 0.0005).notified == false)
+            // Rolling on to the pier within the hour: the pier is the nearest, but not told yet.
+            let atPier = try await report(pierPlace.lat)
+            #expect(atPier.spot?.id == pier.id && !atPier.notified)
+            harness.clock.advance(by: 61 * 60)
+            #expect(try await report(pierPlace.lat).notified)
+            // Back at Venice two hours on: told today already; a day later, again.
+            harness.clock.advance(by: 2 * 3600)
+            #expect(try await report(Self.venice.lat).notified == false)
+            harness.clock.advance(by: 22 * 3600)
+            #expect(try await report(Self.venice.lat).notified)
+            // Alice is never told of her own spot; 5 km away there is no spot at all.
+            let own = try await report(Self.venice.lat, by: Self.alice)
+            #expect(own.spot?.id == venice.id && !own.notified)
+            let nowhere = try await report(Self.venice.lat + 0.045)
+            #expect(nowhere.spot == nil && !nowhere.notified)
+            #expect(
+                try harness.outboxEvents(SpotNearby.self).map { "\($0.spotName) \($0.userId)" } == [
+                    "Venice \(bob)", "Pier \(bob)", "Venice \(bob)",
+                ])
+            let bad = try await client.post(
+                "/v1/spots/nearby", CheckInRequest(lat: 91, lng: 0), token: try await harness.token(for: bob))
+            #expect(bad.status == .badRequest)
+        }
+    }
+
     @Test func ratingsAreOneEachChangeableAndLeaveWithTheirUser() async throws {
         try await withFeed { harness, client in
             let spot = try await create(harness, client, Self.spot("Venice")).json(Spot.self)
