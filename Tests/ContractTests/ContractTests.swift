@@ -285,7 +285,7 @@ import Testing
                         // An error's request id differs on every call: the recording has none.
                         #expect(
                             try JSONValue(data: response.body).withoutRequestID == expected,
-                            "\(interaction.description)")
+                            "\(interaction.description): \(String(decoding: response.body, as: UTF8.self))")
                     }
                 }
                 // Nobody else may ask.

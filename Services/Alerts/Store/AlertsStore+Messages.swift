@@ -42,7 +42,10 @@ extension AlertsStore {
 
     /// Stores `outgoing` as message `id`, opening the conversation when the two have none, and
     /// in the same transaction tells the recipient (unless the message is hidden from them)
-    /// and names them a reader of its media.
+    /// and names them a reader of its media. What media answered of that media when the send
+    /// looked it up goes into the copy views read (unless the copy holds a later revision), so
+    /// the message's view has its URLs from the moment it is answered, before
+    /// `media.described` arrives.
     /// Opening one counts against `newConversations` (429 beyond it).
     func send(
         _ outgoing: OutgoingMessage, id: String, at now: Date, newConversations: RatePolicy, jobs: JobQueue
@@ -54,6 +57,7 @@ extension AlertsStore {
             let conversation = try Self.conversation(
                 between: sender, and: recipient, recipientFolder: outgoing.recipientFolder, id: id, at: now,
                 limit: newConversations, in: db)
+            if let described = outgoing.media?.described { _ = try MediaMirror.apply(described, in: db) }
             var message = MessageRecord(
                 seq: nil, id: id, conversationId: conversation, senderId: sender, text: outgoing.text,
                 mediaId: outgoing.media?.id, createdAt: now)

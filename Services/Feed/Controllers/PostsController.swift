@@ -69,7 +69,8 @@ struct PostsController: Sendable {
         let (post, created) = try await store.create(
             FeedStore.NewPost(
                 record: record, moreMedia: Array(draft.mediaIds.dropFirst()), mentioned: mentioned,
-                author: EventActor(userId: user.userID, displayName: name ?? "Someone")))
+                author: EventActor(userId: user.userID, displayName: name ?? "Someone"),
+                described: draft.mediaIds.compactMap { found[$0]?.described }))
         if created { context.logger.info("post created", metadata: ["post_id": "\(post.id)"]) }
         guard let view = try await store.post(id: post.id, viewer: user.userID) else {
             throw ServiceError.notFound("Post")

@@ -22,6 +22,9 @@ struct FeedStore: Sendable {
         /// Users named with `@username` in the words.
         var mentioned: [String] = []
         var author: EventActor
+        /// What media answered of the post's media: kept in the copy views read, so the post
+        /// shows its photos before `media.described` arrives.
+        var described: [MediaDescribed] = []
     }
 
     /// Stores a post and, in the same transaction, counts it, tells media that its photos are
@@ -33,6 +36,7 @@ struct FeedStore: Sendable {
     /// see and not deleted (404).
     func create(_ new: NewPost) async throws -> (post: PostRecord, created: Bool) {
         try await database.tracedWrite { [outbox, jobs] db in
+            for description in new.described { _ = try MediaMirror.apply(description, in: db) }
             var record = new.record
             if let mediaId = record.mediaId,
                 let existing = try PostRecord.filter(PostRecord.Columns.mediaId == mediaId).fetchOne(db)

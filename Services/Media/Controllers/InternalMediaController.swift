@@ -2,8 +2,8 @@ import Contracts
 import Hummingbird
 import ServiceHTTP
 
-/// `GET /internal/media/{id}`: the owner and state of a media object, for services that are
-/// about to reference it; `GET /internal/media/{id}/preview` (moderation's certificate): its
+/// `GET /internal/media/{id}`: the owner and state of a media object, and what views show of
+/// it (`described`), for services that are about to reference it; `GET /internal/media/{id}/preview` (moderation's certificate): its
 /// 300×300 thumbnail or a video's poster, held or not, for the moderation console. For the
 /// services that show media: `GET /internal/media/descriptions?limit=&cursor=`, every media
 /// object as `media.described` says it (a copy's first fill), and `GET
@@ -44,7 +44,9 @@ struct InternalMediaController: Sendable {
         try await PeerIdentity.require(context, oneOf: Self.callers)
         let id = try ObjectID.path(context.parameters.require("id"), "Media")
         guard let record = try await store.media(id: id) else { throw ServiceError.notFound("Media") }
-        return try Response.json(record.summary)
+        var summary = record.summary
+        summary.described = record.describedEvent
+        return try Response.json(summary)
     }
 
     @Sendable func preview(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -50,7 +50,8 @@ struct SnapsController: Sendable {
             localDate: LocalDay(now, in: zone).description, timeZone: zone.identifier, caption: caption, prompt: prompt,
             createdAt: now)
         let (counted, standings) = try await store.snap(
-            record, ready: summary.status == .ready, into: targets, zone: zone, at: now)
+            record, ready: summary.status == .ready, into: targets, zone: zone, at: now,
+            described: summary.described)
         let snap = Snap(
             id: record.id, mediaId: mediaID, localDate: counted.localDate, timeZone: counted.timeZone,
             caption: caption, prompt: prompt, createdAt: now,

@@ -37,11 +37,14 @@ extension StreakStore {
     /// reveal, through `media.attached`). A streak named twice for one day, or that is not
     /// theirs, refuses the whole snap. Returns the streaks it went into, as they now stand.
     func snap(
-        _ snap: SnapRecord, ready: Bool, into targets: [String]?, zone: TimeZone, at now: Date
+        _ snap: SnapRecord, ready: Bool, into targets: [String]?, zone: TimeZone, at now: Date,
+        described: MediaDescribed? = nil
     ) async throws
         -> (SnapRecord, [StreakStanding])
     {
         try await database.tracedWrite { db in
+            // What media answered of the photo: friends' cards show it before `media.described`.
+            if let described { _ = try MediaMirror.apply(described, in: db) }
             let user = snap.userId
             var snap = snap
             let (day, dayZone) = LocalDay.counted(at: now, in: zone, after: try Self.lastCountedDay(of: user, in: db))

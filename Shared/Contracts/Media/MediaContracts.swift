@@ -84,8 +84,16 @@ public struct MediaSummary: Codable, Sendable, Equatable {
     public var status: MediaStatus
     /// Videos: the duration in milliseconds, from the container (known while still processing).
     public var durationMs: Int?
+    /// What views show of it, as its latest `media.described` says: a service that references
+    /// it keeps this in its copy in the same transaction, so its views need not wait for the
+    /// event.
+    public var described: MediaDescribed?
 
-    public init(id: String, ownerId: String, contentType: String, status: MediaStatus, durationMs: Int? = nil) {
+    public init(
+        id: String, ownerId: String, contentType: String, status: MediaStatus, durationMs: Int? = nil,
+        described: MediaDescribed? = nil
+    ) {
+        self.described = described
         self.id = id
         self.ownerId = ownerId
         self.contentType = contentType

@@ -55,4 +55,29 @@ import Testing
             #expect(try await messages.notifications(client, bob).first?.actor?.displayName == "Alice L")
         }
     }
+
+    /// All apps: a DM photo just sent is loadable by its recipient at once. The send keeps
+    /// what media answered of the photo, so the view has its URLs before `media.described`
+    /// reaches alerts.
+    @Test func aPhotoJustSentHasItsURLsBeforeMediaDescribesIt() async throws {
+        try await messages.withMessages { harness, client in
+            let (alice, bob) = (
+                try await harness.token(for: Messages.alice), try await harness.token(for: Messages.bob)
+            )
+            #expect(try await messages.send(client, alice, to: Messages.bob, media: Messages.photo).status == .created)
+            #expect(
+                try await messages.send(client, alice, to: Messages.bob, media: Messages.freshPhoto).status == .created)
+            let conversation = try #require(try await messages.folder(client, bob, .inbox).first)
+            let page = try await client.get("/v1/messages/conversations/\(conversation.id)/messages", token: bob)
+                .json(Page<DirectMessage>.self)
+            let views = Dictionary(uniqueKeysWithValues: page.items.compactMap { $0.media.map { ($0.id, $0) } })
+            let fresh = try #require(views[Messages.freshPhoto])
+            #expect(fresh.kind == .photo && fresh.status == .ready && fresh.placeholder != nil)
+            #expect(fresh.displayURL?.hasPrefix("/v1/media/views/\(Messages.freshPhoto)/display?exp=") == true)
+            // Without a description (media always gives one; this lookup does not) the message
+            // names its photo and carries no view: nothing a phone would draw as broken.
+            let undescribed = try #require(page.items.first { $0.mediaId == Messages.photo })
+            #expect(undescribed.media == nil)
+        }
+    }
 }

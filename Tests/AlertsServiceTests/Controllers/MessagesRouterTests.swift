@@ -17,6 +17,9 @@ import Testing
     static let photo = "30000000-0000-4000-8000-000000000001"
     static let processing = "30000000-0000-4000-8000-000000000002"
     static let carolsPhoto = "30000000-0000-4000-8000-000000000003"
+    /// Uploaded a moment ago: media's answer to the lookup describes it, but no
+    /// `media.described` has reached alerts yet.
+    static let freshPhoto = "30000000-0000-4000-8000-000000000004"
 
     /// Alerts with Alice, Bob and Carol known to auth; Bob follows Alice (not Carol).
     func withMessages(
@@ -34,6 +37,11 @@ import Testing
                     id: Self.processing, ownerId: Self.alice, contentType: "video/mp4", status: .processing),
                 Self.carolsPhoto: MediaSummary(
                     id: Self.carolsPhoto, ownerId: Self.carol, contentType: "image/jpeg", status: .ready),
+                Self.freshPhoto: MediaSummary(
+                    id: Self.freshPhoto, ownerId: Self.alice, contentType: "image/jpeg", status: .ready,
+                    described: ServiceHarness.described(
+                        MediaSummary(
+                            id: Self.freshPhoto, ownerId: Self.alice, contentType: "image/jpeg", status: .ready))),
             ]),
             follows: .fixed([
                 "\(Self.bob)/\(Self.alice)": FollowEdge(followerId: Self.bob, followeeId: Self.alice, since: Date())

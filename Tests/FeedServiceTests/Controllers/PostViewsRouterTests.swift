@@ -30,6 +30,20 @@ import Testing
         return try response.json(Value.self)
     }
 
+    /// A photo posted a moment after its upload shows at once: the post keeps what media
+    /// answered of it, before `media.described` reaches feed.
+    @Test func aPhotoPostedJustAfterItsUploadShowsAtOnce() async throws {
+        try await threads.withFeed { harness, client, _, _ in
+            let post = try await threads.post(
+                harness, client, CreatePostRequest(text: "Fresh", mediaIds: [Threads.mediaID(10)])
+            ).json(Post.self)
+            let seen = try await get(harness, client, "/v1/posts/\(post.id)", as: Self.carol, Post.self)
+            let photo = try #require(seen.media?.first)
+            #expect(photo.kind == .photo && photo.placeholder != nil)
+            #expect(photo.displayURL?.hasPrefix("/v1/media/views/\(Threads.mediaID(10))/display?exp=") == true)
+        }
+    }
+
     @Test func aPostCarriesItsAuthorAndMediaAndAReplyTheOnesItAnswers() async throws {
         try await threads.withFeed { harness, client, runner, _ in
             try harness.mirror(people: Self.people, media: Threads.library, avatars: [Self.alice: Threads.mediaID(6)])

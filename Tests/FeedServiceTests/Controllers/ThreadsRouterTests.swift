@@ -24,6 +24,11 @@ import Testing
             MediaSummary(id: mediaID(7), ownerId: alice, contentType: "video/mp4", status: .processing),
             MediaSummary(id: mediaID(8), ownerId: bob, contentType: "image/jpeg", status: .ready),
             MediaSummary(id: mediaID(9), ownerId: carol, contentType: "image/jpeg", status: .ready),
+            // Just uploaded: media's answer describes it; no `media.described` has reached feed.
+            MediaSummary(
+                id: mediaID(10), ownerId: alice, contentType: "image/jpeg", status: .ready,
+                described: ServiceHarness.described(
+                    MediaSummary(id: mediaID(10), ownerId: alice, contentType: "image/jpeg", status: .ready))),
         ]
 
     static let names = [alice: "Alice", bob: "Bob", carol: "Carol"]

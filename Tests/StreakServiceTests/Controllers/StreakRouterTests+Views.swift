@@ -9,6 +9,23 @@ import Testing
 /// What streak's lists carry for their screens: each request's two people, each friend and
 /// streak's friend, and a snap's photo as a view, only once the reader may see it.
 extension StreakRouterTests {
+    /// A snap sent a moment after its upload shows at once: the snap keeps what media
+    /// answered of the photo, before `media.described` reaches streak.
+    @Test func aSnapSentJustAfterItsUploadShowsAtOnce() async throws {
+        let fresh = Self.media(Self.bob, 0)
+        try await withStreak(at: Self.instant("2026-03-10T10:00:00Z"), unmirrored: [fresh]) { harness, client, _ in
+            let (alice, bob) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.bob))
+            _ = try await client.post("/v1/friends/requests", FriendRequestCreate(userId: Self.bob), token: alice)
+            let incoming = try await client.get("/v1/friends/requests?direction=incoming", token: bob)
+                .json(Page<FriendRequest>.self).items
+            _ = try await client.request(
+                .post, "/v1/friends/requests/\(try #require(incoming.first).id)/accept", token: bob)
+            #expect(try await snap(harness, client, Self.bob, day: 0, zone: "UTC").status == .created)
+            let bobs = try #require(try await feed(harness, client, as: Self.bob).first).today.mine?.media
+            #expect(bobs?.id == fresh && bobs?.displayURL != nil)
+        }
+    }
+
     @Test func listsCarryTheirPeopleAndASnapsPhotoOnlyOnceRevealed() async throws {
         try await withStreak(at: Self.instant("2026-03-10T10:00:00Z")) { harness, client, _ in
             let (alice, bob) = (try await harness.token(for: Self.alice), try await harness.token(for: Self.bob))

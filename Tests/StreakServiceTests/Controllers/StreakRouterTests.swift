@@ -28,7 +28,8 @@ import Testing
     /// user and day: ready, except those named in `processing`. `sessions` answers as auth would
     /// (premium, say); without it sessions are not checked.
     func withStreak(
-        at start: Date, processing: Set<String> = [], sessions: Lookup<SessionState>? = nil,
+        at start: Date, processing: Set<String> = [], unmirrored: Set<String> = [],
+        sessions: Lookup<SessionState>? = nil,
         windows: Bool = false, cards: ShareCardDesk = ShareCardDesk(), config: [String: String] = [:],
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol, JobRunner) async throws -> Void
     ) async throws {
@@ -40,9 +41,12 @@ import Testing
         for user in Self.users.keys {
             for day in 0..<40 {
                 let id = Self.media(user, day)
-                library[id] = MediaSummary(
+                var summary = MediaSummary(
                     id: id, ownerId: user, contentType: "image/jpeg",
                     status: processing.contains(id) ? .processing : .ready)
+                // Just uploaded: media's answer describes it, its event has not come yet.
+                if unmirrored.contains(id) { summary.described = ServiceHarness.described(summary) }
+                library[id] = summary
             }
         }
         let dependencies = StreakDependencies(
@@ -64,7 +68,7 @@ import Testing
         try harness.mirror(
             people: Self.users.map { UserSummary(id: $0.key, displayName: $0.value) }
                 + [UserSummary(id: Self.gus, displayName: "Gus")],
-            media: Array(library.values))
+            media: library.values.filter { !unmirrored.contains($0.id) })
         try await harness.test(parts) { client in try await body(harness, client, runner) }
     }
 
