@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import ServiceHTTP
@@ -152,6 +153,61 @@ struct DuressStoryFlow {
         #expect(listed.map(\.alertId) == [alertID])
         #expect(listed.first?.acknowledgements.map(\.customerRef) == ["nia007"])
         #expect(listed.first?.acknowledgements.map(\.method) == [.nfc])
+
+        // Tara signs in again under duress and her app places it 100 m north: still one alert,
+        // moved there. Fay, who was 5 km away at the raise, comes within reach and polls: she
+        // sees that one alert and is told of it now.
+        let (taraAgain, secondSession) = try await pinLogin(tenant.apiKey, "tara01", "1357", verdict: .duress)
+        let moved = GeoLocation(latitude: Self.taraPlace.latitude + 100 / 111_195, longitude: Self.taraPlace.longitude)
+        let replaced = try await flow.call(
+            .POST, "/v1/alerts/duress", as: taraAgain,
+            json: DuressAlertRequest(
+                sessionId: secondSession, tenantKey: tenant.apiKey, location: moved, device: DeviceInfo(platform: "ios")
+            ))
+        #expect(replaced.status == 200, "\(replaced.text)")
+        var rows: [NearbyAlert] = []
+        #expect(
+            await flow.eventually {
+                rows = (try? await nearby(fay, Self.north(500))) ?? []
+                return rows.first?.location == moved
+            }, "the alert never moved to Tara's latest place: \(rows)")
+        #expect(rows.map(\.alertId) == [alertID])
+        #expect(
+            await flow.eventually {
+                (try? await flow.notifications(of: fay))?.contains { $0.type == .duressAlert } == true
+            }, "Fay, within reach after the raise, was never told")
+        let stillOne = try await flow.call(.GET, "/v1/alerts/duress?tenantId=\(tenant.tenant.id)", as: rita)
+            .decode(Page<DuressAlertState>.self).items
+        #expect(stillOne.map(\.alertId) == [alertID])
+
+        // Evidence from the second session (under an incident id the app made up) is listed for
+        // the responder under the incident on the alert (requirement 19).
+        let presigned = try await flow.call(
+            .POST, "/v1/evidence/presign", as: taraAgain,
+            json: EvidencePresignRequest(incidentId: "app-incident-7", contentType: "text/plain")
+        ).decode(EvidencePresigned.self)
+        let note = Data("Two men at the depot door".utf8)
+        let stored = try await flow.call(
+            .PUT, presigned.uploadUrl, bytes: note, headers: [("content-type", "text/plain")])
+        #expect(stored.status == 204, "\(stored.text)")
+        let sealed = try await flow.call(
+            .POST, "/v1/evidence/finalize", as: taraAgain,
+            json: EvidenceFinalizeRequest(
+                incidentId: "app-incident-7", kind: .text, key: presigned.key, size: note.count,
+                sha256: Hex.encode(SHA256.hash(data: note))))
+        #expect(sealed.status == 200, "\(sealed.text)")
+        let evidenceID = try sealed.decode(Evidence.self).id
+        let incident = try #require(stillOne.first?.incidentId)
+        var found: [Evidence] = []
+        #expect(
+            await flow.eventually {
+                found =
+                    (try? await flow.call(
+                        .GET, "/v1/evidence?tenantId=\(tenant.tenant.id)&duressIncidentId=\(incident)", as: rita
+                    ).decode(Page<Evidence>.self).items) ?? []
+                return !found.isEmpty
+            }, "the incident's evidence never listed")
+        #expect(found.map(\.id) == [evidenceID] && found.first?.duressIncidentId == incident)
         await channel.stop()
         try alerts.close()
     }

@@ -190,5 +190,36 @@ struct SkateHubbaStoryFlow {
         }
         let won = try #require(try await flow.notifications(of: kai).first { $0.type == .challengeWon })
         #expect(won.link == "/challenge/\(id)/result" && won.body == "You beat Leo 2–0")
+
+        // `spot_nearby`, the geofence trigger: Max's spot is near where Kai's phone reports; he
+        // hears of it once, in the centre and on his phone, linking the spot.
+        let made = try await flow.acknowledged(
+            .POST, "/v1/spots", as: max,
+            json: SpotInput(
+                name: "Harbour Ledges", description: "Ledges by the water",
+                location: SpotLocation(lat: Self.place.lat, lng: Self.place.lon, address: nil),
+                difficulty: .intermediate, tags: []), headers: [("idempotency-key", "spot-max-harbour")])
+        #expect(made.status == 201, "\(made.text)")
+        let spotID = try made.decode(Spot.self).id
+        let here = CheckInRequest(lat: Self.place.lat + 0.001, lng: Self.place.lon)
+        let told = try await flow.call(.POST, "/v1/spots/nearby", as: kai, json: here)
+        #expect(told.status == 200, "\(told.text)")
+        let answer = try told.decode(SpotNearbyAnswer.self)
+        #expect(answer.spot?.id == spotID && answer.notified)
+        let again = try await flow.call(.POST, "/v1/spots/nearby", as: kai, json: here).decode(SpotNearbyAnswer.self)
+        #expect(again.spot?.id == spotID && !again.notified)
+        var nearby: AppNotification?
+        #expect(
+            await flow.eventually {
+                nearby = try? await flow.notifications(of: kai).first { $0.type == .spotNearby }
+                return nearby != nil
+            }, "Kai was never told of the spot")
+        #expect(nearby?.link == "/spots/\(spotID)" && nearby?.body == "Harbour Ledges is close to you")
+        #expect(
+            await flow.eventually {
+                fake.pushes.contains {
+                    $0.token == phones[kai.id] && NotificationFlow.notificationID(of: $0) == nearby?.id
+                }
+            }, "the spot_nearby push never reached Kai's phone")
     }
 }

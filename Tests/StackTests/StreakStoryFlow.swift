@@ -223,9 +223,14 @@ struct StreakStoryFlow {
             #expect(try prompt.decode(DailyPrompt.self).date == local, "\(prompt.text)")
         }
         let id = try await flow.befriend(lea.person, kim.person).id
-        #expect(try await snap(lea, day: 15).localDate == local)
+        let leas = try await snap(lea, day: 15)
+        #expect(leas.localDate == local)
         let kept = try await snap(kim, day: 15)
         #expect(kept.localDate == local && kept.streaks.first { $0.id == id }?.count == 1)
+        // Kim's friend feed shows Lea's latest snap, of their own day, with its photo.
+        let card = try await flow.call(.GET, "/v1/streaks/feed", as: kim.person).decode(Page<StreakFeedItem>.self)
+            .items.first { $0.streak.id == id }?.today
+        #expect(card?.date == local && card?.friend?.id == leas.id && card?.friend?.media?.displayURL != nil)
         let heatmap = try await flow.call(.GET, "/v1/streaks/calendar", as: lea.person).decode(HeatmapCalendar.self)
         #expect(heatmap.to == local && heatmap.days.last == 1, "\(heatmap)")
 

@@ -35,6 +35,17 @@ public struct SpotInput: Codable, Sendable {
     /// Up to 5 of the creator's own photos (media ids), in order.
     public var images: [String]?
 
+    public init(
+        name: String? = nil, description: String? = nil, location: SpotLocation? = nil,
+        difficulty: SpotDifficulty? = nil, tags: [String]? = nil, images: [String]? = nil
+    ) {
+        self.name = name
+        self.description = description
+        self.location = location
+        self.difficulty = difficulty
+        self.tags = tags
+        self.images = images
+    }
 }
 
 /// A spot's counters: the seed's `stats`.

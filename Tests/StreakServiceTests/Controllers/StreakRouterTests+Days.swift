@@ -100,6 +100,12 @@ extension StreakRouterTests {
             }
             var kept = try await streak(harness, client, id, as: Self.alice)
             #expect(kept.count == 1 && kept.lastCompletedDate == "2026-12-03")
+            // The friend feed's card is the friend's latest snap, of the day it was counted for.
+            func card() async throws -> (String, String?) {
+                let today = try #require(try await feed(harness, client, as: Self.alice).first).today
+                return (today.date, today.friend?.mediaId)
+            }
+            #expect(try await card() == ("2026-12-03", Self.media(Self.bob, 0)))
             for user in [Self.alice, Self.bob] {
                 let moved = try await snap(harness, client, user, day: 1, zone: "Pacific/Kiritimati")
                 #expect(moved.status == .conflict, "still the 3rd where their day was counted")
@@ -114,6 +120,7 @@ extension StreakRouterTests {
             }
             kept = try await streak(harness, client, id, as: Self.alice)
             #expect(kept.count == 2 && kept.lastCompletedDate == "2026-12-04")
+            #expect(try await card() == ("2026-12-04", Self.media(Self.bob, 2)))
 
             // 00:00 on the 5th in Kiritimati is still the 4th where that day was counted.
             harness.clock.set(Self.instant("2026-12-04T10:00:00Z"))
@@ -121,6 +128,7 @@ extension StreakRouterTests {
                 #expect(try await snap(harness, client, user, day: 3, zone: "Pacific/Kiritimati").status == .conflict)
             }
             #expect(try await streak(harness, client, id, as: Self.alice).count == 2)
+            #expect(try await card() == ("2026-12-04", Self.media(Self.bob, 2)))
         }
     }
 
