@@ -16,7 +16,7 @@ struct BodyLimitMiddleware: RouterMiddleware {
         -> Response
     {
         let limit = try context.requireRoute().body.isUpload ? uploadLimit : jsonLimit
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+        if let declared = request.headers[.contentLength].flatMap(StrictNumbers.count), declared > limit {
             throw LimitedBody.tooLarge(limit)
         }
         // GET and HEAD bodies are never forwarded (the drain middleware bounds what is read).

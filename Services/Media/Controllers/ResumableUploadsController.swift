@@ -65,7 +65,7 @@ struct ResumableUploadsController: Sendable {
                 status: ResumableUploadDraft.resumptionSupported, headerFields: draft.headers(location: location)))
         context.logger.info("resumable upload created", metadata: ["upload_id": "\(record.id)", "length": "\(length)"])
         let current = try await appender.append(
-            request.body, declaredLength: request.headers[.contentLength].flatMap { Int($0) }, checksum: nil,
+            request.body, declaredLength: request.headers[.contentLength].flatMap(StrictNumbers.count), checksum: nil,
             to: record,
             at: 0)
         return try answer(current, draft: draft, location: location)
@@ -100,7 +100,7 @@ struct ResumableUploadsController: Sendable {
                 headers: draft.headers(offset: record.offset, complete: false))
         }
         let current = try await appender.append(
-            request.body, declaredLength: request.headers[.contentLength].flatMap { Int($0) }, checksum: nil,
+            request.body, declaredLength: request.headers[.contentLength].flatMap(StrictNumbers.count), checksum: nil,
             to: record,
             at: offset)
         return try answer(current, draft: draft, location: nil)
@@ -118,7 +118,7 @@ struct ResumableUploadsController: Sendable {
         _ request: Request, draft: ResumableUploadDraft, completes: Bool, offset: Int
     ) throws -> Int? {
         let stated = try draft.integer(.uploadLength, in: request)
-        let carried = completes ? request.headers[.contentLength].flatMap { Int($0) }.map { offset + $0 } : nil
+        let carried = completes ? request.headers[.contentLength].flatMap(StrictNumbers.count).map { offset + $0 } : nil
         if let stated, let carried, stated != carried {
             throw ServiceError(
                 .validationFailed,

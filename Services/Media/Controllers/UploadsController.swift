@@ -42,7 +42,7 @@ struct UploadsController: Sendable {
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         try Tus.requireVersion(request)
-        guard let length = request.headers[.uploadLength].flatMap({ Int($0) }), length >= 0 else {
+        guard let length = request.headers[.uploadLength].flatMap(StrictNumbers.count), length >= 0 else {
             throw ServiceError.validation("`Upload-Length` is required: the size of the file in bytes.")
         }
         let metadata = try UploadMetadata(header: request.headers[.uploadMetadata])
@@ -83,7 +83,7 @@ struct UploadsController: Sendable {
             throw ServiceError(
                 .unsupportedMediaType, "PATCH bodies are `\(Tus.offsetContentType)`.", headers: Tus.headers())
         }
-        guard let offset = request.headers[.uploadOffset].flatMap({ Int($0) }) else {
+        guard let offset = request.headers[.uploadOffset].flatMap(StrictNumbers.count) else {
             throw ServiceError.validation("`Upload-Offset` is required.")
         }
         guard offset == record.offset, record.state.acceptsBytes else {
@@ -105,7 +105,7 @@ struct UploadsController: Sendable {
     /// Appends the body; answers the new offset, and the media id when it completed the upload.
     private func append(_ request: Request, to record: UploadRecord, at offset: Int) async throws -> HTTPFields {
         let current = try await appender.append(
-            request.body, declaredLength: request.headers[.contentLength].flatMap { Int($0) },
+            request.body, declaredLength: request.headers[.contentLength].flatMap(StrictNumbers.count),
             checksum: request.headers[.uploadChecksum], to: record, at: offset)
         var headers = Tus.headers(expires: current.expiresAt)
         if let media = current.mediaId { headers[.pinholeMediaID] = media }

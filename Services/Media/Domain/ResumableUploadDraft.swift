@@ -45,7 +45,7 @@ struct ResumableUploadDraft {
     /// A structured-field integer header (`Upload-Offset`, `Upload-Length`), or nil when absent.
     func integer(_ name: HTTPField.Name, in request: Request) throws -> Int? {
         guard let text = request.headers[name] else { return nil }
-        guard text.count <= 15, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let value = Int(text) else {
+        guard let value = StrictNumbers.count(text) else {
             throw ServiceError(
                 .validationFailed, "`\(name.canonicalName)` must be a whole number of bytes.", headers: headers())
         }

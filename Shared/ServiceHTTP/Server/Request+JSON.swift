@@ -24,6 +24,16 @@ extension Request {
         guard buffer.readableBytes > 0 else {
             throw ServiceError(.malformedRequest, "The request needs a JSON body.")
         }
+        // What JSON (RFC 8259) does not allow and Foundation's decoder lets through: a byte
+        // order mark, and raw control characters (a NUL, say) where only escapes may stand.
+        let bytes = buffer.readableBytesView
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            throw ServiceError(.malformedRequest, "The body starts with a byte order mark: send JSON in plain UTF-8.")
+        }
+        if bytes.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            throw ServiceError(
+                .malformedRequest, "The body holds a raw control character: inside a string, escape it (\\u0000).")
+        }
         do {
             return try JSONCoding.sharedDecoder.decode(type, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {

@@ -2,11 +2,11 @@ import Contracts
 import Hummingbird
 
 extension Request {
-    /// The query parameter `name` as a finite number; nil when it is absent. Anything else is
-    /// a 400 naming the parameter.
+    /// The query parameter `name` as a finite decimal number (``StrictNumbers/decimal(_:)``);
+    /// nil when it is absent. Anything else, hex and `+1` too, is a 400 naming the parameter.
     public func queryNumber(_ name: String) throws -> Double? {
         guard let text = try queryValue(name) else { return nil }
-        guard let value = Double(String(text)), value.isFinite else {
+        guard let value = StrictNumbers.decimal(text) else {
             throw ServiceError.validation("`\(name)` must be a number.")
         }
         return value

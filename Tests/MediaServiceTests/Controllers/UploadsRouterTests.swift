@@ -148,6 +148,16 @@ import Testing
                 uri: "/v1/uploads", method: .post,
                 headers: [.authorization: "Bearer \(token)", Self.header("tus-resumable"): "1.0.0"])
             #expect(noLength.status == .badRequest)
+            // A length is digits: `+10`, `0x0a`, `1e1` and `-0` are not lengths.
+            for length in ["+10", "0x0a", "1e1", "-0"] {
+                let lenient = try await client.execute(
+                    uri: "/v1/uploads", method: .post,
+                    headers: [
+                        .authorization: "Bearer \(token)", Self.header("tus-resumable"): "1.0.0",
+                        Self.header("upload-length"): length,
+                    ])
+                #expect(lenient.status == .badRequest, "Upload-Length: \(length)")
+            }
             let noTus = try await client.execute(
                 uri: "/v1/uploads", method: .post,
                 headers: [.authorization: "Bearer \(token)", Self.header("upload-length"): "10"])

@@ -34,9 +34,44 @@ import Testing
         #expect(refused("cursor=&cursor=junk") { try PageRequest<Int>(request: $0) } != nil)
     }
 
-    @Test func numbersMustBeFinite() {
-        for bad in ["lat=abc", "lat=", "lat=nan", "lat=inf", "lat=1e400"] {
+    @Test func numbersMustBeFiniteDecimals() throws {
+        for bad in [
+            "lat=abc", "lat=", "lat=nan", "lat=inf", "lat=1e400", "lat=0x30", "lat=+1", "lat=.5", "lat=1.", "lat=1e",
+            "lat=%201", "lat=1%20", "lat=1_0", "lat=--1",
+        ] {
             #expect(refused(bad) { try $0.queryNumber("lat") } == "`lat` must be a number.", "\(bad)")
+        }
+        for (good, value) in [("48", 48.0), ("-33.5", -33.5), ("1e2", 100.0), ("2.5E-1", 0.25), ("0.000001", 1e-6)] {
+            #expect(try request("lat=\(good)").queryNumber("lat") == value, "\(good)")
+        }
+    }
+
+    @Test func countsAreDigitsOnly() {
+        #expect(StrictNumbers.count("0") == 0 && StrictNumbers.count("1048576") == 1_048_576)
+        for bad in ["", "+10", "-1", " 10", "10 ", "0x0a", "1e1", "1_000", "١٠", String(repeating: "9", count: 19)] {
+            #expect(StrictNumbers.count(bad) == nil, "\(bad)")
+        }
+    }
+
+    /// JSON bodies as RFC 8259 has them: no byte order mark, no raw control characters (an
+    /// escaped one is a character like any other); whitespace between tokens is fine.
+    @Test func jsonBodiesAreJSONNotWhatTheDecoderForgives() throws {
+        struct Note: Decodable { var text: String }
+        func decode(_ bytes: [UInt8]) throws -> Note {
+            try Request.decodeJSON(Note.self, from: ByteBuffer(bytes: bytes))
+        }
+        #expect(try decode(Array("\t{\r\n\"text\": \"a\\u0000b\"}\n".utf8)).text == "a\u{0}b")
+        for (bad, reason) in [
+            ([0xEF, 0xBB, 0xBF] + Array(#"{"text":"hi"}"#.utf8), "byte order mark"),
+            (Array(#"{"text":"a"#.utf8) + [0x00] + Array(#"b"}"#.utf8), "raw control character"),
+            (Array(#"{"text":"a"#.utf8) + [0x1F] + Array(#"b"}"#.utf8), "raw control character"),
+        ] {
+            #expect {
+                try decode(bad)
+            } throws: { error in
+                (error as? ServiceError)?.code == .malformedRequest
+                    && (error as? ServiceError)?.message.contains(reason) == true
+            }
         }
     }
 
