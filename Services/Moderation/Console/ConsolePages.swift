@@ -137,7 +137,7 @@ struct ConsolePages: Sendable {
         </ul>
         <h2>Its owner's history</h2>
         {{^history}}<p class="empty">No earlier actions.</p>{{/history}}
-        <ul>{{#history}}<li>{{when}}: {{action}} by {{moderatorId}}: {{reason}}{{#reversed}} (reversed){{/reversed}}</li>{{/history}}</ul>
+        <ul>{{#history}}<li>{{when}}: {{action}} by {{moderator}}: {{reason}}{{#reversed}} (reversed){{/reversed}}</li>{{/history}}</ul>
         <h2>Act</h2>
         <form method="post" action="/console/objects/{{type}}/{{id}}/actions" class="stack" id="act">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -161,7 +161,7 @@ struct ConsolePages: Sendable {
         <ul class="cards">
         {{#items}}
         <li class="card" id="appeal-{{appealId}}">
-        <p><strong>{{action}}</strong> of {{userId}} by {{moderatorId}} on <a href="/console/objects/{{targetType}}/{{targetId}}">{{targetType}}</a>: {{reason}}</p>
+        <p><strong>{{action}}</strong> of {{user}} by {{moderator}} on <a href="/console/objects/{{targetType}}/{{targetId}}">{{targetType}}</a>: {{reason}}</p>
         <blockquote>{{statement}}</blockquote>
         {{#mine}}<p class="meta">You took this action: another moderator decides.</p>{{/mine}}
         {{^mine}}

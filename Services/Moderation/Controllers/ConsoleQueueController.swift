@@ -108,7 +108,10 @@ struct ConsoleQueueController: Sendable {
             return pages.failure(ServiceError.notFound("Object"), back: "/console/queue", visit: visit)
         }
         let owner = subject?.ownerId ?? found?.target.ownerId ?? ""
-        let names = found?.people ?? [:]
+        // The people the page names: the owner and reporters come with the case, the
+        // moderators of its history from the same copy of profiles.
+        let moderators = try await store.people((found?.priorActions ?? []).map(\.0.moderatorId))
+        let names = (found?.people ?? [:]).merging(moderators) { own, _ in own }
         var values = visit.layout
         values.merge([
             "type": type.rawValue, "id": id, "kind": ConsolePages.kind(type),
@@ -128,7 +131,8 @@ struct ConsoleQueueController: Sendable {
             "history": (found?.priorActions ?? []).map { action, _ -> [String: Any] in
                 [
                     "when": action.createdAt.utcMinute, "action": action.action.rawValue,
-                    "moderatorId": action.moderatorId, "reason": action.reason, "reversed": action.reversedAt != nil,
+                    "moderator": Self.name(names[action.moderatorId], or: action.moderatorId), "reason": action.reason,
+                    "reversed": action.reversedAt != nil,
                 ]
             },
         ]) { own, _ in own }

@@ -25,11 +25,13 @@ struct ConsoleReviewController: Sendable {
     @Sendable func appeals(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         guard let visit = try await gate.visit(request) else { return ConsolePages.redirect(to: "/console/sign-in") }
         let found = try await store.pendingAppeals(after: nil, limit: 100)
+        let names = try await store.people(found.prefix(100).flatMap { [$0.1.userId, $0.1.moderatorId] })
+        func name(_ id: String) -> String { ConsoleQueueController.name(names[id], or: id) }
         var values = visit.layout
         values["items"] = found.prefix(100).map { appeal, action -> [String: Any] in
             [
-                "appealId": appeal.id, "action": action.action.rawValue, "userId": action.userId,
-                "moderatorId": action.moderatorId, "targetType": action.targetType.rawValue,
+                "appealId": appeal.id, "action": action.action.rawValue, "user": name(action.userId),
+                "moderator": name(action.moderatorId), "targetType": action.targetType.rawValue,
                 "targetId": action.targetId, "reason": action.reason, "statement": appeal.statement,
                 "mine": action.moderatorId == visit.moderator.userID, "csrf": visit.session.csrfToken,
             ]

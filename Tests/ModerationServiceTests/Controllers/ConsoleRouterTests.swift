@@ -123,6 +123,12 @@ private typealias W = ModerationWorld
                 world.harness.clock.advance(by: 1)
                 #expect(try await world.report(.reply, W.reply, by: reporter, reason: .harassment).status == .created)
             }
+            // Moderation's copy of profiles names the people the pages show.
+            try world.harness.mirror(people: [
+                UserSummary(id: W.moderators[0], displayName: "Mona Mod"),
+                UserSummary(id: W.moderators[1], displayName: "Milo Mod"),
+                UserSummary(id: W.author, displayName: "Ari Author"),
+            ])
             var first = Visitor(client: world.client)
             _ = try await first.signIn(W.moderators[0])
             let queue = try await first.send(.get, "/console/queue")
@@ -163,6 +169,10 @@ private typealias W = ModerationWorld
             let appealID = try appeal.json(Appeal.self).id
             let mine = String(buffer: try await first.send(.get, "/console/appeals").body)
             #expect(mine.contains("It was a &lt;b&gt;quote&lt;/b&gt;") && mine.contains("another moderator decides"))
+            // People by name, not by id: whose action, by whom; the object's history too.
+            #expect(mine.contains("<strong>suspend</strong> of Ari Author by Mona Mod on"), "\(mine)")
+            let history = String(buffer: try await first.send(.get, "/console/objects/reply/\(W.reply)").body)
+            #expect(history.contains("suspend by Mona Mod: Threats"), "\(history)")
             var second = Visitor(client: world.client)
             _ = try await second.signIn(W.moderators[1])
             let appeals = try await second.send(.get, "/console/appeals")
