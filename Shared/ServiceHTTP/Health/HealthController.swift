@@ -1,4 +1,5 @@
 import Contracts
+import Foundation
 import Hummingbird
 import NIOCore
 import Prometheus
@@ -17,13 +18,18 @@ public struct HealthController: Sendable {
     let checks: [String: Check]
     let metrics: PrometheusCollectorRegistry
     let metricsAccess: @Sendable (Request, any Channel) -> Bool
+    /// The data directory, whose file system's free and total bytes each scrape reads
+    /// (`pinhole_data_free_bytes`, `pinhole_data_size_bytes`).
+    let dataDirectory: URL?
 
     /// `metricsAccess` decides who may read `/metrics`; on the internal listener every caller
     /// already holds a certificate from the local authority.
     public init(
         service: ServiceName, checks: [String: Check], metrics: PrometheusCollectorRegistry,
-        metricsAccess: @escaping @Sendable (Request, any Channel) -> Bool = { _, _ in true }
+        metricsAccess: @escaping @Sendable (Request, any Channel) -> Bool = { _, _ in true },
+        dataDirectory: URL? = nil
     ) {
+        self.dataDirectory = dataDirectory
         self.service = service
         self.checks = checks
         self.metrics = metrics
@@ -50,6 +56,13 @@ public struct HealthController: Sendable {
     ) async throws -> Response {
         guard metricsAccess(request, context.channel) else {
             throw ServiceError(.forbidden, "Metrics are only served to loopback clients or with the metrics token.")
+        }
+        if let dataDirectory,
+            let space = try? FileManager.default.attributesOfFileSystem(forPath: dataDirectory.path),
+            let free = space[.systemFreeSize] as? NSNumber, let size = space[.systemSize] as? NSNumber
+        {
+            metrics.makeGauge(name: "pinhole_data_free_bytes").set(free.doubleValue)
+            metrics.makeGauge(name: "pinhole_data_size_bytes").set(size.doubleValue)
         }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

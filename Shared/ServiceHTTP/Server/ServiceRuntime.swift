@@ -101,8 +101,10 @@ public struct ServiceRuntime: Sendable {
         metricsAccess: @escaping @Sendable (Request, any Channel) -> Bool = { _, _ in true }
     ) -> ServiceRoutes<Context> {
         let routes = ServiceRoutes(router: router, verifier: verifier, idempotent: idempotent)
-        HealthController(service: settings.name, checks: readiness, metrics: metrics, metricsAccess: metricsAccess)
-            .addRoutes(to: routes)
+        HealthController(
+            service: settings.name, checks: readiness, metrics: metrics, metricsAccess: metricsAccess,
+            dataDirectory: settings.dataDirectory
+        ).addRoutes(to: routes)
         return routes
     }
 

@@ -39,9 +39,72 @@ public struct OutboxDispatcher: Service {
 
     public func run() async {
         let doorbell = outbox.doorbell
+        let gauges = JobRunner.GaugeSchedule(interval: .seconds(15))
         await PeriodicService(interval: pollInterval, doorbell: doorbell) {
             if await deliverDue() { doorbell.ring() }
+            await recordGauges(gauges)
         }.run()
+    }
+
+    /// Per subscriber: events not yet delivered, how long ago the oldest of them happened,
+    /// and those given up on.
+    public struct Backlog: Sendable, Equatable {
+        public var pending = 0
+        public var oldestPendingAge: TimeInterval = 0
+        public var dead = 0
+    }
+
+    /// What is waiting for each subscriber that has anything (each an index range of
+    /// `kit_outbox_delivery_due`, not a scan of the outbox).
+    public func backlog() async throws -> [String: Backlog] {
+        let now = outbox.clock.now()
+        return try await database.tracedRead { db in
+            var backlog: [String: Backlog] = [:]
+            for subscriber in ServiceName.services.map(\.rawValue) {
+                let pending =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT COUNT(*) FROM kit_outbox_delivery WHERE subscriber = ? AND dead_at IS NULL",
+                        arguments: [subscriber]) ?? 0
+                let dead =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT COUNT(*) FROM kit_outbox_delivery WHERE subscriber = ? AND dead_at IS NOT NULL",
+                        arguments: [subscriber]) ?? 0
+                guard pending + dead > 0 else { continue }
+                let oldest = try Date.fetchOne(
+                    db,
+                    sql: """
+                        SELECT e.occurred_at FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                        WHERE d.subscriber = ? AND d.dead_at IS NULL ORDER BY d.event_seq LIMIT 1
+                        """, arguments: [subscriber])
+                backlog[subscriber] = Backlog(
+                    pending: pending, oldestPendingAge: oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0,
+                    dead: dead)
+            }
+            return backlog
+        }
+    }
+
+    /// `pinhole_outbox_pending`, `pinhole_outbox_oldest_pending_seconds` and
+    /// `pinhole_outbox_dead` per subscriber, for the alert rules; every subscriber is
+    /// written, so one that caught up reads 0 rather than its last backlog.
+    private func recordGauges(_ schedule: JobRunner.GaugeSchedule) async {
+        let start = ContinuousClock.now
+        guard schedule.due(at: start) else { return }
+        defer { schedule.took(ContinuousClock.now - start, startedAt: start) }
+        do {
+            let backlog = try await backlog()
+            for subscriber in ServiceName.services.map(\.rawValue) {
+                let state = backlog[subscriber] ?? Backlog()
+                let labels = [("subscriber", subscriber)]
+                Gauge(label: "pinhole_outbox_pending", dimensions: labels).record(state.pending)
+                Gauge(label: "pinhole_outbox_oldest_pending_seconds", dimensions: labels).record(state.oldestPendingAge)
+                Gauge(label: "pinhole_outbox_dead", dimensions: labels).record(state.dead)
+            }
+        } catch {
+            logger.failure("outbox gauges could not be read", error: error)
+        }
     }
 
     /// A delivery that is not dead, with its event (a join, not a table).

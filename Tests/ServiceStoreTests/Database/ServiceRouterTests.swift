@@ -238,6 +238,13 @@ import Testing
                 let response = try await client.execute(uri: "/metrics", method: .get)
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+                // The data directory's file system, for the disk alert.
+                let text = String(buffer: response.body)
+                for name in ["pinhole_data_free_bytes", "pinhole_data_size_bytes"] {
+                    let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                    let value = line.flatMap { Double($0.split(separator: " ").last ?? "") }
+                    #expect(value.map { $0 > 0 } == true, "\(name) in \(text)")
+                }
             }
         }
     }

@@ -153,6 +153,25 @@ struct Pinged: DomainEvent, Equatable {
                         try String.fetchAll(db, sql: "SELECT DISTINCT subscriber FROM kit_outbox_delivery")
                     } == ["alerts"]
                 })
+            // What the alert rules read: alerts' backlog, its oldest event's age (the first
+            // event made to have happened ten minutes ago) and one given up on; none for
+            // moderation.
+            try await producerDB.write { db in
+                try db.execute(
+                    sql:
+                        "UPDATE kit_outbox_event SET occurred_at = ? WHERE seq = (SELECT MIN(seq) FROM kit_outbox_event)",
+                    arguments: [Date().addingTimeInterval(-600)])
+                try db.execute(
+                    sql: """
+                        UPDATE kit_outbox_delivery SET dead_at = ?
+                        WHERE event_seq = (SELECT MAX(event_seq) FROM kit_outbox_delivery)
+                        """, arguments: [Date()])
+            }
+            let backlog = try await dispatcher.backlog()
+            #expect(backlog["moderation"] == nil)
+            let alerts = try #require(backlog["alerts"])
+            #expect(alerts.pending == labels.count - 1 && alerts.dead == 1)
+            #expect(alerts.oldestPendingAge > 590 && alerts.oldestPendingAge < 3600, "\(alerts)")
             await dispatching.triggerGracefulShutdown()
             _ = try? await dispatchTask.value
             await subscriber.stop()
