@@ -103,20 +103,21 @@ extension AlertsStore {
     /// A tenant user just seen at `position` (a poll of `/nearby`, a live stream opened with a
     /// place) is told of every open alert of their tenant within reach that they were not told
     /// of yet: one raised while they were elsewhere, or before they had ever been seen. Nobody
-    /// under duress is told, as in ``notifyNearby(_:reach:jobs:now:in:)``.
+    /// under duress is told, as in ``notifyNearby(_:reach:jobs:now:in:)``, after the same
+    /// reads (a poll under duress takes the steps of any other).
     static func tellOfOpenAlerts(
         near position: ResponderPositionRecord, limited: Bool, reach: DuressReach, jobs: JobQueue, in db: Database
     ) throws {
-        guard !limited,
+        guard let center = try? Coordinate(latitude: position.latitude, longitude: position.longitude) else { return }
+        let inDuress =
             try DuressAlertRecord.filter(
                 DuressAlertRecord.Columns.tenantId == position.tenantId
                     && DuressAlertRecord.Columns.userId == position.userId
                     && DuressAlertRecord.Columns.resolvedAt == nil
-            ).isEmpty(db),
-            let center = try? Coordinate(latitude: position.latitude, longitude: position.longitude)
-        else { return }
+            ).isEmpty(db) == false
         let near = try openAlerts(
             of: position.tenantId, besides: position.userId, within: reach.radius, of: center, in: db)
+        guard !limited, !inDuress else { return }
         for (alert, _, _) in near { try tell(position.userId, of: alert, jobs: jobs, in: db) }
     }
 
