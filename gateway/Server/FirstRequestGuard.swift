@@ -52,16 +52,15 @@ final class FirstRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         answered = true
         deadline?.cancel()
-        let failure = HTTP1Guard.refusal(parseError)
-        let body = failure.envelope(requestID: nil)
+        let refused = HTTP1Guard.refusalAnswer(parseError)
         let headers = HTTPHeaders([
             ("content-type", "application/json; charset=utf-8"), ("connection", "close"),
-            ("content-length", String(body.readableBytes)),
+            ("content-length", String(refused.body.readableBytes)), ("x-request-id", refused.requestID),
         ])
         let head = HTTPResponseHead(
-            version: .http1_1, status: HTTPResponseStatus(statusCode: Int(failure.status.code)), headers: headers)
+            version: .http1_1, status: HTTPResponseStatus(statusCode: Int(refused.status.code)), headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(refused.body))), promise: nil)
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         context.flush()
         HTTP1Guard.lingeringClose(context: context)

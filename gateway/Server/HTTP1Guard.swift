@@ -11,8 +11,8 @@ import ServiceHTTP
 ///   previous answer ending; a client that trickles its headers (slowloris) or sits idle
 ///   between requests is closed then;
 /// - a request the parser cannot read gets the JSON error envelope (431
-///   `HEADERS_TOO_LARGE` for oversized headers, 400 `MALFORMED_REQUEST` otherwise) and the
-///   connection is closed, instead of a bare 400. A parse error in the middle of a body is
+///   `HEADERS_TOO_LARGE` for oversized headers, 400 `MALFORMED_REQUEST` otherwise) with a
+///   request id of its own, and the connection is closed, instead of a bare 400. A parse error in the middle of a body is
 ///   passed on to whoever reads the body (the gateway answers it) and the connection is
 ///   closed once that answer is out.
 final class HTTP1Guard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -81,23 +81,32 @@ final class HTTP1Guard: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
-        let failure = Self.refusal(parseError)
+        let refused = Self.refusalAnswer(parseError)
         closed = true
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .connection: "close"]
-        let body = failure.envelope(requestID: nil)
+        var headers: HTTPFields = [
+            .contentType: "application/json; charset=utf-8", .connection: "close", .requestID: refused.requestID,
+        ]
+        let body = refused.body
         headers[.contentLength] = String(body.readableBytes)
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: failure.status, headerFields: headers))), promise: nil)
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: refused.status, headerFields: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         context.flush()
         Self.lingeringClose(context: context)
     }
 
-    /// The answer to a request the parser could not read.
-    static func refusal(_ parseError: HTTPParserError) -> ServiceError {
-        parseError == .headerOverflow
+    /// The answer to a request the parser could not read: its status, a request id of its own
+    /// (no request was read to carry one; every answer names one, in the body and the
+    /// `x-request-id` header) and the JSON error envelope.
+    static func refusalAnswer(
+        _ parseError: HTTPParserError
+    ) -> (status: HTTPResponse.Status, requestID: String, body: ByteBuffer) {
+        let failure =
+            parseError == .headerOverflow
             ? ServiceError(.headersTooLarge, "The request's headers are larger than this server accepts.")
             : ServiceError(.malformedRequest, "The request could not be parsed as HTTP/1.1.")
+        let requestID = SystemEntropy().token(bytes: 12)
+        return (failure.status, requestID, failure.envelope(requestID: requestID))
     }
 
     /// Ends the answer with a FIN and reads (discarding) for a moment before closing: a client

@@ -15,16 +15,21 @@ import Testing
         Int(harness.gatewayURL.split(separator: ":").last!)!
     }
 
-    /// Sends `request` on a new connection and returns the HTTP/1.1 answer's status and error code.
-    private func answer(to request: String, port: Int) async throws -> (status: Int, code: String?) {
+    /// Sends `request` on a new connection and returns the HTTP/1.1 answer's status, error code
+    /// and request id.
+    private func answer(
+        to request: String, port: Int
+    ) async throws -> (
+        status: Int, code: String?, requestID: String?
+    ) {
         let connection = try RawConnection(port: port)
         connection.send(request)
         // Answered at once on an idle machine; a full run's load once kept one past 10 s.
         let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(30))
         #expect(closed, "the connection stays open after an unreadable request")
-        guard let parsed = RawConnection.parse(bytes) else { return (0, nil) }
+        guard let parsed = RawConnection.parse(bytes) else { return (0, nil, nil) }
         let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(parsed.body.utf8))
-        return (parsed.status, envelope?.error.code.rawValue)
+        return (parsed.status, envelope?.error.code.rawValue, envelope?.error.requestId)
     }
 
     @Test func unreadableRequestsGetTheErrorEnvelope() async throws {
@@ -50,6 +55,10 @@ import Testing
                 + "transfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n{}\r\n0\r\n\r\n",
             port: port)
         #expect(badChunk.status == 400 && badChunk.code == "MALFORMED_REQUEST")
+        // Each refusal names its request, as every other answer does, framing errors included.
+        for refusal in [capped, malformed, badChunk] {
+            #expect(refusal.requestID.map { !$0.isEmpty } == true, "\(refusal)")
+        }
         // At most the body that broke off reached the service (the parser may find the bad
         // chunk before the request is forwarded).
         #expect(harness.recorder.hits <= 1)
