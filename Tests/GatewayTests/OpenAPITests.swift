@@ -52,6 +52,7 @@ import Yams
                         name == .gateway
                         ? !route.path.hasSuffix("/**")  // the catch-alls forward; the rest the gateway serves
                         : route.path.hasPrefix("/v1/") || route.path.hasPrefix("/.well-known/")
+                            || RouteTable.unversionedPaths.contains(route.path)
                     return isPublic ? "\(route.method) \(route.path)" : nil
                 })
         }

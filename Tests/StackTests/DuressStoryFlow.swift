@@ -190,8 +190,9 @@ struct DuressStoryFlow {
         let stored = try await flow.call(
             .PUT, presigned.uploadUrl, bytes: note, headers: [("content-type", "text/plain")])
         #expect(stored.status == 204, "\(stored.text)")
+        // Finalized at the path the seed names (requirement 20), without `/v1`.
         let sealed = try await flow.call(
-            .POST, "/v1/evidence/finalize", as: taraAgain,
+            .POST, "/evidence/finalize", as: taraAgain,
             json: EvidenceFinalizeRequest(
                 incidentId: "app-incident-7", kind: .text, key: presigned.key, size: note.count,
                 sha256: Hex.encode(SHA256.hash(data: note))))

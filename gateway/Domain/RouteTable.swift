@@ -153,6 +153,9 @@ enum RouteTable {
             rateClass: nil, body: .json),
     ]
 
+    /// Public API paths outside `/v1` and `/.well-known`: a seed app's own spelling of a route.
+    static let unversionedPaths: Set<String> = ["/evidence/finalize"]
+
     /// Paths served by the gateway itself (never forwarded), all public.
     static let gatewayPaths: Set<String> = [
         "/health", "/health/live", "/health/ready", "/openapi.yaml", "/metrics",
@@ -191,6 +194,10 @@ enum RouteTable {
         authenticated("/v1/uploads", .media, body: .upload, rateClass: nil),
         authenticated("/v1/resumable-uploads", .media, body: .resumableUpload, rateClass: nil),
         authenticated("/v1/evidence", .media, body: .upload, rateClass: nil),
+        // Transrify finalizes evidence at the path its seed names, without `/v1`.
+        GatewayRoute(
+            match: .exact("/evidence/finalize"), methods: [.post], service: .media, access: .authenticated,
+            rateClass: nil, body: .json),
         authenticated("/v1/posts", .feed),
         authenticated("/v1/feed", .feed),
         authenticated("/v1/spots", .feed),

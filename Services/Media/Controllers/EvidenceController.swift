@@ -19,6 +19,8 @@ struct EvidenceController: Sendable {
         routes.authenticated.get("/v1/evidence", use: list)
         routes.authenticated.post("/v1/evidence/presign", use: presign)
         routes.authenticated.post("/v1/evidence/finalize", use: finalize)
+        // Transrify's own spelling: its requirement 20 posts to `/evidence/finalize`, no `/v1`.
+        routes.authenticated.post("/evidence/finalize", use: finalize)
         routes.authenticated.get("/v1/evidence/:id", use: show)
         routes.authenticated.get("/v1/evidence/:id/content", use: content)
         routes.authenticated.get("/v1/evidence/:id/custody", use: custody)

@@ -98,8 +98,9 @@ import Testing
                     incidentId: "inc-2", kind: .audio, key: presigned.key, size: audio.count, sha256: sha),
                 token: customer)
             #expect(otherIncident.status == .notFound)
+            // At the path Transrify's requirement 20 names, without `/v1`.
             let finalized = try await client.post(
-                "/v1/evidence/finalize",
+                "/evidence/finalize",
                 EvidenceFinalizeRequest(
                     incidentId: "inc-1", kind: .audio, key: presigned.key, size: audio.count,
                     sha256: Data(SHA256.hash(data: audio)).base64EncodedString()),
