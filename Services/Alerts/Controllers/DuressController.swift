@@ -33,10 +33,9 @@ struct DuressController: Sendable {
     /// acknowledged them. Anyone else gets a 404, as for a tenant that does not exist.
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        guard let tenantID = request.uri.queryParameters.get("tenantId"),
-            user.has(.admin) || user.has(.tenantResponder, tenantID: tenantID)
-                || user.has(.tenantAdmin, tenantID: tenantID)
-        else { throw ServiceError.notFound("Tenant") }
+        guard let tenantID = request.uri.queryParameters.get("tenantId"), user.isStaff(of: tenantID) else {
+            throw ServiceError.notFound("Tenant")
+        }
         let openOnly = try request.openOnly()
         let page = try PageRequest<TimePosition>(request: request)
         let alerts = try await store.duressAlerts(

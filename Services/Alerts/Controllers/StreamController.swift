@@ -21,7 +21,7 @@ struct StreamController: Sendable {
     let clock: any WallClock
     var heartbeat: Duration = .seconds(25)
     /// Who a duress alert reaches, and how long a position (`lat`, `lon`) counts.
-    var reach = AlertsStore.DuressReach(radius: 1_000, positionMaxAge: 1_800)
+    var reach: AlertsStore.DuressReach
     /// The jobs that push the duress alerts a place given here tells of.
     var jobs: JobQueue
 

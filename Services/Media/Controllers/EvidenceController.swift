@@ -123,10 +123,9 @@ struct EvidenceController: Sendable {
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
         let query = request.uri.queryParameters
-        guard let tenantID = query.get("tenantId"),
-            user.has(.admin) || user.has(.tenantResponder, tenantID: tenantID)
-                || user.has(.tenantAdmin, tenantID: tenantID)
-        else { throw ServiceError.notFound("Tenant") }
+        guard let tenantID = query.get("tenantId"), user.isStaff(of: tenantID) else {
+            throw ServiceError.notFound("Tenant")
+        }
         guard let incident = query.get("duressIncidentId"), let incidentID = ObjectID.canonical(incident) else {
             throw ServiceError.validation("`duressIncidentId` must be the id of a duress incident.")
         }

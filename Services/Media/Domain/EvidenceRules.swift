@@ -25,8 +25,7 @@ enum EvidenceRules {
 
     /// Who may read evidence: a responder or admin of its tenant, or a deployment admin.
     static func isReadable(_ record: EvidenceRecord, by user: AuthenticatedUser) -> Bool {
-        user.has(.admin) || user.has(.tenantResponder, tenantID: record.tenantId)
-            || user.has(.tenantAdmin, tenantID: record.tenantId)
+        user.isStaff(of: record.tenantId)
     }
 
     static let immutable = ServiceError(.conflict, "Evidence cannot change once uploaded.")

@@ -105,6 +105,12 @@ public struct AuthenticatedUser: Sendable, Equatable {
         if !role.isTenantScoped, roles.contains(RoleGrant(role: .admin)) { return true }
         return roles.contains(RoleGrant(role: role, tenantId: role.isTenantScoped ? tenantID : nil))
     }
+
+    /// Whether the user acts for `tenantID`'s staff: its responders and admins, or a deployment
+    /// admin (who sees its duress alerts and the evidence collected under them).
+    public func isStaff(of tenantID: String) -> Bool {
+        has(.admin) || has(.tenantResponder, tenantID: tenantID) || has(.tenantAdmin, tenantID: tenantID)
+    }
 }
 
 extension AuthenticatedUser {
