@@ -119,32 +119,16 @@ struct Backup: AsyncParsableCommand {
         }
     }
 
-    /// Every other file of the data directory (keys, peppers, the local authority): not the
-    /// databases and their journals, not `run/` (what is running now), not the blob store.
+    /// Every other file of the data directory (keys, peppers, the local authority).
     private func copyFiles(from data: URL, into snapshot: URL, skipping blobs: URL) throws -> [BackupManifest.File] {
-        let root = data.standardizedFileURL.path
-        let skipped = [
-            data.appendingPathComponent("run").standardizedFileURL.path, blobs.standardizedFileURL.path,
-        ]
         var copied: [BackupManifest.File] = []
-        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
-        while let relative = walker.nextObject() as? String {
-            let path = root + "/" + relative
-            if skipped.contains(path) {
-                walker.skipDescendants()
-                continue
-            }
-            let name = (relative as NSString).lastPathComponent
-            guard (walker.fileAttributes?[.type] as? FileAttributeType) == .typeRegular,
-                !name.hasPrefix("."),
-                ![".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal"].contains(where: name.hasSuffix)
-            else { continue }
+        for relative in BackupFiles.dataFiles(in: data, skipping: blobs) {
             let copy = snapshot.appendingPathComponent("files/" + relative)
-            try BackupFiles.copyOwnerOnly(URL(fileURLWithPath: path), to: copy)
+            try BackupFiles.copyOwnerOnly(data.appendingPathComponent(relative), to: copy)
             let (sha256, bytes) = try BackupFiles.sha256(of: copy)
             copied.append(.init(path: relative, bytes: bytes, sha256: sha256))
         }
-        return copied.sorted { $0.path < $1.path }
+        return copied
     }
 
     /// The blobs present now, into the backup's shared blob directory (only those it lacks),

@@ -67,6 +67,31 @@ struct BackupManifest: Codable {
 
 /// The file operations backup and restore share.
 enum BackupFiles {
+    /// The data directory's files that are neither databases nor blobs (keys, peppers, the
+    /// local authority), relative to it and sorted: not the databases and their journals, not
+    /// `run/` (what is running now), not the blob store, not hidden files or directories (such
+    /// as Litestream's `.<db>-litestream` state).
+    static func dataFiles(in data: URL, skipping blobs: URL) -> [String] {
+        let root = data.standardizedFileURL.path
+        let skipped = [
+            data.appendingPathComponent("run").standardizedFileURL.path, blobs.standardizedFileURL.path,
+        ]
+        var found: [String] = []
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        while let relative = walker.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            if skipped.contains(root + "/" + relative) || name.hasPrefix(".") {
+                walker.skipDescendants()
+                continue
+            }
+            guard (walker.fileAttributes?[.type] as? FileAttributeType) == .typeRegular,
+                ![".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal"].contains(where: name.hasSuffix)
+            else { continue }
+            found.append(relative)
+        }
+        return found.sorted()
+    }
+
     /// The hex SHA-256 of a file, read in 1 MiB pieces.
     static func sha256(of file: URL) throws -> (hex: String, bytes: Int64) {
         let handle = try FileHandle(forReadingFrom: file)

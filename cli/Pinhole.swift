@@ -7,7 +7,10 @@ struct Pinhole: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pinhole",
         abstract: "Run and inspect a Pinhole stack.",
-        subcommands: [Init.self, Up.self, Status.self, Backup.self, Restore.self, Keys.self, Admin.self, Mail.self]
+        subcommands: [
+            Init.self, Up.self, Status.self, Backup.self, Restore.self, Replicate.self, Keys.self, Admin.self,
+            Mail.self,
+        ]
     )
 }
 

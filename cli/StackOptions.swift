@@ -39,7 +39,8 @@ struct StackRecord: Codable {
     }
 
     struct Entry: Codable {
-        var name: ServiceName
+        /// An executable's name, or `replicate`.
+        var name: String
         var pid: Int32
         var url: String
         /// When the current run (the first, or the last restart) began.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import Configuration
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -38,7 +39,7 @@ struct Status: AsyncParsableCommand {
         say(row(["PROCESS", "PID", "HEALTH", "RESTARTS", "UPTIME", "VERSION", "URL"]))
         for name in ServiceName.executables {
             let url = name == .gateway ? gatewayURL : settings.url(of: name).absoluteString
-            let entry = record?.processes.first { $0.name == name }
+            let entry = record?.processes.first { $0.name == name.rawValue }
             let reading = await probe.check(name, gatewayURL: gatewayURL)
             healthy = healthy && reading.health == .ready
             let pid = entry.map { kill($0.pid, 0) == 0 ? String($0.pid) : "\($0.pid)?" } ?? "-"
@@ -52,7 +53,54 @@ struct Status: AsyncParsableCommand {
                     reading.version ?? "-", url,
                 ]))
         }
+        if let entry = record?.processes.first(where: { $0.name == Supervisor.replication }) {
+            let alive = entry.state == .running && kill(entry.pid, 0) == 0
+            say(
+                row([
+                    entry.name, alive ? String(entry.pid) : "\(entry.pid)?", alive ? "running" : entry.state.rawValue,
+                    String(entry.restarts),
+                    alive ? Self.duration(Date().timeIntervalSince(entry.startedAt)) : "-", "-", entry.url,
+                ]))
+            healthy = healthy && alive
+        }
+        let reader = try await options.reader()
+        if let replication = try ReplicationSettings.read(reader) {
+            healthy = try await showReplication(replication, reader: reader, data: settings.dataDirectory) && healthy
+        }
         if !healthy { throw ExitCode(1) }
+    }
+
+    /// Each database's replica: the newest transaction Litestream took locally, the newest in
+    /// the replica, and how long the oldest one not yet shipped has waited. Unhealthy when the
+    /// replica cannot be read or lags by more than 10 s.
+    private func showReplication(
+        _ replication: ReplicationSettings, reader: ConfigReader, data: URL
+    ) async throws
+        -> Bool
+    {
+        let plan = LitestreamPlan(replication: replication, dataDirectory: data, metricsAddress: nil)
+        let config = Replicate.configurationFile(in: data)
+        guard FileManager.default.fileExists(atPath: config.path),
+            let litestream = try? LitestreamPlan.executable(reader.string(forKey: "replication.litestream"))
+        else {
+            say("replication to \(replication.url): not running (no run/litestream.yml, or no litestream)")
+            return false
+        }
+        say("")
+        say("DATABASE    LOCAL TXID  REPLICA TXID  LAG")
+        var healthy = true
+        for lag in await ReplicaLag.measure(plan, config: config, litestream: litestream) {
+            let seconds = lag.seconds.map { String(format: "%.1fs", $0) } ?? "unknown"
+            healthy = healthy && (lag.seconds.map { $0 <= 10 } ?? false)
+            say(
+                [
+                    lag.name.padding(toLength: 12, withPad: " ", startingAt: 0),
+                    (lag.local.map { String($0) } ?? "-").padding(toLength: 12, withPad: " ", startingAt: 0),
+                    (lag.replica.map { String($0) } ?? "-").padding(toLength: 14, withPad: " ", startingAt: 0),
+                    seconds,
+                ].joined())
+        }
+        return healthy
     }
 
     /// One service, from inside its own container: Kubernetes' exec probes.

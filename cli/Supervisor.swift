@@ -33,7 +33,8 @@ final class Supervisor: Sendable {
 
     /// How to start one process: kept for its restarts.
     struct Launch: Sendable {
-        var name: ServiceName
+        /// An executable's name, or `replicate`.
+        var name: String
         var executable: URL
         var arguments: [String]
         var environment: [String: String]
@@ -49,6 +50,9 @@ final class Supervisor: Sendable {
         var quickFailures = 0
         var state = StackRecord.State.running
     }
+
+    /// The name of `pinhole replicate`'s process.
+    static let replication = "replicate"
 
     private let abortOnExit: Bool
     private let policy: RestartPolicy
@@ -78,19 +82,19 @@ final class Supervisor: Sendable {
 
     private func makeChild(_ launch: Launch) throws -> ChildProcess {
         let name = launch.name
-        let prefix = name.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + " | "
+        let prefix = name.padding(toLength: 10, withPad: " ", startingAt: 0) + " | "
         return try ChildProcess(
-            name: name.rawValue, executable: launch.executable, arguments: launch.arguments,
+            name: name, executable: launch.executable, arguments: launch.arguments,
             environment: launch.environment, onLine: { line in Self.write(prefix + line) },
             onExit: { [weak self] status in self?.exited(name, status: status) })
     }
 
-    private func exited(_ name: ServiceName, status: Int32) {
+    private func exited(_ name: String, status: Int32) {
         guard !stopping.load(ordering: .relaxed) else { return }
         // A stack that cannot start is not left half-started.
         guard isStarted, !abortOnExit else {
-            announce("\(name.rawValue) EXITED with status \(status) (see its log lines above)")
-            stopContinuation.yield(.aborted(name.rawValue))
+            announce("\(name) EXITED with status \(status) (see its log lines above)")
+            stopContinuation.yield(.aborted(name))
             return
         }
         let policy = policy
@@ -108,19 +112,19 @@ final class Supervisor: Sendable {
         guard let delay = plan.delay else {
             announce(
                 policy.giveUpAfter == 0
-                    ? "\(name.rawValue) EXITED with status \(status); restarts are off, it stays stopped"
-                    : "\(name.rawValue) EXITED with status \(status), its \(plan.quickFailures) quick failure(s) in a row; "
+                    ? "\(name) EXITED with status \(status); restarts are off, it stays stopped"
+                    : "\(name) EXITED with status \(status), its \(plan.quickFailures) quick failure(s) in a row; "
                         + "giving up, it stays stopped (see its log lines above)")
             return
         }
-        announce("\(name.rawValue) EXITED with status \(status); restarting it in \(delay.seconds) s")
+        announce("\(name) EXITED with status \(status); restarting it in \(delay.seconds) s")
         Task {
             try? await Task.sleep(for: delay)
             self.restart(name)
         }
     }
 
-    private func restart(_ name: ServiceName) {
+    private func restart(_ name: String) {
         let outcome = slots.withLock { slots -> Result<Int32, any Error>? in
             guard !stopping.load(ordering: .relaxed),
                 let index = slots.firstIndex(where: { $0.launch.name == name })
@@ -138,8 +142,8 @@ final class Supervisor: Sendable {
             }
         }
         switch outcome {
-        case .success(let pid): announce("\(name.rawValue) restarted (pid \(pid))")
-        case .failure(let error): announce("\(name.rawValue) could not be restarted, it stays stopped: \(error)")
+        case .success(let pid): announce("\(name) restarted (pid \(pid))")
+        case .failure(let error): announce("\(name) could not be restarted, it stays stopped: \(error)")
         case nil: return
         }
         try? writeRecord()
@@ -164,7 +168,7 @@ final class Supervisor: Sendable {
     }
 
     /// Stops every running process within `grace` of now: the gateway first, so that no new
-    /// request reaches a service that is stopping, then the services together. What has not
+    /// request reaches a service that is stopping, then the services together, then replication. What has not
     /// stopped when the grace is over is killed. One that does not end its clean stop with
     /// status 0 (it failed on the way out, or had to be killed) is reported.
     func stopAll(grace: Duration) async {
@@ -176,9 +180,13 @@ final class Supervisor: Sendable {
             await child.stop(grace: remaining())
         }
         await withTaskGroup(of: Void.self) { group in
-            for child in running where child.name != ServiceName.gateway.rawValue {
+            for child in running where ![ServiceName.gateway.rawValue, Self.replication].contains(child.name) {
                 group.addTask { await child.stop(grace: remaining()) }
             }
+        }
+        // Replication last, so that it ships the services' last commits.
+        for child in running where child.name == Self.replication {
+            await child.stop(grace: remaining())
         }
         for child in running {
             let status = await child.waitForExit()

@@ -8,7 +8,8 @@ struct Up: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Start all seven processes, wait until each is healthy, and stop them all on Ctrl-C.",
         discussion: """
-            Runs the executables already built next to `pinhole` (or in --bin-dir); it builds nothing.
+            Runs the executables already built next to `pinhole` (or in --bin-dir); it builds nothing. \
+            With replication.url set it runs `pinhole replicate` (Litestream) beside them.
             Each log line is prefixed with its process. Once the stack is healthy, a process that \
             exits is restarted after 1 s, the wait doubling (up to 30 s) with each quick failure in \
             a row; after --give-up-after of them it is left stopped. With --abort-on-exit the whole \
@@ -94,6 +95,14 @@ struct Up: AsyncParsableCommand {
             try startAll(
                 supervisor, settings: settings, binaries: binaries, environment: environment,
                 gatewayURL: gatewayURL, gatewayArguments: gatewayArguments)
+            if let replication = try ReplicationSettings.read(try await options.reader()) {
+                // `pinhole replicate` (Litestream), as a process of the stack: restarted if it dies.
+                try supervisor.start(
+                    .init(
+                        name: Supervisor.replication, executable: Bundle.main.executableURL!,
+                        arguments: ["replicate", "--data-dir", settings.dataDirectory.path], environment: environment,
+                        url: replication.url))
+            }
         } catch {
             supervisor.announce("could not start every process (\(error)), stopping")
             await supervisor.stopAll(grace: .seconds(stopGrace))
@@ -154,7 +163,8 @@ struct Up: AsyncParsableCommand {
                 + (name == .gateway ? gatewayArguments : [])
             try supervisor.start(
                 .init(
-                    name: name, executable: binaries.appendingPathComponent(name.rawValue), arguments: arguments,
+                    name: name.rawValue, executable: binaries.appendingPathComponent(name.rawValue),
+                    arguments: arguments,
                     environment: environment,
                     url: name == .gateway ? gatewayURL : settings.url(of: name).absoluteString))
         }

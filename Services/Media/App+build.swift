@@ -4,8 +4,10 @@ import Contracts
 import Crypto
 import Foundation
 import Hummingbird
+import Logging
 import Prometheus
 import ServiceHTTP
+import ServiceLifecycle
 import ServiceStore
 
 /// Builds the media application; `App.swift` runs it, tests drive it in process.
@@ -24,7 +26,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     let database = try runtime.openDatabase(registerMigrations: MediaStore.registerMigrations)
     let outbox = runtime.makeOutbox()
     let store = MediaStore(database: database, outbox: outbox)
-    let blobs = try makeBlobStore(settings, clock: clock)
+    let blobs = try makeBlobStore(settings, clock: clock, logger: runtime.logger)
     blobs.removeAbandonedWrites()
     let ffmpeg = FFmpeg.locate(settings.ffmpeg)
     runtime.logger.info(
@@ -88,13 +90,29 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
                 store: store, blobs: blobs, clock: clock, grace: settings.gcGrace, interval: settings.gcInterval,
                 logger: runtime.logger),
             runtime.makeOutboxDispatcher(database: database, outbox: outbox),
-        ])
+        ]
+            + replicaWorkers(blobs, logger: runtime.logger))
+}
+
+/// With replication on and local blobs, the worker that keeps the blob replica whole.
+func replicaWorkers(_ blobs: BlobStore, logger: Logger) -> [any Service] {
+    guard let replica = blobs.replica, let local = blobs.backend as? LocalBlobBackend else { return [] }
+    return [BlobReplicaWorker(replica: replica, local: local, interval: .seconds(30), logger: logger)]
 }
 
 /// The blob store `media.storage` names: local files, or an S3-compatible bucket (staging
 /// stays local either way).
-func makeBlobStore(_ settings: MediaSettings, clock: any WallClock) throws -> BlobStore {
-    guard let s3 = settings.s3 else { return try BlobStore(directory: settings.blobDirectory) }
+func makeBlobStore(_ settings: MediaSettings, clock: any WallClock, logger: Logger) throws -> BlobStore {
+    guard let s3 = settings.s3 else {
+        let replica = try settings.replication.map {
+            try BlobReplica.make(
+                $0, localStaging: settings.blobDirectory.appendingPathComponent("tmp", isDirectory: true),
+                logger: logger)
+        }
+        return try BlobStore(
+            stagingIn: settings.blobDirectory, backend: try LocalBlobBackend(directory: settings.blobDirectory),
+            replica: replica)
+    }
     let backend = S3BlobBackend(
         client: .shared,
         signer: S3Signer(accessKeyID: s3.accessKeyID, secretAccessKey: s3.secretAccessKey, region: s3.region),

@@ -1,3 +1,4 @@
+import Foundation
 import ServiceHTTP
 import ServiceStore
 
@@ -5,6 +6,7 @@ import ServiceStore
 @main
 struct App {
     static func main() async {
+        if CommandLine.arguments.dropFirst().first == BlobRestore.flag { exit(await BlobRestore.run()) }
         await ServiceMain.run(.media, migrations: MediaStore.registerMigrations) { reader, metrics in
             try await buildApplication(reader: reader, metrics: metrics)
         }

@@ -66,6 +66,8 @@ struct MediaSettings: Sendable {
     let gcGrace: TimeInterval
     let gcInterval: Duration
     let s3: S3Settings?
+    /// `replication.url`: with local blobs, new ones are copied there too.
+    let replication: ReplicationSettings?
     let screening: ScreeningSettings
 
     struct ScreeningSettings: Sendable {
@@ -159,6 +161,7 @@ struct MediaSettings: Sendable {
         case "s3": self.s3 = try Self.s3(reader)
         case let other: throw ConfigurationError("media.storage must be local or s3, not \(other)")
         }
+        self.replication = try ReplicationSettings.read(reader)
     }
 
     static func s3(_ reader: ConfigReader) throws -> S3Settings {

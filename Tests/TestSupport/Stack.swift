@@ -234,6 +234,17 @@ public final class Stack: Sendable {
         return (status, output.lines)
     }
 
+    /// Starts `pinhole <arguments> --data-dir <this stack's>` with the stack's environment and
+    /// leaves it running (`pinhole replicate`); its output goes to `output`.
+    public func startPinhole(_ arguments: [String], output: LineCollector) throws -> ChildProcess {
+        var environment = self.environment
+        environment["LD_PRELOAD"] = nil
+        return try ChildProcess(
+            name: "pinhole", executable: binaries.appendingPathComponent("pinhole"),
+            arguments: arguments + ["--data-dir", directory.url.path], environment: environment,
+            onLine: output.append)
+    }
+
     /// The URL of a service's internal listener.
     public func serviceURL(_ name: ServiceName) -> String {
         "https://127.0.0.1:\(ports[name]!)"

@@ -15,10 +15,14 @@ struct BlobStore: Sendable {
     /// Local staging: `<blobDir>/tmp`.
     let temporaryDirectory: URL
     let backend: any BlobBackend
+    /// With replication on and local blobs: where each new blob is copied before it is
+    /// acknowledged.
+    let replica: BlobReplica?
 
-    init(stagingIn blobDirectory: URL, backend: any BlobBackend) throws {
+    init(stagingIn blobDirectory: URL, backend: any BlobBackend, replica: BlobReplica? = nil) throws {
         self.temporaryDirectory = blobDirectory.appendingPathComponent("tmp", isDirectory: true)
         self.backend = backend
+        self.replica = replica
         try FileSystem.makeOwnerOnlyDirectory(blobDirectory)
         try FileSystem.makeOwnerOnlyDirectory(temporaryDirectory)
     }
@@ -85,12 +89,15 @@ struct BlobStore: Sendable {
     /// processed copy) under its hash; the local file is gone afterwards.
     func store(_ file: URL, sha256: String) async throws {
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+        let local = backend as? LocalBlobBackend
+        let isNew = local.map { !FileManager.default.fileExists(atPath: $0.url(sha256: sha256).path) } ?? false
         do {
             try await backend.store(file, sha256: sha256, byteSize: size)
         } catch {
             try? FileManager.default.removeItem(at: file)
             throw error
         }
+        if let replica, let local, isNew { await replica.copy(local.url(sha256: sha256), sha256: sha256) }
     }
 
     /// Hashes a local file (one processing made) and stores it; returns its hash and size.

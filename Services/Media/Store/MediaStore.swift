@@ -131,17 +131,19 @@ struct MediaStore: Sendable {
 
     /// Every blob a row uses, for garbage collection.
     func usedBlobs() async throws -> Set<String> {
-        try await database.tracedRead { db in
-            Set(
-                try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT sha256 FROM media WHERE status != 'rejected' UNION SELECT display_sha256 FROM media WHERE display_sha256 IS NOT NULL
-                        UNION SELECT thumbnail_sha256 FROM media WHERE thumbnail_sha256 IS NOT NULL
-                        UNION SELECT poster_sha256 FROM media WHERE poster_sha256 IS NOT NULL
-                        UNION SELECT sha256 FROM evidence WHERE sha256 IS NOT NULL
-                        """))
-        }
+        try await database.tracedRead { db in try Self.usedBlobs(in: db) }
+    }
+
+    static func usedBlobs(in db: Database) throws -> Set<String> {
+        Set(
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT sha256 FROM media WHERE status != 'rejected' UNION SELECT display_sha256 FROM media WHERE display_sha256 IS NOT NULL
+                    UNION SELECT thumbnail_sha256 FROM media WHERE thumbnail_sha256 IS NOT NULL
+                    UNION SELECT poster_sha256 FROM media WHERE poster_sha256 IS NOT NULL
+                    UNION SELECT sha256 FROM evidence WHERE sha256 IS NOT NULL
+                    """))
     }
 
     /// Applies `media.attached`: the reference is remembered (so `media.ready` or

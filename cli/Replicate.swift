@@ -1,0 +1,101 @@
+import ArgumentParser
+import Configuration
+import Foundation
+import ServiceHTTP
+import UnixSignals
+
+/// `pinhole replicate`: Litestream over every database of the data directory, and the data
+/// directory's files into the replica with them.
+struct Replicate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replicate every database and the data directory's files continuously (replication.url).",
+        discussion: """
+            Runs Litestream over the six service databases and the files database (keys, \
+            certificates, peppers), with a configuration generated into run/litestream.yml, and \
+            records the data directory's files into the files database every 5 s. `pinhole up` \
+            runs this for you when replication.url is set; run it yourself when the services run \
+            under another supervisor. SIGINT or SIGTERM stops Litestream, which syncs once more \
+            first.
+            """)
+
+    @OptionGroup var options: StackOptions
+
+    func run() async throws {
+        // What SQLite creates beside the files database (`-wal`, `-shm`) is owner-only too.
+        umask(0o077)
+        let reader = try await options.reader()
+        let data = try ServiceSettings(name: .pinhole, reader: reader).dataDirectory
+        guard let replication = try ReplicationSettings.read(reader) else {
+            say("pinhole: replication.url is not set: nothing to replicate")
+            throw ExitCode(1)
+        }
+        let plan = LitestreamPlan(
+            replication: replication, dataDirectory: data,
+            metricsAddress: reader.string(forKey: "replication.metricsAddress", default: "127.0.0.1:9091"))
+        let litestream: URL
+        do {
+            litestream = try LitestreamPlan.executable(reader.string(forKey: "replication.litestream"))
+        } catch let error as ReplicationError {
+            say("pinhole: \(error)")
+            throw ExitCode(1)
+        }
+        let blobs = BackupFiles.blobStore(reader: reader, dataDirectory: data).directory
+        let files = try ReplicaFiles(file: ReplicaFiles.file(in: data))
+        try files.record(data, blobs: blobs)
+        let config = try plan.writeConfiguration(to: Self.configurationFile(in: data))
+        await Self.stopLeftover(in: data)
+
+        let child = try ChildProcess(
+            name: "litestream", executable: litestream, arguments: ["replicate", "-config", config.path],
+            environment: plan.environment(), onLine: { say($0) })
+        try FileSystem.writeOwnerOnly(Data("\(child.pid)\n".utf8), to: Self.pidFile(in: data))
+        say(
+            "pinhole: replicating \(plan.databases.count) databases to \(replication.url) "
+                + "every \(Int(replication.interval / .milliseconds(1))) ms (Litestream pid \(child.pid))")
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let watcher = Task {
+            for await _ in signals { child.send(SIGTERM) }
+        }
+        let recorder = Task {
+            while (try? await Task.sleep(for: .seconds(5))) != nil {
+                do {
+                    let changed = try files.record(data, blobs: blobs)
+                    if changed > 0 {
+                        say("pinhole: \(changed) data directory file(s) changed, recorded for the replica")
+                    }
+                } catch {
+                    say("pinhole: the data directory's files could not be recorded: \(error)")
+                }
+            }
+        }
+        let status = await child.waitForExit()
+        recorder.cancel()
+        watcher.cancel()
+        try? FileManager.default.removeItem(at: Self.pidFile(in: data))
+        try? files.close()
+        say("pinhole: Litestream exited with status \(status)")
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    static func configurationFile(in data: URL) -> URL {
+        data.appendingPathComponent("run/litestream.yml")
+    }
+
+    static func pidFile(in data: URL) -> URL {
+        data.appendingPathComponent("run/litestream.pid")
+    }
+
+    /// A Litestream a killed `pinhole replicate` left running: two replicating the same
+    /// databases into one replica would write over each other's files.
+    static func stopLeftover(in data: URL) async {
+        guard let text = try? String(contentsOf: pidFile(in: data), encoding: .utf8),
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
+            let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+            command.contains("litestream")
+        else { return }
+        say("pinhole: stopping the Litestream (pid \(pid)) a previous run left")
+        kill(pid, SIGTERM)
+        for _ in 0..<100 where kill(pid, 0) == 0 { try? await Task.sleep(for: .milliseconds(100)) }
+        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    }
+}
