@@ -14,6 +14,12 @@ struct ReplicaRestore {
     let binaries: URL
     let litestream: URL
     let reader: ConfigReader
+    /// Whether a replica with nothing in it ends the restore quietly (``EmptyReplica``) rather
+    /// than as a failure.
+    var ifReplicaExists = false
+
+    /// The replica holds no database yet.
+    struct EmptyReplica: Error {}
 
     func run(started: ContinuousClock.Instant) async throws {
         var fileCount = 0
@@ -27,8 +33,12 @@ struct ReplicaRestore {
                 try FileSystem.makeOwnerOnlyDirectory(database.file.deletingLastPathComponent())
                 var arguments = ["restore", "-config", config.path]
                 if let moment { arguments += ["-timestamp", moment] }
+                if ifReplicaExists { arguments.append("-if-replica-exists") }
                 let (status, lines) = try await ChildOutput.run(
                     litestream, arguments + [database.file.path], environment: plan.environment())
+                if ifReplicaExists, status == 0, !FileManager.default.fileExists(atPath: database.file.path) {
+                    throw EmptyReplica()
+                }
                 guard status == 0, FileManager.default.fileExists(atPath: database.file.path) else {
                     throw BackupError(
                         "Litestream could not restore \(database.name) from \(replication.url)"
@@ -52,9 +62,12 @@ struct ReplicaRestore {
                 + BackupFiles.seconds(since: started))
         say("pinhole: \(blobLine)")
         say("pinhole: start it with: pinhole up --data-dir \(data.path)")
-        say(
-            "pinhole: before replicating it, set replication.url to a new prefix: the old one holds history "
-                + "this directory no longer shares")
+        if moment != nil {
+            // Its newest moment goes on where the replica ends; a past one would fork it.
+            say(
+                "pinhole: before replicating it, set replication.url to a new prefix: the old one holds history "
+                    + "this directory no longer shares")
+        }
     }
 
     /// `PRAGMA integrity_check` must answer `ok`.

@@ -12,7 +12,9 @@ struct Replicate: AsyncParsableCommand {
         discussion: """
             Runs Litestream over the six service databases and the files database (keys, \
             certificates, peppers), with a configuration generated into run/litestream.yml, and \
-            records the data directory's files into the files database every 5 s. `pinhole up` \
+            records the data directory's files into the files database every 5 s; every 15 s it \
+            writes each database's replication lag to run/replication.json, which its service \
+            exports as pinhole_replication_lag_seconds. `pinhole up` \
             runs this for you when replication.url is set; run it yourself when the services run \
             under another supervisor. SIGINT or SIGTERM stops Litestream, which syncs once more \
             first.
@@ -30,11 +32,10 @@ struct Replicate: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let plan = LitestreamPlan(
-            replication: replication, dataDirectory: data,
-            metricsAddress: reader.string(forKey: "replication.metricsAddress", default: "127.0.0.1:9091"))
+            replication: replication, dataDirectory: data, metricsAddress: replication.metricsAddress)
         let litestream: URL
         do {
-            litestream = try LitestreamPlan.executable(reader.string(forKey: "replication.litestream"))
+            litestream = try LitestreamPlan.executable(replication.litestream)
         } catch let error as ReplicationError {
             say("pinhole: \(error)")
             throw ExitCode(1)
@@ -57,6 +58,8 @@ struct Replicate: AsyncParsableCommand {
             for await _ in signals { child.send(SIGTERM) }
         }
         let recorder = Task {
+            var report = ReplicationReport(databases: [:])
+            var round = 0
             while (try? await Task.sleep(for: .seconds(5))) != nil {
                 do {
                     let changed = try files.record(data, blobs: blobs)
@@ -66,6 +69,15 @@ struct Replicate: AsyncParsableCommand {
                 } catch {
                     say("pinhole: the data directory's files could not be recorded: \(error)")
                 }
+                // Every 15 s, each database's lag for its service's metrics (one listing of the
+                // replica per database).
+                round += 1
+                guard round % 3 == 0 else { continue }
+                for lag in await ReplicaLag.measure(plan, config: config, litestream: litestream) {
+                    guard let seconds = lag.seconds else { continue }
+                    report.databases[lag.name] = .init(lagSeconds: seconds, measuredAt: Date())
+                }
+                try? report.write(in: data)
             }
         }
         let status = await child.waitForExit()

@@ -77,7 +77,7 @@ struct Restore: AsyncParsableCommand {
                 }
                 try await ReplicaRestore(
                     replication: replication, moment: at, data: data, binaries: binaries,
-                    litestream: try LitestreamPlan.executable(reader.string(forKey: "replication.litestream")),
+                    litestream: try LitestreamPlan.executable(replication.litestream),
                     reader: reader
                 ).run(started: started)
                 return

@@ -79,11 +79,52 @@ struct Init: AsyncParsableCommand {
 
     @OptionGroup var options: StackOptions
 
+    @Flag(
+        help: """
+            With replication.url set and an empty data directory, restore it from the replica first \
+            (its newest moment), when the replica holds one: a container's init step on a new disk.
+            """)
+    var restoreIfEmpty = false
+
+    @Option(help: "Directory holding the built executables. Default: the directory of this pinhole binary.")
+    var binDir: String?
+
     func run() async throws {
         let settings = try await options.settings()
+        if restoreIfEmpty { try await restoreFromReplica(into: settings.dataDirectory) }
         let notes = try prepareDataDirectory(settings)
         say("pinhole: data directory \(settings.dataDirectory.path)")
         for note in notes { say("pinhole: \(note)") }
         if notes.isEmpty { say("pinhole: nothing to do, everything is in place") }
+    }
+
+    private func restoreFromReplica(into data: URL) async throws {
+        let reader = try await options.reader()
+        guard let replication = try ReplicationSettings.read(reader) else {
+            say("pinhole: replication.url is not set: nothing to restore from")
+            return
+        }
+        let existing = (try? FileManager.default.contentsOfDirectory(atPath: data.path)) ?? []
+        guard existing.isEmpty else {
+            say("pinhole: \(data.path) holds data: not restoring")
+            return
+        }
+        do {
+            let binaries = URL(
+                fileURLWithPath: binDir ?? Bundle.main.executableURL!.deletingLastPathComponent().path)
+            try await ReplicaRestore(
+                replication: replication, moment: nil, data: data.standardizedFileURL, binaries: binaries,
+                litestream: try LitestreamPlan.executable(replication.litestream),
+                reader: reader, ifReplicaExists: true
+            ).run(started: .now)
+        } catch is ReplicaRestore.EmptyReplica {
+            say("pinhole: \(replication.url) holds nothing yet: starting empty")
+        } catch let error as BackupError {
+            say("pinhole: restore refused: \(error)")
+            throw ExitCode(1)
+        } catch let error as ReplicationError {
+            say("pinhole: restore refused: \(error)")
+            throw ExitCode(1)
+        }
     }
 }

@@ -81,7 +81,7 @@ struct Status: AsyncParsableCommand {
         let plan = LitestreamPlan(replication: replication, dataDirectory: data, metricsAddress: nil)
         let config = Replicate.configurationFile(in: data)
         guard FileManager.default.fileExists(atPath: config.path),
-            let litestream = try? LitestreamPlan.executable(reader.string(forKey: "replication.litestream"))
+            let litestream = try? LitestreamPlan.executable(replication.litestream)
         else {
             say("replication to \(replication.url): not running (no run/litestream.yml, or no litestream)")
             return false

@@ -158,6 +158,24 @@ struct ReplicationFlow {
         try await Task.sleep(for: .seconds(4))
         let middle = Date()
         try await Task.sleep(for: .seconds(4))
+        // Under this load each service exports its database's lag (measured every 15 s).
+        let lag = LineCollector()
+        let reported = await eventually(timeout: .seconds(25)) {
+            let text = (try? await stack.internalClient.call(.GET, stack.serviceURL(.feed) + "/metrics"))?.text ?? ""
+            let line = text.split(separator: "\n").first { $0.hasPrefix("pinhole_replication_lag_seconds") }
+            lag.replace(with: line.map { [String($0)] } ?? [])
+            return line != nil
+        }
+        let seconds = lag.lines.first?.split(separator: " ").last.flatMap { Double($0) }
+        #expect(reported && (seconds ?? .infinity) < 5, "feed's replication lag: \(lag.lines)")
+        print("replication: feed under load reports \(lag.lines.first ?? "no lag")")
+        // `pinhole status` shows every database's replica and its lag (the processes' rows are
+        // `pinhole up`'s, which this stack is not run by).
+        let status = try await stack.pinhole(["status"])
+        for database in ServiceName.services.map(\.rawValue) + ["files"] {
+            let row = status.lines.first { $0.hasPrefix(database + " ") && $0.hasSuffix("s") }
+            #expect(row.map { !$0.contains("unknown") } == true, "\(database): \(status.lines)")
+        }
         // The whole stack at once, mid-request: no process gets to flush or sync anything more.
         log.stop()
         let killedAt = Date()
@@ -213,12 +231,13 @@ struct ReplicationFlow {
         }
     }
 
-    /// The newest moment: a stack on the restored directory answers every write acknowledged
+    /// The newest moment (`pinhole init --restore-if-empty`): a stack on the restored directory answers every write acknowledged
     /// more than 1 s before the kill, downloads their photos with the right SHA-256, and
     /// delivers the events the services' outboxes still held once each.
     private func restoresTheNewest(writers: [Person], settled: [Write], recent: [Write]) async throws {
         let directory = scratch.appendingPathComponent("newest")
-        let restore = try await pinhole(["restore", "--from-replica", url], dataDirectory: directory)
+        // As a container's init step on a new disk does it.
+        let restore = try await pinhole(["init", "--restore-if-empty"], dataDirectory: directory)
         #expect(restore.status == 0, "\(restore.lines)")
         print("replication: \(restore.lines.joined(separator: " | "))")
         // The restored stack does not replicate into the same place (a new prefix would be set).

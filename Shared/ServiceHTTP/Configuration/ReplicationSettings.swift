@@ -41,14 +41,11 @@ public struct ReplicationSettings: Sendable, Equatable {
     public let interval: Duration
     /// How long the replica keeps what a restore `--at` a past moment needs.
     public let retentionHours: Int
-
-    public init(url: String, target: Target, s3: S3Access?, interval: Duration, retentionHours: Int) {
-        self.url = url
-        self.target = target
-        self.s3 = s3
-        self.interval = interval
-        self.retentionHours = retentionHours
-    }
+    /// The Litestream executable (`replication.litestream`): a path, or nil for `litestream`
+    /// on `PATH`.
+    public let litestream: String?
+    /// Where Litestream serves its Prometheus metrics (`replication.metricsAddress`).
+    public let metricsAddress: String
 
     /// The configured replication, or nil when `replication.url` is not set.
     public static func read(_ reader: ConfigReader) throws -> ReplicationSettings? {
@@ -84,6 +81,8 @@ public struct ReplicationSettings: Sendable, Equatable {
         }
         interval = .milliseconds(try reader.integer("replication.intervalMs", default: 250, in: 50...60_000))
         retentionHours = try reader.integer("replication.retentionHours", default: 72, in: 1...8760)
+        litestream = reader.string(forKey: "replication.litestream")
+        metricsAddress = reader.string(forKey: "replication.metricsAddress", default: "127.0.0.1:9091")
     }
 
     /// The endpoint, region, credentials and addressing `media.s3.*` names.

@@ -19,7 +19,8 @@ public struct HealthController: Sendable {
     let metrics: PrometheusCollectorRegistry
     let metricsAccess: @Sendable (Request, any Channel) -> Bool
     /// The data directory, whose file system's free and total bytes each scrape reads
-    /// (`pinhole_data_free_bytes`, `pinhole_data_size_bytes`).
+    /// (`pinhole_data_free_bytes`, `pinhole_data_size_bytes`), and where `pinhole replicate`
+    /// reports this service's replication lag (`pinhole_replication_lag_seconds`).
     let dataDirectory: URL?
 
     /// `metricsAccess` decides who may read `/metrics`; on the internal listener every caller
@@ -63,6 +64,11 @@ public struct HealthController: Sendable {
         {
             metrics.makeGauge(name: "pinhole_data_free_bytes").set(free.doubleValue)
             metrics.makeGauge(name: "pinhole_data_size_bytes").set(size.doubleValue)
+        }
+        if let dataDirectory,
+            let lag = ReplicationReport.read(in: dataDirectory)?.lag(of: service.rawValue, now: Date())
+        {
+            metrics.makeGauge(name: "pinhole_replication_lag_seconds").set(lag)
         }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

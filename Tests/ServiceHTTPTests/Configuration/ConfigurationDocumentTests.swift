@@ -7,13 +7,14 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The files that read configuration keys: the kit's shared settings, telemetry, each
+    /// The files that read configuration keys: the kit's shared settings and replication's, telemetry, each
     /// service's settings and the gateway's (with its app links).
     static func settingsFiles() throws -> [URL] {
         let services = try FileManager.default.contentsOfDirectory(
             at: root.appendingPathComponent("Services"), includingPropertiesForKeys: nil)
         return [
             "Shared/ServiceHTTP/Configuration/ServiceSettings.swift",
+            "Shared/ServiceHTTP/Configuration/ReplicationSettings.swift",
             "Shared/ServiceHTTP/Observability/TelemetrySettings.swift", "gateway/GatewaySettings.swift",
             "gateway/Domain/AppLinks.swift", "Services/Auth/Mail/MailSettings.swift",
         ].map { root.appendingPathComponent($0) }
