@@ -266,7 +266,7 @@ let package = Package(
                 .asyncHTTPClient, .grdb,
             ],
             resources: [.copy("Interactions")]),
-        tests("PinholeCLI", ["PinholeCLI", "AuthService"]),
+        tests("PinholeCLI", ["PinholeCLI", "AuthService", .yams]),
         .testTarget(
             name: "ClientTests",
             dependencies: ["PinholeClient", .openAPIRuntime, .httpTypes, .yams],
