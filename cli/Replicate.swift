@@ -73,9 +73,13 @@ struct Replicate: AsyncParsableCommand {
                 // replica per database).
                 round += 1
                 guard round % 3 == 0 else { continue }
-                for lag in await ReplicaLag.measure(plan, config: config, litestream: litestream) {
+                let confirmed = report.databases.compactMapValues(\.replicated)
+                for lag in await ReplicaLag.measure(
+                    plan, config: config, litestream: litestream, confirmed: confirmed)
+                {
                     guard let seconds = lag.seconds else { continue }
-                    report.databases[lag.name] = .init(lagSeconds: seconds, measuredAt: Date())
+                    report.databases[lag.name] = .init(
+                        lagSeconds: seconds, measuredAt: Date(), replicated: lag.replica)
                 }
                 try? report.write(in: data)
             }

@@ -133,13 +133,27 @@ struct ReplicaLag {
     var seconds: Double?
 
     /// Every database of `plan`, asking `litestream ltx` with the configuration `config`.
-    static func measure(_ plan: LitestreamPlan, config: URL, litestream: URL) async -> [ReplicaLag] {
+    /// `confirmed` holds, per database, a transaction already seen in the replica: a database
+    /// with nothing newer locally is caught up without asking the replica (an idle stack lists
+    /// nothing), and the replica's level 0 (its newest files) is read before every level.
+    static func measure(
+        _ plan: LitestreamPlan, config: URL, litestream: URL, confirmed: [String: UInt64] = [:]
+    ) async -> [ReplicaLag] {
         var lags: [ReplicaLag] = []
         for database in plan.databases {
             let pending = localTransactions(of: database.file)
-            let replica = await replicaTransaction(
-                of: database.file, config: config, litestream: litestream, environment: plan.environment())
             let local = pending.map(\.txid).max()
+            var replica: UInt64?
+            if let known = confirmed[database.name], local ?? 0 <= known {
+                replica = known
+            } else {
+                for level in ["0", "all"] {
+                    replica = await replicaTransaction(
+                        of: database.file, level: level, config: config, litestream: litestream,
+                        environment: plan.environment())
+                    if let replica, replica >= local ?? 0 { break }
+                }
+            }
             var lag = ReplicaLag(name: database.name, local: local, replica: replica, seconds: nil)
             if let replica {
                 let behind = pending.filter { $0.txid > replica }.map(\.madeAt)
@@ -166,13 +180,13 @@ struct ReplicaLag {
         }
     }
 
-    /// The newest transaction of `database` in its replica, at any compaction level.
+    /// The newest transaction of `database` in its replica at compaction `level` (`all`: any).
     static func replicaTransaction(
-        of database: URL, config: URL, litestream: URL, environment: [String: String]
+        of database: URL, level: String, config: URL, litestream: URL, environment: [String: String]
     ) async -> UInt64? {
         guard
             let (status, lines) = try? await ChildOutput.run(
-                litestream, ["ltx", "-config", config.path, "-level", "all", "-json", database.path],
+                litestream, ["ltx", "-config", config.path, "-level", level, "-json", database.path],
                 environment: environment),
             status == 0,
             let files = try? JSONDecoder().decode([LTXFile].self, from: Data(lines.joined(separator: "\n").utf8))

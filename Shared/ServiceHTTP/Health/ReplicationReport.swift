@@ -9,10 +9,13 @@ public struct ReplicationReport: Codable, Sendable, Equatable {
         public var lagSeconds: Double
         /// When the replica was last read for this database.
         public var measuredAt: Date
+        /// The newest transaction seen in the replica (Litestream's transaction id).
+        public var replicated: UInt64?
 
-        public init(lagSeconds: Double, measuredAt: Date) {
+        public init(lagSeconds: Double, measuredAt: Date, replicated: UInt64? = nil) {
             self.lagSeconds = lagSeconds
             self.measuredAt = measuredAt
+            self.replicated = replicated
         }
     }
 
