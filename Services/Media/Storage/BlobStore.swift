@@ -89,7 +89,8 @@ struct BlobStore: Sendable {
     /// processed copy) under its hash; the local file is gone afterwards.
     func store(_ file: URL, sha256: String) async throws {
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
-        let local = backend as? LocalBlobBackend
+        // With replication on, a blob stored before was copied then.
+        let local = replica == nil ? nil : backend as? LocalBlobBackend
         let isNew = local.map { !FileManager.default.fileExists(atPath: $0.url(sha256: sha256).path) } ?? false
         do {
             try await backend.store(file, sha256: sha256, byteSize: size)
