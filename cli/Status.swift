@@ -1,6 +1,5 @@
 import ArgumentParser
 import AsyncHTTPClient
-import Configuration
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -65,7 +64,7 @@ struct Status: AsyncParsableCommand {
         }
         let reader = try await options.reader()
         if let replication = try ReplicationSettings.read(reader) {
-            healthy = try await showReplication(replication, reader: reader, data: settings.dataDirectory) && healthy
+            healthy = await showReplication(replication, data: settings.dataDirectory) && healthy
         }
         if !healthy { throw ExitCode(1) }
     }
@@ -73,11 +72,7 @@ struct Status: AsyncParsableCommand {
     /// Each database's replica: the newest transaction Litestream took locally, the newest in
     /// the replica, and how long the oldest one not yet shipped has waited. Unhealthy when the
     /// replica cannot be read or lags by more than 10 s.
-    private func showReplication(
-        _ replication: ReplicationSettings, reader: ConfigReader, data: URL
-    ) async throws
-        -> Bool
-    {
+    private func showReplication(_ replication: ReplicationSettings, data: URL) async -> Bool {
         let plan = LitestreamPlan(replication: replication, dataDirectory: data, metricsAddress: nil)
         let config = Replicate.configurationFile(in: data)
         guard FileManager.default.fileExists(atPath: config.path),
