@@ -25,6 +25,8 @@ struct Replicate: AsyncParsableCommand {
     func run() async throws {
         // What SQLite creates beside the files database (`-wal`, `-shm`) is owner-only too.
         umask(0o077)
+        // Trapped first: a stop that comes while Litestream starts still stops it.
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let reader = try await options.reader()
         let data = try ServiceSettings(name: .pinhole, reader: reader).dataDirectory
         guard let replication = try ReplicationSettings.read(reader) else {
@@ -53,7 +55,6 @@ struct Replicate: AsyncParsableCommand {
         say(
             "pinhole: replicating \(plan.databases.count) databases to \(replication.url) "
                 + "every \(Int(replication.interval / .milliseconds(1))) ms (Litestream pid \(child.pid))")
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let watcher = Task {
             for await _ in signals { child.send(SIGTERM) }
         }
@@ -111,7 +112,15 @@ struct Replicate: AsyncParsableCommand {
         else { return }
         say("pinhole: stopping the Litestream (pid \(pid)) a previous run left")
         kill(pid, SIGTERM)
-        for _ in 0..<100 where kill(pid, 0) == 0 { try? await Task.sleep(for: .milliseconds(100)) }
-        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+        for _ in 0..<100 where isAlive(pid) { try? await Task.sleep(for: .milliseconds(100)) }
+        if isAlive(pid) { kill(pid, SIGKILL) }
+    }
+
+    /// Whether `pid` runs: an orphan that exited stays a zombie until something reaps it.
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+        else { return false }
+        return state != "Z"
     }
 }
