@@ -51,7 +51,7 @@ extension PinholeUpTests {
                 FileManager.default.fileExists(atPath: replica.appendingPathComponent("\(service.rawValue)/ltx").path))
         }
 
-        // Killed, it is started again, and the new one stops the Litestream the old one left.
+        // Killed, it is started again, and the Litestream the old one left does not run on.
         let record =
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: directory.appendingPathComponent("run/stack.json"))) as? [String: Any]
@@ -64,12 +64,11 @@ extension PinholeUpTests {
         kill(replicate, SIGKILL)
         let restarted = await eventually(timeout: .seconds(30)) {
             output.lines.contains { $0.hasPrefix("pinhole: replicate restarted (pid ") }
-                && output.lines.contains {
-                    $0.contains("stopping the Litestream (pid \(leftover)) a previous run left")
-                }
                 && output.lines.filter { $0.contains("| pinhole: replicating 7 databases") }.count == 2
         }
-        #expect(restarted, "\(output.lines.suffix(20).joined(separator: "\n"))")
+        #expect(restarted, "\(output.lines.filter { $0.contains("pinhole:") }.joined(separator: "\n"))")
+        // Only one Litestream replicates: the orphan either ended by itself (its output pipe
+        // closed with its parent) or the new run stopped it ("stopping the Litestream ...").
         #expect(
             await eventually(timeout: .seconds(15)) { !Replicate.isAlive(leftover) }, "the old Litestream still runs")
 
