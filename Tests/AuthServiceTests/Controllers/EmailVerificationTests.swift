@@ -124,9 +124,11 @@ import Testing
                 await harness.deliver(); return await harness.mail.to("taken@example.com")
             }()
             #expect(mails.count == 3)
-            #expect(mails.last?.subject == "You already have a Pinhole account")
+            // (Looked up by subject: the delivery jobs of the earlier code mails may finish after it.)
+            let told = mails.first { $0.subject == "You already have a Pinhole account" }
+            #expect(told != nil, "\(mails.map(\.subject))")
             // Its link sets a new password; the first password stays until then.
-            #expect(mails.last?.linkToken != nil)
+            #expect(told?.linkToken != nil)
             #expect(
                 try await client.post(
                     "/v1/auth/login", LoginRequest(email: "taken@example.com", password: "first password")
