@@ -152,6 +152,7 @@ enum BackupFiles {
     }
 }
 
+/// A backup, restore or replication problem, printed plainly to the operator.
 struct BackupError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

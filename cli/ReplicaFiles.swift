@@ -72,7 +72,7 @@ struct ReplicaFiles {
             let bytes: Data = row["bytes"]
             guard !path.hasPrefix("/"), !path.split(separator: "/").contains(".."),
                 Hex.encode(SHA256.hash(data: bytes)) == row["sha256"]
-            else { throw ReplicationError("the replica's files database holds a damaged entry (\(path))") }
+            else { throw BackupError("the replica's files database holds a damaged entry (\(path))") }
             let target = directory.appendingPathComponent(path)
             try FileSystem.makeOwnerOnlyDirectory(target.deletingLastPathComponent())
             try FileSystem.writeOwnerOnly(bytes, to: target)

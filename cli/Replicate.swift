@@ -38,7 +38,7 @@ struct Replicate: AsyncParsableCommand {
         let litestream: URL
         do {
             litestream = try LitestreamPlan.executable(replication.litestream)
-        } catch let error as ReplicationError {
+        } catch let error as BackupError {
             say("pinhole: \(error)")
             throw ExitCode(1)
         }

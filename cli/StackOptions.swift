@@ -122,9 +122,6 @@ struct Init: AsyncParsableCommand {
         } catch let error as BackupError {
             say("pinhole: restore refused: \(error)")
             throw ExitCode(1)
-        } catch let error as ReplicationError {
-            say("pinhole: restore refused: \(error)")
-            throw ExitCode(1)
         }
     }
 }
