@@ -6,7 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Continuous replication against a real S3 peer (moto): people post, vote, reply and message
+/// Continuous replication against a real S3 peer (moto): people post, vote, reply, snap and message
 /// while Litestream ships every commit; the whole stack is killed with SIGKILL and its data
 /// directory deleted; `pinhole restore --from-replica` brings it back, newest and at a moment
 /// in the middle.
@@ -52,6 +52,7 @@ struct ReplicationFlow {
             case vote(postID: String)
             case reply(Post, toAuthor: Person)
             case message(DirectMessage)
+            case snap(Snap)
         }
 
         let kind: Kind
@@ -112,6 +113,10 @@ struct ReplicationFlow {
                     replicateOutput.lines.contains { $0.contains("snapshot complete") && $0.contains("files.sqlite") }
                 }, "\(replicateOutput.lines.suffix(20))")
             writers = try await [flow.signUp("Rae"), flow.signUp("Sol"), flow.signUp("Tam")]
+            // Friends all round: each snaps once into both of their streaks.
+            for (index, writer) in writers.enumerated() {
+                _ = try await flow.befriend(writer, writers[(index + 1) % writers.count])
+            }
             (middle, killedAt) = try await writeThenKill(
                 flow, writers: writers, log: log, stack: stack, replicate: replicate)
         } catch {
@@ -127,6 +132,12 @@ struct ReplicationFlow {
             "replication: \(writes.count) writes acknowledged, \(settled.count) of them more than 1 s before the kill; "
                 + "--at \(Self.rfc3339(middle))")
         #expect(settled.count >= 12, "too few writes to judge: \(writes.count)")
+        // Three snaps: two before the moment in the middle, one after it.
+        let snaps = settled.filter {
+            if case .snap = $0.kind { return true }
+            return false
+        }
+        #expect(snaps.count == 3 && snaps.filter { $0.began > middle }.count == 1, "\(snaps.map(\.began))")
 
         try await restoresTheNewest(
             writers: writers, settled: settled,
@@ -195,17 +206,30 @@ struct ReplicationFlow {
     }
 
     /// One person's loop: a photo post; an up-vote and a reply on the next person's newest
-    /// post; a message to them.
+    /// post; a message to them; once, a snap (one a day per streak): the first two people at
+    /// once, the third after the moment in the middle.
     private func write(
         as writer: Person, to next: Person, seed: Int, flow: SliceFlow, log: Writes
     ) async throws {
         var round = 0
         var answered: Set<String> = []
+        var snapped = false
+        let snapAfter = Date().addingTimeInterval(seed == 2 ? 5 : 0)
         func record(_ kind: Write.Kind, began: Date) {
             log.append(Write(kind: kind, by: writer, began: began, acknowledged: Date()))
         }
         while !log.isStopped {
             var began = Date()
+            if !snapped, began > snapAfter {
+                let photo = try await flow.upload(TestImages.jpeg(seed: UInt8(200 + seed)), as: writer)
+                began = Date()
+                let sent = try await flow.call(
+                    .POST, "/v1/snaps", as: writer, json: SnapCreate(mediaId: photo.id, timeZone: "UTC"))
+                #expect(sent.status == 201, "\(sent.text)")
+                record(.snap(try sent.decode(Snap.self)), began: began)
+                snapped = true
+                began = Date()
+            }
             let media = try await flow.upload(TestImages.jpeg(seed: UInt8((seed * 80 + round) % 256)), as: writer)
             let post = try await flow.publish(media, as: writer, caption: "replicated \(seed) \(round)")
             record(.post(post, media), began: began)
@@ -293,6 +317,13 @@ struct ReplicationFlow {
             let listed = try await flow.call(
                 .GET, "/v1/messages/conversations/\(message.conversationId)/messages?limit=100", as: write.by)
             return listed.status == 200 && listed.text.contains(message.id)
+        case .snap(let snap):
+            guard !snap.streaks.isEmpty else { return false }
+            for streak in snap.streaks {
+                let shown = try await flow.call(.GET, "/v1/streaks/\(streak.id)", as: write.by)
+                guard (try? shown.decode(Streak.self))?.snappedByMe == true else { return false }
+            }
+            return true
         }
     }
 
@@ -306,9 +337,11 @@ struct ReplicationFlow {
         #expect(restore.status == 0, "\(restore.lines)")
         let feed = try DatabaseQueue(path: directory.appendingPathComponent("feed/feed.sqlite").path)
         let alerts = try DatabaseQueue(path: directory.appendingPathComponent("alerts/alerts.sqlite").path)
+        let streak = try DatabaseQueue(path: directory.appendingPathComponent("streak/streak.sqlite").path)
         defer {
             try? feed.close()
             try? alerts.close()
+            try? streak.close()
         }
         let before = writes.filter { $0.acknowledged < middle.addingTimeInterval(-1) }
         let after = writes.filter { $0.began > middle }
@@ -347,6 +380,12 @@ struct ReplicationFlow {
                     try await alerts.read { db in
                         try Bool.fetchOne(
                             db, sql: "SELECT EXISTS (SELECT 1 FROM message WHERE id = ?)", arguments: [message.id])
+                    } ?? false
+            case .snap(let snap):
+                present =
+                    try await streak.read { db in
+                        try Bool.fetchOne(
+                            db, sql: "SELECT EXISTS (SELECT 1 FROM snap WHERE id = ?)", arguments: [snap.id])
                     } ?? false
             }
             #expect(present == expected, "\(write.kind) began \(write.began), acknowledged \(write.acknowledged)")
