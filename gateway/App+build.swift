@@ -38,6 +38,9 @@ func buildRouter(
     // still sending gets the answer instead of a reset; larger bodies are cut off.
     let router = runtime.makeRouter(
         context: GatewayRequestContext.self, requestLogLevel: .info, drainLimit: settings.drainLimit)
+    if !settings.trustedProxies.isEmpty {
+        router.add(middleware: ClientAddressMiddleware(proxies: settings.trustedProxies))
+    }
     router.add(middleware: HeaderLimitMiddleware(limit: settings.headerLimit))
     router.add(middleware: UnforwardedMethodMiddleware())
     if let origin = settings.corsOrigin {
@@ -51,13 +54,16 @@ func buildRouter(
                 ]))
     }
     let metricsToken = settings.metricsToken
+    let proxies = settings.trustedProxies
     let routes = runtime.makeRoutes(
         on: router, verifier: verifier, readiness: [:],
         metricsAccess: { request, channel in
             if let metricsToken {
                 return AuthenticationMiddleware<GatewayRequestContext>.bearerToken(in: request.headers) == metricsToken
             }
-            return channel.remoteAddress?.isLoopback ?? false
+            // A proxy on this machine is loopback too, but speaks for clients that are not.
+            guard let peer = channel.remoteAddress, !proxies.contains(peer.ipAddress ?? "") else { return false }
+            return peer.isLoopback
         })
     HealthRollupController(client: runtime.client).addRoutes(to: routes)
     try OpenAPIController().addRoutes(to: routes)

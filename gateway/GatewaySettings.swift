@@ -8,6 +8,10 @@ import ServiceHTTP
 /// - `public.tls.certificate`, `public.tls.key` (default unset): PEM files of the public
 ///   certificate. When set, the listener speaks TLS with ALPN (HTTP/2, HTTP/1.1 fallback);
 ///   when unset, plaintext HTTP/1.1 and prior-knowledge HTTP/2 on the same port.
+/// - `public.trustedProxies` (default unset): the load balancers or reverse proxies in front
+///   of the gateway, as addresses and CIDR ranges (`10.0.0.0/8, 2001:db8::/32`). Requests
+///   from them are limited by the client address they forward in `X-Forwarded-For`, and their
+///   own connections are not limited per address (``TrustedProxies``).
 /// - `ratelimit.enabled` (default true).
 /// - `ratelimit.<class>.limit`, `ratelimit.<class>.windowSeconds` for classes `auth`
 ///   (20 per 60 s, per client address), `read` (600 per 60 s), `write` (120 per 60 s),
@@ -39,7 +43,7 @@ import ServiceHTTP
 /// - `upstream.timeoutSeconds` (default 30), `upstream.uploadTimeoutSeconds` (default 600):
 ///   how long a service may take to begin its answer.
 /// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
-///   loopback clients may read metrics.
+///   loopback clients that are not a trusted proxy may read metrics.
 /// - `cors.allowOrigin` (default unset): an origin allowed to call the API from a browser.
 /// - `links.*`: the apps' universal and app links (``AppLinks``).
 struct GatewaySettings: Sendable {
@@ -62,6 +66,7 @@ struct GatewaySettings: Sendable {
     let liveStreamsPerUser: Int
     let webSocketPing: Int64
     let appLinks: AppLinks
+    let trustedProxies: TrustedProxies
 
     /// How much of a body an early answer (401, 413, 429, an upstream that answered first)
     /// waits for, so a client still sending gets the answer instead of a reset.
@@ -103,5 +108,6 @@ struct GatewaySettings: Sendable {
         self.liveStreamsPerUser = try reader.integer("limits.liveStreamsPerUser", default: 8, in: 1...1000)
         self.webSocketPing = Int64(try reader.integer("limits.webSocketPingSeconds", default: 30, in: 1...3600))
         self.appLinks = try AppLinks(reader: reader)
+        self.trustedProxies = try TrustedProxies(parsing: reader.string(forKey: "public.trustedProxies") ?? "")
     }
 }

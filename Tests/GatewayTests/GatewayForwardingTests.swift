@@ -145,6 +145,42 @@ import Testing
         await harness.stop()
     }
 
+    /// Behind a load balancer (here every client is 127.0.0.1, the "balancer"), each client it
+    /// forwards has its own budget, the services learn that client's address, and the
+    /// balancer's own loopback address no longer opens `/metrics`.
+    @Test func behindATrustedProxyEachForwardedClientHasItsOwnLimits() async throws {
+        let harness = try await GatewayHarness.start(gateway: [
+            "public.trustedProxies": "127.0.0.0/8, ::1", "ratelimit.auth.limit": "2",
+            "ratelimit.auth.windowSeconds": "3600",
+        ])
+        // Signing up (two auth requests) spends the budget of the balancer's own address.
+        let token = try await harness.signUp("lb-echo@example.com").accessToken
+        let body = LoginRequest(email: "lb@example.com", password: "whatever")
+        func login(from forwarded: String?) async throws -> Int {
+            let headers = forwarded.map { [("x-forwarded-for", $0)] } ?? []
+            return try await harness.client.call(.POST, harness.url("/v1/auth/login"), json: body, headers: headers)
+                .status
+        }
+        #expect(try await login(from: nil) == 429)
+        #expect(try await login(from: "203.0.113.9") == 401)
+        #expect(try await login(from: "203.0.113.9") == 401)
+        #expect(try await login(from: "203.0.113.9") == 429)
+        #expect(try await login(from: "203.0.113.10") == 401)
+        // What a client wrote before the balancer's entry changes nothing: limited by the last.
+        #expect(try await login(from: "203.0.113.10, 198.51.100.1") == 401)
+        #expect(try await login(from: "203.0.113.77, 198.51.100.1") == 401)
+        #expect(try await login(from: "203.0.113.78, 198.51.100.1") == 429)
+
+        let echo = try await harness.client.call(
+            .GET, harness.url("/v1/reports/echo"), token: token,
+            headers: [("x-forwarded-for", "2001:db8::5, 127.0.0.1")])
+        let seen = try echo.decode([String: String].self)
+        #expect(seen["x-pinhole-client-ip"] == "2001:db8::5")
+        #expect(seen["x-forwarded-for"] == nil)
+        #expect(try await harness.client.call(.GET, harness.url("/metrics")).status != 200)
+        await harness.stop()
+    }
+
     /// Friend search spends its own budget: past it, 429, while the user's other reads go on.
     @Test func friendSearchIsLimitedApartFromReads() async throws {
         let harness = try await GatewayHarness.start(gateway: [

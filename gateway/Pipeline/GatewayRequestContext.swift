@@ -14,9 +14,14 @@ struct GatewayRequestContext: ServiceRequestContextProtocol {
     /// Set by ``RouteMatchMiddleware``.
     var route: GatewayRoute?
 
+    /// The client's address: the connection's, or behind a trusted proxy the one it forwarded
+    /// (``ClientAddressMiddleware``).
+    var clientAddress: String
+
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.channel = source.channel
+        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// The connection the request came on: an HTTP/2 stream's channel is a child of its
@@ -26,9 +31,6 @@ struct GatewayRequestContext: ServiceRequestContextProtocol {
         if let parent = channel.parent, parent.parent != nil { return parent }
         return channel
     }
-
-    /// The client's address, as the connection shows it.
-    var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
 
     /// The route found for this request; only routes reached through the pipeline ask.
     func requireRoute() throws -> GatewayRoute {

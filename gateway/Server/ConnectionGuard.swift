@@ -6,6 +6,7 @@ import Synchronization
 /// ends up speaking. It makes sure a connection cannot outlive its purpose:
 /// - more than `perAddress` connections from one client address are closed on arrival, and
 ///   so is every connection from an address refused for flooding HTTP/2 (``ConnectionCounter``);
+///   a trusted proxy's connections carry many clients and are not counted (``TrustedProxies``);
 /// - a connection that has not finished TLS and protocol selection within `handshake` is
 ///   closed (a client that connects and sends nothing, or half a preface);
 /// - a peer that goes away (its side closed) before a protocol was chosen, or on HTTP/2, is
@@ -20,6 +21,7 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         var perAddress: Int
         var handshake: TimeAmount
         var grace: TimeAmount
+        var trusted: TrustedProxies = .none
     }
 
     enum Phase {
@@ -53,13 +55,14 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         guard address == nil, deadline == nil else { return }
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
         let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: limits.handshake) { channel.close(promise: nil) }
+        if limits.trusted.contains(address) { return }
         guard counter.admit(address, limit: limits.perAddress) else {
             // Closed once the server has finished setting the connection up.
             context.eventLoop.execute { channel.close(promise: nil) }
             return
         }
         self.address = address
-        deadline = context.eventLoop.scheduleTask(in: limits.handshake) { channel.close(promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

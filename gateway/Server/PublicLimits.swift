@@ -17,16 +17,19 @@ struct PublicLimits: Sendable {
     let floodPenalty: Duration
     /// How often a WebSocket is pinged (a client that stops answering is closed).
     let webSocketPing: Duration
+    /// Peers whose connections carry many clients: not limited per address.
+    let trustedProxies: TrustedProxies
     var grace: TimeAmount { connection.grace }
 
     init(_ settings: GatewaySettings) {
         connection = ConnectionGuard.Limits(
             perAddress: settings.connectionsPerAddress, handshake: .seconds(settings.handshakeTimeout),
-            grace: .seconds(5))
+            grace: .seconds(5), trusted: settings.trustedProxies)
         idleTimeout = .seconds(settings.idleTimeout)
         headerCap = max(4 * settings.headerLimit, 1 << 16)
         counter = ConnectionCounter()
         floodPenalty = .seconds(settings.floodPenalty)
         webSocketPing = .seconds(settings.webSocketPing)
+        trustedProxies = settings.trustedProxies
     }
 }

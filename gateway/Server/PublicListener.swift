@@ -42,8 +42,11 @@ enum PublicListener {
             http1: HTTP1Channel(responder: responder, configuration: configuration), connections: connections,
             maxConcurrentStreams: 100,
             maxHeaderListSize: limits.headerCap, idleTimeout: limits.idleTimeout, grace: limits.grace,
-            misbehaviour: { [counter = limits.counter, penalty = limits.floodPenalty] channel, error in
-                guard let address = channel.remoteAddress?.ipAddress else { return }
+            misbehaviour: {
+                [counter = limits.counter, penalty = limits.floodPenalty, trusted = limits.trustedProxies]
+                channel, error in
+                // A proxy's flooding connection is closed, but the proxy's other clients go on.
+                guard let address = channel.remoteAddress?.ipAddress, !trusted.contains(address) else { return }
                 counter.refuse(address, for: penalty)
                 Logger(label: "gateway").notice(
                     "HTTP/2 flood: connections from \(address) refused for \(penalty)",

@@ -122,12 +122,9 @@ import Testing
             + payload
     }
 
-    @Test func aPeerThatBreaksHTTP2IsDisconnected() async throws {
-        let harness = try await GatewayHarness.start()
-        // Cleartext HTTP/2: a header block that never ends, CONTINUATION after CONTINUATION.
-        // NIOHTTP2 answers the sixth with GOAWAY(ENHANCE_YOUR_CALM); the connection must then
-        // close (left open, the gateway kept every further byte the peer sent).
-        let connection = try RawConnection(port: port(harness))
+    /// Cleartext HTTP/2: a header block that never ends, CONTINUATION after CONTINUATION.
+    private func floodContinuation(port: Int) throws -> RawConnection {
+        let connection = try RawConnection(port: port)
         connection.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
         connection.send(frame(type: 0x4, stream: 0))  // SETTINGS
         connection.send(frame(type: 0x1, stream: 1, [0x82, 0x86, 0x84]))  // HEADERS GET / http, no END_HEADERS
@@ -135,6 +132,14 @@ import Testing
         for _ in 0..<10 {
             connection.send(frame(type: 0x9, stream: 1, field))  // CONTINUATION, no END_HEADERS
         }
+        return connection
+    }
+
+    @Test func aPeerThatBreaksHTTP2IsDisconnected() async throws {
+        let harness = try await GatewayHarness.start()
+        // NIOHTTP2 answers the sixth CONTINUATION with GOAWAY(ENHANCE_YOUR_CALM); the connection
+        // must then close (left open, the gateway kept every further byte the peer sent).
+        let connection = try floodContinuation(port: port(harness))
         let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(10))
         #expect(closed, "the connection stays open after a connection error")
         // The frames the server wrote: its SETTINGS (and ACK), then the GOAWAY.
@@ -152,6 +157,27 @@ import Testing
         let next = try RawConnection(port: port(harness))
         let refused = next.readUntilClosed(timeout: .seconds(5))
         #expect(refused.closed && refused.bytes.isEmpty)
+        await harness.stop()
+    }
+
+    /// A load balancer's connections carry everyone: it is not limited per address, and a
+    /// flood on one of them closes that connection without shutting the balancer out.
+    @Test func aTrustedProxyIsNotLimitedOrRefusedPerAddress() async throws {
+        let harness = try await GatewayHarness.start(gateway: [
+            "limits.connectionsPerAddress": "2", "public.trustedProxies": "127.0.0.1",
+        ])
+        let port = port(harness)
+        let opened = try (0..<5).map { _ in try RawConnection(port: port) }
+        for connection in opened {
+            #expect(!connection.readUntilClosed(timeout: .milliseconds(500)).closed)
+        }
+        withExtendedLifetime(opened) {}
+        let flood = try floodContinuation(port: port)
+        #expect(flood.readUntilClosed(timeout: .seconds(10)).closed)
+        let next = try RawConnection(port: port)
+        next.send("GET /health/live HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        let (bytes, closed) = next.readUntilClosed(timeout: .seconds(10))
+        #expect(closed && RawConnection.parse(bytes)?.status == 200)
         await harness.stop()
     }
 
