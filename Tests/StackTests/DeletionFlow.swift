@@ -63,7 +63,7 @@ extension SliceFlow {
             let file = stack.directory.url.appendingPathComponent("\(service.rawValue)/\(service.rawValue).sqlite")
             let database = try DatabaseQueue(path: file.path)
             let traces = try await database.read { db in
-                try Self.rows(mentioning: dora.id, in: db, except: service == .auth ? ["deletion"] : [])
+                try db.rows(mentioning: dora.id, except: service == .auth ? ["deletion"] : [])
             }
             try database.close()
             #expect(traces.isEmpty, "\(service.rawValue) still holds \(traces)")
@@ -82,23 +82,5 @@ extension SliceFlow {
         let evePostNow = try await call(.GET, "/v1/posts/\(evePost.id)", as: eve).decode(Post.self)
         #expect(evePostNow.upvotes == 0)
         #expect(try await call(.GET, "/v1/posts/\(doraPost.id)", as: eve).status == 404)
-    }
-
-    /// Every row of every application table whose text mentions `id`, as "table: row".
-    static func rows(mentioning id: String, in db: Database, except excluded: Set<String>) throws -> [String] {
-        let tables = try String.fetchAll(
-            db,
-            sql: """
-                SELECT name FROM sqlite_master WHERE type = 'table'
-                AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kit_%' AND name NOT LIKE 'grdb_%'
-                """)
-        var found: [String] = []
-        for table in tables where !excluded.contains(table) {
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"") {
-                let text = row.databaseValues.map(\.description).joined(separator: " ")
-                if text.contains(id) { found.append("\(table): \(text)") }
-            }
-        }
-        return found
     }
 }

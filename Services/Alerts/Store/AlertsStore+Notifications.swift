@@ -98,6 +98,8 @@ extension AlertsStore {
     ) throws {
         let kind = NotificationCatalog.kind(of: type)
         if let actor, !kind.critical, try MuteMirror.isMuted(actor.id, by: user, in: db) { return }
+        // An event sent before its service applied a deletion may arrive after alerts did.
+        if try ProfileMirror.anyDeleted([user] + (actor.map { [$0.id] } ?? []), in: db) { return }
         var values = values.merging(data) { own, _ in own }
         if let actor { values["actor"] = actor.name }
         let json = String(decoding: try JSONCoding.encoder().encode(data), as: UTF8.self)

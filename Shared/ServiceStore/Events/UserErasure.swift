@@ -5,9 +5,9 @@ import ServiceHTTP
 
 extension EventInbox {
     /// Handles `user.deleted`: `erase` removes the service's own rows of the user, and the kit
-    /// forgets what it keeps for them (stored idempotent answers, mirrored blocks and mutes), all in the
-    /// inbox's transaction. Only after it commits is the event acknowledged, which is the service's
-    /// confirmation to auth.
+    /// forgets what it keeps for them (stored idempotent answers, mirrored blocks and mutes; a
+    /// copy of their profile becomes a tombstone), all in the inbox's transaction. Only after it
+    /// commits is the event acknowledged, which is the service's confirmation to auth.
     public mutating func onUserDeleted(erase: @escaping @Sendable (_ userID: String, _ db: Database) throws -> Void) {
         on(UserDeleted.self) { envelope, db in
             let userID = envelope.payload.userId
@@ -15,6 +15,7 @@ extension EventInbox {
             try IdempotencyKeyRecord.filter(IdempotencyKeyRecord.Columns.scope == "user:\(userID)").deleteAll(db)
             try BlockMirror.erase(userID: userID, in: db)
             try MuteMirror.erase(userID: userID, in: db)
+            try ProfileMirror.tombstone(userID: userID, in: db)
         }
     }
 }

@@ -42,6 +42,26 @@ public enum ProfileMirror {
         return db.changesCount > 0
     }
 
+    /// Marks the user's copy deleted for good (``EventInbox/onUserDeleted(erase:)``), whether
+    /// auth's `profile.changed` saying so has arrived yet or not: nothing about the account
+    /// is kept, and no later event or export page brings its name back.
+    static func tombstone(userID: String, in db: Database) throws {
+        guard try db.tableExists(ProfileMirrorRecord.databaseTableName) else { return }
+        try ProfileMirrorRecord(
+            userId: userID, username: nil, displayName: "", avatarMediaId: nil, deleted: true, revision: Int.max
+        ).upsert(db)
+    }
+
+    /// Whether any of `ids` is a deleted account: events that other services sent before they
+    /// learnt of a deletion can still arrive after it, and must not bring the account back.
+    public static func anyDeleted(_ ids: some Collection<String>, in db: Database) throws -> Bool {
+        let statement = try db.cachedStatement(
+            sql:
+                "SELECT EXISTS (SELECT 1 FROM kit_profile WHERE deleted AND user_id IN (SELECT value FROM json_each(?)))"
+        )
+        return try Bool.fetchOne(statement, arguments: [JSONList.argument(ids)]) ?? false
+    }
+
     /// The copies of `ids` that exist, by id.
     public static func profiles(_ ids: some Collection<String>, in db: Database) throws -> [String: ProfileMirrorRecord]
     {
