@@ -1241,7 +1241,20 @@ import Testing
                 #expect(try await service.database().read(effect.then), "\(type) → \(consumer)")
                 let again = try await service.call("POST", "/internal/events", as: event.producer, body: body)
                 #expect(again.text.contains("duplicate"), "\(type)")
+                if type == UserDeleted.eventType.rawValue { try await Self.liftTombstone(of: Self.alice, in: service) }
             }
+        }
+    }
+
+    /// A deletion is final: the consumer's copy of the person becomes a tombstone that keeps
+    /// later events about them from doing anything. The recording goes on using Alice after it
+    /// deletes her, so once her deletion is checked (tombstone included), it is lifted here.
+    static func liftTombstone(of user: String, in service: RunningService) async throws {
+        try await service.database().write { db in
+            guard try db.tableExists(ProfileMirrorRecord.databaseTableName) else { return }
+            let copy = try ProfileMirror.profiles([user], in: db)[user]
+            #expect(copy?.deleted == true && copy?.displayName == "", "no tombstone for \(user)")
+            try ProfileMirrorRecord.deleteOne(db, key: user)
         }
     }
 

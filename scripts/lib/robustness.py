@@ -498,22 +498,25 @@ def many_streams(_seconds):
     return "1000 streams written at once"
 
 
-def zero_window(count):
-    """`count` connections that announce a zero stream window, ask for a body and never read."""
+def zero_window(count, streams=1):
+    """`count` connections that announce a zero stream window, ask for a body on `streams`
+    streams each and never read."""
 
     def attack(seconds):
         socks = []
         for _ in range(count):
             try:
                 sock = h2_connect(struct.pack(">HI", 4, 0))
-                sock.sendall(frame(HEADERS, END_STREAM | END_HEADERS, 1, request_block("/openapi.yaml")))
+                sock.sendall(b"".join(
+                    frame(HEADERS, END_STREAM | END_HEADERS, 1 + 2 * index, request_block("/openapi.yaml"))
+                    for index in range(streams)))
                 socks.append(sock)
             except (OSError, ssl.SSLError):
                 pass
         time.sleep(seconds)
         for sock in socks:
             sock.close()
-        return f"{len(socks)} zero-window connections held {seconds} s"
+        return f"{len(socks)} zero-window connections x {streams} streams held {seconds} s"
 
     return attack
 
@@ -669,6 +672,7 @@ def main():
         ("1 MiB header blocks", h2_flood(huge_header_block, "1 MiB HEADERS")),
         ("1,000 streams on one connection", many_streams),
         ("zero-window holds", zero_window(50)),
+        ("20 connections x 100 zero-window streams", zero_window(20, 100)),
         ("10 connections x 100 streams", concurrent_streams()),
     ]
     if SHORT:
