@@ -21,6 +21,7 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         var perAddress: Int
         var handshake: TimeAmount
         var grace: TimeAmount
+        /// Peers whose connections carry many clients: not limited per address.
         var trusted: TrustedProxies = .none
     }
 

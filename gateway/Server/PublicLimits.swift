@@ -17,8 +17,6 @@ struct PublicLimits: Sendable {
     let floodPenalty: Duration
     /// How often a WebSocket is pinged (a client that stops answering is closed).
     let webSocketPing: Duration
-    /// Peers whose connections carry many clients: not limited per address.
-    let trustedProxies: TrustedProxies
     var grace: TimeAmount { connection.grace }
 
     init(_ settings: GatewaySettings) {
@@ -30,6 +28,5 @@ struct PublicLimits: Sendable {
         counter = ConnectionCounter()
         floodPenalty = .seconds(settings.floodPenalty)
         webSocketPing = .seconds(settings.webSocketPing)
-        trustedProxies = settings.trustedProxies
     }
 }

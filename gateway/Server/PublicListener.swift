@@ -43,7 +43,7 @@ enum PublicListener {
             maxConcurrentStreams: 100,
             maxHeaderListSize: limits.headerCap, idleTimeout: limits.idleTimeout, grace: limits.grace,
             misbehaviour: {
-                [counter = limits.counter, penalty = limits.floodPenalty, trusted = limits.trustedProxies]
+                [counter = limits.counter, penalty = limits.floodPenalty, trusted = limits.connection.trusted]
                 channel, error in
                 // A proxy's flooding connection is closed, but the proxy's other clients go on.
                 guard let address = channel.remoteAddress?.ipAddress, !trusted.contains(address) else { return }
