@@ -346,16 +346,21 @@ struct ReplicationFlow {
         let before = writes.filter { $0.acknowledged < middle.addingTimeInterval(-1) }
         let after = writes.filter { $0.began > middle }
         #expect(!before.isEmpty && !after.isEmpty)
+        /// Whether `database` holds a row of `table` matching `condition` with `arguments`.
+        func exists(
+            in database: DatabaseQueue, _ table: String, _ condition: String, _ arguments: StatementArguments
+        ) async throws -> Bool {
+            try await database.read { db in
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(condition))", arguments: arguments)
+            } ?? false
+        }
         for write in before + after {
             let expected = write.acknowledged < middle
             let present: Bool
             switch write.kind {
             case .post(let post, let media):
-                present =
-                    try await feed.read { db in
-                        try Bool.fetchOne(
-                            db, sql: "SELECT EXISTS (SELECT 1 FROM post WHERE id = ?)", arguments: [post.id])
-                    } ?? false
+                present = try await exists(in: feed, "post", "id = ?", [post.id])
                 if expected {
                     let blob = directory.appendingPathComponent(
                         "media/blobs/\(media.sha256.prefix(2))/\(media.sha256)")
@@ -363,30 +368,13 @@ struct ReplicationFlow {
                     #expect(bytes.map { Hex.encode(SHA256.hash(data: $0)) } == media.sha256, "blob of \(post.id)")
                 }
             case .vote(let postID):
-                present =
-                    try await feed.read { db in
-                        try Bool.fetchOne(
-                            db, sql: "SELECT EXISTS (SELECT 1 FROM vote WHERE post_id = ? AND user_id = ?)",
-                            arguments: [postID, write.by.id])
-                    } ?? false
+                present = try await exists(in: feed, "vote", "post_id = ? AND user_id = ?", [postID, write.by.id])
             case .reply(let reply, _):
-                present =
-                    try await feed.read { db in
-                        try Bool.fetchOne(
-                            db, sql: "SELECT EXISTS (SELECT 1 FROM post WHERE id = ?)", arguments: [reply.id])
-                    } ?? false
+                present = try await exists(in: feed, "post", "id = ?", [reply.id])
             case .message(let message):
-                present =
-                    try await alerts.read { db in
-                        try Bool.fetchOne(
-                            db, sql: "SELECT EXISTS (SELECT 1 FROM message WHERE id = ?)", arguments: [message.id])
-                    } ?? false
+                present = try await exists(in: alerts, "message", "id = ?", [message.id])
             case .snap(let snap):
-                present =
-                    try await streak.read { db in
-                        try Bool.fetchOne(
-                            db, sql: "SELECT EXISTS (SELECT 1 FROM snap WHERE id = ?)", arguments: [snap.id])
-                    } ?? false
+                present = try await exists(in: streak, "snap", "id = ?", [snap.id])
             }
             #expect(present == expected, "\(write.kind) began \(write.began), acknowledged \(write.acknowledged)")
         }

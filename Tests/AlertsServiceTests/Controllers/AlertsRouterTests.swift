@@ -389,37 +389,26 @@ import Testing
     @Test func eventsArrivingAfterADeletionMakeNothingOfTheDeletedAccount() async throws {
         let harness = try ServiceHarness(.alerts)
         let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-        let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
-        let streams = try #require(parts.services.compactMap { $0 as? LiveStreams }.first)
-        let inbox = AlertsInbox.make(
-            jobs: JobQueue(clock: harness.clock), streams: streams,
-            duressReach: AlertsStore.DuressReach(radius: 1000, positionMaxAge: 1800), clock: harness.clock)
+        let events = try AlertsEventFeed(parts: parts, clock: harness.clock)
         let carol = "00000000-0000-4000-8000-00000000000c"
-        @Sendable func deliver(_ payload: some DomainEvent, from source: ServiceName) async throws {
-            let envelope = EventEnvelope(
-                id: UUID(), type: type(of: payload).eventType, source: source, occurredAt: harness.clock.now(),
-                payload: payload)
-            _ = try await inbox.receive(
-                try JSONCoding.encoder().encode(envelope), from: source, database: runner.database)
-        }
         @Sendable func snapped(from: String, to: String) -> StreakSnapped {
             StreakSnapped(
                 streakId: UUID().uuidString.lowercased(), snapId: UUID().uuidString.lowercased(),
                 from: StreakMember(userId: from, displayName: "Someone"), toUserId: to)
         }
         try await harness.test(parts) { client in
-            try await deliver(UserDeleted(userId: Self.bob, requestedAt: harness.clock.now()), from: .auth)
-            try await deliver(snapped(from: Self.bob, to: Self.alice), from: .streak)
-            try await deliver(snapped(from: carol, to: Self.bob), from: .streak)
-            try await deliver(
+            try await events.deliver(UserDeleted(userId: Self.bob, requestedAt: harness.clock.now()), from: .auth)
+            try await events.deliver(snapped(from: Self.bob, to: Self.alice), from: .streak)
+            try await events.deliver(snapped(from: carol, to: Self.bob), from: .streak)
+            try await events.deliver(
                 ProfileChanged(userId: Self.bob, username: "bob", displayName: "Bob", avatarMediaId: nil, revision: 7),
                 from: .auth)
             // Carol's snap, sent the same way, is still a notification.
-            try await deliver(snapped(from: carol, to: Self.alice), from: .streak)
+            try await events.deliver(snapped(from: carol, to: Self.alice), from: .streak)
             let alice = try await harness.token(for: Self.alice)
             let listed = try await client.get("/v1/notifications", token: alice).json(Page<AppNotification>.self).items
             #expect(listed.map(\.actorId) == [carol])
-            let (rows, profile) = try await runner.database.read { db in
+            let (rows, profile) = try await events.database.read { db in
                 (
                     try db.rows(mentioning: Self.bob),
                     try ProfileMirror.profiles([Self.bob], in: db)[Self.bob]

@@ -53,39 +53,29 @@ import Testing
     /// Alerts live, its inbox and its streams, with the clients' tokens.
     struct Setup: Sendable {
         let harness: ServiceHarness
-        let inbox: EventInbox
-        let pool: DatabasePool
-        let streams: LiveStreams
+        let events: AlertsEventFeed
         let port: Int
         let client: any TestClientProtocol
+        var pool: DatabasePool { events.database }
+        var streams: LiveStreams { events.streams }
 
         static func run(_ body: @escaping @Sendable (Setup) async throws -> Void) async throws {
             let harness = try ServiceHarness(
                 .alerts, config: ["alerts.stream.heartbeatSeconds": "1"])
             let parts = try await AlertsService.buildRouter(runtime: harness.runtime, reader: harness.reader)
-            let runner = try #require(parts.services.compactMap { $0 as? JobRunner }.first)
-            let streams = try #require(parts.services.compactMap { $0 as? LiveStreams }.first)
-            let inbox = AlertsInbox.make(
-                jobs: JobQueue(clock: harness.clock), streams: streams,
-                duressReach: AlertsStore.DuressReach(radius: 1000, positionMaxAge: 1800), clock: harness.clock)
+            let events = try AlertsEventFeed(parts: parts, clock: harness.clock)
             try await harness.test(parts, live: true) { client in
                 let port = try #require(client.port)
                 // Ended as alerts ends them at shutdown, whatever the test left open.
-                defer { streams.endAll() }
-                try await body(
-                    Setup(
-                        harness: harness, inbox: inbox, pool: runner.database, streams: streams, port: port,
-                        client: client))
+                defer { events.streams.endAll() }
+                try await body(Setup(harness: harness, events: events, port: port, client: client))
             }
         }
 
         /// Applies an event through the inbox, as `/internal/events` does.
+        @discardableResult
         func deliver(_ payload: some DomainEvent, from source: ServiceName) async throws -> String {
-            let envelope = EventEnvelope(
-                id: UUID(), type: type(of: payload).eventType, source: source, occurredAt: harness.clock.now(),
-                payload: payload)
-            _ = try await inbox.receive(try JSONCoding.encoder().encode(envelope), from: source, database: pool)
-            return envelope.id.uuidString.lowercased()
+            try await events.deliver(payload, from: source)
         }
 
         func friendRequest(to user: String) async throws -> String {
