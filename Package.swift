@@ -244,7 +244,11 @@ let package = Package(
         ),
         tests(
             "ServiceHTTP",
-            ["ServiceHTTP", .httpTypes, .serviceLifecycle, .nio("NIOEmbedded"), .nioHTTP2("NIOHTTP2"), .jwtKit, .x509]),
+            [
+                "ServiceHTTP", .httpTypes, .serviceLifecycle, .nio("NIOEmbedded"), .nioHTTP2("NIOHTTP2"), .jwtKit,
+                .x509,
+                .propertyBased,
+            ]),
         tests("ServiceStore", ["ServiceStore", .grdb, .serviceLifecycle, .propertyBased, .asyncHTTPClient]),
         tests("AuthService", ["AuthService", .grdb, .x509, .asn1, .crypto]),
         tests("MediaService", ["MediaService", .grdb, .crypto]),

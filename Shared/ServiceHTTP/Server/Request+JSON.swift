@@ -66,9 +66,10 @@ extension Request {
 }
 
 extension Response {
-    /// A JSON response with Pinhole's encoding conventions.
+    /// A JSON response with Pinhole's encoding conventions, written in one pass
+    /// (``JSONStreamEncoder``).
     public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        json(encoded: ByteBuffer(bytes: try JSONCoding.sharedEncoder.encode(value)), status: status)
+        json(encoded: try JSONStreamEncoder.encode(value), status: status)
     }
 
     /// A JSON response of a body already written (a hot answer written by hand).
