@@ -40,7 +40,7 @@ final class LiveStreams: Service, Sendable {
             var text = ""
             if let id = notificationID { text += "id: \(id)\n" }
             text += "event: \(message.type.rawValue)\ndata: "
-            text += String(decoding: try JSONCoding.encoder().encode(message), as: UTF8.self)
+            text += String(buffer: try JSONStreamEncoder.encode(message))
             text += "\n\n"
             self.text = ByteBuffer(string: text)
         }
