@@ -1,10 +1,11 @@
 # Shared by the benchmark scripts (sourced, not run): a release stack on fixed ports, CPU
 # accounting per process, and one h2load run with its latency percentiles.
 
-# Starts `pinhole up --tls` from $PINHOLE_BIN (default .build/release) over $work/data; sets
-# gateway and up_pid.
+# Starts `pinhole up --tls` from $PINHOLE_BIN (default .build/release) over $work/data, the
+# gateway on $STACK_PORT (default 18080) and the services on the next ports after
+# $STACK_PORT + 20; sets gateway and up_pid.
 start_stack() {
-    local gateway_port=18080 base=18100 service
+    local gateway_port=${STACK_PORT:-18080} base=$((${STACK_PORT:-18080} + 20)) service
     for service in auth media feed streak alerts moderation; do
         base=$((base + 1))
         export "SERVICES_$(echo "$service" | tr '[:lower:]' '[:upper:]')_URL=https://127.0.0.1:$base"
