@@ -387,91 +387,11 @@ struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
     mutating func superEncoder(forKey key: Key) -> any Encoder { writer.refuseOutOfTurn() }
 }
 
-struct JSONStreamUnkeyedContainer: UnkeyedEncodingContainer {
+struct JSONStreamUnkeyedContainer: UnkeyedEncodingContainer, JSONStreamElementContainer {
     let writer: JSONStreamWriter
     let depth: Int
     var codingPath: [any CodingKey] { [] }
     var count: Int { writer.levels.indices.contains(depth - 1) ? writer.levels[depth - 1].count : 0 }
-
-    mutating func encodeNil() throws {
-        try writer.element(at: depth)
-        writer.writeNull()
-    }
-
-    mutating func encode(_ value: Bool) throws {
-        try writer.element(at: depth)
-        writer.write(bool: value)
-    }
-
-    mutating func encode(_ value: String) throws {
-        try writer.element(at: depth)
-        writer.write(string: value)
-    }
-
-    mutating func encode(_ value: Double) throws {
-        try writer.element(at: depth)
-        try writer.write(float: value)
-    }
-
-    mutating func encode(_ value: Float) throws {
-        try writer.element(at: depth)
-        try writer.write(float: value)
-    }
-
-    mutating func encode(_ value: Int) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: Int8) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: Int16) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: Int32) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: Int64) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: UInt) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: UInt8) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: UInt16) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: UInt32) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode(_ value: UInt64) throws {
-        try writer.element(at: depth)
-        writer.write(integer: value)
-    }
-
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        try writer.element(at: depth)
-        try writer.write(value)
-    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
@@ -489,11 +409,20 @@ struct JSONStreamUnkeyedContainer: UnkeyedEncodingContainer {
 }
 
 /// A single value's container: the value's level holds exactly one element.
-struct JSONStreamSingleValueContainer: SingleValueEncodingContainer {
+struct JSONStreamSingleValueContainer: SingleValueEncodingContainer, JSONStreamElementContainer {
     let writer: JSONStreamWriter
     let depth: Int
     var codingPath: [any CodingKey] { [] }
+}
 
+/// What an unkeyed and a single value's container write the same way: each element (the one
+/// element of a single value) after ``JSONStreamWriter/element(at:)``.
+protocol JSONStreamElementContainer {
+    var writer: JSONStreamWriter { get }
+    var depth: Int { get }
+}
+
+extension JSONStreamElementContainer {
     mutating func encodeNil() throws {
         try writer.element(at: depth)
         writer.writeNull()
