@@ -70,7 +70,11 @@ import Testing
             let forged = [
                 altered(thumbnail) { items in
                     items = items.map {
-                        $0.name == "sig" ? URLQueryItem(name: "sig", value: "A" + $0.value!.dropFirst()) : $0
+                        // Another first character (a signature starting with "A" stayed itself, 1 in 64).
+                        $0.name == "sig"
+                            ? URLQueryItem(
+                                name: "sig", value: ($0.value!.first == "A" ? "B" : "A") + $0.value!.dropFirst())
+                            : $0
                     }
                 },
                 altered(thumbnail) { items in
