@@ -52,9 +52,10 @@ struct ForYouController: Sendable {
             throw ServiceError.validation("`debug` is `true` or `false`.")
         }
         let debug = query["debug"] == "true" && user.has(.admin)
-        let key = ForYouRankingKey(
-            viewer: user.userID, seed: position.seed, asOf: JSONCoding.milliseconds(position.asOf))
-        let ranking = try await rankings.ranking(for: key, fresh: page.position == nil) {
+        let key = ForYouRankingKey(viewer: user.userID, seed: position.seed)
+        let ranking = try await rankings.ranking(
+            for: key, asOf: JSONCoding.milliseconds(position.asOf), fresh: page.position == nil
+        ) {
             try await store.rankForYou(viewer: user.userID, now: position.asOf, seed: position.seed)
         }
         let slice = ranking.dropFirst(position.offset).prefix(page.limit)

@@ -60,9 +60,10 @@ struct NearbyController: Sendable {
         let page = try PageRequest<RankedPosition>(request: request)
         let position = page.position ?? RankedPosition(asOf: clock.now(), offset: 0)
         let key = NearbyRankingKey(
-            viewer: viewer, latitude: center.latitude, longitude: center.longitude, radius: radius,
-            asOf: JSONCoding.milliseconds(position.asOf))
-        let ranking = try await rankings.ranking(for: key, fresh: page.position == nil) {
+            viewer: viewer, latitude: center.latitude, longitude: center.longitude, radius: radius)
+        let ranking = try await rankings.ranking(
+            for: key, asOf: JSONCoding.milliseconds(position.asOf), fresh: page.position == nil
+        ) {
             let candidates = try await store.nearbyCandidates(
                 center: center, radius: radius, limit: Self.rankedCandidates)
             return TimeDecayRanking.rank(candidates, now: position.asOf)

@@ -27,12 +27,18 @@ enum TimeDecayRanking {
 
     /// The candidates' ids, best first, as of `now`.
     static func rank(_ candidates: [Candidate], now: Date) -> [String] {
-        candidates.map { ($0, score($0, now: now)) }
-            .sorted { first, second in
-                if first.1 != second.1 { return first.1 > second.1 }
-                if first.0.createdAt != second.0.createdAt { return first.0.createdAt > second.0.createdAt }
-                return first.0.postId > second.0.postId
+        // Sorted as plain numbers with each candidate's place, so that the sort moves no ids
+        // (a thousand candidates a first page); ids are compared only to break a tie.
+        candidates.indices
+            .map { index in
+                let candidate = candidates[index]
+                return (score: score(candidate, now: now), createdAt: candidate.createdAt, index: index)
             }
-            .map(\.0.postId)
+            .sorted { first, second in
+                if first.score != second.score { return first.score > second.score }
+                if first.createdAt != second.createdAt { return first.createdAt > second.createdAt }
+                return candidates[first.index].postId > candidates[second.index].postId
+            }
+            .map { candidates[$0.index].postId }
     }
 }

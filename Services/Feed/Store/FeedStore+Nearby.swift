@@ -36,10 +36,11 @@ extension FeedStore {
         try await database.tracedRead { db in
             let next = try Self.newestFirst(
                 .posts, in: center.boundingBox(radius: radius), after: nil, batch: limit, db: db)
+            let circle = center.circle(radius: radius)
             var candidates: [TimeDecayRanking.Candidate] = []
             candidates.reserveCapacity(limit)
             while candidates.count < limit, let row = try next() {
-                guard center.distance(to: row.point) <= radius else { continue }
+                guard circle.contains(row.point) else { continue }
                 candidates.append(
                     TimeDecayRanking.Candidate(
                         postId: row.id, votes: row.votes,

@@ -27,6 +27,11 @@ public struct Coordinate: Sendable, Equatable {
         return 2 * Self.earthRadius * asin(min(1, sqrt(a)))
     }
 
+    /// The points within `radius` metres of this one (see ``Circle``).
+    public func circle(radius: Double) -> Circle {
+        Circle(center: self, radius: radius)
+    }
+
     /// A latitude/longitude box that contains every point within `radius` metres, for an
     /// index range scan; the exact distance is checked afterwards. `longitudes` is nil when
     /// the box would cross the antimeridian or a pole (every longitude qualifies then).
@@ -39,5 +44,36 @@ public struct Coordinate: Sendable, Equatable {
         let Δlon = Δlat / cosine
         guard longitude - Δlon >= -180, longitude + Δlon <= 180 else { return (minLat...maxLat, nil) }
         return (minLat...maxLat, (longitude - Δlon)...(longitude + Δlon))
+    }
+}
+
+/// The points within `radius` metres of `center`, as ``Coordinate/distance(to:)`` measures
+/// them, for a scan that checks many points against one circle (ranked nearby reads a
+/// thousand): the center's cosine and the radius's bound are worked out once, and a point is
+/// compared before the arcsine, which never changes the answer (it only grows).
+public struct Circle: Sendable {
+    public let center: Coordinate
+    public let radius: Double
+    private let latitude: Double
+    private let cosine: Double
+    /// The haversine's `a` at `radius`; nil when the circle covers the whole Earth.
+    private let bound: Double?
+
+    public init(center: Coordinate, radius: Double) {
+        self.center = center
+        self.radius = radius
+        latitude = center.latitude * .pi / 180
+        cosine = cos(latitude)
+        let angle = radius / (2 * Coordinate.earthRadius)
+        bound = angle < .pi / 2 ? sin(angle) * sin(angle) : nil
+    }
+
+    public func contains(_ point: Coordinate) -> Bool {
+        guard let bound else { return true }
+        let φ2 = point.latitude * .pi / 180
+        let Δφ = φ2 - latitude
+        let Δλ = (point.longitude - center.longitude) * .pi / 180
+        let (latitudes, longitudes) = (sin(Δφ / 2), sin(Δλ / 2))
+        return latitudes * latitudes + cosine * cos(φ2) * longitudes * longitudes <= bound
     }
 }
