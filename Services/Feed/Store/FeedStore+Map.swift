@@ -56,8 +56,8 @@ extension FeedStore {
                     !crosses || point.longitude >= box.minLongitude || point.longitude <= box.maxLongitude ? 0 : nil
                 }, after: position, limit: limit, in: db
             ) { chunk in
-                let rows = try Self.visibleRows(of: chunk, viewer: viewer, db: db)
-                let records = try chunk.compactMap { hit in try rows[hit.id].map(PostRecord.init(row:)) }
+                let visible = try Self.visiblePosts(of: chunk, viewer: viewer, db: db)
+                let records = chunk.compactMap { hit in visible[hit.id] }
                 let posts = try views(records, viewer: viewer, in: db)
                 return zip(records, posts).filter { !muted.matches($0.1.text) }
             }

@@ -17,8 +17,8 @@ extension FeedStore {
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             let found = try Self.scan(.posts, center: center, radius: radius, after: position, limit: limit, in: db) {
                 chunk in
-                let rows = try Self.visibleRows(of: chunk, viewer: viewer, db: db)
-                let records = try chunk.compactMap { hit in try rows[hit.id].map(PostRecord.init(row:)) }
+                let visible = try Self.visiblePosts(of: chunk, viewer: viewer, db: db)
+                let records = chunk.compactMap { hit in visible[hit.id] }
                 let distances = Dictionary(chunk.map { ($0.id, $0.distance) }) { first, _ in first }
                 let posts = try views(records, viewer: viewer, distances: distances, shown: false, in: db)
                 return zip(records, posts).filter { !muted.matches($0.1.text) }
@@ -55,8 +55,8 @@ extension FeedStore {
         guard !ids.isEmpty else { return [] }
         return try await database.tracedRead { db in
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
-            let rows = try Self.visibleRows(ids: ids, viewer: viewer, db: db)
-            let records = try ids.compactMap { id in try rows[id].map(PostRecord.init(row:)) }
+            let visible = try Self.visiblePosts(ids: ids, viewer: viewer, db: db)
+            let records = ids.compactMap { id in visible[id] }
             return try views(records, viewer: viewer, in: db).filter { !muted.matches($0.text) }
         }
     }
@@ -110,32 +110,37 @@ extension FeedStore {
         return found
     }
 
-    /// The rows of the posts among `ids` that `viewer` may see, by id: the id first, then
-    /// every column.
-    static func visibleRows(ids: [String], viewer: String, db: Database) throws -> [String: Row] {
-        try visibleRows(key: "p.id", in: ids, viewer: viewer, db: db)
+    /// The posts among `ids` that `viewer` may see, by id.
+    static func visiblePosts(ids: [String], viewer: String, db: Database) throws -> [String: PostRecord] {
+        try visiblePosts(key: "p.id", in: JSONList.argument(ids), viewer: viewer, db: db)
     }
 
     /// The same for the posts a scan found, read by rowid (one lookup each, not two).
-    static func visibleRows(of hits: [PlaceHit], viewer: String, db: Database) throws -> [String: Row] {
-        try visibleRows(key: "p.rowid", in: hits.map(\.rowid), viewer: viewer, db: db)
+    static func visiblePosts(of hits: [PlaceHit], viewer: String, db: Database) throws -> [String: PostRecord] {
+        let rowids = "[" + hits.map { String($0.rowid) }.joined(separator: ",") + "]"
+        return try visiblePosts(key: "p.rowid", in: rowids, viewer: viewer, db: db)
     }
 
-    private static func visibleRows(
-        key: String, in keys: some Encodable, viewer: String, db: Database
-    ) throws -> [String: Row] {
+    /// `keys` is a JSON array. Records are read as the statement steps (a row read by
+    /// column name looks its columns up by a table the cursor made once; a row copied out
+    /// of it searches them, all thirty, for every one).
+    private static func visiblePosts(
+        key: String, in keys: String, viewer: String, db: Database
+    ) throws -> [String: PostRecord] {
         // A kept statement: every nearby page reads its rows through here.
-        let rows = try Row.fetchAll(
+        let records = try PostRecord.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    SELECT p.id, p.* FROM post p
+                    SELECT p.* FROM post p
                     WHERE \(key) IN (SELECT value FROM json_each(:keys)) AND p.hidden_at IS NULL
                     AND p.media_state = 'ready' AND p.deleted_at IS NULL
                     AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
                     AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
                     """),
-            arguments: ["viewer": viewer, "keys": String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
-        return Dictionary(uniqueKeysWithValues: rows.map { row in (row[0] as String, row) })
+            arguments: ["viewer": viewer, "keys": keys])
+        var found: [String: PostRecord] = [:]
+        while let record = try records.next() { found[record.id] = record }
+        return found
     }
 
     /// A place index the nearby scan reads: `latitude, longitude, <time>, id`, newest first.

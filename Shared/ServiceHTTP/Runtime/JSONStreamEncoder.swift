@@ -21,7 +21,7 @@ public enum JSONStreamEncoder {
         do {
             try writer.write(value)
             try writer.finish()
-            return writer.buffer
+            return ByteBuffer(bytes: writer.bytes)
         } catch is JSONStreamWriter.OutOfTurn {
             return ByteBuffer(bytes: try JSONCoding.sharedEncoder.encode(value))
         }
@@ -41,8 +41,10 @@ final class JSONStreamWriter: Encoder {
     }
 
     // Unchecked: only this writer touches its state, one call at a time, and checking every
-    // access at run time was a third of the writer's time.
-    @exclusivity(unchecked) var buffer = ByteBufferAllocator().buffer(capacity: 4096)
+    // access at run time was a third of the writer's time. Bytes go to an array, copied into
+    // the answer's buffer once at the end: a `ByteBuffer` checks its storage's exclusivity on
+    // every write, and an answer is thousands of small ones.
+    @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
     /// One level for each value being written, the innermost last.
     @exclusivity(unchecked) private(set) var levels: [Level] = []
     /// Set when a container was asked for out of turn (`container(keyedBy:)` cannot throw).
@@ -53,7 +55,21 @@ final class JSONStreamWriter: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init() {
+        bytes.reserveCapacity(4096)
         levels.reserveCapacity(16)
+    }
+
+    func append(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// Nested containers and `superEncoder()` write into their parent's container out of
@@ -84,15 +100,30 @@ final class JSONStreamWriter: Encoder {
     }
 
     func writeNull() {
-        buffer.writeStaticString("null")
+        append("null")
     }
 
     func write(bool: Bool) {
-        buffer.writeStaticString(bool ? "true" : "false")
+        append(bool ? "true" : "false")
     }
 
+    /// An integer's digits, written where they go (no text made for each).
     func write(integer: some FixedWidthInteger) {
-        buffer.writeString(String(integer))
+        guard let magnitude = UInt64(exactly: integer.magnitude) else { return append(String(integer)) }
+        if integer < 0 { append(UInt8(ascii: "-")) }
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let end = bytes.count + digits
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        rest = magnitude
+        for index in stride(from: end - 1, through: end - digits, by: -1) {
+            bytes[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
     }
 
     /// As `JSONEncoder` writes it: the shortest form that reads back the same, `.0` dropped;
@@ -105,39 +136,39 @@ final class JSONStreamWriter: Encoder {
         }
         var text = float.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        buffer.writeString(text)
+        append(text)
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped, nothing else (slashes
     /// and non-ASCII as they are, as `.withoutEscapingSlashes` writes them).
     func write(string: String) {
-        buffer.writeInteger(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { bytes in
+        string.withUTF8 { utf8 in
             var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
+            for index in utf8.indices {
+                let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<index])))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 start = index + 1
                 switch byte {
-                case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
-                case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
-                case 0x08: buffer.writeStaticString("\\b")
-                case 0x0C: buffer.writeStaticString("\\f")
-                case 0x0A: buffer.writeStaticString("\\n")
-                case 0x0D: buffer.writeStaticString("\\r")
-                case 0x09: buffer.writeStaticString("\\t")
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case 0x08: append("\\b")
+                case 0x0C: append("\\f")
+                case 0x0A: append("\\n")
+                case 0x0D: append("\\r")
+                case 0x09: append("\\t")
                 default:
                     let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    buffer.writeStaticString("\\u00")
-                    buffer.writeInteger(hex[Int(byte >> 4)])
-                    buffer.writeInteger(hex[Int(byte & 0x0F)])
+                    append("\\u00")
+                    append(hex[Int(byte >> 4)])
+                    append(hex[Int(byte & 0x0F)])
                 }
             }
-            buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        buffer.writeInteger(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     // MARK: Levels
@@ -146,8 +177,8 @@ final class JSONStreamWriter: Encoder {
     private func open(_ container: Level.Container) {
         guard let last = levels.indices.last else { return outOfTurn = true }
         switch (levels[last].container, container) {
-        case (.none, .keyed): buffer.writeInteger(UInt8(ascii: "{"))
-        case (.none, .unkeyed): buffer.writeInteger(UInt8(ascii: "["))
+        case (.none, .keyed): append(UInt8(ascii: "{"))
+        case (.none, .unkeyed): append(UInt8(ascii: "["))
         case (.none, .single): break
         // A type may write its fields after another type wrote its own into the same object.
         case (.keyed, .keyed): return
@@ -161,9 +192,9 @@ final class JSONStreamWriter: Encoder {
     private func endLevel() throws {
         guard let level = levels.popLast() else { throw OutOfTurn() }
         switch level.container {
-        case .none: buffer.writeStaticString("{}")
-        case .keyed: buffer.writeInteger(UInt8(ascii: "}"))
-        case .unkeyed: buffer.writeInteger(UInt8(ascii: "]"))
+        case .none: append("{}")
+        case .keyed: append(UInt8(ascii: "}"))
+        case .unkeyed: append(UInt8(ascii: "]"))
         case .single: if level.count != 1 { throw OutOfTurn() }
         }
     }
@@ -176,7 +207,7 @@ final class JSONStreamWriter: Encoder {
         if levels[index].container == .single {
             guard levels[index].count == 0 else { throw OutOfTurn() }
         } else if levels[index].count > 0 {
-            buffer.writeInteger(UInt8(ascii: ","))
+            append(UInt8(ascii: ","))
         }
         levels[index].count += 1
     }
@@ -185,13 +216,13 @@ final class JSONStreamWriter: Encoder {
     func key(_ key: String, at depth: Int) throws {
         try element(at: depth)
         write(string: key)
-        buffer.writeInteger(UInt8(ascii: ":"))
+        append(UInt8(ascii: ":"))
     }
 
     /// Opens an object of its own (a dictionary's).
     func beginObject() {
         levels.append(Level(container: .keyed))
-        buffer.writeInteger(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
     }
 
     func endObject() throws {
@@ -268,7 +299,7 @@ extension URL: JSONStreamScalar {
 }
 
 extension Decimal: JSONStreamScalar {
-    func write(to writer: JSONStreamWriter) { writer.buffer.writeString(description) }
+    func write(to writer: JSONStreamWriter) { writer.append(description) }
 }
 
 /// A dictionary's own order changes from run to run: its keys are written sorted (by their
