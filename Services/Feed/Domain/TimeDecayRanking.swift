@@ -28,17 +28,20 @@ enum TimeDecayRanking {
     /// The candidates' ids, best first, as of `now`.
     static func rank(_ candidates: [Candidate], now: Date) -> [String] {
         // Sorted as plain numbers with each candidate's place, so that the sort moves no ids
-        // (a thousand candidates a first page); ids are compared only to break a tie.
-        candidates.indices
-            .map { index in
-                let candidate = candidates[index]
-                return (score: score(candidate, now: now), createdAt: candidate.createdAt, index: index)
-            }
-            .sorted { first, second in
-                if first.score != second.score { return first.score > second.score }
-                if first.createdAt != second.createdAt { return first.createdAt > second.createdAt }
-                return candidates[first.index].postId > candidates[second.index].postId
-            }
-            .map { candidates[$0.index].postId }
+        // (a thousand candidates a first page) and holds no reference; ids are compared only
+        // to break a tie.
+        candidates.withUnsafeBufferPointer { candidates in
+            candidates.indices
+                .map { index in
+                    let candidate = candidates[index]
+                    return (score: score(candidate, now: now), createdAt: candidate.createdAt, index: index)
+                }
+                .sorted { first, second in
+                    if first.score != second.score { return first.score > second.score }
+                    if first.createdAt != second.createdAt { return first.createdAt > second.createdAt }
+                    return candidates[first.index].postId > candidates[second.index].postId
+                }
+                .map { candidates[$0.index].postId }
+        }
     }
 }
