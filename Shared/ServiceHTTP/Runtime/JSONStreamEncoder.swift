@@ -1,8 +1,8 @@
 import Foundation
 import NIOCore
 
-/// Writes an `Encodable` answer as JSON straight into a buffer, in one pass, with Pinhole's
-/// conventions (``JSONCoding``): what `Response.json` sends.
+/// Writes an `Encodable` answer as JSON in one pass, with Pinhole's conventions
+/// (``JSONCoding``): what `Response.json` sends.
 ///
 /// Foundation's `JSONEncoder` first builds a tree of every value (a dictionary for every
 /// object, hashed and then sorted), then writes it: on a page of twenty posts with their
