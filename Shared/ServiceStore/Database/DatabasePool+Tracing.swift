@@ -1,5 +1,7 @@
 import GRDB
+import Metrics
 import ServiceHTTP
+import Synchronization
 import Tracing
 
 /// Every database transaction a service runs, as a span when telemetry is on (``Telemetry``):
@@ -11,7 +13,20 @@ extension DatabasePool {
     public func tracedWrite<T: Sendable>(
         function: String = #function, file: String = #fileID, _ updates: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await Self.span("sqlite write", function: function, file: file) { try await write(updates) }
+        let asked = ContinuousClock.now
+        return try await Self.span("sqlite write", function: function, file: file) {
+            // Held: from the writer's turn to the commit on disk (or the rollback).
+            let began = Mutex<ContinuousClock.Instant?>(nil)
+            defer {
+                if let began = began.withLock(\.self) { WriteTimers.held.record(duration: .now - began) }
+            }
+            return try await write { db in
+                let now = ContinuousClock.now
+                began.withLock { $0 = now }
+                WriteTimers.wait.record(duration: now - asked)
+                return try updates(db)
+            }
+        }
     }
 
     /// GRDB's `read`, in a span.
@@ -31,4 +46,11 @@ extension DatabasePool {
             return try await transaction()
         }
     }
+}
+
+/// How long writes wait for the database's one writer, and how long each holds it (both in
+/// `/metrics`): a queue for the writer shows as the first growing while the second does not.
+enum WriteTimers {
+    static let wait = Metrics.Timer(label: "pinhole_sqlite_write_wait")
+    static let held = Metrics.Timer(label: "pinhole_sqlite_write_held")
 }
