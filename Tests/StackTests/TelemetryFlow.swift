@@ -51,5 +51,12 @@ struct TelemetryFlow {
             }, "no internal call was traced into its callee")
         #expect(await flow.eventually { collector.spans.contains { $0.kind == 4 && $0.name == "outbox deliver" } })
         #expect(await flow.eventually { !collector.metricNames.isEmpty }, "no metrics were exported")
+        // How auth's writes (Tess's sign-up) waited for its database's writer and held it.
+        let metrics = try await flow.stack.internalClient.call(.GET, flow.stack.serviceURL(.auth) + "/metrics").text
+        for name in ["pinhole_sqlite_write_wait_count", "pinhole_sqlite_write_held_count"] {
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+            let count = line.flatMap { Double($0.split(separator: " ").last ?? "") }
+            #expect(count.map { $0 > 0 } == true, "\(name): \(line ?? "missing")")
+        }
     }
 }
