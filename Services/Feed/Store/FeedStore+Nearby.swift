@@ -123,7 +123,7 @@ extension FeedStore {
 
     /// `keys` is a JSON array. Records are read as the statement steps (a row read by
     /// column name looks its columns up by a table the cursor made once; a row copied out
-    /// of it searches them, all thirty, for every one).
+    /// of it searches them, lowercasing each, for every one).
     private static func visiblePosts(
         key: String, in keys: String, viewer: String, db: Database
     ) throws -> [String: PostRecord] {
