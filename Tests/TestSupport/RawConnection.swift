@@ -55,29 +55,34 @@ public final class RawConnection: @unchecked Sendable {
 
     /// Reads until the server closes the connection or `timeout` passes. Returns what arrived
     /// and whether the connection was closed by the server within the time.
-    public func readUntilClosed(timeout: Duration) -> (bytes: [UInt8], closed: Bool) {
-        read(timeout: timeout) { _ in false }
-    }
-
-    /// Runs `read` (which blocks) on a thread of its own. The servers a test starts run in the
-    /// same process on the cooperative pool, which has a thread per core: two tests blocked in
-    /// reads on a two-core machine stall every server until their reads time out.
-    public func reading<Result: Sendable>(_ read: @escaping @Sendable (RawConnection) -> Result) async -> Result {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: read(self)) }.start()
-        }
+    public func readUntilClosed(timeout: Duration) async -> (bytes: [UInt8], closed: Bool) {
+        await onItsOwnThread { $0.read(timeout: timeout) { _ in false } }
     }
 
     /// Reads until `marker` has arrived, the server closes the connection or `timeout` passes;
     /// returns what arrived.
-    public func read(until marker: String, timeout: Duration) -> [UInt8] {
+    public func read(until marker: String, timeout: Duration) async -> [UInt8] {
         let marker = Array(marker.utf8)
-        return read(timeout: timeout) { received in
-            received.count >= marker.count
-                && (0...(received.count - marker.count)).contains {
-                    received[$0..<($0 + marker.count)].elementsEqual(marker)
-                }
-        }.bytes
+        return await onItsOwnThread { connection in
+            connection.read(timeout: timeout) { received in
+                received.count >= marker.count
+                    && (0...(received.count - marker.count)).contains {
+                        received[$0..<($0 + marker.count)].elementsEqual(marker)
+                    }
+            }.bytes
+        }
+    }
+
+    /// Runs `read` (which blocks) on a thread of its own. The servers a test starts run in the
+    /// same process on the cooperative pool, which has a thread per core: two tests blocked in
+    /// reads on a two-core machine stall every server until their reads time out (so every
+    /// read goes through here).
+    private func onItsOwnThread<Result: Sendable>(
+        _ read: @escaping @Sendable (RawConnection) -> Result
+    ) async -> Result {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: read(self)) }.start()
+        }
     }
 
     private func read(timeout: Duration, enough: ([UInt8]) -> Bool) -> (bytes: [UInt8], closed: Bool) {

@@ -38,10 +38,10 @@ import Testing
                     + "content-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n"
                     + "expect: 100-continue\r\nconnection: close\r\n\r\n")
             let interim = String(
-                decoding: await connection.reading { $0.read(until: "\r\n\r\n", timeout: .seconds(20)) }, as: UTF8.self)
+                decoding: await connection.read(until: "\r\n\r\n", timeout: .seconds(20)), as: UTF8.self)
             #expect(interim.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(path): \(interim)")
             connection.send(body)
-            let (bytes, closed) = await connection.reading { $0.readUntilClosed(timeout: .seconds(30)) }
+            let (bytes, closed) = await connection.readUntilClosed(timeout: .seconds(30))
             #expect(closed)
             let answer = RawConnection.parse(bytes)
             #expect(answer?.status == 200, "\(path)")
@@ -60,7 +60,7 @@ import Testing
         refused.send(
             "POST /v1/media/sink HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\nexpect: 100-continue\r\n\r\n")
         let head = String(
-            decoding: await refused.reading { $0.read(until: "\r\n\r\n", timeout: .seconds(20)) }, as: UTF8.self)
+            decoding: await refused.read(until: "\r\n\r\n", timeout: .seconds(20)), as: UTF8.self)
         #expect(head.hasPrefix("HTTP/1.1 401 "), "\(head)")
         #expect(harness.recorder.hits == 2)
         await harness.stop()

@@ -25,7 +25,7 @@ import Testing
         let connection = try RawConnection(port: port)
         connection.send(request)
         // Answered at once on an idle machine; a full run's load once kept one past 10 s.
-        let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(30))
+        let (bytes, closed) = await connection.readUntilClosed(timeout: .seconds(30))
         #expect(closed, "the connection stays open after an unreadable request")
         guard let parsed = RawConnection.parse(bytes) else { return (0, nil, nil) }
         let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(parsed.body.utf8))
@@ -84,10 +84,10 @@ import Testing
             slow.send("x-slow-\(step): 1\r\n")
         }
         for connection in [silent, halfPreface, slow] {
-            let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(10))
+            let (bytes, closed) = await connection.readUntilClosed(timeout: .seconds(10))
             #expect(closed && bytes.isEmpty)
         }
-        let (bytes, closed) = idle.readUntilClosed(timeout: .seconds(10))
+        let (bytes, closed) = await idle.readUntilClosed(timeout: .seconds(10))
         #expect(closed && RawConnection.parse(bytes)?.status == 200)
         await harness.stop()
     }
@@ -101,12 +101,12 @@ import Testing
         // protocol is closed as soon as its peer's side ends, long before the handshake limit.
         let leaving = try RawConnection(port: port)
         leaving.closeWriting()
-        #expect(leaving.readUntilClosed(timeout: .seconds(10)).closed)
+        #expect(await leaving.readUntilClosed(timeout: .seconds(10)).closed)
         // Five connections from 127.0.0.1 (beside the harness client's own): those over three are
         // closed on arrival (which ones depends on which event loop sets them up first).
         let opened = try (0..<5).map { _ in try RawConnection(port: port) }
         var closed = 0
-        for connection in opened where connection.readUntilClosed(timeout: .seconds(2)).closed {
+        for connection in opened where await connection.readUntilClosed(timeout: .seconds(2)).closed {
             closed += 1
         }
         #expect(closed >= 2 && closed <= 3)
@@ -140,7 +140,7 @@ import Testing
         // NIOHTTP2 answers the sixth CONTINUATION with GOAWAY(ENHANCE_YOUR_CALM); the connection
         // must then close (left open, the gateway kept every further byte the peer sent).
         let connection = try floodContinuation(port: port(harness))
-        let (bytes, closed) = connection.readUntilClosed(timeout: .seconds(10))
+        let (bytes, closed) = await connection.readUntilClosed(timeout: .seconds(10))
         #expect(closed, "the connection stays open after a connection error")
         // The frames the server wrote: its SETTINGS (and ACK), then the GOAWAY.
         var offset = 0
@@ -155,7 +155,7 @@ import Testing
         #expect(goAwayCode == 0xb)
         // A flood: the address's next connections are closed on arrival for a while.
         let next = try RawConnection(port: port(harness))
-        let refused = next.readUntilClosed(timeout: .seconds(5))
+        let refused = await next.readUntilClosed(timeout: .seconds(5))
         #expect(refused.closed && refused.bytes.isEmpty)
         await harness.stop()
     }
@@ -169,11 +169,11 @@ import Testing
         let port = port(harness)
         let opened = try (0..<5).map { _ in try RawConnection(port: port) }
         for connection in opened {
-            #expect(!connection.readUntilClosed(timeout: .milliseconds(500)).closed)
+            #expect(await !connection.readUntilClosed(timeout: .milliseconds(500)).closed)
         }
         withExtendedLifetime(opened) {}
         let flood = try floodContinuation(port: port)
-        #expect(flood.readUntilClosed(timeout: .seconds(30)).closed)
+        #expect(await flood.readUntilClosed(timeout: .seconds(30)).closed)
         let next = try await answer(
             to: "GET /health/live HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n", port: port)
         #expect(next.status == 200)
