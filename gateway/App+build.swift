@@ -16,24 +16,46 @@ func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let runtime = try ServiceRuntime(name: .gateway, reader: reader, clock: clock, entropy: entropy, metrics: metrics)
     let settings = try GatewaySettings(reader: reader)
-    // One set of connections to the services for forwarded requests and live streams alike.
-    let pool = try UpstreamPool(settings: runtime.settings, tls: runtime.tls)
+    let forwarding = try Forwarding(runtime: runtime, settings: settings)
     let gate = LiveStreamGate(
-        verifier: runtime.makeTokenVerifier(checkSessions: false), pool: pool, perUser: settings.liveStreamsPerUser,
+        verifier: forwarding.verifier, pool: forwarding.pool, perUser: settings.liveStreamsPerUser,
         logger: runtime.logger)
+    let relay = RelayRules(
+        verifier: forwarding.verifier, limiter: forwarding.limiter, shares: forwarding.shares, pool: forwarding.pool,
+        settings: settings, clock: runtime.clock, entropy: runtime.entropy,
+        log: RelayLog(logger: runtime.logger, level: .info, registry: runtime.metrics))
     return try runtime.makeApplication(
-        try buildRouter(runtime: runtime, settings: settings, pool: pool),
-        server: try publicListener(settings, gate: gate),
+        try buildRouter(runtime: runtime, settings: settings, forwarding: forwarding),
+        server: try publicListener(settings, gate: gate, relay: settings.relay ? relay : nil),
         onServerRunning: onServerRunning)
 }
 
+/// What both ways of forwarding a request share (the pipeline's ``ProxyController`` and the
+/// event loop's ``StreamRelay``), so a request is judged the same whichever way it takes: one
+/// token cache, one rate limiter, one set of turns per connection, one set of connections to
+/// the services (which live streams use too).
+struct Forwarding: Sendable {
+    let verifier: TokenVerifier
+    let limiter: RateLimiter
+    let shares: ConnectionShares
+    let pool: UpstreamPool
+
+    init(runtime: ServiceRuntime, settings: GatewaySettings) throws {
+        // The gateway checks tokens only; sessions are checked by the service that acts.
+        verifier = runtime.makeTokenVerifier(checkSessions: false)
+        limiter = RateLimiter()
+        shares = ConnectionShares(perConnection: settings.concurrentRequestsPerConnection)
+        pool = try UpstreamPool(settings: runtime.settings, tls: runtime.tls)
+    }
+}
+
 /// The gateway's router: its own routes (health roll-up, API description, metrics) and the
-/// forwarding of everything in ``RouteTable``, over `pool` (a pool of its own when none is given).
+/// forwarding of everything in ``RouteTable``, with `forwarding` (its own when none is given).
 func buildRouter(
-    runtime: ServiceRuntime, settings: GatewaySettings, pool: UpstreamPool? = nil
+    runtime: ServiceRuntime, settings: GatewaySettings, forwarding: Forwarding? = nil
 ) throws -> ServiceParts<GatewayRequestContext> {
-    // The gateway checks tokens only; sessions are checked by the service that acts.
-    let verifier = runtime.makeTokenVerifier(checkSessions: false)
+    let forwarding = try forwarding ?? Forwarding(runtime: runtime, settings: settings)
+    let verifier = forwarding.verifier
     // Early answers (401, 413, 429) wait for up to 4 MiB of an unread body, so a client
     // still sending gets the answer instead of a reset; larger bodies are cut off.
     let router = runtime.makeRouter(
@@ -68,13 +90,13 @@ func buildRouter(
     HealthRollupController(client: runtime.client).addRoutes(to: routes)
     try OpenAPIController().addRoutes(to: routes)
     try AppLinksController(settings.appLinks).addRoutes(to: routes)
-    let pool = try pool ?? UpstreamPool(settings: runtime.settings, tls: runtime.tls)
+    let pool = forwarding.pool
     let uploadClient = InternalClient(tls: runtime.tls, settings: runtime.settings, http1Only: true)
     let forwarder = Forwarder(
         pool: pool, uploads: UploadForwarder(client: uploadClient, settings: settings), settings: settings)
     ProxyController(
-        verifier: verifier, limiter: RateLimiter(), forwarder: forwarder, settings: settings,
-        shares: ConnectionShares(perConnection: settings.concurrentRequestsPerConnection), clock: runtime.clock
+        verifier: verifier, limiter: forwarding.limiter, forwarder: forwarder, settings: settings,
+        shares: forwarding.shares, clock: runtime.clock
     ).addRoutes(to: routes)
     return ServiceParts(
         router: router, services: [pool, uploadClient.lifecycleService, MemoryTrimmer.service()])
@@ -83,16 +105,20 @@ func buildRouter(
 /// TLS with ALPN (HTTP/2, HTTP/1.1 fallback) when a public certificate is configured;
 /// plaintext HTTP/1.1 plus prior-knowledge HTTP/2 otherwise. HTTP/2 either way with windows
 /// sized for uploads (``WideWindowHTTP2``, ``PublicListener``).
-func publicListener(_ settings: GatewaySettings, gate: LiveStreamGate) throws -> HTTPServerBuilder {
+func publicListener(
+    _ settings: GatewaySettings, gate: LiveStreamGate, relay: RelayRules?
+) throws
+    -> HTTPServerBuilder
+{
     let limits = PublicLimits(settings)
     guard let certificate = settings.publicCertificate, let key = settings.publicKey else {
-        return try PublicListener.builder(tls: nil, limits: limits, gate: gate)
+        return try PublicListener.builder(tls: nil, limits: limits, gate: gate, relay: relay)
     }
     var tls = TLSConfiguration.makeServerConfiguration(
         certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
         privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
     tls.minimumTLSVersion = .tlsv12
-    return try PublicListener.builder(tls: tls, limits: limits, gate: gate)
+    return try PublicListener.builder(tls: tls, limits: limits, gate: gate, relay: relay)
 }
 
 extension SocketAddress {

@@ -42,6 +42,9 @@ import ServiceHTTP
 ///   client has not answered the previous ping by then is closed (its idle timeout).
 /// - `upstream.timeoutSeconds` (default 30), `upstream.uploadTimeoutSeconds` (default 600):
 ///   how long a service may take to begin its answer.
+/// - `upstream.relay` (default true): HTTP/2 requests with a JSON body or none are relayed on
+///   their connection's event loop (``StreamRelay``); false sends every request through the
+///   Hummingbird pipeline (for comparing the two, or ruling the relay out).
 /// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
 ///   loopback clients that are not a trusted proxy may read metrics.
 /// - `cors.allowOrigin` (default unset): an origin allowed to call the API from a browser.
@@ -55,6 +58,7 @@ struct GatewaySettings: Sendable {
     let uploadBodyLimit: Int
     let upstreamTimeout: Int64
     let uploadTimeout: Int64
+    let relay: Bool
     let metricsToken: String?
     let corsOrigin: String?
     let headerLimit: Int
@@ -95,6 +99,7 @@ struct GatewaySettings: Sendable {
         self.uploadBodyLimit = try reader.integer("limits.uploadBytes", default: 105 * 1_048_576, in: 1024...(1 << 40))
         self.upstreamTimeout = Int64(try reader.integer("upstream.timeoutSeconds", default: 30, in: 1...3600))
         self.uploadTimeout = Int64(try reader.integer("upstream.uploadTimeoutSeconds", default: 600, in: 1...86_400))
+        self.relay = try reader.boolean("upstream.relay", default: true)
         self.metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
         self.corsOrigin = reader.string(forKey: "cors.allowOrigin")
         self.headerLimit = try reader.integer("limits.headerBytes", default: 12288, in: 1024...65536)

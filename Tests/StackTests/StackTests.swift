@@ -54,6 +54,16 @@ import Testing
         // not the gateway cannot set it either.
         let sessions = try await call(stack, document, .GET, "/v1/auth/sessions", token: tokens.accessToken)
         #expect(try sessions.decode(Page<SessionSummary>.self).items.map(\.ipAddress) == ["127.0.0.1"])
+        // Signed-in reads like these are relayed on the gateway's event loop once its connection
+        // to the service there is up (the first go through the pipeline meanwhile).
+        let relayed = await eventually(timeout: .seconds(20)) {
+            _ = try? await stack.client.call(.GET, stack.url("/v1/me"), token: tokens.accessToken)
+            let metrics = (try? await stack.client.call(.GET, stack.url("/metrics")))?.text ?? ""
+            return metrics.split(separator: "\n").contains {
+                $0.hasPrefix("pinhole_gateway_relayed_total ") && !$0.hasSuffix(" 0")
+            }
+        }
+        #expect(relayed, "the gateway relayed no request")
         let direct = try await stack.internalClient.call(
             .POST, stack.serviceURL(.auth) + "/v1/auth/login",
             json: LoginRequest(email: "alice@example.com", password: "correct horse battery"),

@@ -7,14 +7,12 @@ import Hummingbird
 struct ClientAddressMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let proxies: TrustedProxies
-    static let forwardedFor = HTTPField.Name("x-forwarded-for")!
-
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
         context.clientAddress = proxies.client(
-            peer: context.clientAddress, forwardedFor: request.headers[values: Self.forwardedFor])
+            peer: context.clientAddress, forwardedFor: request.headers[values: .forwardedFor])
         return try await next(request, context)
     }
 }

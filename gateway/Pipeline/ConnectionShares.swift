@@ -16,7 +16,21 @@ final class ConnectionShares: Sendable {
 
     private struct Share {
         var atWork = 0
-        var waiting: [(ticket: UInt64, turn: CheckedContinuation<Void, any Error>)] = []
+        var waiting: [(ticket: UInt64, turn: Turn)] = []
+    }
+
+    /// How a waiting request is told its turn came: a task resumes, a relayed request
+    /// (``StreamRelay``) is called back.
+    private enum Turn {
+        case task(CheckedContinuation<Void, any Error>)
+        case callback(@Sendable () -> Void)
+
+        func take() {
+            switch self {
+            case .task(let continuation): continuation.resume()
+            case .callback(let callback): callback()
+            }
+        }
     }
 
     init(perConnection: Int) {
@@ -29,11 +43,44 @@ final class ConnectionShares: Sendable {
         shares.withLock { shares in shares[connection].map { ($0.atWork, $0.waiting.count) } ?? (0, 0) }
     }
 
+    /// Takes a turn on `connection` if one is free (nil), or queues the request and returns its
+    /// ticket: `whenTaken` is called, from whichever thread gives a turn back, once the turn is
+    /// its. A turn taken either way must be matched by one ``leave(_:)``; a queued request that
+    /// no longer wants its turn calls ``withdraw(_:from:)`` (``StreamRelay``, which cannot wait
+    /// in a task).
+    func enter(_ connection: ObjectIdentifier, whenTaken: @escaping @Sendable () -> Void) -> UInt64? {
+        let ticket = tickets.add(1, ordering: .relaxed).newValue
+        let queued = shares.withLock { shares in
+            if Self.takeTurn(on: connection, in: &shares, limit: perConnection) { return false }
+            shares[connection]!.waiting.append((ticket, .callback(whenTaken)))
+            return true
+        }
+        guard queued else { return nil }
+        Counter(label: "pinhole_gateway_turn_waits_total").increment()
+        return ticket
+    }
+
+    /// Takes `ticket` out of `connection`'s queue; false if its turn was already given (its
+    /// callback then comes, and its turn must be left).
+    func withdraw(_ ticket: UInt64, from connection: ObjectIdentifier) -> Bool {
+        shares.withLock { shares in
+            guard let index = shares[connection]?.waiting.firstIndex(where: { $0.ticket == ticket }) else {
+                return false
+            }
+            shares[connection]!.waiting.remove(at: index)
+            return true
+        }
+    }
+
+    private func tryEnter(_ connection: ObjectIdentifier) -> Bool {
+        shares.withLock { Self.takeTurn(on: connection, in: &$0, limit: perConnection) }
+    }
+
     /// Returns when it is this request's turn on `connection`; throws `CancellationError` if
     /// its task is cancelled first. Every return must be matched by one ``leave(_:)``.
     func enter(_ connection: ObjectIdentifier) async throws {
         // Most requests find a turn free, and wait for nothing.
-        if shares.withLock({ Self.takeTurn(on: connection, in: &$0, limit: perConnection) }) { return }
+        if tryEnter(connection) { return }
         Counter(label: "pinhole_gateway_turn_waits_total").increment()
         let ticket = tickets.add(1, ordering: .relaxed).newValue
         try await withTaskCancellationHandler {
@@ -41,7 +88,7 @@ final class ConnectionShares: Sendable {
                 let admitted = shares.withLock { shares -> Bool? in
                     if Task.isCancelled { return nil }
                     if Self.takeTurn(on: connection, in: &shares, limit: perConnection) { return true }
-                    shares[connection]!.waiting.append((ticket, turn))
+                    shares[connection]!.waiting.append((ticket, .task(turn)))
                     return false
                 }
                 switch admitted {
@@ -51,13 +98,13 @@ final class ConnectionShares: Sendable {
                 }
             }
         } onCancel: {
-            let cancelled = shares.withLock { shares -> CheckedContinuation<Void, any Error>? in
+            let cancelled = shares.withLock { shares -> Turn? in
                 guard let index = shares[connection]?.waiting.firstIndex(where: { $0.ticket == ticket }) else {
                     return nil
                 }
                 return shares[connection]!.waiting.remove(at: index).turn
             }
-            cancelled?.resume(throwing: CancellationError())
+            if case .task(let continuation) = cancelled { continuation.resume(throwing: CancellationError()) }
         }
     }
 
@@ -71,7 +118,7 @@ final class ConnectionShares: Sendable {
 
     /// Ends a turn on `connection`: the longest-waiting request there takes it.
     func leave(_ connection: ObjectIdentifier) {
-        let next = shares.withLock { shares -> CheckedContinuation<Void, any Error>? in
+        let next = shares.withLock { shares -> Turn? in
             guard shares[connection] != nil else { return nil }
             if !shares[connection]!.waiting.isEmpty {
                 return shares[connection]!.waiting.removeFirst().turn
@@ -80,6 +127,6 @@ final class ConnectionShares: Sendable {
             if shares[connection]!.atWork == 0 { shares[connection] = nil }
             return nil
         }
-        next?.resume()
+        next?.take()
     }
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import ServiceHTTP
 
@@ -13,15 +14,20 @@ struct HeaderLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     )
         async throws -> Response
     {
-        var size = request.method.rawValue.utf8.count + request.uri.description.utf8.count + 4 * 32
-        size += (request.head.authority?.utf8.count ?? 0) + (request.head.scheme?.utf8.count ?? 0)
-        for field in request.headers {
-            size += field.name.rawName.utf8.count + field.value.utf8.count + 32
-        }
-        guard size <= limit else {
+        guard Self.size(of: request.head) <= limit else {
             throw ServiceError(
                 .headersTooLarge, "The request's headers are larger than this server accepts (\(limit) bytes).")
         }
         return try await next(request, context)
+    }
+
+    /// A head's size as HTTP/2 counts it.
+    static func size(of head: HTTPRequest) -> Int {
+        var size = head.method.rawValue.utf8.count + (head.path?.utf8.count ?? 0) + 4 * 32
+        size += (head.authority?.utf8.count ?? 0) + (head.scheme?.utf8.count ?? 0)
+        for field in head.headerFields {
+            size += field.name.rawName.utf8.count + field.value.utf8.count + 32
+        }
+        return size
     }
 }

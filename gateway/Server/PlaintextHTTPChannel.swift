@@ -39,10 +39,11 @@ struct PlaintextHTTPChannel: ServerChildChannel {
     }
 
     /// The server builder for ``Application``.
-    static func builder(limits: PublicLimits, gate: LiveStreamGate) -> HTTPServerBuilder {
+    static func builder(limits: PublicLimits, gate: LiveStreamGate, relay: RelayRules?) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             PlaintextHTTPChannel(
-                http2: PublicListener.http2(responder: responder, limits: limits, gate: gate), limits: limits)
+                http2: PublicListener.http2(responder: responder, limits: limits, gate: gate, relay: relay),
+                limits: limits)
         }
     }
 }

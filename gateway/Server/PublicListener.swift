@@ -12,19 +12,21 @@ import ServiceHTTP
 enum PublicListener {
     typealias HTTP2 = WideWindowHTTP2<PublicHTTP1Channel>
 
-    static func builder(tls: TLSConfiguration?, limits: PublicLimits, gate: LiveStreamGate) throws -> HTTPServerBuilder
-    {
-        guard let tls else { return PlaintextHTTPChannel.builder(limits: limits, gate: gate) }
+    static func builder(
+        tls: TLSConfiguration?, limits: PublicLimits, gate: LiveStreamGate, relay: RelayRules?
+    ) throws -> HTTPServerBuilder {
+        guard let tls else { return PlaintextHTTPChannel.builder(limits: limits, gate: gate, relay: relay) }
         return try ALPNTLSChannel.builder(
-            tls: tls, http2: { http2(responder: $0, limits: limits, gate: gate) },
+            tls: tls, http2: { http2(responder: $0, limits: limits, gate: gate, relay: relay) },
             prepare: { try guardConnection($0, limits: limits) })
     }
 
     /// HTTP/2 and HTTP/1.1 with the public limits. The parsers' header cap is a hard limit
     /// well above `limits.headerBytes`, which the router enforces with a proper 431 for both
-    /// protocols.
+    /// protocols. With `relay`, each HTTP/2 stream gets a ``StreamRelay`` ahead of the router.
     static func http2(
-        responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits, gate: LiveStreamGate
+        responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits, gate: LiveStreamGate,
+        relay: RelayRules?
     ) -> HTTP2 {
         let headTimeout = limits.idleTimeout
         let configuration = HTTP1Channel.Configuration(
@@ -51,7 +53,16 @@ enum PublicListener {
                 Logger(label: "gateway").notice(
                     "HTTP/2 flood: connections from \(address) refused for \(penalty)",
                     metadata: ["error": "\(error)"])
-            })
+            },
+            prepareStream: relay.map(relayStreams))
+    }
+
+    /// Puts a ``StreamRelay`` in each new HTTP/2 stream's pipeline.
+    static func relayStreams(_ rules: RelayRules) -> HTTP2.PrepareStream {
+        { @Sendable (operations: ChannelPipeline.SynchronousOperations, handOver: @escaping HTTP2.HandOver) throws in
+            let relay = StreamRelay(rules: rules, handOver: handOver)
+            try operations.addHandler(relay)
+        }
     }
 
     /// Puts a ``ConnectionGuard`` first in a new connection's pipeline; returns what tells it

@@ -15,28 +15,44 @@ enum HeaderPolicy {
     /// internal (`x-pinhole-*`) header a client might try to smuggle in, plus the ones the
     /// gateway vouches for.
     static func upstreamFields(from fields: HTTPFields, clientAddress: String?) -> HTTPFields {
-        var upstream = HTTPFields()
-        upstream.reserveCapacity(fields.count + 4)
-        for field in fields where passes(field.name.canonicalName) {
-            upstream.append(field)
-        }
+        var upstream = passing(fields, extra: 4)
         for (name, value) in InternalClient.propagationHeaders() {
             if let name = HTTPField.Name(name) { upstream.append(HTTPField(name: name, value: value)) }
         }
-        if let clientAddress, let name = HTTPField.Name(HeaderName.clientIP) {
-            upstream.append(HTTPField(name: name, value: clientAddress))
-        }
+        if let clientAddress { upstream.append(HTTPField(name: clientIP, value: clientAddress)) }
         return upstream
+    }
+
+    /// The same for a request relayed on the event loop (``StreamRelay``), which has no task
+    /// context to carry its trace: its request id and span are given.
+    static func upstreamFields(
+        from fields: HTTPFields, clientAddress: String, requestID: String, span: TraceParent
+    ) -> HTTPFields {
+        var upstream = passing(fields, extra: 4)
+        upstream.append(HTTPField(name: .requestID, value: requestID))
+        upstream.append(HTTPField(name: traceparent, value: span.description))
+        if let state = fields[tracestate] { upstream.append(HTTPField(name: tracestate, value: state)) }
+        upstream.append(HTTPField(name: clientIP, value: clientAddress))
+        return upstream
+    }
+
+    private static let clientIP = HTTPField.Name(HeaderName.clientIP)!
+    /// The kit's name for it (HTTPTypes has one too).
+    static let traceparent = HTTPField.Name(HeaderName.traceparent)!
+    private static let tracestate = HTTPField.Name(HeaderName.tracestate)!
+
+    private static func passing(_ fields: HTTPFields, extra: Int) -> HTTPFields {
+        var passed = HTTPFields()
+        passed.reserveCapacity(fields.count + extra)
+        for field in fields where passes(field.name.canonicalName) {
+            passed.append(field)
+        }
+        return passed
     }
 
     /// The headers a client receives: the service's, minus hop-by-hop and internal ones.
     static func downstreamFields(from fields: HTTPFields) -> HTTPFields {
-        var downstream = HTTPFields()
-        downstream.reserveCapacity(fields.count)
-        for field in fields where passes(field.name.canonicalName) {
-            downstream.append(field)
-        }
-        return downstream
+        passing(fields, extra: 0)
     }
 
     private static func passes(_ name: String) -> Bool {

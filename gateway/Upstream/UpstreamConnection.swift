@@ -99,6 +99,32 @@ final class UpstreamConnection: Sendable {
         return exchange
     }
 
+    /// Opens a stream for a request ``StreamRelay`` relays, on the connection's event loop (the
+    /// relay's own): NIO makes it on the loop's next turn, with `relay` last in its pipeline
+    /// (told if it could not be made). Counted as ``openStream()``'s are.
+    func openRelayStream(_ relay: UpstreamRelay) {
+        channel.eventLoop.preconditionInEventLoop()
+        state.withLock { $0.openStreams += 1 }
+        let made = channel.eventLoop.makePromise(of: (any Channel).self)
+        let bound = NIOLoopBound(relay, eventLoop: channel.eventLoop)
+        multiplexer.createStreamChannel(promise: made) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                let operations = stream.pipeline.syncOperations
+                try operations.addHandler(RequestEndCoalescer())
+                try operations.addHandler(HTTP2FramePayloadToHTTPClientCodec())
+                try operations.addHandler(bound.value)
+            }
+        }
+        made.futureResult.whenComplete { result in
+            switch result {
+            case .success(let stream): stream.closeFuture.whenComplete { _ in self.streamClosed() }
+            case .failure:
+                self.streamClosed()
+                bound.value.streamFailed()
+            }
+        }
+    }
+
     private func streamClosed() {
         let drained = state.withLock { state in
             state.openStreams -= 1

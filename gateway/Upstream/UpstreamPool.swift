@@ -35,7 +35,19 @@ final class UpstreamPool: Sendable {
 
     struct Pools {
         var services: [ServiceName: Slots] = [:]
+        /// ``StreamRelay``'s connections: one per service on each event loop.
+        var relays: [RelayKey: RelaySlot] = [:]
         var closed = false
+    }
+
+    struct RelayKey: Hashable {
+        let loop: ObjectIdentifier
+        let service: ServiceName
+    }
+
+    enum RelaySlot {
+        case connecting
+        case ready(UpstreamConnection)
     }
 
     /// One service's connections, and the connection being made (so concurrent requests that
@@ -112,6 +124,48 @@ final class UpstreamPool: Sendable {
         }
     }
 
+    /// The connection to `service` owned by `loop`, for a request relayed there
+    /// (``StreamRelay``), if it is up and has a free stream. Without one it is made (once) and
+    /// nil is returned: that request takes the pipeline's way, as do those that come while the
+    /// connection is made or while it is full.
+    func relayConnection(to service: ServiceName, on loop: any EventLoop) -> UpstreamConnection? {
+        guard let target = targets[service] else { return nil }
+        let key = RelayKey(loop: ObjectIdentifier(loop), service: service)
+        let (found, connect) = pools.withLock { pools -> (UpstreamConnection?, Bool) in
+            guard !pools.closed else { return (nil, false) }
+            switch pools.relays[key] {
+            case .ready(let connection):
+                let load = connection.load
+                if load.usable { return (load.open < streamsPerConnection ? connection : nil, false) }
+            case .connecting:
+                return (nil, false)
+            case nil:
+                break
+            }
+            pools.relays[key] = .connecting
+            return (nil, true)
+        }
+        if connect { makeRelayConnection(key, target: target, loop: loop) }
+        return found
+    }
+
+    private func makeRelayConnection(_ key: RelayKey, target: Target, loop: any EventLoop) {
+        Task { [tls, connectTimeout] in
+            let made = try? await UpstreamConnection.connect(
+                host: target.host, port: target.port, serverName: target.serverName, tls: tls, group: loop,
+                connectTimeout: connectTimeout)
+            let keep = pools.withLock { pools in
+                guard let made, !pools.closed else {
+                    pools.relays[key] = nil
+                    return false
+                }
+                pools.relays[key] = .ready(made)
+                return true
+            }
+            if !keep { made?.close() }
+        }
+    }
+
     private enum Choice {
         case use(UpstreamConnection)
         case wait(Task<UpstreamConnection, any Error>)
@@ -173,8 +227,12 @@ final class UpstreamPool: Sendable {
     func close() {
         let connections = pools.withLock { pools in
             pools.closed = true
-            defer { pools.services = [:] }
-            return pools.services.values.flatMap(\.connections)
+            defer { (pools.services, pools.relays) = ([:], [:]) }
+            let relayed = pools.relays.values.compactMap { slot -> UpstreamConnection? in
+                guard case .ready(let connection) = slot else { return nil }
+                return connection
+            }
+            return pools.services.values.flatMap(\.connections) + relayed
         }
         for connection in connections { connection.close() }
     }

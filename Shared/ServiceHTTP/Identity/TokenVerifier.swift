@@ -96,6 +96,15 @@ public final class TokenVerifier: Sendable {
         return current
     }
 
+    /// Who `token` acts for if it verified before and has not expired, without waiting for
+    /// anything (the gateway's relay takes this on its event loop; a token not found there goes
+    /// the way of ``verify(_:)``). Always nil where sessions are checked: a session's state is
+    /// not in this cache.
+    public func verifiedFromCache(_ token: String) -> AuthenticatedUser? {
+        guard sessions == nil else { return nil }
+        return cachedUser(for: token, at: clock.now())
+    }
+
     /// The token's own checks: signature, algorithm, key, issuer, audience and times.
     private func verifySignedToken(_ token: String) async throws -> AuthenticatedUser {
         let now = clock.now()

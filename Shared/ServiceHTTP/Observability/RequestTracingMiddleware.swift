@@ -54,7 +54,8 @@ public struct RequestTracingMiddleware<Context: ServiceRequestContextProtocol>: 
         }
     }
 
-    static func acceptableRequestID(_ value: String) -> String? {
+    /// `value` if it may be a request's id (1–128 letters, digits, `-`, `_` or `.`), else nil.
+    public static func acceptableRequestID(_ value: String) -> String? {
         guard (1...128).contains(value.utf8.count),
             value.utf8.allSatisfy({ byte in
                 (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)

@@ -17,9 +17,17 @@ import NIOTLS
 /// event loop in one flush.
 ///
 /// HTTP/1.1 connections get `HTTP1Connections` (Hummingbird's ``HTTP1Channel`` for the services;
-/// the gateway's also takes WebSocket upgrades); HTTP/2 streams always get ``HTTP1Channel``.
+/// the gateway's also takes WebSocket upgrades); HTTP/2 streams get ``HTTP1Channel``: every
+/// stream, through NIO's async multiplexer, or with `prepareStream` only those its handlers
+/// hand over (the gateway's relay answers most requests itself on the event loop, and those
+/// streams never become a task).
 public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
-    public typealias Connection = NIOHTTP2Handler.AsyncStreamMultiplexer<HTTP1Channel.Value>
+    /// The streams of one HTTP/2 connection that Hummingbird serves.
+    public enum Connection: Sendable {
+        case every(NIOHTTP2Handler.AsyncStreamMultiplexer<HTTP1Channel.Value>)
+        case handedOver(AsyncStream<HTTP1Channel.Value>)
+    }
+
     public typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Connections.Value, Connection>
 
     public static var streamWindow: Int { HTTP2Windows.stream }
@@ -36,6 +44,15 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
     let idleTimeout: TimeAmount
     let grace: TimeAmount
     let misbehaviour: Misbehaviour
+    let prepareStream: PrepareStream?
+
+    /// Adds handlers to a new stream's pipeline right behind its HTTP types codec, ahead of
+    /// Hummingbird's (the gateway's relay, which answers the requests it can on the event loop).
+    /// The stream goes to Hummingbird only when they call the ``HandOver`` they are given,
+    /// from the stream's event loop, before passing its first read on.
+    public typealias PrepareStream =
+        @Sendable (ChannelPipeline.SynchronousOperations, _ handOver: @escaping HandOver) throws -> Void
+    public typealias HandOver = @Sendable (any Channel) -> Void
 
     /// `http1` serves each stream's request, `connections` HTTP/1.1 connections. A client that
     /// opens more than `maxConcurrentStreams` streams at once gets `REFUSED_STREAM` for the
@@ -43,8 +60,9 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
     public init(
         http1: HTTP1Channel, connections: HTTP1Connections, maxConcurrentStreams: Int = 100,
         maxHeaderListSize: Int = 1 << 14, idleTimeout: TimeAmount, grace: TimeAmount,
-        misbehaviour: @escaping Misbehaviour = { _, _ in }
+        misbehaviour: @escaping Misbehaviour = { _, _ in }, prepareStream: PrepareStream? = nil
     ) {
+        self.prepareStream = prepareStream
         self.http1 = http1
         self.connections = connections
         self.maxConcurrentStreams = maxConcurrentStreams
@@ -68,37 +86,86 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
         return configuration
     }
 
-    /// Configures `channel` (where HTTP/2 was chosen) and returns its stream multiplexer.
+    /// Configures `channel` (where HTTP/2 was chosen) and returns its streams for Hummingbird.
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: idleTimeout))
-            let connection = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
-                mode: .server, configuration: nioConfiguration
-            ) { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandler(StreamEndCoalescer())
-                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
-                    try stream.pipeline.syncOperations.addHandler(BodyChunkCopier())
-                    return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
-                }
+            let operations = channel.pipeline.syncOperations
+            try operations.addHandler(IdleStateHandler(allTimeout: idleTimeout))
+            let connection: Connection
+            if let prepareStream {
+                connection = try handingOver(channel, prepareStream)
+            } else {
+                connection = .every(
+                    try operations.configureAsyncHTTP2Pipeline(mode: .server, configuration: nioConfiguration) {
+                        stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try Self.addStreamHandlers(stream.pipeline.syncOperations)
+                            try stream.pipeline.syncOperations.addHandler(BodyChunkCopier())
+                            return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
+                        }
+                    })
             }
-            try channel.pipeline.syncOperations.addHandler(
-                HTTP2ConnectionCloser(grace: grace, misbehaviour: misbehaviour))
-            try FlushCoalescer.installBelowHTTP2(in: channel.pipeline.syncOperations)
+            try operations.addHandler(HTTP2ConnectionCloser(grace: grace, misbehaviour: misbehaviour))
+            try FlushCoalescer.installBelowHTTP2(in: operations)
             return connection
         }
     }
 
-    /// Serves every stream of the connection, each as one request.
+    /// HTTP/2 on `channel` whose streams get `prepareStream`'s handlers and reach Hummingbird
+    /// only when handed over. (The services keep NIO's async multiplexer, which makes every
+    /// stream a task's: behind this one, alerts gave a live stream's place back only seconds
+    /// after the gateway reset the stream, and `LiveStreamGatewayTests` took 22 s instead of
+    /// 2; why was not found.)
+    private func handingOver(_ channel: any Channel, _ prepareStream: @escaping PrepareStream) throws -> Connection {
+        let (streams, handedOver) = AsyncStream.makeStream(of: HTTP1Channel.Value.self)
+        let handOver: HandOver = { stream in
+            do {
+                handedOver.yield(try HTTP1Channel.Value(wrappingChannelSynchronously: stream))
+            } catch {
+                stream.close(promise: nil)
+            }
+        }
+        let configuration = nioConfiguration
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: configuration.connection, streamConfiguration: configuration.stream
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                let operations = stream.pipeline.syncOperations
+                try Self.addStreamHandlers(operations)
+                try prepareStream(operations, handOver)
+                try operations.addHandler(BodyChunkCopier())
+            }
+        }
+        channel.closeFuture.whenComplete { _ in handedOver.finish() }
+        return .handedOver(streams)
+    }
+
+    /// What every stream's pipeline begins with: the response's end on its last frame, and
+    /// NIO's HTTP types codec.
+    private static func addStreamHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws {
+        try operations.addHandler(StreamEndCoalescer())
+        try operations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
+    }
+
+    /// Serves the connection's streams, each as one request, until the connection closes.
     public func handle(_ connection: Connection, logger: Logger) async {
-        do {
-            try await withThrowingDiscardingTaskGroup { group in
-                for try await stream in connection.inbound {
+        switch connection {
+        case .every(let multiplexer):
+            do {
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await stream in multiplexer.inbound {
+                        group.addTask { await http1.handle(value: stream, logger: logger) }
+                    }
+                }
+            } catch {
+                logger.debug("HTTP/2 connection ended: \(error)")
+            }
+        case .handedOver(let streams):
+            await withDiscardingTaskGroup { group in
+                for await stream in streams {
                     group.addTask { await http1.handle(value: stream, logger: logger) }
                 }
             }
-        } catch {
-            logger.debug("HTTP/2 connection ended: \(error)")
         }
     }
 

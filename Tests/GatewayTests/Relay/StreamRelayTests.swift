@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Contracts
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import ServiceHTTP
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// The relay (``StreamRelay``) answers what it takes as the Hummingbird pipeline would: each
+/// request is sent to a gateway relaying over HTTP/2 and to one with `upstream.relay` off, and
+/// the service and the client must see the same on both (the gateway's `/metrics` proves the
+/// first one relayed it).
+@Suite struct StreamRelayTests {
+    /// One request, as both gateways get it.
+    struct Call {
+        var method: HTTPMethod
+        var path: String
+        var headers: [(String, String)] = []
+        var body: Data?
+    }
+
+    @Test func relayedAnswersAreThePipelinesAnswers() async throws {
+        let relaying = try await GatewayHarness.start(publicTLS: true)
+        let piped = try await GatewayHarness.start(gateway: ["upstream.relay": "false"], publicTLS: true)
+        let relayingToken = try await relaying.signUp("relay@example.com").accessToken
+        let pipedToken = try await piped.signUp("relay@example.com").accessToken
+        try await Self.warmUp(relaying, token: relayingToken)
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        let calls = [
+            // Internal headers a client tries to pass, its trace and request id: the echo shows
+            // what the service received.
+            Call(
+                method: .GET, path: "/v1/reports/echo?x=1",
+                headers: [
+                    ("x-pinhole-client-ip", "203.0.113.9"), ("x-pinhole-user", "mallory"),
+                    ("x-forwarded-for", "203.0.113.9"), ("traceparent", traceparent),
+                    ("x-request-id", "client-req-1"), ("accept-language", "fr"), ("connection", "close"),
+                ]),
+            Call(
+                method: .POST, path: "/v1/reports/echo", headers: [("content-type", "application/json")],
+                body: Data("{\"reason\":\"spam\"}".utf8)),
+            // An answer of the service's own that is an error: the envelope comes through as is.
+            Call(method: .GET, path: "/v1/reports/nothing-here"),
+            Call(method: .DELETE, path: "/v1/reports/echo"),
+            // The real auth service behind both.
+            Call(method: .GET, path: "/v1/me"),
+        ]
+        for call in calls {
+            let before = try await Self.relayed(relaying)
+            let relayed = try await relaying.client.call(
+                call.method, relaying.url(call.path), token: relayingToken, bytes: call.body, headers: call.headers)
+            #expect(try await Self.relayed(relaying) == before + 1, "\(call.path) was not relayed")
+            let answer = try await piped.client.call(
+                call.method, piped.url(call.path), token: pipedToken, bytes: call.body, headers: call.headers)
+            #expect(relayed.status == answer.status, "\(call.path)")
+            #expect(relayed.errorCode == answer.errorCode, "\(call.path)")
+            #expect(Self.names(relayed) == Self.names(answer), "\(call.path)")
+            #expect(relayed.header("ratelimit-policy") == answer.header("ratelimit-policy"))
+            // Each answer names its own request and trace.
+            let requestID = try #require(relayed.header("x-request-id"))
+            #expect(RequestTracingMiddleware<ServiceRequestContext>.acceptableRequestID(requestID) != nil)
+            #expect(relayed.header("traceparent").flatMap(TraceParent.init(header:)) != nil)
+            if let envelope = try? relayed.decode(ErrorEnvelope.self) { #expect(envelope.error.requestId == requestID) }
+            guard call.path.hasPrefix("/v1/reports/echo"), call.method != .DELETE else { continue }
+            var seen = try relayed.decode([String: String].self)
+            var expected = try answer.decode([String: String].self)
+            // The service gets the client's request id, else one of the gateway's; a child of
+            // the client's trace, else a new one; and the token each was sent.
+            #expect(seen["x-request-id"] == requestID)
+            let span = try #require(seen["traceparent"].flatMap(TraceParent.init(header:)))
+            if call.headers.contains(where: { $0.0 == "traceparent" }) {
+                #expect(span.traceID == "4bf92f3577b34da6a3ce929d0e0e4736" && span.parentID != "00f067aa0ba902b7")
+                #expect(requestID == "client-req-1")
+            }
+            #expect(seen["authorization"] == "Bearer \(relayingToken)")
+            for name in ["x-request-id", "traceparent", "authorization", ":authority", "host"] {
+                seen[name] = nil
+                expected[name] = nil
+            }
+            #expect(seen == expected, "\(call.path)")
+        }
+        await relaying.stop()
+        await piped.stop()
+    }
+
+    /// A service that does not begin its answer in time: 504 from the relay, in the envelope.
+    @Test func aSlowServiceIsA504FromTheRelay() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["upstream.timeoutSeconds": "1"], publicTLS: true)
+        let token = try await harness.signUp("slow@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let before = try await Self.relayed(harness)
+        let answer = try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token)
+        #expect(answer.status == 504)
+        #expect(answer.errorCode == .upstreamTimeout)
+        #expect(answer.header("retry-after") == "1")
+        #expect(try answer.decode(ErrorEnvelope.self).error.requestId == answer.header("x-request-id"))
+        #expect(try await Self.relayed(harness) == before + 1)
+        harness.recorder.release()
+        await harness.stop()
+    }
+
+    /// A body without a length is counted as it comes: past the route's limit, 413 from the relay
+    /// (as the pipeline's `LimitedBody` answers), and the service never gets the end of it.
+    @Test func aBodyPastTheLimitIsA413FromTheRelay() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["limits.jsonBytes": "1024"], publicTLS: true)
+        let token = try await harness.signUp("large@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let before = try await Self.relayed(harness)
+        var request = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "Bearer \(token)")
+        let chunks = (0..<4).map { _ in ByteBuffer(repeating: 0x61, count: 512) }
+        request.body = .stream(chunks.async, length: .unknown)
+        let response = try await harness.client.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 16)
+        #expect(response.status.code == 413)
+        #expect(
+            try JSONCoding.decoder().decode(ErrorEnvelope.self, from: Data(buffer: body)).error.code == .payloadTooLarge
+        )
+        #expect(try await Self.relayed(harness) == before + 1)
+        await harness.stop()
+    }
+
+    /// Sends a request the relay takes until it has its connection to the service on the
+    /// client connection's event loop (the first go through the pipeline meanwhile).
+    static func warmUp(_ harness: GatewayHarness, token: String) async throws {
+        let warm = await eventually(timeout: .seconds(20), every: .milliseconds(50)) {
+            let before = (try? await relayed(harness)) ?? 0
+            _ = try? await harness.client.call(.GET, harness.url("/v1/reports/echo"), token: token)
+            return ((try? await relayed(harness)) ?? 0) > before
+        }
+        #expect(warm, "the relay never took a request")
+    }
+
+    /// The gateway's count of relayed requests, from its `/metrics`.
+    static func relayed(_ harness: GatewayHarness) async throws -> Int {
+        let text = try await harness.client.call(.GET, harness.url("/metrics")).text
+        let line = text.split(separator: "\n").first { $0.hasPrefix("pinhole_gateway_relayed_total ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
+    }
+
+    /// An answer's header names, but for the date.
+    static func names(_ response: FullResponse) -> [String] {
+        response.headers.map { $0.0.lowercased() }.filter { $0 != "date" }.sorted()
+    }
+}

@@ -1,0 +1,177 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP2
+import NIOHTTPTypes
+
+/// The service's side of a relayed request: the last handler of a stream on the service's
+/// connection, on the same event loop as the client's stream. It writes what ``StreamRelay``
+/// sends (held until the stream is made and active, on the loop's next turn) and hands the
+/// answer to it as it arrives; while the client cannot take more, it stops reading, so HTTP/2
+/// flow control holds the service back.
+final class UpstreamRelay: ChannelDuplexHandler {
+    typealias InboundIn = HTTPResponsePart
+    typealias OutboundIn = HTTPRequestPart
+    typealias OutboundOut = HTTPRequestPart
+
+    private weak var owner: StreamRelay?
+    private var context: ChannelHandlerContext?
+    /// The answer arrived in full: HTTP/2 closes the stream itself, and a reset now would
+    /// count towards the service's rapid-reset limit.
+    private var complete = false
+    private var reading = true
+    private var pendingRead = false
+    /// What was sent before the stream was active, and whether a flush was asked for.
+    private var held: [HTTPRequestPart] = []
+    private var flushHeld = false
+    private var active = false
+    private var abandoned = false
+
+    init(owner: StreamRelay) {
+        self.owner = owner
+    }
+
+    func send(_ part: HTTPRequestPart) {
+        if active, let context {
+            context.write(wrapOutboundOut(part), promise: nil)
+        } else {
+            held.append(part)
+        }
+    }
+
+    func flush() {
+        if active, let context {
+            context.flush()
+        } else {
+            flushHeld = true
+        }
+    }
+
+    /// Resets the stream unless its answer is complete: the client went away, or the answer
+    /// is no longer wanted.
+    func abandon() {
+        owner = nil
+        abandoned = true
+        held = []
+        if !complete { context?.close(promise: nil) }
+    }
+
+    /// Resets the stream even though its answer is complete: the request's own end will never
+    /// be sent (its body was cut off).
+    func reset() {
+        owner = nil
+        context?.close(promise: nil)
+    }
+
+    /// The stream could not be made (the connection closed meanwhile).
+    func streamFailed() {
+        owner?.upstreamFailed()
+        owner = nil
+    }
+
+    func pauseReading() {
+        reading = false
+    }
+
+    func resumeReading() {
+        reading = true
+        if pendingRead, let context {
+            pendingRead = false
+            context.read()
+        }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        active = true
+        context.fireChannelActive()
+        guard !abandoned else {
+            context.close(promise: nil)
+            return
+        }
+        for part in held { context.write(wrapOutboundOut(part), promise: nil) }
+        held = []
+        if flushHeld {
+            flushHeld = false
+            context.flush()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let response): owner?.upstreamHead(response)
+        case .body(let buffer): owner?.upstreamBody(buffer)
+        case .end:
+            complete = true
+            owner?.upstreamEnd()
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        owner?.upstreamReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if reading {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A reset or a malformed answer: this stream only.
+        owner?.upstreamFailed()
+        owner = nil
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !complete { owner?.upstreamFailed() }
+        owner = nil
+        context.fireChannelInactive()
+    }
+}
+
+/// Sends a request without a body as one HEADERS frame with END_STREAM: NIO's HTTP types codec
+/// ends every request with an empty DATA frame of its own, one more frame for the service to
+/// read and the gateway to write. A head is held until the stream's next write or flush.
+final class RequestEndCoalescer: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private var held: (headers: HTTP2Frame.FramePayload.Headers, promise: EventLoopPromise<Void>?)?
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let payload = unwrapOutboundIn(data)
+        if let (headers, earlier) = held {
+            held = nil
+            if case .data(let data) = payload, data.endStream, data.data.readableBytes == 0, data.paddingBytes == nil {
+                var ending = headers
+                ending.endStream = true
+                if let earlier, let promise { earlier.futureResult.cascade(to: promise) }
+                context.write(wrapOutboundOut(.headers(ending)), promise: earlier ?? promise)
+                return
+            }
+            context.write(wrapOutboundOut(.headers(headers)), promise: earlier)
+        } else if case .headers(let headers) = payload, !headers.endStream {
+            held = (headers, promise)
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        if let (headers, promise) = held {
+            held = nil
+            context.write(wrapOutboundOut(.headers(headers)), promise: promise)
+        }
+        context.flush()
+    }
+}
