@@ -261,7 +261,7 @@ let package = Package(
             [
                 "Gateway", "AuthService", "MediaService", "FeedService", "StreakService", "AlertsService",
                 "ModerationService", .asyncHTTPClient, .crypto, .yams, .nio("NIOEmbedded"), .nioHTTP2("NIOHTTP2"),
-                .hummingbirdWSClient,
+                .hummingbirdWSClient, .propertyBased,
             ]),
         tests(
             "Contract",

@@ -52,8 +52,14 @@ struct GatewayRoute: Sendable {
     func matches(path: String) -> Bool {
         switch match {
         case .exact(let exact): return path == exact
-        case .prefix(let prefix): return path == prefix || path.hasPrefix(prefix + "/")
+        case .prefix(let prefix):
+            // Every request runs down the table: no string is made to compare.
+            let (path, prefix) = (path.utf8, prefix.utf8)
+            guard path.starts(with: prefix) else { return false }
+            let end = path.index(path.startIndex, offsetBy: prefix.count)
+            return end == path.endIndex || path[end] == UInt8(ascii: "/")
         case .template(let template):
+            guard path.utf8.starts(with: template.utf8.prefix { $0 != UInt8(ascii: "*") }) else { return false }
             let segments = path.split(separator: "/", omittingEmptySubsequences: false)
             let pattern = template.split(separator: "/", omittingEmptySubsequences: false)
             return segments.count == pattern.count
@@ -268,16 +274,37 @@ enum RouteTable {
 
     /// Whether a path is safe to forward as is: absolute, no empty, `.` or `..` segments, no
     /// encoded slash, dot or backslash that a service could decode into a different route.
+    /// One pass over the bytes, as every request asks (`RouteTableTests` checks it against the
+    /// rule spelled out with strings).
     static func isCanonical(_ path: String) -> Bool {
-        guard path.hasPrefix("/"), path.utf8.count <= 2048 else { return false }
-        let lowered = path.lowercased()
-        if lowered.contains("%2f") || lowered.contains("%2e") || lowered.contains("%5c") || lowered.contains("\\")
-            || lowered.contains("%00")
-        {
-            return false
+        var path = path
+        return path.withUTF8 { bytes in
+            guard bytes.first == UInt8(ascii: "/"), bytes.count <= 2048 else { return false }
+            var segment = 1
+            for index in 1...bytes.count {
+                guard index < bytes.count, bytes[index] != UInt8(ascii: "/") else {
+                    // A segment ends: empty (unless last), `.` and `..` name something else.
+                    let length = index - segment
+                    if length == 0, index < bytes.count { return false }
+                    let dots = bytes[segment..<index].allSatisfy { $0 == UInt8(ascii: ".") }
+                    if dots, length == 1 || length == 2 { return false }
+                    segment = index + 1
+                    continue
+                }
+                switch bytes[index] {
+                case UInt8(ascii: "\\"):
+                    return false
+                case UInt8(ascii: "%") where index + 2 < bytes.count:
+                    // An encoded slash, dot, backslash or NUL.
+                    let (high, low) = (bytes[index + 1], bytes[index + 2] | 0x20)
+                    if high == UInt8(ascii: "2"), low == UInt8(ascii: "f") || low == UInt8(ascii: "e") { return false }
+                    if high == UInt8(ascii: "5"), low == UInt8(ascii: "c") { return false }
+                    if high == UInt8(ascii: "0"), bytes[index + 2] == UInt8(ascii: "0") { return false }
+                default:
+                    break
+                }
+            }
+            return true
         }
-        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        return !segments.dropLast().contains { $0.isEmpty || $0 == "." || $0 == ".." }
-            && segments.last != "." && segments.last != ".."
     }
 }

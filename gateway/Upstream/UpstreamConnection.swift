@@ -62,6 +62,7 @@ final class UpstreamConnection: Sendable {
                         mode: .client, connectionConfiguration: connection, streamConfiguration: stream,
                         inboundStreamInitializer: { channel in channel.close() })
                     try channel.pipeline.syncOperations.addHandler(watcher)
+                    try FlushCoalescer.installBelowHTTP2(in: channel.pipeline.syncOperations)
                     return (multiplexer, watcher)
                 }
             }.get()

@@ -71,10 +71,12 @@ extension FlushCoalescer where Written == IOData {
     /// 10,000 live streams on the gateway's connection, a quarter of alerts' samples).
     static let byteLimit = 32 * 1024
 
-    /// Puts a coalescer into a server connection set up by `configureAsyncHTTP2Pipeline`, just
-    /// below its HTTP/2 handler: there the streams' frames are written straight into the
-    /// handler (NIO's inline multiplexer), and what this holds is the handler's flush to TLS.
-    static func installBelowHTTP2(in pipeline: ChannelPipeline.SynchronousOperations) throws {
+    /// Puts a coalescer into a connection set up by `configureHTTP2Pipeline` or
+    /// `configureAsyncHTTP2Pipeline`, just below its HTTP/2 handler: there the streams' frames
+    /// are written straight into the handler (NIO's inline multiplexer), and what this holds is
+    /// the handler's flush to TLS (the gateway's connections to the services have one too: the
+    /// relay flushes each request's stream as it goes).
+    public static func installBelowHTTP2(in pipeline: ChannelPipeline.SynchronousOperations) throws {
         let http2 = try pipeline.handler(type: NIOHTTP2Handler.self)
         let coalescer = FlushCoalescer(byteLimit: byteLimit) { $0.readableBytes }
         try pipeline.addHandler(coalescer, position: .before(http2))

@@ -1,3 +1,4 @@
+import PropertyBased
 import ServiceHTTP
 import Testing
 
@@ -84,5 +85,24 @@ import Testing
     @Test(arguments: ["/v1/me", "/v1/posts/p-1/votes", "/v1/me/", "/.well-known/jwks.json"])
     func canonicalPathsPass(_ path: String) {
         #expect(RouteTable.isCanonical(path))
+    }
+
+    /// The byte scan agrees with the rule spelled out with strings, on paths made of the pieces
+    /// that matter (slashes, dots, escapes, a backslash, NUL, letters).
+    @Test func theCanonicalCheckIsTheRuleAsWritten() async {
+        let pieces = ["/", "/", ".", "..", "%2f", "%2F", "%2e", "%5C", "%5", "%00", "%0", "%", "\\", "v1", "me", "a"]
+        await propertyCheck(count: 3000, input: Gen.element(of: pieces).array(of: 0...7)) { parts in
+            let path = parts.compactMap { $0 }.joined()
+            #expect(RouteTable.isCanonical(path) == Self.canonicalAsWritten(path), "\(path)")
+        }
+    }
+
+    static func canonicalAsWritten(_ path: String) -> Bool {
+        guard path.hasPrefix("/"), path.utf8.count <= 2048 else { return false }
+        let lowered = path.lowercased()
+        for encoded in ["%2f", "%2e", "%5c", "\\", "%00"] where lowered.contains(encoded) { return false }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        return !segments.dropLast().contains { $0.isEmpty || $0 == "." || $0 == ".." }
+            && segments.last != "." && segments.last != ".."
     }
 }
