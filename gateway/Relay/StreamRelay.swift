@@ -166,8 +166,8 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
         var head = HTTPResponse(status: response.status)
         head.headerFields = HeaderPolicy.downstreamFields(from: response.headerFields)
         head.headerFields.append(contentsOf: plan.rateHeaders)
-        head.headerFields[.requestID] = plan.requestID
-        head.headerFields[HeaderPolicy.traceparent] = plan.span.description
+        head.headerFields.append(HeaderPolicy.once(.requestID, plan.requestID))
+        head.headerFields.append(HeaderPolicy.once(HeaderPolicy.traceparent, plan.span.description))
         state = .answering
         status = response.status.code
         context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -29,11 +29,20 @@ enum HeaderPolicy {
         from fields: HTTPFields, clientAddress: String, requestID: String, span: TraceParent
     ) -> HTTPFields {
         var upstream = passing(fields, extra: 4)
-        upstream.append(HTTPField(name: .requestID, value: requestID))
-        upstream.append(HTTPField(name: traceparent, value: span.description))
+        upstream.append(once(.requestID, requestID))
+        upstream.append(once(traceparent, span.description))
         if let state = fields[tracestate] { upstream.append(HTTPField(name: tracestate, value: state)) }
         upstream.append(HTTPField(name: clientIP, value: clientAddress))
         return upstream
+    }
+
+    /// A field whose value is this request's alone (an id): kept out of HPACK's dynamic table,
+    /// where it would only push out the values that do repeat (a client's token) on both ends
+    /// of a connection.
+    static func once(_ name: HTTPField.Name, _ value: String) -> HTTPField {
+        var field = HTTPField(name: name, value: value)
+        field.indexingStrategy = .avoid
+        return field
     }
 
     private static let clientIP = HTTPField.Name(HeaderName.clientIP)!

@@ -120,6 +120,8 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
         let (streams, handedOver) = AsyncStream.makeStream(of: HTTP1Channel.Value.self)
         let handOver: HandOver = { stream in
             do {
+                // Hummingbird's body chunks wait in a queue; a relayed stream's never do.
+                try stream.pipeline.syncOperations.addHandler(BodyChunkCopier())
                 handedOver.yield(try HTTP1Channel.Value(wrappingChannelSynchronously: stream))
             } catch {
                 stream.close(promise: nil)
@@ -133,7 +135,6 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
                 let operations = stream.pipeline.syncOperations
                 try Self.addStreamHandlers(operations)
                 try prepareStream(operations, handOver)
-                try operations.addHandler(BodyChunkCopier())
             }
         }
         channel.closeFuture.whenComplete { _ in handedOver.finish() }
