@@ -43,6 +43,7 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
     private var admission: RelayAdmission?
     /// Body parts that came while the request waited for its turn.
     private var held: [HTTPRequestPart] = []
+    private var heldBytes = 0
     private var plan: RelayPlan?
     private var upstream: UpstreamRelay?
     private var context: ChannelHandlerContext?
@@ -91,8 +92,18 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
             } else {
                 proceed(context: context, inReadCycle: true)
             }
-        case .queued:
-            held.append(unwrapInboundIn(data))
+        case .queued(let ticket):
+            let part = unwrapInboundIn(data)
+            held.append(part)
+            if case .body(let buffer) = part { heldBytes += buffer.readableBytes }
+            // Reading on keeps the client's window open: a body past the route's limit (one
+            // sent without a length) waits in the pipeline instead, which reads only as it
+            // takes, and refuses it there.
+            if heldBytes > rules.settings.jsonBodyLimit, let admission,
+                rules.shares.withdraw(ticket, from: admission.turn)
+            {
+                passOn(admission.head, context: context, inReadCycle: true)
+            }
         case .relaying, .answering:
             forward(unwrapInboundIn(data))
         case .finished:
@@ -232,18 +243,23 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
         holdsTurn = true
         guard let plan = rules.plan(admission, on: context.channel) else {
             giveBackTurn()
-            state = .passing
-            handOver(context.channel)
-            context.fireChannelRead(wrapInboundOut(.head(admission.head)))
-            for part in held { context.fireChannelRead(wrapInboundOut(part)) }
-            held = []
-            // Outside a read the pipeline hears of these reads only from this.
-            if !inReadCycle { context.fireChannelReadComplete() }
+            passOn(admission.head, context: context, inReadCycle: inReadCycle)
             return
         }
         start(plan, context: context)
         for part in held { forward(part) }
         held = []
+    }
+
+    /// Hands the request to the pipeline with what was read of it.
+    private func passOn(_ head: HTTPRequest, context: ChannelHandlerContext, inReadCycle: Bool) {
+        state = .passing
+        handOver(context.channel)
+        context.fireChannelRead(wrapInboundOut(.head(head)))
+        for part in held { context.fireChannelRead(wrapInboundOut(part)) }
+        held = []
+        // Outside a read the pipeline hears of these reads only from this.
+        if !inReadCycle { context.fireChannelReadComplete() }
     }
 
     private func start(_ plan: RelayPlan, context: ChannelHandlerContext) {

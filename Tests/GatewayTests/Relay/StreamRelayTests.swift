@@ -125,6 +125,33 @@ import Testing
         await harness.stop()
     }
 
+    /// A request waiting for its connection's turn does not read an unsized body without end:
+    /// past the route's limit it goes to the pipeline (which reads only as it takes), and gets
+    /// the pipeline's 413 when its turn comes.
+    @Test func aQueuedRequestsBodyPastTheLimitGoesToThePipeline() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["limits.jsonBytes": "1024", "limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
+        let token = try await harness.signUp("queued@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let before = try await Self.relayed(harness)
+        let held = Task { try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token).status }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
+        var request = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "Bearer \(token)")
+        let chunks = (0..<4).map { _ in ByteBuffer(repeating: 0x61, count: 512) }
+        request.body = .stream(chunks.async, length: .unknown)
+        let posted = Task { try await harness.client.execute(request, timeout: .seconds(30)).status.code }
+        // Time for the four chunks to arrive while the turn is taken (a loaded machine is slow).
+        try await Task.sleep(for: .seconds(1))
+        harness.recorder.release()
+        #expect(try await posted.value == 413)
+        #expect(try await held.value == 200)
+        // The held GET was relayed; the POST was not.
+        #expect(try await Self.relayed(harness) == before + 1)
+        await harness.stop()
+    }
+
     /// Sends a request the relay takes until it has its connection to the service on the
     /// client connection's event loop (the first go through the pipeline meanwhile).
     static func warmUp(_ harness: GatewayHarness, token: String) async throws {
