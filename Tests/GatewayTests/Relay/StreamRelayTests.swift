@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Contracts
 import Foundation
 import NIOCore
-import NIOFoundationCompat
 import NIOHTTP1
 import ServiceHTTP
 import TestSupport
@@ -113,13 +112,13 @@ import Testing
         var request = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
         request.method = .POST
         request.headers.add(name: "authorization", value: "Bearer \(token)")
-        let chunks = (0..<4).map { _ in ByteBuffer(repeating: 0x61, count: 512) }
-        request.body = .stream(chunks.async, length: .unknown)
+        request.body = .stream(Self.unsized(4 * 512), length: .unknown)
         let response = try await harness.client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 16)
         #expect(response.status.code == 413)
         #expect(
-            try JSONCoding.decoder().decode(ErrorEnvelope.self, from: Data(buffer: body)).error.code == .payloadTooLarge
+            try JSONCoding.decoder().decode(ErrorEnvelope.self, from: Data(body.readableBytesView)).error.code
+                == .payloadTooLarge
         )
         #expect(try await Self.relayed(harness) == before + 1)
         await harness.stop()
@@ -139,8 +138,7 @@ import Testing
         var request = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
         request.method = .POST
         request.headers.add(name: "authorization", value: "Bearer \(token)")
-        let chunks = (0..<4).map { _ in ByteBuffer(repeating: 0x61, count: 512) }
-        request.body = .stream(chunks.async, length: .unknown)
+        request.body = .stream(Self.unsized(4 * 512), length: .unknown)
         let posted = Task { try await harness.client.execute(request, timeout: .seconds(30)).status.code }
         // Time for the four chunks to arrive while the turn is taken (a loaded machine is slow).
         try await Task.sleep(for: .seconds(1))
@@ -161,6 +159,14 @@ import Testing
             return ((try? await relayed(harness)) ?? 0) > before
         }
         #expect(warm, "the relay never took a request")
+    }
+
+    /// A body of `bytes` in 512-byte chunks, sent without a length.
+    static func unsized(_ bytes: Int) -> AsyncStream<ByteBuffer> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+        for _ in 0..<(bytes / 512) { continuation.yield(ByteBuffer(repeating: 0x61, count: 512)) }
+        continuation.finish()
+        return stream
     }
 
     /// The gateway's count of relayed requests, from its `/metrics`.
