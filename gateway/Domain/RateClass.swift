@@ -17,6 +17,12 @@ enum RateClass: String, Sendable, CaseIterable {
     /// on a budget of its own so that it cannot be walked at the read class's pace.
     case search
 
+    /// Whose budget a request is charged to: the user's when signed in, the client address's
+    /// when anonymous or a guest (guests mint tokens freely), and always the address's for `auth`.
+    func limiterKey(user: AuthenticatedUser?, clientAddress: String) -> String {
+        if self != .auth, let user, !user.isGuest { "user:\(user.userID)" } else { "ip:\(clientAddress)" }
+    }
+
     var defaultPolicy: RatePolicy {
         switch self {
         case .auth: RatePolicy(name: rawValue, limit: 20, window: 60)

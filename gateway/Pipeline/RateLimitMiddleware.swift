@@ -21,12 +21,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     {
         let rateClass = try context.requireRoute().rateClass(for: request.method)
         guard let policy = policies[rateClass] else { return try await next(request, context) }
-        let key =
-            if rateClass != .auth, let user = context.user, !user.isGuest {
-                "user:\(user.userID)"
-            } else {
-                "ip:\(context.clientAddress)"
-            }
+        let key = rateClass.limiterKey(user: context.user, clientAddress: context.clientAddress)
         let decision = limiter.check(key: key, policy: policy, now: clock.now().timeIntervalSince1970)
         guard decision.allowed else {
             throw ServiceError.rateLimited("Too many requests.", policy: policy, decision: decision)

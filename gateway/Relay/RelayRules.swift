@@ -76,19 +76,12 @@ struct RelayRules: Sendable {
         var rateHeaders = HTTPFields()
         let rateClass = route.rateClass(for: head.method)
         if settings.rateLimitEnabled, let policy = settings.policies[rateClass] {
-            let key =
-                if rateClass != .auth, let user = admitted.user, !user.isGuest {
-                    "user:\(user.userID)"
-                } else {
-                    "ip:\(clientAddress)"
-                }
+            let key = rateClass.limiterKey(user: admitted.user, clientAddress: clientAddress)
             let decision = limiter.check(key: key, policy: policy, now: clock.now().timeIntervalSince1970)
             guard decision.allowed else { return nil }
             rateHeaders = decision.headers(for: policy)
         }
-        let requestID =
-            fields[.requestID].flatMap(RequestTracingMiddleware<GatewayRequestContext>.acceptableRequestID)
-            ?? entropy.token(bytes: 12)
+        let requestID = RequestTracingMiddleware<GatewayRequestContext>.requestID(of: fields, entropy: entropy)
         let span =
             fields[HeaderPolicy.traceparent].flatMap(TraceParent.init(header:))?.child(entropy: entropy)
             ?? TraceParent.root(entropy: entropy)

@@ -51,6 +51,8 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
     private var holdsTurn = false
     private var requestEnded = false
     private var received = 0
+    /// The answer's status, for its log line.
+    private var status: Int?
     private var cutOff = false
     private var pendingFlush = false
     private var started = NIODeadline.now()
@@ -183,8 +185,6 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
         status = response.status.code
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }
-
-    private var status: Int?
 
     func upstreamBody(_ buffer: ByteBuffer) {
         guard case .answering = state, let context else { return }

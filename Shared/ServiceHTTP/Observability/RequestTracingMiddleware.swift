@@ -22,7 +22,7 @@ public struct RequestTracingMiddleware<Context: ServiceRequestContextProtocol>: 
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let requestID = request.headers[.requestID].flatMap(Self.acceptableRequestID) ?? entropy.token(bytes: 12)
+        let requestID = Self.requestID(of: request.headers, entropy: entropy)
         let incoming = request.headers[.traceparent].flatMap(TraceParent.init(header:))
         var outer = ServiceContext.current ?? .topLevel
         if Telemetry.isEnabled { outer = Telemetry.extracting(request.headers, into: outer) }
@@ -52,6 +52,11 @@ public struct RequestTracingMiddleware<Context: ServiceRequestContextProtocol>: 
             response.headers[.traceparent] = span.description
             return response
         }
+    }
+
+    /// A request's id: the caller's `x-request-id` if acceptable, else a new one.
+    public static func requestID(of fields: HTTPFields, entropy: some Entropy) -> String {
+        fields[.requestID].flatMap(acceptableRequestID) ?? entropy.token(bytes: 12)
     }
 
     /// `value` if it may be a request's id (1–128 letters, digits, `-`, `_` or `.`), else nil.
