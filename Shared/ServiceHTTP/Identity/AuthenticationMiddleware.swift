@@ -39,20 +39,35 @@ public struct AuthenticationMiddleware<Context: ServiceRequestContextProtocol>: 
     }
 
     /// The token of an `Authorization: Bearer <token>` header, if there is exactly one.
-    /// Runs on every request, so it works on UTF-8 bytes rather than Foundation string APIs.
+    /// Runs on every request (the gateway's relay included), so it reads the field's UTF-8 in
+    /// one pass, without building arrays or substrings on the way.
     public static func bearerToken(in headers: HTTPFields) -> String? {
-        guard let value = headers[.authorization] else { return nil }
-        let bytes = value.utf8
-        let scheme = "bearer ".utf8
-        guard bytes.count > scheme.count,
-            zip(bytes.prefix(scheme.count), scheme).allSatisfy({
-                $0 == $1 || ($0 | 0x20 == $1 && $1 >= 0x61 && $1 <= 0x7A)
-            })
-        else { return nil }
-        let token = bytes.dropFirst(scheme.count).drop { $0 == 0x20 }
-        guard !token.isEmpty, !token.contains(0x20), !token.contains(0x2C),
-            headers[values: .authorization].count == 1
-        else { return nil }
-        return String(Substring(token))
+        var found: String?
+        for field in headers where field.name == .authorization {
+            guard found == nil else { return nil }
+            found = field.value
+        }
+        guard var value = found else { return nil }
+        return value.withUTF8(token(afterBearer:))
+    }
+
+    /// The token in a header value `Bearer <token>` (the scheme in any case, spaces after it),
+    /// nil when it is missing or holds a space or a comma (two credentials).
+    private static func token(afterBearer bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let scheme: StaticString = "bearer "
+        let schemeLength = scheme.utf8CodeUnitCount
+        guard bytes.count > schemeLength else { return nil }
+        for index in 0..<schemeLength {
+            let byte = bytes[index]
+            let expected = scheme.utf8Start[index]
+            guard byte == expected || (byte | 0x20 == expected && expected >= 0x61 && expected <= 0x7A) else {
+                return nil
+            }
+        }
+        var start = schemeLength
+        while start < bytes.count, bytes[start] == 0x20 { start += 1 }
+        guard start < bytes.count else { return nil }
+        for index in start..<bytes.count where bytes[index] == 0x20 || bytes[index] == 0x2C { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
     }
 }

@@ -52,14 +52,12 @@ extension Entropy {
 public struct SystemEntropy: Entropy {
     public init() {}
     public func bytes(_ count: Int) -> [UInt8] {
-        // Eight bytes per call into the system generator, not one: ids are made per request.
-        var generator = SystemRandomNumberGenerator()
-        var result: [UInt8] = []
-        result.reserveCapacity(count + 7)
-        while result.count < count {
-            withUnsafeBytes(of: generator.next() as UInt64) { result.append(contentsOf: $0) }
+        // One call into the system for all of them (`SystemRandomNumberGenerator` makes one per
+        // eight bytes, and on Linux each is a system call): ids are made per request.
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let start = buffer.baseAddress { arc4random_buf(start, count) }
+            initialized = count
         }
-        return Array(result.prefix(count))
     }
 }
 
