@@ -45,7 +45,8 @@ struct Forwarding: Sendable {
         verifier = runtime.makeTokenVerifier(checkSessions: false)
         limiter = RateLimiter()
         shares = ConnectionShares(perConnection: settings.concurrentRequestsPerConnection)
-        pool = try UpstreamPool(settings: runtime.settings, tls: runtime.tls)
+        pool = try UpstreamPool(
+            settings: runtime.settings, tls: runtime.tls, keptAliveIdleTimeout: .seconds(settings.idleTimeout))
     }
 }
 

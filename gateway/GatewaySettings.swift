@@ -45,6 +45,9 @@ import ServiceHTTP
 /// - `upstream.relay` (default true): HTTP/2 requests with a JSON body or none are relayed on
 ///   their connection's event loop (``StreamRelay``); false sends every request through the
 ///   Hummingbird pipeline (for comparing the two, or ruling the relay out).
+/// - `upstream.relayKeptAlive` (default true): the relay carries a request on an idle kept-alive
+///   HTTP/1.1 connection to the service when its loop has one (``KeptAliveLanes``), and on a
+///   stream of the loop's HTTP/2 connection otherwise.
 /// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
 ///   loopback clients that are not a trusted proxy may read metrics.
 /// - `cors.allowOrigin` (default unset): an origin allowed to call the API from a browser.
@@ -59,6 +62,7 @@ struct GatewaySettings: Sendable {
     let upstreamTimeout: Int64
     let uploadTimeout: Int64
     let relay: Bool
+    let relayKeptAlive: Bool
     let metricsToken: String?
     let corsOrigin: String?
     let headerLimit: Int
@@ -100,6 +104,7 @@ struct GatewaySettings: Sendable {
         self.upstreamTimeout = Int64(try reader.integer("upstream.timeoutSeconds", default: 30, in: 1...3600))
         self.uploadTimeout = Int64(try reader.integer("upstream.uploadTimeoutSeconds", default: 600, in: 1...86_400))
         self.relay = try reader.boolean("upstream.relay", default: true)
+        self.relayKeptAlive = try reader.boolean("upstream.relayKeptAlive", default: true)
         self.metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
         self.corsOrigin = reader.string(forKey: "cors.allowOrigin")
         self.headerLimit = try reader.integer("limits.headerBytes", default: 12288, in: 1024...65536)

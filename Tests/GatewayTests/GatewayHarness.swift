@@ -22,6 +22,8 @@ struct GatewayHarness {
     let recorder: UpstreamRecorder
     /// Where alerts listens (started with `alerts: true`).
     let alertsURL: String
+    /// Where the recording upstream (media and moderation) listens.
+    let upstreamPort: Int
     private let running: [RunningApplication]
 
     static func start(
@@ -75,7 +77,7 @@ struct GatewayHarness {
         let client = try TestHTTP.client(dataDirectory: directory.url, identity: nil)
         let harness = GatewayHarness(
             directory: directory, gatewayURL: "\(scheme)://127.0.0.1:\(gatewayPort)", owner: ClientOwner(client),
-            recorder: recorder, alertsURL: urls["services.alerts.url"]!, running: running)
+            recorder: recorder, alertsURL: urls["services.alerts.url"]!, upstreamPort: upstreamPort, running: running)
         // Generous: at the start of a full run every suite starts its servers on two cores at once.
         let up = await eventually(timeout: .seconds(60)) {
             (try? await client.call(.GET, harness.gatewayURL + "/health/live"))?.status == 200

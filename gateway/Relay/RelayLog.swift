@@ -11,12 +11,15 @@ import Synchronization
 /// The access log line and request metrics of a relayed request (``StreamRelay``): the same
 /// line as ``AccessLogMiddleware`` writes and the same series as Hummingbird's
 /// `MetricsMiddleware` counts for the pipeline's requests, so a dashboard cannot tell which
-/// way a request went; `pinhole_gateway_relayed_total` counts those relayed.
+/// way a request went; `pinhole_gateway_relayed_total` counts those relayed, and
+/// `pinhole_gateway_relayed_kept_alive_total` those of them carried on a kept-alive HTTP/1.1
+/// connection (``KeptAliveLanes``).
 final class RelayLog: Sendable {
     private let logger: Logger
     private let level: Logger.Level
     private let series = Mutex<[Series: (count: Metrics.Counter, duration: Metrics.Timer)]>([:])
     private let relayed: Prometheus.Counter
+    private let keptAlive: Prometheus.Counter
 
     private struct Series: Hashable {
         let endpoint: String
@@ -31,6 +34,9 @@ final class RelayLog: Sendable {
         self.level = level
         self.relayed = registry.makeCounter(
             name: "pinhole_gateway_relayed_total", help: "Requests relayed on their connection's event loop.")
+        self.keptAlive = registry.makeCounter(
+            name: "pinhole_gateway_relayed_kept_alive_total",
+            help: "Relayed requests carried on a kept-alive HTTP/1.1 connection to the service.")
     }
 
     func answered(_ plan: RelayPlan, method: HTTPRequest.Method, status: Int, since start: NIODeadline) {
@@ -51,6 +57,7 @@ final class RelayLog: Sendable {
             return made
         }
         relayed.increment()
+        if plan.keptAlive != nil { keptAlive.increment() }
         metrics.count.increment()
         metrics.duration.recordNanoseconds(elapsed.nanoseconds)
         guard logger.logLevel <= level else { return }

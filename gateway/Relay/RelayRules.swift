@@ -81,6 +81,8 @@ struct RelayRules: Sendable {
             guard decision.allowed else { return nil }
             rateHeaders = decision.headers(for: policy)
         }
+        // The rate limit said yes: a kept-alive connection taken now is always used.
+        let keptAlive = settings.relayKeptAlive ? pool.keptAlive.take(to: route.service, on: channel.eventLoop) : nil
         let requestID = RequestTracingMiddleware<GatewayRequestContext>.requestID(of: fields, entropy: entropy)
         let span =
             fields[HeaderPolicy.traceparent].flatMap(TraceParent.init(header:))?.child(entropy: entropy)
@@ -92,7 +94,7 @@ struct RelayRules: Sendable {
             upstreamHead: HTTPRequest(
                 method: head.method, scheme: "https", authority: pool.authority(of: route.service),
                 path: head.path, headerFields: upstreamFields),
-            service: route.service, connection: upstream, forwardsBody: head.method != .get,
+            service: route.service, connection: upstream, keptAlive: keptAlive, forwardsBody: head.method != .get,
             requestID: requestID, span: span, rateHeaders: rateHeaders, userID: admitted.user?.userID,
             endpoint: admitted.path.hasPrefix("/.well-known/") ? "/.well-known/**" : "/**", path: admitted.path,
             timeout: .seconds(settings.upstreamTimeout), bodyLimit: settings.jsonBodyLimit)
@@ -123,8 +125,11 @@ struct RelayPlan {
     /// The head the service receives.
     let upstreamHead: HTTPRequest
     let service: ServiceName
-    /// The service's connection on the request's event loop.
+    /// The service's HTTP/2 connection on the request's event loop.
     let connection: UpstreamConnection
+    /// An idle kept-alive HTTP/1.1 connection to the service on the same loop, taken for this
+    /// request (``KeptAliveLanes``); without one, a stream of `connection` carries it.
+    let keptAlive: (any Channel)?
     let forwardsBody: Bool
     let requestID: String
     let span: TraceParent

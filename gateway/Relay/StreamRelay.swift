@@ -268,7 +268,11 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
         started = .now()
         let relay = UpstreamRelay(owner: self)
         upstream = relay
-        plan.connection.openRelayStream(relay)
+        if let keptAlive = plan.keptAlive {
+            relay.attach(to: keptAlive, lanes: rules.pool.keptAlive, service: plan.service)
+        } else {
+            plan.connection.openRelayStream(relay)
+        }
         relay.send(.head(plan.upstreamHead))
         if !plan.forwardsBody {
             requestEnded = true

@@ -1,14 +1,16 @@
+import Contracts
 import HTTPTypes
 import NIOCore
 import NIOHTTP2
 import NIOHTTPTypes
 
-/// The service's side of a relayed request: the last handler of a stream on the service's
-/// connection, on the same event loop as the client's stream. It writes what ``StreamRelay``
-/// sends (held until the stream is made and active, on the loop's next turn) and hands the
-/// answer to it as it arrives; while the client cannot take more, it stops reading, so HTTP/2
-/// flow control holds the service back.
-final class UpstreamRelay: ChannelDuplexHandler {
+/// The service's side of a relayed request, on the same event loop as the client's stream: the
+/// last handler of a stream on the service's HTTP/2 connection, or of a kept-alive HTTP/1.1
+/// connection for the time of one exchange (``KeptAliveLanes``). It writes what
+/// ``StreamRelay`` sends (on a stream, held until the stream is made and active, on the loop's
+/// next turn) and hands the answer to it as it arrives; while the client cannot take more, it
+/// stops reading, so flow control (HTTP/2's, or TCP's) holds the service back.
+final class UpstreamRelay: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPResponsePart
     typealias OutboundIn = HTTPRequestPart
     typealias OutboundOut = HTTPRequestPart
@@ -25,12 +27,29 @@ final class UpstreamRelay: ChannelDuplexHandler {
     private var flushHeld = false
     private var active = false
     private var abandoned = false
+    /// On a kept-alive connection: the lane it goes back to once the exchange is over.
+    private var lane: (lanes: KeptAliveLanes, service: ServiceName)?
+    /// The request's end was sent (a kept-alive connection left mid-request is not reused).
+    private var requestSent = false
 
     init(owner: StreamRelay) {
         self.owner = owner
     }
 
+    /// Takes the kept-alive connection `channel` (on this loop, idle) for this exchange.
+    func attach(to channel: any Channel, lanes: KeptAliveLanes, service: ServiceName) {
+        lane = (lanes, service)
+        do {
+            try channel.pipeline.syncOperations.addHandler(self)
+        } catch {
+            lane = nil
+            channel.close(promise: nil)
+            streamFailed()
+        }
+    }
+
     func send(_ part: HTTPRequestPart) {
+        if case .end = part { requestSent = true }
         if active, let context {
             context.write(wrapOutboundOut(part), promise: nil)
         } else {
@@ -50,15 +69,19 @@ final class UpstreamRelay: ChannelDuplexHandler {
     /// is no longer wanted.
     func abandon() {
         owner = nil
-        abandoned = true
         held = []
-        if !complete { context?.close(promise: nil) }
+        // Once the answer is complete there is nothing to stop (the client's stream ends
+        // as the answer's end is written, and tells so at once).
+        guard !complete else { return }
+        abandoned = true
+        context?.close(promise: nil)
     }
 
     /// Resets the stream even though its answer is complete: the request's own end will never
     /// be sent (its body was cut off).
     func reset() {
         owner = nil
+        abandoned = true
         context?.close(promise: nil)
     }
 
@@ -82,6 +105,8 @@ final class UpstreamRelay: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // A kept-alive connection is open already; a stream becomes active once made.
+        if lane != nil { active = true }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -110,7 +135,28 @@ final class UpstreamRelay: ChannelDuplexHandler {
         case .end:
             complete = true
             owner?.upstreamEnd()
+            if lane != nil { release(context) }
         }
+    }
+
+    /// The exchange on a kept-alive connection is over: the connection goes back to its lane,
+    /// reading as it did before, unless the request was not sent in full or it is closing.
+    private func release(_ context: ChannelHandlerContext) {
+        guard let (lanes, service) = lane else { return }
+        lane = nil
+        owner = nil
+        guard requestSent, !abandoned, context.channel.isActive else {
+            context.close(promise: nil)
+            return
+        }
+        reading = true
+        if pendingRead {
+            pendingRead = false
+            context.read()
+        }
+        let channel = context.channel
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        lanes.giveBack(channel, to: service)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

@@ -31,6 +31,8 @@ final class UpstreamPool: Sendable {
     private let connectTimeout: TimeAmount
     let connectionsPerService: Int
     let streamsPerConnection: Int
+    /// ``StreamRelay``'s kept-alive HTTP/1.1 connections.
+    let keptAlive: KeptAliveLanes
     private let pools: Mutex<Pools>
 
     struct Pools {
@@ -59,7 +61,7 @@ final class UpstreamPool: Sendable {
 
     init(
         settings: ServiceSettings, tls: TLSMaterial, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        connectionsPerService: Int = 4, streamsPerConnection: Int = 100
+        connectionsPerService: Int = 4, streamsPerConnection: Int = 100, keptAliveIdleTimeout: TimeAmount = .seconds(60)
     ) throws {
         var targets: [ServiceName: Target] = [:]
         for (service, url) in settings.serviceURLs {
@@ -77,6 +79,8 @@ final class UpstreamPool: Sendable {
         self.connectTimeout = settings.client.connectTimeout
         self.connectionsPerService = connectionsPerService
         self.streamsPerConnection = streamsPerConnection
+        self.keptAlive = KeptAliveLanes(
+            targets: targets, tls: http1TLS, connectTimeout: connectTimeout, idleTimeout: keptAliveIdleTimeout)
         self.pools = Mutex(Pools())
     }
 
@@ -225,6 +229,7 @@ final class UpstreamPool: Sendable {
 
     /// Closes every connection; later requests fail as unreachable.
     func close() {
+        keptAlive.close()
         let connections = pools.withLock { pools in
             pools.closed = true
             defer { (pools.services, pools.relays) = ([:], [:]) }
