@@ -54,6 +54,7 @@ public struct SystemEntropy: Entropy {
     public func bytes(_ count: Int) -> [UInt8] {
         // One call into the system for all of them (`SystemRandomNumberGenerator` makes one per
         // eight bytes, and on Linux each is a system call): ids are made per request.
+        // `arc4random_buf` is glibc's from 2.36 (Debian 12, the images Pinhole builds on).
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             if let start = buffer.baseAddress { arc4random_buf(start, count) }
             initialized = count
