@@ -1,7 +1,6 @@
 import Contracts
 import NIOCore
 import NIOHTTP1
-import NIOHTTPTypesHTTP1
 import NIOPosix
 import NIOSSL
 import ServiceHTTP
@@ -53,24 +52,17 @@ final class KeptAliveLanes: Sendable {
     func take(to service: ServiceName, on loop: any EventLoop) -> (any Channel)? {
         guard let target = targets[service], !closed.load(ordering: .relaxed) else { return nil }
         let key = UpstreamPool.RelayKey(loop: ObjectIdentifier(loop), service: service)
-        let now = NIODeadline.now()
-        var stale: [any Channel] = []
         let (found, connect) = lanes.withLock { lanes -> ((any Channel)?, Bool) in
             var lane = lanes[key, default: Lane()]
             defer { lanes[key] = lane }
-            while let (channel, since) = lane.idle.popLast() {
-                if now - since > idleTimeout {
-                    stale.append(channel)
-                } else if channel.isActive {
-                    return (channel, false)
-                }
+            // One that closed is dropped here if its close has not removed it yet.
+            while let (channel, _) = lane.idle.popLast() {
+                if channel.isActive { return (channel, false) }
             }
             guard lane.open < perLoop else { return (nil, false) }
             lane.open += 1
             return (nil, true)
         }
-        // Their count drops when they have closed (see `make`).
-        for channel in stale { channel.close(promise: nil) }
         if connect { make(key, target: target, loop: loop) }
         return found
     }
@@ -105,11 +97,9 @@ final class KeptAliveLanes: Sendable {
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { [tls] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let operations = channel.pipeline.syncOperations
-                    try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: target.serverName))
-                    try operations.addHandler(HTTPRequestEncoder())
-                    try operations.addHandler(ByteToMessageHandler(HTTPResponseDecoder()))
-                    try operations.addHandler(HTTP1ToHTTPClientCodec())
+                    try UpstreamPool.addHTTP1ClientHandlers(
+                        to: channel.pipeline.syncOperations, tls: tls, serverName: target.serverName,
+                        informational: .drop)
                 }
             }
             .connect(host: target.host, port: target.port)
@@ -144,11 +134,13 @@ final class KeptAliveLanes: Sendable {
                 task.cancel()
                 return
             }
-            let now = NIODeadline.now()
+            let oldest = NIODeadline.now() - self.idleTimeout
             let stale = self.lanes.withLock { lanes -> [any Channel] in
                 guard let idle = lanes[key]?.idle else { return [] }
-                lanes[key]?.idle = idle.filter { now - $0.since <= self.idleTimeout }
-                return idle.filter { now - $0.since > self.idleTimeout }.map(\.channel)
+                // Given back in order, so the stale ones come first.
+                let kept = idle.firstIndex { $0.since >= oldest } ?? idle.endIndex
+                lanes[key]?.idle = Array(idle[kept...])
+                return idle[..<kept].map(\.channel)
             }
             for channel in stale { channel.close(promise: nil) }
         }

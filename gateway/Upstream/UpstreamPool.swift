@@ -25,7 +25,7 @@ final class UpstreamPool: Sendable {
 
     private let targets: [ServiceName: Target]
     private let tls: NIOSSLContext
-    /// ALPN `http/1.1`, for ``openUploadExchange(to:)``.
+    /// ALPN `http/1.1`, for ``openUploadExchange(to:)`` and the relay's ``KeptAliveLanes``.
     private let http1TLS: NIOSSLContext
     private let group: any EventLoopGroup
     private let connectTimeout: TimeAmount
@@ -112,20 +112,30 @@ final class UpstreamPool: Sendable {
         }
         do {
             return try await channel.eventLoop.submit { [http1TLS] in
-                let operations = channel.pipeline.syncOperations
-                try operations.addHandler(NIOSSLClientHandler(context: http1TLS, serverHostname: target.serverName))
-                try operations.addHandler(HTTPRequestEncoder())
-                try operations.addHandler(
-                    ByteToMessageHandler(HTTPResponseDecoder(informationalResponseStrategy: .forward)))
-                try operations.addHandler(HTTP1ToHTTPClientCodec())
+                try Self.addHTTP1ClientHandlers(
+                    to: channel.pipeline.syncOperations, tls: http1TLS, serverName: target.serverName,
+                    informational: .forward)
                 let exchange = UpstreamExchange(channel: channel, ownsConnection: true)
-                try operations.addHandler(exchange)
+                try channel.pipeline.syncOperations.addHandler(exchange)
                 return exchange
             }.get()
         } catch {
             channel.close(promise: nil)
             throw error
         }
+    }
+
+    /// An HTTP/1.1 client over mutual TLS (`tls`, ALPN `http/1.1`) on a connection to a service,
+    /// speaking HTTP types above: the upload hop's and the relay's kept-alive connections.
+    static func addHTTP1ClientHandlers(
+        to operations: ChannelPipeline.SynchronousOperations, tls: NIOSSLContext, serverName: String?,
+        informational: NIOInformationalResponseStrategy
+    ) throws {
+        try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+        try operations.addHandler(HTTPRequestEncoder())
+        try operations.addHandler(
+            ByteToMessageHandler(HTTPResponseDecoder(informationalResponseStrategy: informational)))
+        try operations.addHandler(HTTP1ToHTTPClientCodec())
     }
 
     /// The connection to `service` owned by `loop`, for a request relayed there
