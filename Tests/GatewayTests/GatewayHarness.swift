@@ -95,6 +95,11 @@ struct GatewayHarness {
         directory.remove()
     }
 
+    /// Shuts the gateway down gracefully (the services stay up; ``stop()`` stops them).
+    func stopGateway() async {
+        await running.last?.stop()
+    }
+
     func url(_ path: String) -> String { gatewayURL + path }
 
     /// Registers and signs in through the gateway.

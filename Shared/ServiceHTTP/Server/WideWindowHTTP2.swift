@@ -91,12 +91,17 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
         channel.eventLoop.makeCompletedFuture {
             let operations = channel.pipeline.syncOperations
             try operations.addHandler(IdleStateHandler(allTimeout: idleTimeout))
+            let closer = HTTP2ConnectionCloser(grace: grace, misbehaviour: misbehaviour)
+            let openStreams = HTTP2ConnectionCloser.OpenStreams(
+                closer: NIOLoopBound(closer, eventLoop: channel.eventLoop))
             let connection: Connection
             if let prepareStream {
-                connection = try handingOver(channel, prepareStream)
+                connection = try handingOver(channel, openStreams, prepareStream)
             } else {
                 connection = .every(
-                    try operations.configureAsyncHTTP2Pipeline(mode: .server, configuration: nioConfiguration) {
+                    try operations.configureAsyncHTTP2Pipeline(
+                        mode: .server, streamDelegate: openStreams, configuration: nioConfiguration
+                    ) {
                         stream in
                         stream.eventLoop.makeCompletedFuture {
                             try Self.addStreamHandlers(stream.pipeline.syncOperations)
@@ -105,7 +110,7 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
                         }
                     })
             }
-            try operations.addHandler(HTTP2ConnectionCloser(grace: grace, misbehaviour: misbehaviour))
+            try operations.addHandler(closer)
             try FlushCoalescer.installBelowHTTP2(in: operations)
             return connection
         }
@@ -116,7 +121,10 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
     /// stream a task's: behind this one, alerts gave a live stream's place back only seconds
     /// after the gateway reset the stream, and `LiveStreamGatewayTests` took 22 s instead of
     /// 2; why was not found.)
-    private func handingOver(_ channel: any Channel, _ prepareStream: @escaping PrepareStream) throws -> Connection {
+    private func handingOver(
+        _ channel: any Channel, _ openStreams: HTTP2ConnectionCloser.OpenStreams,
+        _ prepareStream: @escaping PrepareStream
+    ) throws -> Connection {
         let (streams, handedOver) = AsyncStream.makeStream(of: HTTP1Channel.Value.self)
         let handOver: HandOver = { stream in
             do {
@@ -129,7 +137,8 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
         }
         let configuration = nioConfiguration
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: configuration.connection, streamConfiguration: configuration.stream
+            mode: .server, connectionConfiguration: configuration.connection, streamConfiguration: configuration.stream,
+            streamDelegate: openStreams
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let operations = stream.pipeline.syncOperations
@@ -220,29 +229,57 @@ public enum HTTP2Windows {
 /// On a connection error NIOHTTP2 writes its GOAWAY and reports the error, but leaves the
 /// connection open: its frame decoder then keeps every further byte the peer sends, so a
 /// client writing endless CONTINUATION frames grew the gateway past 1 GiB in seconds.
+///
+/// The open streams come from ``OpenStreams``, NIOHTTP2's stream delegate: its inline
+/// multiplexer tells only that, not the pipeline (this handler once counted the pipeline's
+/// stream events, saw none, and closed connections whose requests outlived the idle timeout).
 final class HTTP2ConnectionCloser: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
+
+    /// NIOHTTP2's stream delegate for the connection, called on its event loop.
+    struct OpenStreams: NIOHTTP2StreamDelegate {
+        let closer: NIOLoopBound<HTTP2ConnectionCloser>
+
+        func streamCreated(_ id: HTTP2StreamID, channel: any Channel) { closer.value.opened(id) }
+        func streamClosed(_ id: HTTP2StreamID, channel: any Channel) { closer.value.closed(id) }
+    }
 
     private let grace: TimeAmount
     private let misbehaviour: WideWindowHTTP2.Misbehaviour
     private var open: Set<HTTP2StreamID> = []
     private var lastStream: HTTP2StreamID = .rootStream
     private var closing = false
+    private var context: ChannelHandlerContext?
 
     init(grace: TimeAmount, misbehaviour: @escaping WideWindowHTTP2.Misbehaviour) {
         self.grace = grace
         self.misbehaviour = misbehaviour
     }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func opened(_ stream: HTTP2StreamID) {
+        open.insert(stream)
+        lastStream = max(lastStream, stream)
+    }
+
+    func closed(_ stream: HTTP2StreamID) {
+        open.remove(stream)
+        // Told while NIOHTTP2 flushes the stream's last frames: closed once they are out.
+        if closing, open.isEmpty, let channel = context?.channel {
+            channel.eventLoop.execute { channel.close(promise: nil) }
+        }
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
-        case let created as NIOHTTP2StreamCreatedEvent:
-            open.insert(created.streamID)
-            lastStream = max(lastStream, created.streamID)
-        case let closed as StreamClosedEvent:
-            open.remove(closed.streamID)
-            if closing, open.isEmpty { context.close(promise: nil) }
         case is ChannelShouldQuiesceEvent:
             guard !closing else { break }
             closing = true

@@ -118,6 +118,24 @@ import Testing
         await harness.stop()
     }
 
+    /// A connection with a request under way is not idle: the request outlives the idle timeout
+    /// and then a shutdown, which waits for it (NIOHTTP2 tells its stream delegate, not the
+    /// pipeline, which streams are open: counted from the pipeline, none ever were, and both
+    /// cut the request off).
+    @Test func aRequestUnderWayOutlivesTheIdleTimeoutAndAShutdown() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["limits.idleTimeoutSeconds": "1"], publicTLS: true)
+        let token = try await harness.signUp("long@example.com").accessToken
+        let held = Task { try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token).status }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
+        try await Task.sleep(for: .milliseconds(2500))
+        let stopping = Task { await harness.stopGateway() }
+        try await Task.sleep(for: .milliseconds(300))
+        harness.recorder.release()
+        #expect(try await held.value == 200)
+        await stopping.value
+        await harness.stop()
+    }
+
     /// Kept-alive connections a burst made are closed once idle for the gateway's idle timeout,
     /// so that they do not stay open for good (the HTTP/2 connection stays).
     @Test func idleKeptAliveConnectionsAreClosed() async throws {
