@@ -10,6 +10,10 @@ enum TimelineFanOut {
     static let kind: JobKind = "timeline.fanout"
     /// Followers written per run (one transaction each).
     static let batch = 1000
+    /// A source with at most this many followers has the post written into their timelines in
+    /// the post's own transaction: no job, so no second and third commit (a claim, a finish) and
+    /// a third fewer pages in the write-ahead log for the post of a user with a few friends.
+    static let inline = 100
 
     struct Job: Codable, Sendable {
         var postId: String
@@ -22,12 +26,14 @@ enum TimelineFanOut {
     }
 }
 
-/// The following feed, written ahead: a post lands in its author's own timeline at once and in
-/// each follower's through ``TimelineFanOut`` jobs; a repost likewise through the reposter's
+/// The following feed, written ahead: a post lands in its author's own timeline at once, and in
+/// its followers' at once too when they are few (``TimelineFanOut/inline``), through
+/// ``TimelineFanOut`` jobs when they are more; a repost likewise through the reposter's
 /// followers. Reading a page costs the same however many people one follows. Hidden, deleted
 /// and blocked posts are filtered at read time; an unfollow takes the user's rows out at once.
 extension FeedStore {
-    /// Writes the post into its source's own timeline and plans the followers' batches.
+    /// Writes the post into its source's own timeline, and into its followers' when they are
+    /// few; plans the followers' batches when they are more.
     static func planFanOut(
         of postId: String, by source: String, at milliseconds: Int64, repost: Bool = false, jobs: JobQueue,
         in db: Database
@@ -36,7 +42,12 @@ extension FeedStore {
             .insert(db, onConflict: .ignore)
         let job = TimelineFanOut.Job(
             postId: postId, sourceId: source, atMs: milliseconds, repost: repost, after: nil, run: 0)
-        try jobs.schedule(TimelineFanOut.kind, key: "\(postId):\(source):0", payload: job, in: db)
+        let few = try followers(of: job, limit: TimelineFanOut.inline + 1, in: db)
+        if few.count <= TimelineFanOut.inline {
+            try write(job, to: few, in: db)
+        } else {
+            try jobs.schedule(TimelineFanOut.kind, key: "\(postId):\(source):0", payload: job, in: db)
+        }
     }
 
     /// One batch of a fan-out: the next followers get the row; a full batch plans the next.
@@ -47,9 +58,24 @@ extension FeedStore {
         if job.repost, try RepostRecord.fetchOne(db, key: ["post_id": job.postId, "user_id": job.sourceId]) == nil {
             return
         }
-        let followers = try FollowRecord.filter(FollowRecord.Columns.followeeId == job.sourceId)
-            .oldestFirst(after: job.after, idColumn: "follower_id", limit: TimelineFanOut.batch)
+        let followers = try followers(of: job, limit: TimelineFanOut.batch, in: db)
+        try write(job, to: followers, in: db)
+        guard followers.count == TimelineFanOut.batch, let last = followers.last else { return }
+        var next = job
+        next.after = TimePosition(createdAt: last.createdAt, id: last.followerId)
+        next.run += 1
+        try jobs.schedule(TimelineFanOut.kind, key: "\(job.postId):\(job.sourceId):\(next.run)", payload: next, in: db)
+    }
+
+    /// The source's next `limit` followers after where `job`'s previous batch ended.
+    private static func followers(of job: TimelineFanOut.Job, limit: Int, in db: Database) throws -> [FollowRecord] {
+        try FollowRecord.filter(FollowRecord.Columns.followeeId == job.sourceId)
+            .oldestFirst(after: job.after, idColumn: "follower_id", limit: limit)
             .fetchAll(db)
+    }
+
+    /// The job's post into each of `followers`' timelines.
+    private static func write(_ job: TimelineFanOut.Job, to followers: [FollowRecord], in db: Database) throws {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO timeline (user_id, at_ms, post_id, source_id, repost) VALUES (?, ?, ?, ?, ?)
@@ -57,11 +83,6 @@ extension FeedStore {
         for follower in followers {
             try insert.execute(arguments: [follower.followerId, job.atMs, job.postId, job.sourceId, job.repost])
         }
-        guard followers.count == TimelineFanOut.batch, let last = followers.last else { return }
-        var next = job
-        next.after = TimePosition(createdAt: last.createdAt, id: last.followerId)
-        next.run += 1
-        try jobs.schedule(TimelineFanOut.kind, key: "\(job.postId):\(job.sourceId):\(next.run)", payload: next, in: db)
     }
 
     /// A new follow: the followee's latest posts enter the follower's timeline at once.
