@@ -165,11 +165,42 @@ public struct OutboxDispatcher: Service {
 
     /// Sends `queue` in order; returns whether it got through all of it (false when it stopped
     /// at an event not yet due or one to retry later).
+    ///
+    /// What was delivered is forgotten in one write when the queue ends or stops (one commit,
+    /// and the deleted rows' pages written once, for a pass that delivered many): a crash
+    /// before then sends those events again, which their subscribers' inboxes absorb.
     private func deliver(_ queue: [Pending], to subscriber: String) async -> Bool {
         guard let target = ServiceName(rawValue: subscriber) else { return false }
+        var delivered: [Int64] = []
+        func forgetDelivered() async -> Bool {
+            guard !delivered.isEmpty else { return true }
+            do {
+                try await database.tracedWrite { [delivered] db in
+                    let delivery = try db.cachedStatement(
+                        sql: "DELETE FROM kit_outbox_delivery WHERE event_seq = ? AND subscriber = ?")
+                    let event = try db.cachedStatement(
+                        sql: """
+                            DELETE FROM kit_outbox_event WHERE seq = ?1
+                            AND NOT EXISTS (SELECT 1 FROM kit_outbox_delivery WHERE event_seq = ?1)
+                            """)
+                    for seq in delivered {
+                        try delivery.execute(arguments: [seq, subscriber])
+                        try event.execute(arguments: [seq])
+                    }
+                }
+                delivered = []
+                return true
+            } catch {
+                logger.failure("outbox bookkeeping failed", error: error)
+                return false
+            }
+        }
         for item in queue {
             let now = outbox.clock.now()
-            guard item.nextAttemptAt <= now else { return false }
+            guard item.nextAttemptAt <= now else {
+                _ = await forgetDelivered()
+                return false
+            }
             // Its own trace: the request that wrote the event has long been answered. No event
             // type in its name: some (duress.raised) must never show outside the process.
             let outcome = await Telemetry.withSpan("outbox deliver", kind: .producer, context: .topLevel) { span, _ in
@@ -180,19 +211,11 @@ public struct OutboxDispatcher: Service {
             do {
                 switch outcome {
                 case .delivered:
-                    try await database.tracedWrite { db in
-                        try db.execute(
-                            sql: "DELETE FROM kit_outbox_delivery WHERE event_seq = ? AND subscriber = ?",
-                            arguments: [item.eventSeq, subscriber])
-                        try db.execute(
-                            sql: """
-                                DELETE FROM kit_outbox_event WHERE seq = ?
-                                AND NOT EXISTS (SELECT 1 FROM kit_outbox_delivery WHERE event_seq = ?)
-                                """, arguments: [item.eventSeq, item.eventSeq])
-                    }
+                    delivered.append(item.eventSeq)
                     Counter(label: "pinhole_outbox_delivered_total", dimensions: [("subscriber", subscriber)])
                         .increment()
                 case .retry(let reason):
+                    _ = await forgetDelivered()
                     let delay = backoff(afterAttempts: item.attempts + 1)
                     try await database.tracedWrite { db in
                         try db.execute(
@@ -211,6 +234,7 @@ public struct OutboxDispatcher: Service {
                     Counter(label: "pinhole_outbox_retries_total", dimensions: [("subscriber", subscriber)]).increment()
                     return false
                 case .refused(let reason):
+                    _ = await forgetDelivered()
                     try await database.tracedWrite { db in
                         try db.execute(
                             sql: """
@@ -231,7 +255,7 @@ public struct OutboxDispatcher: Service {
                 return false
             }
         }
-        return true
+        return await forgetDelivered()
     }
 
     enum Outcome {
