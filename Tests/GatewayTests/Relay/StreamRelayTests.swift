@@ -150,8 +150,8 @@ import Testing
         #expect(used)
         let open = try Self.connections(toPort: harness.upstreamPort)
         #expect(open >= 2, "the HTTP/2 connection and a kept-alive one")
-        // Swept every quarter of the 3 s (the client's own connection is closed meanwhile too:
-        // with 1 s it was closed under the sign-up in a full run).
+        // Swept every quarter of the 3 s (the client's own connection, idle, is closed meanwhile
+        // too).
         #expect(
             await eventually(timeout: .seconds(15)) {
                 ((try? Self.connections(toPort: harness.upstreamPort)) ?? 0) < open
