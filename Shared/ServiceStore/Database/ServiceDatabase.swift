@@ -155,6 +155,8 @@ public enum ServiceDatabase {
                 table.column("body", .blob).notNull()
                 table.column("occurred_at", .datetime).notNull()
             }
+            // The v1 columns written out again, not shared with kit.outbox.v1: a migration that
+            // has shipped must build the same tables forever, whatever a helper becomes.
             try db.create(table: "kit_outbox_delivery_v2", options: [.withoutRowID]) { table in
                 table.column("event_seq", .integer).notNull()
                     .references("kit_outbox_event", column: "seq", onDelete: .cascade)
