@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import ServiceHTTP
+import ServiceStore
 
 /// The data directory's files that are not databases (the local authority, certificates,
 /// signing keys, peppers, view keys), kept as rows of one more SQLite database,
@@ -23,8 +24,8 @@ struct ReplicaFiles {
         try FileSystem.makeOwnerOnlyDirectory(file.deletingLastPathComponent())
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         pool = try DatabasePool(path: file.path, configuration: configuration)
+        try pool.syncEveryCommit()
         try pool.write { db in
             try db.execute(
                 sql: """

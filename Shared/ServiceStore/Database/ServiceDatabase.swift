@@ -20,12 +20,12 @@ public enum ServiceDatabase {
         configuration.busyMode = .callback(retryEveryMillisecond)
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             // 16 MiB of pages per connection (SQLite's default is 2 MiB): a job pass over a
             // large store otherwise reads most index pages back from the kernel every time.
             try db.execute(sql: "PRAGMA cache_size = -16384")
         }
         let pool = try DatabasePool(path: file.path, configuration: configuration)
+        try pool.syncEveryCommit()
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: file.path + suffix) {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path + suffix)
         }

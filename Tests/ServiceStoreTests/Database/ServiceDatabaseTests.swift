@@ -16,7 +16,8 @@ import Testing
             }
         }
         try await pool.write { db in try db.execute(sql: "INSERT INTO post (id) VALUES ('p')") }
-        let (journal, synchronous, foreignKeys) = try await pool.read { db in
+        // The writer's setting is the one that counts: it is the connection that commits.
+        let (journal, synchronous, foreignKeys) = try await pool.writeWithoutTransaction { db in
             (
                 try String.fetchOne(db, sql: "PRAGMA journal_mode"),
                 try Int.fetchOne(db, sql: "PRAGMA synchronous"),
