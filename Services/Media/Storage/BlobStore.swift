@@ -170,9 +170,14 @@ struct LocalBlobBackend: BlobBackend {
             .appendingPathComponent(sha256)
     }
 
+    /// Moves `file` (synced by its writer) into place, and syncs the directories whose entries
+    /// changed before the caller records the blob: a row committed must never name a blob a
+    /// power loss took back.
     func store(_ file: URL, sha256: String, byteSize: Int) async throws {
         let target = url(sha256: sha256)
-        try FileSystem.makeOwnerOnlyDirectory(target.deletingLastPathComponent())
+        let shard = target.deletingLastPathComponent()
+        let newShard = !FileManager.default.fileExists(atPath: shard.path)
+        try FileSystem.makeOwnerOnlyDirectory(shard)
         if FileManager.default.fileExists(atPath: target.path) {
             // Stored again: refresh its time so the orphan collector leaves it alone while the
             // row that will use it is written.
@@ -182,6 +187,10 @@ struct LocalBlobBackend: BlobBackend {
         }
         guard rename(file.path, target.path) == 0 else {
             throw ServiceError(.internalError, "The blob store cannot store the file.")
+        }
+        try await NIOThreadPool.singleton.runIfActive {
+            FileSystem.syncDirectory(shard)
+            if newShard { FileSystem.syncDirectory(directory) }
         }
     }
 

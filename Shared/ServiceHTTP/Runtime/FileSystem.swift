@@ -30,6 +30,17 @@ public enum FileSystem {
             try? FileManager.default.removeItem(at: temporary)
             throw ConfigurationError("cannot move \(temporary.path) to \(file.path): errno \(errno)")
         }
+        syncDirectory(file.deletingLastPathComponent())
+    }
+
+    /// Syncs `directory` itself, so that the names created, renamed or removed in it so far
+    /// outlive a power loss (a file's own sync covers its bytes, not its name). Best effort: a
+    /// directory that cannot be opened is left alone.
+    public static func syncDirectory(_ directory: URL) {
+        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
     }
 
     /// A secret of `count` random bytes kept in `file` (mode 0600): read if present (it must
