@@ -34,6 +34,8 @@ public final class Stack: Sendable {
     private let clockDirectory: URL?
     /// The offset, in seconds, ``moveClock(to:)`` last set.
     private let clockOffset = Mutex<Int>(0)
+    /// Each executable's last answer to its readiness check, for the error when it never is.
+    private let readiness = Mutex<[ServiceName: String]>([:])
 
     /// libfaketime's variant for threaded programs.
     static let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
@@ -112,7 +114,9 @@ public final class Stack: Sendable {
             guard await stack.waitUntilReady(name) else {
                 await stack.stop()
                 throw StackError(
-                    "\(name.rawValue) did not become ready:\n" + stack.logs(of: name).suffix(20).joined(separator: "\n")
+                    "\(name.rawValue) did not become ready (its last answer: "
+                        + "\(stack.readiness.withLock { $0[name] } ?? "none")):\n"
+                        + stack.logs(of: name).suffix(20).joined(separator: "\n")
                 )
             }
         }
@@ -253,7 +257,14 @@ public final class Stack: Sendable {
     /// Whether the executable answers its readiness check.
     public func isReady(_ name: ServiceName) async -> Bool {
         let url = name == .gateway ? gatewayURL + "/health/live" : serviceURL(name) + "/health/ready"
-        return (try? await internalClient.call(.GET, url))?.status == 200
+        do {
+            let status = try await internalClient.call(.GET, url).status
+            readiness.withLock { $0[name] = "HTTP \(status)" }
+            return status == 200
+        } catch {
+            readiness.withLock { $0[name] = "\(error)" }
+            return false
+        }
     }
 
     /// Waits until the executable is ready; with `fakeClock`, it then takes the stack's clock.
