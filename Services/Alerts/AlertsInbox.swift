@@ -59,7 +59,7 @@ enum AlertsInbox {
         inbox.on(SessionEnded.self) { envelope, db in
             try AlertsStore.sessionEnded(envelope, in: db)
             let sessions = Set(envelope.payload.sessionIds)
-            db.afterNextTransaction(onCommit: { _ in streams.end(sessions: sessions) })
+            GroupCommit.afterCommit(of: db) { streams.end(sessions: sessions) }
         }
         inbox.mirrorBlocks()
         inbox.mirrorMutes()
@@ -68,7 +68,7 @@ enum AlertsInbox {
         inbox.mirrorMedia()
         inbox.onUserDeleted { user, db in
             try AlertsStore.erase(userID: user, in: db)
-            db.afterNextTransaction(onCommit: { _ in streams.end(user: user) })
+            GroupCommit.afterCommit(of: db) { streams.end(user: user) }
         }
         return inbox
     }

@@ -14,7 +14,7 @@ struct UserStore: Sendable {
     /// A username it names must be free (409 otherwise, decided in the same transaction).
     /// `then` runs in the same transaction either way (registration's mail request).
     func insertUserIfAbsent(
-        _ user: UserRecord, then: @Sendable (Database) throws -> Void = { _ in }
+        _ user: UserRecord, then: @escaping @Sendable (Database) throws -> Void = { _ in }
     ) async throws
         -> Bool
     {

@@ -53,7 +53,7 @@ extension FeedStore {
     /// when given, replace the old ones.
     func updateSpot(
         id: String, by user: String, at now: Date, tags: [String]?, images: [String]?,
-        change: @Sendable (inout SpotRecord) throws -> Void
+        change: @escaping @Sendable (inout SpotRecord) throws -> Void
     ) async throws -> SpotView? {
         try await database.tracedWrite { [outbox] db in
             guard var spot = try SpotRecord.fetchOne(db, key: id), spot.creatorId == user else { return nil }

@@ -118,7 +118,7 @@ struct BlobStore: Sendable {
     func removeAfterCommit(_ hashes: [String], in db: Database) {
         guard !hashes.isEmpty else { return }
         let backend = self.backend
-        db.afterNextTransaction { _ in
+        GroupCommit.afterCommit(of: db) {
             if let local = backend as? LocalBlobBackend {
                 for hash in hashes { local.removeNow(sha256: hash) }
             } else {

@@ -9,9 +9,11 @@ import Tracing
 /// method (`code.function`, `code.filepath`). GRDB runs the transaction on its own queue, where
 /// the caller's trace is not visible, so the span is made here, around it.
 extension DatabasePool {
-    /// GRDB's `write`, in a span.
+    /// A write, in a span, committed with the writes that wait beside it (``GroupCommit``: one
+    /// disk sync for them all; each is rolled back alone if it throws). Work to do once it is
+    /// on disk goes through ``GroupCommit/afterCommit(of:_:)``.
     public func tracedWrite<T: Sendable>(
-        function: String = #function, file: String = #fileID, _ updates: @Sendable (Database) throws -> T
+        function: String = #function, file: String = #fileID, _ updates: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         let asked = ContinuousClock.now
         return try await Self.span("sqlite write", function: function, file: file) {
@@ -20,7 +22,7 @@ extension DatabasePool {
             defer {
                 if let began = began.withLock(\.self) { WriteTimers.held.record(duration: .now - began) }
             }
-            return try await write { db in
+            return try await GroupCommit.shared(for: self).write { db in
                 let now = ContinuousClock.now
                 began.withLock { $0 = now }
                 WriteTimers.wait.record(duration: now - asked)

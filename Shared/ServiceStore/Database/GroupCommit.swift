@@ -9,6 +9,11 @@ import Synchronization
 /// caller gets its error while the others commit. No caller hears of success before the
 /// transaction holding its write has committed; if the commit fails, every write in it fails.
 /// A write that comes alone commits alone, as `DatabasePool.write` would.
+///
+/// Every `tracedWrite` goes through its pool's one group (``shared(for:)``). Work a write wants
+/// done once it is on disk is registered with ``afterCommit(of:_:)``, never GRDB's
+/// `afterNextTransaction`, which would run it when the group commits even if this write's
+/// savepoint was rolled back.
 public final class GroupCommit: Sendable {
     private struct Waiting: Sendable {
         /// Runs the write, keeping its value for `finish`.
@@ -22,7 +27,9 @@ public final class GroupCommit: Sendable {
         var committing = false
     }
 
-    let database: DatabasePool
+    /// Weak: the group of a pool lives in ``shared(for:)``'s table, which must not keep the
+    /// pool (and its files) open after its service or test let it go.
+    private weak let database: DatabasePool?
     /// Most writes in one transaction (the last of them waits for all the others).
     let limit: Int
     private let state = Mutex(State())
@@ -30,6 +37,38 @@ public final class GroupCommit: Sendable {
     public init(_ database: DatabasePool, limit: Int = 64) {
         self.database = database
         self.limit = max(1, limit)
+    }
+
+    /// Each pool's one group, made on first use.
+    private static let groups = Mutex<[ObjectIdentifier: GroupCommit]>([:])
+
+    /// The group every write to `pool` goes through.
+    public static func shared(for pool: DatabasePool) -> GroupCommit {
+        groups.withLock { groups in
+            let key = ObjectIdentifier(pool)
+            // A pool gone may have left its group under an identifier a new pool now has.
+            if let group = groups[key], group.database === pool { return group }
+            groups = groups.filter { $0.value.database != nil }
+            let group = GroupCommit(pool)
+            groups[key] = group
+            return group
+        }
+    }
+
+    /// The after-commit work of the grouped write running on a connection, kept apart until its
+    /// savepoint is released (and dropped if it is rolled back).
+    private static let pendingWork = Mutex<[ObjectIdentifier: [@Sendable () -> Void]]>([:])
+
+    /// Runs `work` once the write running on `db` is committed (never if it is rolled back): in
+    /// a group, after the group's transaction commits and before any of its callers resume;
+    /// alone, as GRDB's `afterNextTransaction` does.
+    public static func afterCommit(of db: Database, _ work: @escaping @Sendable () -> Void) {
+        let collected = pendingWork.withLock { pending -> Bool in
+            guard pending[ObjectIdentifier(db)] != nil else { return false }
+            pending[ObjectIdentifier(db)]?.append(work)
+            return true
+        }
+        if !collected { db.afterNextTransaction { _ in work() } }
     }
 
     /// How many writes wait for the next group, and whether a group is being committed (for tests).
@@ -59,6 +98,30 @@ public final class GroupCommit: Sendable {
         return value.withLock { $0! }
     }
 
+    /// Runs each write of `group` in a savepoint of its own; returns each one's error (nil for
+    /// those kept) and the after-commit work of those kept.
+    private static func runTogether(
+        _ group: [Waiting], in db: Database
+    ) throws -> ([(any Error)?], [@Sendable () -> Void]) {
+        let connection = ObjectIdentifier(db)
+        defer { _ = pendingWork.withLock { $0.removeValue(forKey: connection) } }
+        var work: [@Sendable () -> Void] = []
+        let failures = group.map { waiting -> (any Error)? in
+            pendingWork.withLock { $0[connection] = [] }
+            do {
+                try db.inSavepoint {
+                    try waiting.run(db)
+                    return .commit
+                }
+                work += pendingWork.withLock { $0[connection] ?? [] }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        return (failures, work)
+    }
+
     /// Commits what waits, a group at a time, until nothing does.
     private func commitWaiting() async {
         while true {
@@ -69,6 +132,11 @@ public final class GroupCommit: Sendable {
                 return group
             }
             guard !group.isEmpty else { return }
+            guard let database else {
+                let error = ServiceError(.serviceUnavailable, "The database is closed.")
+                for waiting in group { waiting.finish(error) }
+                continue
+            }
             if group.count == 1 {
                 do {
                     try await database.write { db in try group[0].run(db) }
@@ -79,24 +147,14 @@ public final class GroupCommit: Sendable {
                 continue
             }
             let failures: [(any Error)?]
+            let work: [@Sendable () -> Void]
             do {
-                failures = try await database.write { db in
-                    group.map { waiting -> (any Error)? in
-                        do {
-                            try db.inSavepoint {
-                                try waiting.run(db)
-                                return .commit
-                            }
-                            return nil
-                        } catch {
-                            return error
-                        }
-                    }
-                }
+                (failures, work) = try await database.write { db in try Self.runTogether(group, in: db) }
             } catch {
                 for waiting in group { waiting.finish(error) }
                 continue
             }
+            for run in work { run() }
             for (waiting, failure) in zip(group, failures) { waiting.finish(failure) }
         }
     }

@@ -14,7 +14,7 @@ public struct EventsController: Sendable {
 
     public init(inbox: EventInbox, database: DatabasePool) {
         self.inbox = inbox
-        self.commits = GroupCommit(database)
+        self.commits = GroupCommit.shared(for: database)
     }
 
     public func addRoutes<Context: ServiceRequestContextProtocol>(to routes: ServiceRoutes<Context>) {

@@ -76,6 +76,75 @@ import Testing
         #expect(await eventually { group.queue.waiting == 0 && !group.queue.committing })
     }
 
+    /// The after-commit work that ran, in order.
+    final class Done: Sendable {
+        private let state = Mutex<[String]>([])
+        var names: [String] { state.withLock { $0 } }
+        func add(_ name: String) { state.withLock { $0.append(name) } }
+    }
+
+    @Test func tracedWritesAreGroupedAndAfterCommitWorkRunsOnlyForThoseKept() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pool = try ServiceDatabase.open(at: directory.appendingPathComponent("x.sqlite")) { migrator in
+            migrator.registerMigration("x.v1") { db in
+                try db.create(table: "item") { table in
+                    table.primaryKey("id", .integer)
+                    table.column("name", .text).notNull().unique()
+                }
+            }
+        }
+        let commits = Commits()
+        pool.add(transactionObserver: commits, extent: .databaseLifetime)
+        let group = GroupCommit.shared(for: pool)
+        #expect(GroupCommit.shared(for: pool) === group)
+        let done = Done()
+
+        let held = Mutex(false)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task {
+            try await pool.write { _ in
+                held.withLock { $0 = true }
+                release.wait()
+            }
+        }
+        #expect(await eventually { held.withLock { $0 } })
+        let first = Task {
+            try await pool.tracedWrite { db in
+                let id = try Self.insert("a", in: db)
+                GroupCommit.afterCommit(of: db) { done.add("a") }
+                return id
+            }
+        }
+        #expect(await eventually { group.queue.waiting == 0 && group.queue.committing })
+        // Three wait behind it; the second asks for its work and then fails (a duplicate name).
+        let rest = ["b", "a", "c"].map { name in
+            Task {
+                try await pool.tracedWrite { db in
+                    GroupCommit.afterCommit(of: db) { done.add(name) }
+                    return try Self.insert(name, in: db)
+                }
+            }
+        }
+        #expect(await eventually { group.queue.waiting == 3 })
+        // Nothing runs before its write is on disk.
+        #expect(done.names.isEmpty)
+        release.signal()
+        try await holder.value
+
+        _ = try await first.value
+        var results: [Result<Int64, any Error>] = []
+        for task in rest { results.append(await task.result) }
+        #expect((try? results[0].get()) != nil)
+        #expect((try? results[1].get()) == nil)
+        #expect((try? results[2].get()) != nil)
+        // Each caller resumes only after its work ran; the rolled-back write's never does.
+        #expect(done.names == ["a", "b", "c"])
+        #expect(commits.count == 2)
+        let stored = try await pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY name") }
+        #expect(stored == ["a", "b", "c"])
+    }
+
     static func insert(_ name: String, in db: Database) throws -> Int64 {
         try db.execute(sql: "INSERT INTO item (name) VALUES (?)", arguments: [name])
         return db.lastInsertedRowID
