@@ -102,7 +102,7 @@ public final class GroupCommit: Sendable {
     /// those kept) and the after-commit work of those kept.
     private static func runTogether(
         _ group: [Waiting], in db: Database
-    ) throws -> ([(any Error)?], [@Sendable () -> Void]) {
+    ) -> ([(any Error)?], [@Sendable () -> Void]) {
         let connection = ObjectIdentifier(db)
         defer { _ = pendingWork.withLock { $0.removeValue(forKey: connection) } }
         var work: [@Sendable () -> Void] = []
@@ -149,7 +149,7 @@ public final class GroupCommit: Sendable {
             let failures: [(any Error)?]
             let work: [@Sendable () -> Void]
             do {
-                (failures, work) = try await database.write { db in try Self.runTogether(group, in: db) }
+                (failures, work) = try await database.write { db in Self.runTogether(group, in: db) }
             } catch {
                 for waiting in group { waiting.finish(error) }
                 continue
