@@ -26,28 +26,11 @@ import Testing
     @Test func writesThatWaitCommitTogetherAndOneThatFailsIsRolledBackAlone() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let pool = try ServiceDatabase.open(at: directory.appendingPathComponent("x.sqlite")) { migrator in
-            migrator.registerMigration("x.v1") { db in
-                try db.create(table: "item") { table in
-                    table.primaryKey("id", .integer)
-                    table.column("name", .text).notNull().unique()
-                }
-            }
-        }
-        let commits = Commits()
-        pool.add(transactionObserver: commits, extent: .databaseLifetime)
+        let (pool, commits) = try Self.itemStore(in: directory)
         let group = GroupCommit(pool)
 
         // Hold the writer, so that what comes next has to wait for it.
-        let held = Mutex(false)
-        let release = DispatchSemaphore(value: 0)
-        let holder = Task {
-            try await pool.write { _ in
-                held.withLock { $0 = true }
-                release.wait()
-            }
-        }
-        #expect(await eventually { held.withLock { $0 } })
+        let (release, holder) = await Self.holdWriter(of: pool)
         // The first write leads: it takes the group of one waiting and waits for the writer.
         let first = Task { try await group.write { db in try Self.insert("a", in: db) } }
         #expect(await eventually { group.queue.waiting == 0 && group.queue.committing })
@@ -86,29 +69,12 @@ import Testing
     @Test func tracedWritesAreGroupedAndAfterCommitWorkRunsOnlyForThoseKept() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let pool = try ServiceDatabase.open(at: directory.appendingPathComponent("x.sqlite")) { migrator in
-            migrator.registerMigration("x.v1") { db in
-                try db.create(table: "item") { table in
-                    table.primaryKey("id", .integer)
-                    table.column("name", .text).notNull().unique()
-                }
-            }
-        }
-        let commits = Commits()
-        pool.add(transactionObserver: commits, extent: .databaseLifetime)
+        let (pool, commits) = try Self.itemStore(in: directory)
         let group = GroupCommit.shared(for: pool)
         #expect(GroupCommit.shared(for: pool) === group)
         let done = Done()
 
-        let held = Mutex(false)
-        let release = DispatchSemaphore(value: 0)
-        let holder = Task {
-            try await pool.write { _ in
-                held.withLock { $0 = true }
-                release.wait()
-            }
-        }
-        #expect(await eventually { held.withLock { $0 } })
+        let (release, holder) = await Self.holdWriter(of: pool)
         let first = Task {
             try await pool.tracedWrite { db in
                 let id = try Self.insert("a", in: db)
@@ -144,6 +110,41 @@ import Testing
         #expect(commits.count == 2)
         let stored = try await pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY name") }
         #expect(stored == ["a", "b", "c"])
+    }
+
+    /// A store with one table, `item` (unique names), and a count of the commits that change it.
+    static func itemStore(in directory: URL) throws -> (DatabasePool, Commits) {
+        let pool = try ServiceDatabase.open(at: directory.appendingPathComponent("x.sqlite")) { migrator in
+            migrator.registerMigration("x.v1") { db in
+                try db.create(table: "item") { table in
+                    table.primaryKey("id", .integer)
+                    table.column("name", .text).notNull().unique()
+                }
+            }
+        }
+        let commits = Commits()
+        pool.add(transactionObserver: commits, extent: .databaseLifetime)
+        return (pool, commits)
+    }
+
+    /// Holds `pool`'s writer (returns once it is held) until the semaphore is signalled.
+    static func holdWriter(of pool: DatabasePool) async -> (release: DispatchSemaphore, holder: Task<Void, any Error>) {
+        let held = Held()
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task {
+            try await pool.write { _ in
+                held.set()
+                release.wait()
+            }
+        }
+        #expect(await eventually { held.isSet })
+        return (release, holder)
+    }
+
+    final class Held: Sendable {
+        private let state = Mutex(false)
+        var isSet: Bool { state.withLock { $0 } }
+        func set() { state.withLock { $0 = true } }
     }
 
     static func insert(_ name: String, in db: Database) throws -> Int64 {
