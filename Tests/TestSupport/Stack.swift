@@ -288,6 +288,16 @@ public final class Stack: Sendable {
         let child = processes.withLock { $0[name] }
         child?.send(SIGKILL)
         await child?.waitForExit()
+        if let child { removeClockLeftovers(of: child) }
+    }
+
+    /// libfaketime keeps a shared-memory segment and a semaphore per process in `/dev/shm` and
+    /// removes them only as the process exits normally: after a SIGKILL they stay behind.
+    private func removeClockLeftovers(of child: ChildProcess) {
+        guard clockDirectory != nil else { return }
+        for name in ["faketime_shm_\(child.pid)", "sem.faketime_sem_\(child.pid)"] {
+            try? FileManager.default.removeItem(atPath: "/dev/shm/\(name)")
+        }
     }
 
     /// The process id of a running executable (benchmarks read its memory in `/proc`).
@@ -308,6 +318,7 @@ public final class Stack: Sendable {
         await withTaskGroup(of: Void.self) { group in
             for child in running { group.addTask { await child.stop(grace: .seconds(10)) } }
         }
+        for child in running { removeClockLeftovers(of: child) }
         directory.remove()
     }
 
