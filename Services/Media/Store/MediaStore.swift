@@ -82,13 +82,16 @@ struct MediaStore: Sendable {
         }
     }
 
-    /// Applies `user.deleted`: the user's uploads (rows and growing files) and media rows go;
-    /// once that commits, each of their blobs that nothing else uses (blobs are
-    /// content-addressed, so another user's identical photo shares one) is deleted.
+    /// Applies `user.deleted`: the user's uploads and media rows go; once that commits, the
+    /// uploads' growing files, and each of their blobs that nothing else uses (blobs are
+    /// content-addressed, so another user's identical photo shares one), are deleted.
     static func erase(userID: String, blobs: BlobStore, uploads: UploadFiles, in db: Database) throws {
         let unfinished = UploadRecord.filter(UploadRecord.Columns.ownerId == userID)
-        for id in try unfinished.select(UploadRecord.Columns.id, as: String.self).fetchAll(db) { uploads.remove(id) }
+        let unfinishedIDs = try unfinished.select(UploadRecord.Columns.id, as: String.self).fetchAll(db)
         try unfinished.deleteAll(db)
+        if !unfinishedIDs.isEmpty {
+            GroupCommit.afterCommit(of: db) { for id in unfinishedIDs { uploads.remove(id) } }
+        }
         try MediaReaderRecord.filter(MediaReaderRecord.Columns.userId == userID).deleteAll(db)
         let media = MediaRecord.filter(MediaRecord.Columns.ownerId == userID)
         let hashes = try media.fetchAll(db).flatMap(\.blobHashes)
