@@ -119,7 +119,7 @@ func buildRouter(
         try await users.user(id: id)?.moderationSubject
     }.addRoutes(to: routes)
     InternalSessionsController(sessions: sessions, users: store.users, clock: clock).addRoutes(to: routes)
-    MeController(users: store.users, people: store.people, sessions: sessions, clock: clock).addRoutes(to: routes)
+    MeController(people: store.people, sessions: sessions, clock: clock).addRoutes(to: routes)
     ProfileController(
         users: store.users, people: store.people, streakStats: dependencies.streakStats, clock: clock
     ).addRoutes(to: routes)

@@ -4,7 +4,6 @@ import ServiceHTTP
 
 /// `GET /v1/me`, `GET /v1/auth/sessions` and `DELETE /v1/auth/sessions/{id}`.
 struct MeController: Sendable {
-    let users: UserStore
     let people: PeopleStore
     let sessions: SessionStore
     let clock: any WallClock
@@ -21,8 +20,10 @@ struct MeController: Sendable {
     /// before it expires: the verifier checks the session.
     @Sendable func me(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let user = try context.requireMember()
-        guard let record = try await users.user(id: user.userID) else { throw ServiceError.notFound("User") }
-        return try Response.json(try await people.ownProfile(record, at: clock.now()))
+        guard let profile = try await people.ownProfile(userID: user.userID, at: clock.now()) else {
+            throw ServiceError.notFound("User")
+        }
+        return try Response.json(profile)
     }
 
     /// The user's live sessions, newest first, paged.

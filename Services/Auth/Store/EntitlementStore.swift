@@ -11,12 +11,15 @@ struct EntitlementStore: Sendable {
 
     /// Whether the user has a subscription that still gives access: active, cancelled but not
     /// yet expired, or in billing retry.
+    /// (A statement the connection keeps: every session check asks.)
     static func isPremium(userID: String, now: Date, in db: Database) throws -> Bool {
-        typealias Columns = SubscriptionRecord.Columns
-        return try SubscriptionRecord.filter(
-            Columns.userId == userID && ["active", "cancelled", "billing_retry"].contains(Columns.status)
-                && (Columns.expiresAt == nil || Columns.expiresAt > now)
-        ).isEmpty(db) == false
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM subscription WHERE user_id = ?
+                        AND status IN ('active', 'cancelled', 'billing_retry')
+                        AND (expires_at IS NULL OR expires_at > ?))
+                    """), arguments: [userID, StoredDate(now)]) ?? false
     }
 
     enum WebhookOutcome: String {

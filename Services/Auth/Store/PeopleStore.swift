@@ -30,15 +30,25 @@ struct PeopleStore: Sendable {
     /// The signed-in user's own profile (`GET /v1/me` and every answer that changes it): roles,
     /// plan, counts and the numbers auth holds, and the avatar as lists show it; one read.
     func ownProfile(_ user: UserRecord, at now: Date) async throws -> UserProfile {
-        try await database.tracedRead { [views] db in
-            var profile = user.profile(roles: try UserStore.roles(userID: user.id, in: db))
-            profile.premium = try EntitlementStore.isPremium(userID: user.id, now: now, in: db)
-            profile.emailVerified = user.emailVerifiedAt != nil
-            let counts = try ProfileCountRecord.fetchOne(db, key: user.id)
-            profile.counts = counts?.counts ?? ProfileCounts()
-            profile.stats = ProfileStats(challenges: counts?.challenges)
-            profile.avatar = try views.people(from: [ProfileMirrorRecord(user.profileChanged)], in: db)[user.id]?.avatar
-            return profile
+        try await database.tracedRead { db in try profile(of: user, at: now, in: db) }
+    }
+
+    /// The own profile of the live user `userID`, the user read in the same transaction; nil
+    /// when there is no such user (`GET /v1/me`, which every app start asks).
+    func ownProfile(userID: String, at now: Date) async throws -> UserProfile? {
+        try await database.tracedRead { db in
+            try UserRecord.live(id: userID, in: db).map { try profile(of: $0, at: now, in: db) }
         }
+    }
+
+    private func profile(of user: UserRecord, at now: Date, in db: Database) throws -> UserProfile {
+        var profile = user.profile(roles: try UserStore.roles(userID: user.id, in: db))
+        profile.premium = try EntitlementStore.isPremium(userID: user.id, now: now, in: db)
+        profile.emailVerified = user.emailVerifiedAt != nil
+        let counts = try ProfileCountRecord.of(user.id, in: db)
+        profile.counts = counts?.counts ?? ProfileCounts()
+        profile.stats = ProfileStats(challenges: counts?.challenges)
+        profile.avatar = try views.people(from: [ProfileMirrorRecord(user.profileChanged)], in: db)[user.id]?.avatar
+        return profile
     }
 }

@@ -62,20 +62,20 @@ struct SessionStore: Sendable {
     /// What token verifiers learn about a session: nil unless it is live and its user exists.
     func sessionState(id: String, now: Date) async throws -> SessionState? {
         try await database.tracedRead { db in
-            guard let session = try SessionRecord.filter(key: id).live().fetchOne(db),
-                let user = try UserRecord.filter(key: session.userId).live().fetchOne(db)
+            guard let session = try SessionRecord.live(id: id, in: db),
+                let user = try UserRecord.live(id: session.userId, in: db)
             else { return nil }
             return SessionState(
                 sessionId: session.id, userId: session.userId, limited: session.limited,
                 roles: try UserStore.roles(userID: session.userId, in: db),
                 premium: try EntitlementStore.isPremium(userID: session.userId, now: now, in: db),
-                phoneVerified: try PhoneNumberRecord.exists(db, key: session.userId),
+                phoneVerified: try PhoneNumberRecord.isVerified(session.userId, in: db),
                 emailVerified: user.emailVerifiedAt != nil,
                 tenantId: session.tenantId,
                 customerRef: session.tenantId == nil
                     ? nil : try CustomerRecord.fetchOne(db, key: session.userId)?.customerRef,
                 attestedAt: session.attestedAt,
-                suspendedUntil: try AccountRestrictionRecord.fetchOne(db, key: session.userId)?.suspension(at: now))
+                suspendedUntil: try AccountRestrictionRecord.of(session.userId, in: db)?.suspension(at: now))
         }
     }
 

@@ -125,8 +125,11 @@ struct UserStore: Sendable {
     // MARK: - Roles
 
     static func roles(userID: String, in db: Database) throws -> [RoleGrant] {
-        try UserRoleRecord.filter(UserRoleRecord.Columns.userId == userID)
-            .order(UserRoleRecord.Columns.role, UserRoleRecord.Columns.tenantId).fetchAll(db).compactMap(\.grant)
+        // A statement the connection keeps: every session check reads the roles.
+        try UserRoleRecord.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM user_role WHERE user_id = ? ORDER BY role, tenant_id"),
+            arguments: [userID]
+        ).compactMap(\.grant)
     }
 
     func roles(userID: String) async throws -> [RoleGrant] {

@@ -17,6 +17,13 @@ struct AccountRestrictionRecord: ServiceRecord {
     /// The moderator's reason, which a refused sign-in tells.
     var banReason: String?
 
+    /// `userID`'s restrictions, read with a statement the connection keeps (every session check
+    /// reads them).
+    static func of(_ userID: String, in db: Database) throws -> AccountRestrictionRecord? {
+        try fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM account_restriction WHERE user_id = ?"), arguments: [userID])
+    }
+
     /// When the suspension ends, if it has not yet.
     func suspension(at now: Date) -> Date? {
         guard let suspendedUntil, suspendedUntil > now else { return nil }

@@ -12,3 +12,13 @@ struct PhoneNumberRecord: ServiceRecord {
     var phoneNumber: String
     var verifiedAt: Date
 }
+
+extension PhoneNumberRecord {
+    /// Whether `userID` has a verified number, read with a statement the connection keeps
+    /// (every session check asks).
+    static func isVerified(_ userID: String, in db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM phone_number WHERE user_id = ?)"),
+            arguments: [userID]) ?? false
+    }
+}

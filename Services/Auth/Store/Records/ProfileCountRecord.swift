@@ -17,4 +17,9 @@ struct ProfileCountRecord: ServiceRecord {
     var revision: Int
 
     var counts: ProfileCounts { ProfileCounts(followers: followers, following: following, posts: posts) }
+
+    /// `userID`'s row, read with a statement the connection keeps (`GET /v1/me` reads it).
+    static func of(_ userID: String, in db: Database) throws -> ProfileCountRecord? {
+        try fetchOne(db.cachedStatement(sql: "SELECT * FROM profile_count WHERE user_id = ?"), arguments: [userID])
+    }
 }

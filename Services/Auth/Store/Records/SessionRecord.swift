@@ -50,6 +50,15 @@ struct SessionRecord: ServiceRecord {
     }
 }
 
+extension SessionRecord {
+    /// The session `id` unless it ended, read with a statement the connection keeps (see
+    /// ``UserRecord/live(id:in:)``): every request auth answers checks its session.
+    static func live(id: String, in db: Database) throws -> SessionRecord? {
+        try fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM session WHERE id = ? AND revoked_at IS NULL"), arguments: [id])
+    }
+}
+
 extension DerivableRequest<SessionRecord> {
     /// Sessions not ended.
     func live() -> Self { filter(SessionRecord.Columns.revokedAt == nil) }

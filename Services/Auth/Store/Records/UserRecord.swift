@@ -82,6 +82,16 @@ struct UserRecord: ServiceRecord {
     }
 }
 
+extension UserRecord {
+    /// The account `id` unless it is deleted (or being deleted), read with a statement the
+    /// connection keeps: auth reads it for every request it answers (the session check), and
+    /// GRDB's query interface writes and compiles its SQL again each time.
+    static func live(id: String, in db: Database) throws -> UserRecord? {
+        try fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM user WHERE id = ? AND deleted_at IS NULL"), arguments: [id])
+    }
+}
+
 extension DerivableRequest<UserRecord> {
     /// Accounts that are not deleted (or being deleted).
     func live() -> Self { filter(UserRecord.Columns.deletedAt == nil) }
