@@ -81,7 +81,7 @@ public struct EventInbox: Sendable {
         let now = clock.now()
         return { db in
             let id = header.id.uuidString.lowercased()
-            if try InboxEventRecord.exists(db, key: id) { return .duplicate }
+            if try InboxEventRecord.applied(id, in: db) { return .duplicate }
             try InboxEventRecord(
                 eventId: id, type: header.type.rawValue, source: header.source.rawValue, appliedAt: now
             ).insert(db)

@@ -89,11 +89,11 @@ public struct IdempotencyMiddleware<Context: ServiceRequestContextProtocol>: Rou
         let now = clock.now()
         let (retention, abandonAfter) = (self.retention, self.abandonAfter)
         return try await database.tracedWrite { db -> Claim in
-            try db.execute(
+            try db.cachedStatement(
                 sql:
-                    "DELETE FROM kit_idempotency_key WHERE rowid IN (SELECT rowid FROM kit_idempotency_key WHERE expires_at < ? LIMIT 100)",
-                arguments: [now])
-            if var stored = try IdempotencyKeyRecord.fetchOne(db, key: ["scope": scope, "key": key]) {
+                    "DELETE FROM kit_idempotency_key WHERE rowid IN (SELECT rowid FROM kit_idempotency_key WHERE expires_at < ? LIMIT 100)"
+            ).execute(arguments: [StoredDate(now)])
+            if var stored = try IdempotencyKeyRecord.claim(of: key, in: scope, db: db) {
                 guard stored.fingerprint == fingerprint else {
                     throw ServiceError(
                         .idempotencyKeyReused, "This Idempotency-Key was already used for a different request.")

@@ -24,4 +24,12 @@ struct IdempotencyKeyRecord: ServiceRecord {
     enum Columns: String, ColumnExpression {
         case scope, status, headers, body
     }
+
+    /// The claim of `key` in `scope`, read with a statement the connection keeps: every write
+    /// that carries an `Idempotency-Key` reads it.
+    static func claim(of key: String, in scope: String, db: Database) throws -> IdempotencyKeyRecord? {
+        try fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM kit_idempotency_key WHERE scope = ? AND key = ?"),
+            arguments: [scope, key])
+    }
 }

@@ -10,4 +10,12 @@ struct InboxEventRecord: ServiceRecord {
     var type: String
     var source: String
     var appliedAt: Date
+
+    /// Whether the event `id` was applied, asked with a statement the connection keeps: every
+    /// event a service receives asks first.
+    static func applied(_ id: String, in db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM kit_inbox WHERE event_id = ?)"), arguments: [id])
+            ?? false
+    }
 }
