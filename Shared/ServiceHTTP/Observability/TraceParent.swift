@@ -11,16 +11,29 @@ public struct TraceParent: Sendable, Equatable, CustomStringConvertible {
     public let flags: String
 
     /// Parses a header value; nil if it is not a valid version-00 `traceparent`.
+    /// Read in one pass over its bytes (every service parses the header of every request).
     public init?(header: String) {
-        let parts = header.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "00",
-            Self.isHex(parts[1], count: 32), Self.isHex(parts[2], count: 16), Self.isHex(parts[3], count: 2),
-            parts[1] != Substring(String(repeating: "0", count: 32)),
-            parts[2] != Substring(String(repeating: "0", count: 16))
-        else { return nil }
-        self.traceID = String(parts[1])
-        self.parentID = String(parts[2])
-        self.flags = String(parts[3])
+        var header = header
+        let parsed = header.withUTF8 { bytes -> (String, String, String)? in
+            // `00-` + 32 hex digits + `-` + 16 + `-` + 2.
+            guard bytes.count == 55, bytes[0] == Self.zero, bytes[1] == Self.zero, bytes[2] == Self.dash,
+                bytes[35] == Self.dash, bytes[52] == Self.dash
+            else { return nil }
+            let trace = UnsafeBufferPointer(rebasing: bytes[3..<35])
+            let parent = UnsafeBufferPointer(rebasing: bytes[36..<52])
+            let flags = UnsafeBufferPointer(rebasing: bytes[53..<55])
+            guard Self.isHex(trace), Self.isHex(parent), Self.isHex(flags),
+                trace.contains(where: { $0 != Self.zero }), parent.contains(where: { $0 != Self.zero })
+            else { return nil }
+            return (
+                String(decoding: trace, as: UTF8.self), String(decoding: parent, as: UTF8.self),
+                String(decoding: flags, as: UTF8.self)
+            )
+        }
+        guard let (traceID, parentID, flags) = parsed else { return nil }
+        self.traceID = traceID
+        self.parentID = parentID
+        self.flags = flags
     }
 
     init(traceID: String, parentID: String, flags: String) {
@@ -43,8 +56,12 @@ public struct TraceParent: Sendable, Equatable, CustomStringConvertible {
     /// The header value.
     public var description: String { "00-\(traceID)-\(parentID)-\(flags)" }
 
-    private static func isHex(_ text: Substring, count: Int) -> Bool {
-        text.utf8.count == count && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    private static let zero = UInt8(ascii: "0")
+    private static let dash = UInt8(ascii: "-")
+
+    /// Lowercase hex digits only.
+    private static func isHex(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
 }

@@ -19,6 +19,10 @@ import Testing
         "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
         "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
         "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0g",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\u{0}",
     ])
     func refusesMalformedHeaders(_ header: String) {
         #expect(TraceParent(header: header) == nil)
