@@ -11,13 +11,15 @@ extension AlertsStore {
     ) async throws -> [AppNotification] {
         try await database.tracedRead { [views] db in
             try Self.shown(
-                try NotificationRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db),
+                try TimePosition.newestFirst(
+                    NotificationRecord.self, "SELECT * FROM notification WHERE user_id = ?", arguments: [user],
+                    after: position, limit: limit, in: db),
                 views: views, in: db)
         }
     }
 
     func unreadCount(of user: String) async throws -> Int {
-        try await database.tracedRead { db in try NotificationRecord.all().of(user).unread().fetchCount(db) }
+        try await database.tracedRead { db in try NotificationRecord.unreadCount(of: user, in: db) }
     }
 
     /// Marks one of `user`'s notifications read (someone else's is not found). Reading twice

@@ -14,7 +14,11 @@ extension StreakStore {
     {
         try await database.tracedRead { db in
             try withFriends(
-                try StreakRecord.all().of(user).newestFirst(after: position, limit: limit).fetchAll(db).map {
+                try TimePosition.newestFirst(
+                    StreakRecord.self, "SELECT * FROM streak WHERE (user_a = ? OR user_b = ?)",
+                    arguments: [user, user],
+                    after: position, limit: limit, in: db
+                ).map {
                     try Self.standing(of: $0, viewer: user, at: now, in: db)
                 }, viewer: user, in: db)
         }

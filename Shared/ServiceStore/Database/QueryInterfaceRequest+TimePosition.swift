@@ -30,3 +30,28 @@ extension QueryInterfaceRequest {
         return request.order(sql: "\(timeColumn)\(direction), \(idColumn)\(direction)").limit(limit)
     }
 }
+
+extension TimePosition {
+    /// A page of `select` (`SELECT … FROM … WHERE …`, without `ORDER BY` or `LIMIT`), newest
+    /// first after `position`, at most `limit` rows, read with one of two statements the
+    /// connection keeps (the first page's and the next pages'): for the lists every screen
+    /// opens, where ``QueryInterfaceRequest/newestFirst(after:idColumn:limit:timeColumn:)``
+    /// would write and compile the same SQL on every request. `arguments` are `select`'s.
+    public static func newestFirst<Record: FetchableRecord>(
+        _ type: Record.Type, _ select: String, arguments: StatementArguments, after position: TimePosition?,
+        limit: Int, idColumn: String = "id", timeColumn: String = "created_at", in db: Database
+    ) throws -> [Record] {
+        var sql = select
+        var arguments = arguments
+        if let position {
+            sql += " AND (\(timeColumn) < ? OR (\(timeColumn) = ? AND \(idColumn) < ?))"
+            _ = arguments.append(contentsOf: [
+                StoredDate(position.createdAt), StoredDate(position.createdAt), position.id,
+            ])
+        }
+        _ = arguments.append(contentsOf: [limit])
+        return try Record.fetchAll(
+            db.cachedStatement(sql: sql + " ORDER BY \(timeColumn) DESC, \(idColumn) DESC LIMIT ?"),
+            arguments: arguments)
+    }
+}
