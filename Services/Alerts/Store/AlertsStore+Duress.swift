@@ -341,10 +341,10 @@ extension AlertsStore {
     /// `notification_by_duress_alert`, not a scan of every notification).
     static func toldOf(_ alert: DuressAlertRecord, in db: Database) throws -> [String] {
         try String.fetchAll(
-            db,
-            sql: """
-                SELECT DISTINCT user_id FROM notification
-                WHERE type = 'duress_alert' AND json_extract(data, '$.alertId') = ? ORDER BY user_id
-                """, arguments: [alert.id])
+            db.cachedStatement(
+                sql: """
+                    SELECT DISTINCT user_id FROM notification
+                    WHERE type = 'duress_alert' AND json_extract(data, '$.alertId') = ? ORDER BY user_id
+                    """), arguments: [alert.id])
     }
 }

@@ -158,13 +158,12 @@ extension AlertsStore {
         of user: String, in folder: MessageFolder, after position: TimePosition?, limit: Int
     ) async throws -> [Conversation] {
         try await database.tracedRead { db in
-            let conversations = try ConversationMemberRecord.all().of(user)
-                .filter(
-                    ConversationMemberRecord.Columns.folder == folder
-                        && ConversationMemberRecord.Columns.hidden == false
-                )
-                .newestFirst(after: position, idColumn: "conversation_id", limit: limit, timeColumn: "updated_at")
-                .fetchAll(db).map { try Self.summary(of: $0, in: db) }
+            let conversations = try TimePosition.newestFirst(
+                ConversationMemberRecord.self,
+                "SELECT * FROM conversation_member WHERE user_id = ? AND folder = ? AND hidden = 0",
+                arguments: [user, folder], after: position, limit: limit, idColumn: "conversation_id",
+                timeColumn: "updated_at", in: db
+            ).map { try Self.summary(of: $0, in: db) }
             return try Self.shown(conversations, viewer: user, views: views, in: db)
         }
     }
@@ -185,7 +184,7 @@ extension AlertsStore {
     ) async throws -> [(seq: Int64, message: DirectMessage)] {
         try await database.tracedRead { db in
             let records = try MessageRecord.fetchAll(
-                db, sql: Self.visibleMessages + " AND m.seq < ? ORDER BY m.seq DESC LIMIT ?",
+                db.cachedStatement(sql: Self.visibleMessages + " AND m.seq < ? ORDER BY m.seq DESC LIMIT ?"),
                 arguments: [side.conversationId, side.clearedSeq, side.userId, before ?? Int64.max, limit])
             let shown = try Self.shown(records.map(\.contract), viewer: side.userId, views: views, in: db)
             return zip(records, shown).map { ($0.seq ?? 0, $1) }
@@ -196,15 +195,15 @@ extension AlertsStore {
     func unreadConversations(of user: String) async throws -> MessagesUnread {
         try await database.tracedRead { db in
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT s.folder, COUNT(*) AS n FROM conversation_member s
-                    WHERE s.user_id = ? AND s.hidden = 0 AND EXISTS (
-                        SELECT 1 FROM message m WHERE m.conversation_id = s.conversation_id
-                        AND m.seq > max(s.read_seq, s.cleared_seq) AND m.sender_id != s.user_id
-                        AND NOT EXISTS (SELECT 1 FROM hidden_message h WHERE h.message_id = m.id AND h.user_id = s.user_id))
-                    GROUP BY s.folder
-                    """, arguments: [user])
+                db.cachedStatement(
+                    sql: """
+                        SELECT s.folder, COUNT(*) AS n FROM conversation_member s
+                        WHERE s.user_id = ? AND s.hidden = 0 AND EXISTS (
+                            SELECT 1 FROM message m WHERE m.conversation_id = s.conversation_id
+                            AND m.seq > max(s.read_seq, s.cleared_seq) AND m.sender_id != s.user_id
+                            AND NOT EXISTS (SELECT 1 FROM hidden_message h WHERE h.message_id = m.id AND h.user_id = s.user_id))
+                        GROUP BY s.folder
+                        """), arguments: [user])
             let counts = Dictionary(
                 uniqueKeysWithValues: rows.map { (row: Row) in (row["folder"] as String, row["n"] as Int) })
             return MessagesUnread(inbox: counts["inbox"] ?? 0, requests: counts["requests"] ?? 0)
@@ -219,15 +218,15 @@ extension AlertsStore {
 
     private static func summary(of side: ConversationMemberRecord, in db: Database) throws -> Conversation {
         let last = try MessageRecord.fetchOne(
-            db, sql: visibleMessages + " ORDER BY m.seq DESC LIMIT 1",
+            db.cachedStatement(sql: visibleMessages + " ORDER BY m.seq DESC LIMIT 1"),
             arguments: [side.conversationId, side.clearedSeq, side.userId])
         let unread =
             try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) FROM message m WHERE m.conversation_id = ?1 AND m.seq > ?2 AND m.sender_id != ?3
-                    AND NOT EXISTS (SELECT 1 FROM hidden_message h WHERE h.message_id = m.id AND h.user_id = ?3)
-                    """, arguments: [side.conversationId, max(side.readSeq, side.clearedSeq), side.userId]) ?? 0
+                db.cachedStatement(
+                    sql: """
+                        SELECT COUNT(*) FROM message m WHERE m.conversation_id = ?1 AND m.seq > ?2 AND m.sender_id != ?3
+                        AND NOT EXISTS (SELECT 1 FROM hidden_message h WHERE h.message_id = m.id AND h.user_id = ?3)
+                        """), arguments: [side.conversationId, max(side.readSeq, side.clearedSeq), side.userId]) ?? 0
         return Conversation(
             id: side.conversationId, otherUserId: side.otherUserId, folder: side.folder, lastMessage: last?.contract,
             unreadCount: unread, updatedAt: side.updatedAt)
@@ -328,10 +327,12 @@ extension AlertsStore {
                 let seq = message.seq
             else { return nil }
             let before = try MessageRecord.fetchAll(
-                db, sql: "SELECT * FROM message WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+                db.cachedStatement(
+                    sql: "SELECT * FROM message WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?"),
                 arguments: [conversation.id, seq, around])
             let after = try MessageRecord.fetchAll(
-                db, sql: "SELECT * FROM message WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                db.cachedStatement(
+                    sql: "SELECT * FROM message WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
                 arguments: [conversation.id, seq, around])
             return MessageContext(
                 message: message.contract, context: (before.reversed() + [message] + after).map(\.contract),

@@ -72,10 +72,12 @@ extension AlertsStore {
             let unread = try NotificationRecord.all().of(user).unread().fetchCount(db)
             guard let id,
                 let seen = try Int64.fetchOne(
-                    db, sql: "SELECT rowid FROM notification WHERE id = ? AND user_id = ?", arguments: [id, user])
+                    db.cachedStatement(sql: "SELECT rowid FROM notification WHERE id = ? AND user_id = ?"),
+                    arguments: [id, user])
             else { return Missed(unread: unread) }
             let records = try NotificationRecord.fetchAll(
-                db, sql: "SELECT * FROM notification WHERE user_id = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+                db.cachedStatement(
+                    sql: "SELECT * FROM notification WHERE user_id = ? AND rowid > ? ORDER BY rowid LIMIT ?"),
                 arguments: [user, seen, limit + 1])
             let replayed = Array(records.prefix(limit))
             return Missed(

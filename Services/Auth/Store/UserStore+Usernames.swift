@@ -18,7 +18,8 @@ extension UserStore {
         of key: String, for user: String?, at now: Date, in db: Database
     ) throws -> UsernameRules.Refusal? {
         let holder = try String.fetchOne(
-            db, sql: "SELECT id FROM user WHERE username_key = ? AND deleted_at IS NULL", arguments: [key])
+            db.cachedStatement(sql: "SELECT id FROM user WHERE username_key = ? AND deleted_at IS NULL"),
+            arguments: [key])
         if let holder, holder != user { return .taken }
         let held = try ReleasedUsernameRecord.fetchOne(db, key: key)
         if let held, held.heldUntil > now, held.userId != user { return .taken }

@@ -87,12 +87,12 @@ struct UserStore: Sendable {
                 let byUsername =
                     try usernamePrefix.map { prefix in
                         try UserRecord.fetchAll(
-                            db,
-                            sql: """
-                                SELECT u.* FROM user u WHERE username_key >= :from AND username_key < :to
-                                AND deleted_at IS NULL AND id NOT IN (SELECT user_id FROM customer) \(hidden)
-                                ORDER BY length(username_key), username_key LIMIT :limit
-                                """,
+                            db.cachedStatement(
+                                sql: """
+                                    SELECT u.* FROM user u WHERE username_key >= :from AND username_key < :to
+                                    AND deleted_at IS NULL AND id NOT IN (SELECT user_id FROM customer) \(hidden)
+                                    ORDER BY length(username_key), username_key LIMIT :limit
+                                    """),
                             arguments: [
                                 "from": prefix, "to": prefix + "\u{10FFFF}", "limit": limit, "viewer": viewer,
                             ])
@@ -100,12 +100,13 @@ struct UserStore: Sendable {
                 // FTS5: every word starts a word of the username or the name; the best bm25
                 // candidates (a username hit weighs double) are then ranked whole words first.
                 let matching = try UserRecord.fetchAll(
-                    db,
-                    sql: """
-                        SELECT u.* FROM user_fts f JOIN user_search s ON s.id = f.rowid JOIN user u ON u.id = s.user_id
-                        WHERE user_fts MATCH :query AND u.deleted_at IS NULL \(hidden)
-                        ORDER BY bm25(user_fts, 2.0, 1.0), s.id LIMIT :limit
-                        """, arguments: ["query": NameSearch.ftsQuery(words), "limit": limit * 5, "viewer": viewer]
+                    db.cachedStatement(
+                        sql: """
+                            SELECT u.* FROM user_fts f JOIN user_search s ON s.id = f.rowid JOIN user u ON u.id = s.user_id
+                            WHERE user_fts MATCH :query AND u.deleted_at IS NULL \(hidden)
+                            ORDER BY bm25(user_fts, 2.0, 1.0), s.id LIMIT :limit
+                            """),
+                    arguments: ["query": NameSearch.ftsQuery(words), "limit": limit * 5, "viewer": viewer]
                 ).map(\.summary)
                 let first = byUsername.map(\.summary)
                 let shown = Set(first.map(\.id))

@@ -92,12 +92,12 @@ extension FeedStore {
                 _ = arguments.append(contentsOf: ["ms": JSONCoding.milliseconds(position.createdAt), "id": position.id])
             }
             let records = try ChallengeRecord.fetchAll(
-                db,
-                sql: """
-                    SELECT c.* FROM challenge c INDEXED BY challenge_voting_by_spot
-                    WHERE c.status = 'voting' AND c.spot_id = :spot \(after) AND \(Self.votableBy(":viewer"))
-                    ORDER BY c.voting_ms DESC, c.id DESC LIMIT :limit
-                    """, arguments: arguments)
+                db.cachedStatement(
+                    sql: """
+                        SELECT c.* FROM challenge c INDEXED BY challenge_voting_by_spot
+                        WHERE c.status = 'voting' AND c.spot_id = :spot \(after) AND \(Self.votableBy(":viewer"))
+                        ORDER BY c.voting_ms DESC, c.id DESC LIMIT :limit
+                        """), arguments: arguments)
             return try views(records, viewer: viewer, in: db)
         }
     }
@@ -114,11 +114,11 @@ extension FeedStore {
     /// Those of `ids` (challenges open for voting) `viewer` may vote on, in the order of `ids`.
     private static func votable(ids: [String], viewer: String, in db: Database) throws -> [ChallengeRecord] {
         let records = try ChallengeRecord.fetchAll(
-            db,
-            sql: """
-                SELECT c.* FROM challenge c
-                WHERE c.id IN (SELECT value FROM json_each(:ids)) AND c.status = 'voting' AND \(votableBy(":viewer"))
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT c.* FROM challenge c
+                    WHERE c.id IN (SELECT value FROM json_each(:ids)) AND c.status = 'voting' AND \(votableBy(":viewer"))
+                    """),
             arguments: ["viewer": viewer, "ids": JSONList.argument(ids)])
         let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
         return ids.compactMap { byID[$0] }

@@ -284,9 +284,10 @@ extension FeedStore {
         case .completed:
             let tally = try Dictionary(
                 Row.fetchAll(
-                    db,
-                    sql:
-                        "SELECT voted_for, COUNT(*) AS n FROM challenge_vote WHERE challenge_id = ? GROUP BY voted_for",
+                    db.cachedStatement(
+                        sql:
+                            "SELECT voted_for, COUNT(*) AS n FROM challenge_vote WHERE challenge_id = ? GROUP BY voted_for"
+                    ),
                     arguments: [id]
                 ).map { ($0["voted_for"] as String, $0["n"] as Int) }, uniquingKeysWith: +)
             let result = ChallengeLifecycle.result(

@@ -119,11 +119,12 @@ extension FeedStore {
         try await database.tracedRead { db in
             guard try !BlockMirror.isBlocked(viewer, user, in: db) else { return nil }
             let (mine, theirs) = list == .followers ? ("followee_id", "follower_id") : ("follower_id", "followee_id")
-            let rows = try FollowRecord.filter(sql: "\(mine) = ?", arguments: [user])
-                .filter(sql: BlockMirror.neitherBlocks("?", theirs), arguments: [viewer, viewer])
-                .newestFirst(after: position, idColumn: theirs, limit: limit + 1)
-                .fetchAll(db)
-                .map { (userId: list == .followers ? $0.followerId : $0.followeeId, followedAt: $0.createdAt) }
+            let rows = try TimePosition.newestFirst(
+                FollowRecord.self,
+                "SELECT * FROM follow WHERE \(mine) = ? AND \(BlockMirror.neitherBlocks("?", theirs))",
+                arguments: [user, viewer, viewer], after: position, limit: limit + 1, idColumn: theirs, in: db
+            )
+            .map { (userId: list == .followers ? $0.followerId : $0.followeeId, followedAt: $0.createdAt) }
             let shown = rows.prefix(limit)
             let people = try people(shown.map(\.userId), viewer: viewer, in: db)
             let next =

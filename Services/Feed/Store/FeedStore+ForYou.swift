@@ -42,7 +42,7 @@ extension FeedStore {
                 accepted += 1
                 guard
                     let author = try String.fetchOne(
-                        db, sql: "SELECT author_id FROM post WHERE id = ?", arguments: [signal.postId])
+                        db.cachedStatement(sql: "SELECT author_id FROM post WHERE id = ?"), arguments: [signal.postId])
                 else { continue }
                 let step: Double =
                     switch signal.kind {
@@ -73,22 +73,22 @@ extension FeedStore {
             }
             offer(
                 try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT post_id FROM timeline WHERE user_id = ? AND at_ms >= ? AND at_ms <= ?
-                        ORDER BY at_ms DESC LIMIT 300
-                        """, arguments: [viewer, since, nowMs]), .followed)
+                    db.cachedStatement(
+                        sql: """
+                            SELECT post_id FROM timeline WHERE user_id = ? AND at_ms >= ? AND at_ms <= ?
+                            ORDER BY at_ms DESC LIMIT 300
+                            """), arguments: [viewer, since, nowMs]), .followed)
             // Whom the people I follow (the 200 I followed last) follow most, that I do not.
             let authors = try String.fetchAll(
-                db,
-                sql: """
-                    SELECT f2.followee_id FROM (SELECT followee_id FROM follow INDEXED BY follow_by_follower
-                                                 WHERE follower_id = :me ORDER BY created_at DESC LIMIT 200) f1
-                    JOIN follow f2 ON f2.follower_id = f1.followee_id
-                    WHERE f2.followee_id != :me
-                      AND NOT EXISTS (SELECT 1 FROM follow m WHERE m.follower_id = :me AND m.followee_id = f2.followee_id)
-                    GROUP BY f2.followee_id ORDER BY COUNT(*) DESC, f2.followee_id LIMIT 50
-                    """, arguments: ["me": viewer])
+                db.cachedStatement(
+                    sql: """
+                        SELECT f2.followee_id FROM (SELECT followee_id FROM follow INDEXED BY follow_by_follower
+                                                     WHERE follower_id = :me ORDER BY created_at DESC LIMIT 200) f1
+                        JOIN follow f2 ON f2.follower_id = f1.followee_id
+                        WHERE f2.followee_id != :me
+                          AND NOT EXISTS (SELECT 1 FROM follow m WHERE m.follower_id = :me AND m.followee_id = f2.followee_id)
+                        GROUP BY f2.followee_id ORDER BY COUNT(*) DESC, f2.followee_id LIMIT 50
+                        """), arguments: ["me": viewer])
             let recentBy = try db.cachedStatement(
                 sql: """
                     SELECT id FROM post INDEXED BY post_by_author WHERE author_id = ? AND created_ms >= ?
@@ -99,22 +99,22 @@ extension FeedStore {
             }
             offer(
                 try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT id FROM (SELECT id, like_count + 2 * reply_count + 3 * repost_count AS engagement
-                                        FROM post INDEXED BY post_by_time
-                                        WHERE created_ms >= ? AND created_ms <= ? AND parent_id IS NULL
-                                        AND deleted_at IS NULL ORDER BY created_ms DESC LIMIT 2000)
-                        WHERE engagement > 0 ORDER BY engagement DESC, id LIMIT 200
-                        """, arguments: [since, nowMs]), .popular)
+                    db.cachedStatement(
+                        sql: """
+                            SELECT id FROM (SELECT id, like_count + 2 * reply_count + 3 * repost_count AS engagement
+                                            FROM post INDEXED BY post_by_time
+                                            WHERE created_ms >= ? AND created_ms <= ? AND parent_id IS NULL
+                                            AND deleted_at IS NULL ORDER BY created_ms DESC LIMIT 2000)
+                            WHERE engagement > 0 ORDER BY engagement DESC, id LIMIT 200
+                            """), arguments: [since, nowMs]), .popular)
 
             let dismissed = Set(
                 try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT post_id FROM feed_signal WHERE user_id = ?
-                        AND ((kind IN ('seen', 'skip') AND at > ? AND at <= ?) OR kind = 'hide')
-                        """, arguments: [viewer, now.addingTimeInterval(-86400), now]))
+                    db.cachedStatement(
+                        sql: """
+                            SELECT post_id FROM feed_signal WHERE user_id = ?
+                            AND ((kind IN ('seen', 'skip') AND at > ? AND at <= ?) OR kind = 'hide')
+                            """), arguments: [viewer, now.addingTimeInterval(-86400), now]))
             let muted = try Self.mutedWords(of: viewer, at: now, in: db)
             // Candidates are read as the few columns the ranking needs, by hand (decoding hundreds
             // of whole posts cost most of a page); only the page's posts are built whole.
@@ -122,14 +122,14 @@ extension FeedStore {
                 decoding: try JSONEncoder().encode(sources.keys.filter { !dismissed.contains($0) }.sorted()),
                 as: UTF8.self)
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT p.id, p.author_id, p.created_ms, p.like_count, p.reply_count, p.repost_count, p.caption
-                    FROM post p WHERE p.id IN (SELECT value FROM json_each(:ids))
-                    AND p.hidden_at IS NULL AND p.deleted_at IS NULL AND p.media_state = 'ready'
-                    AND p.author_id != :viewer AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
-                    AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
-                    """, arguments: ["ids": ids, "viewer": viewer]
+                db.cachedStatement(
+                    sql: """
+                        SELECT p.id, p.author_id, p.created_ms, p.like_count, p.reply_count, p.repost_count, p.caption
+                        FROM post p WHERE p.id IN (SELECT value FROM json_each(:ids))
+                        AND p.hidden_at IS NULL AND p.deleted_at IS NULL AND p.media_state = 'ready'
+                        AND p.author_id != :viewer AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
+                        AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
+                        """), arguments: ["ids": ids, "viewer": viewer]
             ).filter { !muted.matches($0[6] as String? ?? "") }
             let candidateAuthors = Set(rows.map { $0[1] as String })
             let affinities = Dictionary(

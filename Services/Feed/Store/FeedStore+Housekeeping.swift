@@ -11,7 +11,8 @@ extension FeedStore {
     func trimTimelines(keeping: Int) async throws -> Int {
         let long = try await database.tracedRead { db in
             try String.fetchAll(
-                db, sql: "SELECT user_id FROM timeline GROUP BY user_id HAVING COUNT(*) > ?", arguments: [keeping])
+                db.cachedStatement(sql: "SELECT user_id FROM timeline GROUP BY user_id HAVING COUNT(*) > ?"),
+                arguments: [keeping])
         }
         var removed = 0
         for user in long {

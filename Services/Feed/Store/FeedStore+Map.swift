@@ -9,14 +9,16 @@ extension FeedStore {
     /// Moves with every change that can put a post on the map, move it or take it off
     /// (`map_version`, kept by triggers on `post`).
     func mapVersion() async throws -> Int64 {
-        try await database.tracedRead { db in try Int64.fetchOne(db, sql: "SELECT version FROM map_version") ?? 0 }
+        try await database.tracedRead { db in
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM map_version")) ?? 0
+        }
     }
 
     /// Every post the map shows (not hidden, deleted or still processing), oldest first: the
     /// order cluster seeds are chosen in, so clusters keep their ids as posts are added.
     func mapPoints() async throws -> (version: Int64, points: [(id: String, latitude: Double, longitude: Double)]) {
         try await database.tracedRead { db in
-            let version = try Int64.fetchOne(db, sql: "SELECT version FROM map_version") ?? 0
+            let version = try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM map_version")) ?? 0
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """

@@ -299,11 +299,11 @@ extension FeedStore {
             _ = arguments.append(contentsOf: ["afterMs": after.milliseconds, "afterID": after.id])
         }
         return try Row.fetchAll(
-            db,
-            sql: """
-                SELECT \(placeColumns(index)) FROM \(index.table) INDEXED BY \(index.name)
-                WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC LIMIT :batch
-                """, arguments: arguments
+            db.cachedStatement(
+                sql: """
+                    SELECT \(placeColumns(index)) FROM \(index.table) INDEXED BY \(index.name)
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(time) DESC, id DESC LIMIT :batch
+                    """), arguments: arguments
         ).map(placeRow)
     }
 }

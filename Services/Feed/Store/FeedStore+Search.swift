@@ -23,15 +23,15 @@ extension FeedStore {
     ) async throws -> (posts: [Post], more: Bool) {
         try await database.tracedRead { db in
             let records = try PostRecord.fetchAll(
-                db,
-                sql: """
-                    SELECT p.* FROM post_fts JOIN post p ON p.rowid = post_fts.rowid
-                    WHERE post_fts MATCH :query AND p.hidden_at IS NULL AND p.deleted_at IS NULL
-                    AND (p.media_state = 'ready' OR p.author_id = :viewer)
-                    AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
-                    AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
-                    ORDER BY bm25(post_fts), p.created_ms DESC, p.id DESC LIMIT :limit OFFSET :offset
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT p.* FROM post_fts JOIN post p ON p.rowid = post_fts.rowid
+                        WHERE post_fts MATCH :query AND p.hidden_at IS NULL AND p.deleted_at IS NULL
+                        AND (p.media_state = 'ready' OR p.author_id = :viewer)
+                        AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
+                        AND \(MuteMirror.notMuted(by: ":viewer", "p.author_id"))
+                        ORDER BY bm25(post_fts), p.created_ms DESC, p.id DESC LIMIT :limit OFFSET :offset
+                        """),
                 arguments: ["query": Self.ftsQuery(words), "viewer": viewer, "limit": limit + 1, "offset": offset])
             let shown = Array(records.prefix(limit))
             return (

@@ -108,11 +108,11 @@ extension FeedStore {
                 ]
                 let filters = Self.filters(tag: tag, difficulty: difficulty, arguments: &arguments)
                 let records = try SpotRecord.fetchAll(
-                    db,
-                    sql: """
-                        SELECT s.* FROM spot s WHERE s.id IN (SELECT value FROM json_each(:ids)) \(filters)
-                        AND \(Self.spotShown(to: ":viewer"))
-                        """, arguments: arguments)
+                    db.cachedStatement(
+                        sql: """
+                            SELECT s.* FROM spot s WHERE s.id IN (SELECT value FROM json_each(:ids)) \(filters)
+                            AND \(Self.spotShown(to: ":viewer"))
+                            """), arguments: arguments)
                 let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
                 return try views(chunk.compactMap { byID[$0.id] }, viewer: viewer, in: db).map { view in
                     var view = view
@@ -152,11 +152,11 @@ extension FeedStore {
                 _ = arguments.append(contentsOf: ["at": position.createdAt, "id": position.id])
             }
             let records = try SpotRecord.fetchAll(
-                db,
-                sql: """
-                    SELECT s.* FROM \(source) WHERE \(conditions.joined(separator: " AND "))
-                    ORDER BY \(time) DESC, \(id) DESC LIMIT :limit
-                    """, arguments: arguments)
+                db.cachedStatement(
+                    sql: """
+                        SELECT s.* FROM \(source) WHERE \(conditions.joined(separator: " AND "))
+                        ORDER BY \(time) DESC, \(id) DESC LIMIT :limit
+                        """), arguments: arguments)
             return try views(records, viewer: viewer, in: db)
         }
     }
@@ -207,11 +207,11 @@ extension FeedStore {
             let around = try Self.scan(.spots, center: place, radius: rules.radius, after: nil, limit: 50, in: db) {
                 chunk in
                 let shown = try String.fetchSet(
-                    db,
-                    sql: """
-                        SELECT s.id FROM spot s WHERE s.id IN (SELECT value FROM json_each(:ids))
-                        AND \(Self.spotShown(to: ":viewer"))
-                        """, arguments: ["ids": JSONList.argument(chunk.map(\.id)), "viewer": user])
+                    db.cachedStatement(
+                        sql: """
+                            SELECT s.id FROM spot s WHERE s.id IN (SELECT value FROM json_each(:ids))
+                            AND \(Self.spotShown(to: ":viewer"))
+                            """), arguments: ["ids": JSONList.argument(chunk.map(\.id)), "viewer": user])
                 return chunk.filter { shown.contains($0.id) }
             }
             guard let nearest = around.min(by: { ($0.distance, $0.id) < ($1.distance, $1.id) }),

@@ -114,12 +114,12 @@ struct FeedStore: Sendable {
     /// block either way. A deleted post is found (as its thread's placeholder).
     static func visiblePost(id: String, viewer: String, in db: Database) throws -> PostRecord? {
         try PostRecord.fetchOne(
-            db,
-            sql: """
-                SELECT p.* FROM post p WHERE p.id = :id
-                AND ((p.hidden_at IS NULL AND p.media_state = 'ready') OR p.author_id = :viewer)
-                AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
-                """, arguments: ["id": id, "viewer": viewer])
+            db.cachedStatement(
+                sql: """
+                    SELECT p.* FROM post p WHERE p.id = :id
+                    AND ((p.hidden_at IS NULL AND p.media_state = 'ready') OR p.author_id = :viewer)
+                    AND \(BlockMirror.neitherBlocks(":viewer", "p.author_id"))
+                    """), arguments: ["id": id, "viewer": viewer])
     }
 
     /// The post as `viewer` sees it, or nil.

@@ -9,7 +9,8 @@ extension MediaStore {
     /// Ids of media still being processed, oldest first.
     func mediaInProcessing() async throws -> [String] {
         try await database.tracedRead { db in
-            try String.fetchAll(db, sql: "SELECT id FROM media WHERE status = 'processing' ORDER BY created_at")
+            try String.fetchAll(
+                db.cachedStatement(sql: "SELECT id FROM media WHERE status = 'processing' ORDER BY created_at"))
         }
     }
 

@@ -23,11 +23,11 @@ extension MediaStore {
             }
             let pending =
                 try Int.fetchOne(
-                    db,
-                    sql: """
-                        SELECT coalesce(sum(length - "offset"), 0) FROM upload
-                        WHERE owner_id = ? AND state IN ('pending_upload', 'uploading')
-                        """, arguments: [upload.ownerId]) ?? 0
+                    db.cachedStatement(
+                        sql: """
+                            SELECT coalesce(sum(length - "offset"), 0) FROM upload
+                            WHERE owner_id = ? AND state IN ('pending_upload', 'uploading')
+                            """), arguments: [upload.ownerId]) ?? 0
             guard pending + upload.length <= inFlightBytes else {
                 throw ServiceError(
                     .rateLimitExceeded, "Finish or end unfinished uploads first (at most \(inFlightBytes) bytes).",
@@ -87,8 +87,8 @@ extension MediaStore {
     func expireUploads(now: Date) async throws -> [String] {
         try await database.tracedWrite { db in
             let ids = try String.fetchAll(
-                db,
-                sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading') AND expires_at <= ?",
+                db.cachedStatement(
+                    sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading') AND expires_at <= ?"),
                 arguments: [now])
             for id in ids { _ = try Self.move(id, to: .expired, in: db) }
             return ids
@@ -101,7 +101,7 @@ extension MediaStore {
     func rejectInterruptedCompletions() async throws -> [String] {
         try await database.tracedWrite { db in
             let ids = try String.fetchAll(
-                db, sql: "SELECT id FROM upload WHERE state = 'processing' AND media_id IS NULL")
+                db.cachedStatement(sql: "SELECT id FROM upload WHERE state = 'processing' AND media_id IS NULL"))
             for id in ids {
                 _ = try Self.move(id, to: .rejected, in: db) {
                     $0.rejectedReason = "the server stopped while finishing this upload; upload the file again"
@@ -116,7 +116,8 @@ extension MediaStore {
         try await database.tracedRead { db in
             Set(
                 try String.fetchAll(
-                    db, sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading', 'processing')"))
+                    db.cachedStatement(
+                        sql: "SELECT id FROM upload WHERE state IN ('pending_upload', 'uploading', 'processing')")))
         }
     }
 }

@@ -123,13 +123,13 @@ struct MediaStore: Sendable {
 
     static func isUsed(_ hash: String, in db: Database) throws -> Bool {
         try Bool.fetchOne(
-            db,
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM media WHERE status != 'rejected'
-                                           AND (sha256 = :h OR display_sha256 = :h
-                                                OR thumbnail_sha256 = :h OR poster_sha256 = :h))
-                    OR EXISTS (SELECT 1 FROM evidence WHERE sha256 = :h)
-                """, arguments: ["h": hash]) ?? false
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM media WHERE status != 'rejected'
+                                               AND (sha256 = :h OR display_sha256 = :h
+                                                    OR thumbnail_sha256 = :h OR poster_sha256 = :h))
+                        OR EXISTS (SELECT 1 FROM evidence WHERE sha256 = :h)
+                    """), arguments: ["h": hash]) ?? false
     }
 
     /// Every blob a row uses, for garbage collection.
@@ -140,13 +140,13 @@ struct MediaStore: Sendable {
     static func usedBlobs(in db: Database) throws -> Set<String> {
         Set(
             try String.fetchAll(
-                db,
-                sql: """
-                    SELECT sha256 FROM media WHERE status != 'rejected' UNION SELECT display_sha256 FROM media WHERE display_sha256 IS NOT NULL
-                    UNION SELECT thumbnail_sha256 FROM media WHERE thumbnail_sha256 IS NOT NULL
-                    UNION SELECT poster_sha256 FROM media WHERE poster_sha256 IS NOT NULL
-                    UNION SELECT sha256 FROM evidence WHERE sha256 IS NOT NULL
-                    """))
+                db.cachedStatement(
+                    sql: """
+                        SELECT sha256 FROM media WHERE status != 'rejected' UNION SELECT display_sha256 FROM media WHERE display_sha256 IS NOT NULL
+                        UNION SELECT thumbnail_sha256 FROM media WHERE thumbnail_sha256 IS NOT NULL
+                        UNION SELECT poster_sha256 FROM media WHERE poster_sha256 IS NOT NULL
+                        UNION SELECT sha256 FROM evidence WHERE sha256 IS NOT NULL
+                        """)))
     }
 
     /// Applies `media.attached`: the reference is remembered (so `media.ready` or

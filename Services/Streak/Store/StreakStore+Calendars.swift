@@ -37,11 +37,11 @@ extension StreakStore {
         try await database.tracedRead { db in
             let (from, to, dates) = try Self.range(days, for: user, at: now, in: db)
             let counts = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT local_date, COUNT(*) AS streaks FROM streak_snap
-                    WHERE user_id = ? AND local_date BETWEEN ? AND ? GROUP BY local_date
-                    """, arguments: [user, from.description, to.description]
+                db.cachedStatement(
+                    sql: """
+                        SELECT local_date, COUNT(*) AS streaks FROM streak_snap
+                        WHERE user_id = ? AND local_date BETWEEN ? AND ? GROUP BY local_date
+                        """), arguments: [user, from.description, to.description]
             ).reduce(into: [String: Int]()) { $0[$1["local_date"]] = $1["streaks"] }
             return HeatmapCalendar(from: from.description, to: to.description, days: dates.map { counts[$0] ?? 0 })
         }

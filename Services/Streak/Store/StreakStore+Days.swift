@@ -16,8 +16,12 @@ extension StreakStore {
     {
         try await database.tracedRead { db in
             let standings = try withFriends(
-                try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit).fetchAll(db)
-                    .map { try Self.standing(of: $0, viewer: user, at: now, in: db) }, viewer: user, in: db)
+                try TimePosition.newestFirst(
+                    StreakRecord.self,
+                    "SELECT * FROM streak WHERE (user_a = ? OR user_b = ?) AND \(StreakRecord.stillFriends)",
+                    arguments: [user, user],
+                    after: position, limit: limit, in: db
+                ).map { try Self.standing(of: $0, viewer: user, at: now, in: db) }, viewer: user, in: db)
             let days = try withMedia(
                 try standings.map { try Self.days([$0.day.description], of: $0, viewer: user, in: db)[0] },
                 viewer: user, in: db)

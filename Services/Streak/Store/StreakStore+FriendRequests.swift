@@ -115,12 +115,13 @@ extension StreakStore {
     func pendingRequests(
         of user: String, incoming: Bool, after position: TimePosition?, limit: Int
     ) async throws -> [FriendRequest] {
-        typealias Columns = FriendRequestRecord.Columns
-        return try await database.tracedRead { db in
+        try await database.tracedRead { db in
             try withPeople(
-                try FriendRequestRecord.filter((incoming ? Columns.toUserId : Columns.fromUserId) == user)
-                    .filter(Columns.status == FriendRequestStatus.pending)
-                    .newestFirst(after: position, limit: limit).fetchAll(db), in: db)
+                try TimePosition.newestFirst(
+                    FriendRequestRecord.self,
+                    "SELECT * FROM friend_request WHERE \(incoming ? "to_user_id" : "from_user_id") = ? AND status = ?",
+                    arguments: [user, FriendRequestStatus.pending.rawValue], after: position, limit: limit, in: db),
+                in: db)
         }
     }
 }

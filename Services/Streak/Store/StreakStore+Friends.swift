@@ -17,8 +17,12 @@ extension StreakStore {
         of user: String, after position: TimePosition?, limit: Int, at now: Date
     ) async throws -> [(standing: StreakStanding, displayName: String?)] {
         try await database.tracedRead { db in
-            let standings = try StreakRecord.all().of(user).ofFriends().newestFirst(after: position, limit: limit)
-                .fetchAll(db).map { try Self.standing(of: $0, viewer: user, at: now, in: db) }
+            let standings = try TimePosition.newestFirst(
+                StreakRecord.self,
+                "SELECT * FROM streak WHERE (user_a = ? OR user_b = ?) AND \(StreakRecord.stillFriends)",
+                arguments: [user, user],
+                after: position, limit: limit, in: db
+            ).map { try Self.standing(of: $0, viewer: user, at: now, in: db) }
             return try withFriends(standings, viewer: user, in: db).map { standing in
                 let known = standing.friend.map { $0.deleted || !$0.displayName.isEmpty } ?? false
                 let name =

@@ -29,13 +29,13 @@ extension StreakStore {
         else { return }
         try SnapRecord.filter(key: snap.id).updateAll(db, SnapRecord.Columns.hiddenAt.set(to: nil))
         let readers = try String.fetchAll(
-            db,
-            sql: """
-                SELECT DISTINCT theirs.user_id FROM streak_snap mine
-                JOIN streak_snap theirs ON theirs.streak_id = mine.streak_id AND theirs.local_date = mine.local_date
-                                       AND theirs.user_id != mine.user_id
-                WHERE mine.snap_id = ? ORDER BY theirs.user_id
-                """, arguments: [snap.id])
+            db.cachedStatement(
+                sql: """
+                    SELECT DISTINCT theirs.user_id FROM streak_snap mine
+                    JOIN streak_snap theirs ON theirs.streak_id = mine.streak_id AND theirs.local_date = mine.local_date
+                                           AND theirs.user_id != mine.user_id
+                    WHERE mine.snap_id = ? ORDER BY theirs.user_id
+                    """), arguments: [snap.id])
         try outbox.enqueue(
             MediaAttached(
                 mediaId: snap.mediaId, ownerId: snap.userId, visibility: .private, referenceType: "snap",

@@ -49,12 +49,12 @@ extension StreakStore {
         try await database.tracedWrite { db in
             if premium { try Self.creditMonthly(user, at: now, in: db) }
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT reason, delta, streak_id, created_at,
-                           SUM(delta) OVER (ORDER BY created_at, rowid) AS balance_after
-                    FROM recovery_token WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?
-                    """, arguments: [user, Self.shownTransactions])
+                db.cachedStatement(
+                    sql: """
+                        SELECT reason, delta, streak_id, created_at,
+                               SUM(delta) OVER (ORDER BY created_at, rowid) AS balance_after
+                        FROM recovery_token WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?
+                        """), arguments: [user, Self.shownTransactions])
             return RecoveryTokenBalance(
                 balance: try Self.balance(of: user, in: db),
                 transactions: rows.map { row in

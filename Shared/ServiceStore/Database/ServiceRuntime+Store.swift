@@ -60,7 +60,7 @@ extension ServiceRuntime {
     /// A readiness check that the database answers.
     public static func databaseCheck(_ database: DatabasePool) -> HealthController.Check {
         {
-            (try? await database.tracedRead { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+            (try? await database.tracedRead { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) }) == 1
         }
     }
 }

@@ -63,21 +63,22 @@ public struct OutboxDispatcher: Service {
             for subscriber in ServiceName.services.map(\.rawValue) {
                 let pending =
                     try Int.fetchOne(
-                        db,
-                        sql: "SELECT COUNT(*) FROM kit_outbox_delivery WHERE subscriber = ? AND dead_at IS NULL",
+                        db.cachedStatement(
+                            sql: "SELECT COUNT(*) FROM kit_outbox_delivery WHERE subscriber = ? AND dead_at IS NULL"),
                         arguments: [subscriber]) ?? 0
                 let dead =
                     try Int.fetchOne(
-                        db,
-                        sql: "SELECT COUNT(*) FROM kit_outbox_delivery WHERE subscriber = ? AND dead_at IS NOT NULL",
+                        db.cachedStatement(
+                            sql: "SELECT COUNT(*) FROM kit_outbox_delivery WHERE subscriber = ? AND dead_at IS NOT NULL"
+                        ),
                         arguments: [subscriber]) ?? 0
                 guard pending + dead > 0 else { continue }
                 let oldest = try Date.fetchOne(
-                    db,
-                    sql: """
-                        SELECT e.occurred_at FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
-                        WHERE d.subscriber = ? AND d.dead_at IS NULL ORDER BY d.event_seq LIMIT 1
-                        """, arguments: [subscriber])
+                    db.cachedStatement(
+                        sql: """
+                            SELECT e.occurred_at FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                            WHERE d.subscriber = ? AND d.dead_at IS NULL ORDER BY d.event_seq LIMIT 1
+                            """), arguments: [subscriber])
                 backlog[subscriber] = Backlog(
                     pending: pending, oldestPendingAge: oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0,
                     dead: dead)
@@ -140,14 +141,14 @@ public struct OutboxDispatcher: Service {
                         head <= now
                     else { continue }
                     batches[subscriber] = try Pending.fetchAll(
-                        db,
-                        sql: """
-                            SELECT d.event_seq, d.subscriber, d.attempts, d.next_attempt_at, e.id, e.type, e.body
-                            FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
-                            WHERE d.subscriber = ? AND d.dead_at IS NULL
-                            ORDER BY d.event_seq
-                            LIMIT ?
-                            """, arguments: [subscriber, batchSize])
+                        db.cachedStatement(
+                            sql: """
+                                SELECT d.event_seq, d.subscriber, d.attempts, d.next_attempt_at, e.id, e.type, e.body
+                                FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                                WHERE d.subscriber = ? AND d.dead_at IS NULL
+                                ORDER BY d.event_seq
+                                LIMIT ?
+                                """), arguments: [subscriber, batchSize])
                 }
                 return batches
             }

@@ -25,11 +25,11 @@ extension Outbox {
     /// (delivered rows, and then the event itself, are deleted).
     public static func unacknowledged(eventID: String, in db: Database) throws -> [ServiceName] {
         try String.fetchAll(
-            db,
-            sql: """
-                SELECT d.subscriber FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
-                WHERE e.id = ? ORDER BY d.subscriber
-                """, arguments: [eventID]
+            db.cachedStatement(
+                sql: """
+                    SELECT d.subscriber FROM kit_outbox_delivery d JOIN kit_outbox_event e ON e.seq = d.event_seq
+                    WHERE e.id = ? ORDER BY d.subscriber
+                    """), arguments: [eventID]
         ).compactMap(ServiceName.init(rawValue:))
     }
 }

@@ -141,7 +141,8 @@ public final class MirrorFill: Service, Sendable {
     static func state(_ name: String, in db: Database) throws -> (after: String?, complete: Bool) {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT after, complete FROM kit_mirror_fill WHERE name = ?", arguments: [name])
+                db.cachedStatement(sql: "SELECT after, complete FROM kit_mirror_fill WHERE name = ?"), arguments: [name]
+            )
         else { return (nil, false) }
         return (row["after"], row["complete"])
     }

@@ -28,7 +28,8 @@ struct MessageRecord: ServiceRecord {
 
     /// The number of conversation `id`'s newest message (0 when it has none).
     static func newestSeq(in id: String, _ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT max(seq) FROM message WHERE conversation_id = ?", arguments: [id]) ?? 0
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT max(seq) FROM message WHERE conversation_id = ?"), arguments: [id]) ?? 0
     }
 
     var contract: DirectMessage {

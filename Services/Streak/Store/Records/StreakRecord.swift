@@ -110,6 +110,12 @@ struct StreakRecord: ServiceRecord, Equatable {
     /// Reasons that end a streak for good: the two are no longer friends.
     static let endings: Set<String> = ["blocked", "unfriended"]
 
+    /// Streaks of two people who are still friends (not ended by a block or an unfriending),
+    /// as SQL: ``DerivableRequest/ofFriends()``, and the lists on kept statements.
+    static let stillFriends =
+        "(broken_reason IS NULL OR broken_reason NOT IN ("
+        + endings.sorted().map { "'\($0)'" }.joined(separator: ", ") + "))"
+
     /// The pair in stored order.
     static func pair(_ one: String, _ other: String) -> (String, String) {
         one < other ? (one, other) : (other, one)
@@ -188,11 +194,7 @@ extension DerivableRequest<StreakRecord> {
 
     /// Streaks whose two are still friends (not ended by a block or unfriending): snaps can
     /// go into them.
-    func ofFriends() -> Self {
-        filter(
-            StreakRecord.Columns.brokenReason == nil
-                || !StreakRecord.endings.sorted().contains(StreakRecord.Columns.brokenReason))
-    }
+    func ofFriends() -> Self { filter(sql: StreakRecord.stillFriends) }
 }
 
 extension StreakStatus: DatabaseValueConvertible {}
