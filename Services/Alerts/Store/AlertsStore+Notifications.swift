@@ -69,7 +69,7 @@ extension AlertsStore {
     /// than that). An id that is not theirs, or no longer exists, replays nothing.
     func missed(after id: String?, of user: String, limit: Int) async throws -> Missed {
         try await database.tracedRead { db in
-            let unread = try NotificationRecord.all().of(user).unread().fetchCount(db)
+            let unread = try NotificationRecord.unreadCount(of: user, in: db)
             guard let id,
                 let seen = try Int64.fetchOne(
                     db.cachedStatement(sql: "SELECT rowid FROM notification WHERE id = ? AND user_id = ?"),

@@ -10,8 +10,8 @@ struct EntitlementStore: Sendable {
     let outbox: Outbox
 
     /// Whether the user has a subscription that still gives access: active, cancelled but not
-    /// yet expired, or in billing retry.
-    /// (A statement the connection keeps: every session check asks.)
+    /// yet expired, or in billing retry. (A statement the connection keeps: every session
+    /// check asks.)
     static func isPremium(userID: String, now: Date, in db: Database) throws -> Bool {
         try Bool.fetchOne(
             db.cachedStatement(

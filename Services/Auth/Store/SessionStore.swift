@@ -73,7 +73,7 @@ struct SessionStore: Sendable {
                 emailVerified: user.emailVerifiedAt != nil,
                 tenantId: session.tenantId,
                 customerRef: session.tenantId == nil
-                    ? nil : try CustomerRecord.fetchOne(db, key: session.userId)?.customerRef,
+                    ? nil : try CustomerRecord.reference(of: session.userId, in: db),
                 attestedAt: session.attestedAt,
                 suspendedUntil: try AccountRestrictionRecord.of(session.userId, in: db)?.suspension(at: now))
         }

@@ -17,6 +17,13 @@ struct CustomerRecord: ServiceRecord {
     var createdAt: Date
     var pinsUpdatedAt: Date
 
+    /// The customer reference of `userID` (a PIN customer's session check reads it on every
+    /// request), with a statement the connection keeps.
+    static func reference(of userID: String, in db: Database) throws -> String? {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT customer_ref FROM customer WHERE user_id = ?"), arguments: [userID])
+    }
+
     /// The columns queries name.
     enum Columns: String, ColumnExpression {
         case tenantId = "tenant_id"
