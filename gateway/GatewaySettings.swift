@@ -48,6 +48,9 @@ import ServiceHTTP
 /// - `upstream.relayKeptAlive` (default true): the relay carries a request on an idle kept-alive
 ///   HTTP/1.1 connection to the service when its loop has one (``KeptAliveLanes``), and on a
 ///   stream of the loop's HTTP/2 connection otherwise.
+/// - `upstream.relayFrames` (default true): a GET whose HEADERS end its stream is relayed from
+///   the client's HTTP/2 connection frame by frame (``FrameRelay``), without a stream channel;
+///   false leaves every request to its stream's ``StreamRelay``.
 /// - `metrics.token` (secret, default unset): bearer token for `/metrics`; without it only
 ///   loopback clients that are not a trusted proxy may read metrics.
 /// - `cors.allowOrigin` (default unset): an origin allowed to call the API from a browser.
@@ -63,6 +66,7 @@ struct GatewaySettings: Sendable {
     let uploadTimeout: Int64
     let relay: Bool
     let relayKeptAlive: Bool
+    let relayFrames: Bool
     let metricsToken: String?
     let corsOrigin: String?
     let headerLimit: Int
@@ -105,6 +109,7 @@ struct GatewaySettings: Sendable {
         self.uploadTimeout = Int64(try reader.integer("upstream.uploadTimeoutSeconds", default: 600, in: 1...86_400))
         self.relay = try reader.boolean("upstream.relay", default: true)
         self.relayKeptAlive = try reader.boolean("upstream.relayKeptAlive", default: true)
+        self.relayFrames = try reader.boolean("upstream.relayFrames", default: true)
         self.metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
         self.corsOrigin = reader.string(forKey: "cors.allowOrigin")
         self.headerLimit = try reader.integer("limits.headerBytes", default: 12288, in: 1024...65536)

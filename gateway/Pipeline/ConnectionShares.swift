@@ -72,7 +72,10 @@ final class ConnectionShares: Sendable {
         }
     }
 
-    private func tryEnter(_ connection: ObjectIdentifier) -> Bool {
+    /// Takes a turn on `connection` if one is free, without queueing (``FrameRelay``, which
+    /// leaves a request that would wait to ``StreamRelay``). True must be matched by one
+    /// ``leave(_:)``.
+    func tryEnter(_ connection: ObjectIdentifier) -> Bool {
         shares.withLock { Self.takeTurn(on: connection, in: &$0, limit: perConnection) }
     }
 

@@ -8,18 +8,21 @@ import Prometheus
 import ServiceHTTP
 import Synchronization
 
-/// The access log line and request metrics of a relayed request (``StreamRelay``): the same
+/// The access log line and request metrics of a relayed request (``StreamRelay``,
+/// ``FrameStream``): the same
 /// line as ``AccessLogMiddleware`` writes and the same series as Hummingbird's
 /// `MetricsMiddleware` counts for the pipeline's requests, so a dashboard cannot tell which
-/// way a request went; `pinhole_gateway_relayed_total` counts those relayed, and
+/// way a request went; `pinhole_gateway_relayed_total` counts those relayed,
 /// `pinhole_gateway_relayed_kept_alive_total` those of them carried on a kept-alive HTTP/1.1
-/// connection (``KeptAliveLanes``).
+/// connection (``KeptAliveLanes``), and `pinhole_gateway_relayed_frames_total` those answered
+/// frame by frame from the client's connection (``FrameRelay``).
 final class RelayLog: Sendable {
     private let logger: Logger
     private let level: Logger.Level
     private let series = Mutex<[Series: (count: Metrics.Counter, duration: Metrics.Timer)]>([:])
     private let relayed: Prometheus.Counter
     private let keptAlive: Prometheus.Counter
+    private let framed: Prometheus.Counter
 
     private struct Series: Hashable {
         let endpoint: String
@@ -37,9 +40,14 @@ final class RelayLog: Sendable {
         self.keptAlive = registry.makeCounter(
             name: "pinhole_gateway_relayed_kept_alive_total",
             help: "Relayed requests carried on a kept-alive HTTP/1.1 connection to the service.")
+        self.framed = registry.makeCounter(
+            name: "pinhole_gateway_relayed_frames_total",
+            help: "Relayed requests answered frame by frame from the client's connection, without a stream channel.")
     }
 
-    func answered(_ plan: RelayPlan, method: HTTPRequest.Method, status: Int, since start: NIODeadline) {
+    func answered(
+        _ plan: RelayPlan, method: HTTPRequest.Method, status: Int, since start: NIODeadline, framed: Bool = false
+    ) {
         let elapsed = NIODeadline.now() - start
         let key = Series(endpoint: plan.endpoint, method: method, status: status)
         let metrics = series.withLock { series in
@@ -58,6 +66,7 @@ final class RelayLog: Sendable {
         }
         relayed.increment()
         if plan.keptAlive != nil { keptAlive.increment() }
+        if framed { self.framed.increment() }
         metrics.count.increment()
         metrics.duration.recordNanoseconds(elapsed.nanoseconds)
         guard logger.logLevel <= level else { return }

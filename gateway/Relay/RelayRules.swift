@@ -29,13 +29,12 @@ struct RelayRules: Sendable {
     /// take the pipeline.
     private static let methods: Set<HTTPRequest.Method> = [.get, .post, .put, .patch, .delete]
 
-    /// Whether `head`, on the stream `channel`, may be relayed, as far as can be told before
-    /// its connection's turn (``ConnectionShares``, which ``StreamRelay`` takes next): route,
-    /// head size, declared body, token. Nil when the pipeline answers it.
-    func admit(_ head: HTTPRequest, on channel: any Channel) -> RelayAdmission? {
-        guard !Telemetry.isEnabled, Self.methods.contains(head.method), let target = head.path,
-            let connection = channel.parent
-        else { return nil }
+    /// Whether `head`, a request on the client's HTTP/2 `connection`, may be relayed, as far as
+    /// can be told before its connection's turn (``ConnectionShares``, which ``StreamRelay`` and
+    /// ``FrameRelay`` take next): route, head size, declared body, token. Nil when the pipeline
+    /// answers it.
+    func admit(_ head: HTTPRequest, connection: any Channel) -> RelayAdmission? {
+        guard !Telemetry.isEnabled, Self.methods.contains(head.method), let target = head.path else { return nil }
         let fields = head.headerFields
         guard fields[.expect] == nil, settings.corsOrigin == nil || fields[.origin] == nil,
             HeaderLimitMiddleware<GatewayRequestContext>.size(of: head) <= settings.headerLimit
@@ -65,6 +64,7 @@ struct RelayRules: Sendable {
     /// How `admitted`, holding its turn, is relayed: the service's connection on this loop, the
     /// rate limit charged, the ids and the head the service gets. Nil when the pipeline
     /// answers it after all (no connection on this loop yet, or the rate limit refuses).
+    /// `channel` is the request's stream, or the client's connection (the same loop and peer).
     func plan(_ admitted: RelayAdmission, on channel: any Channel) -> RelayPlan? {
         let (head, route) = (admitted.head, admitted.route)
         guard let upstream = pool.relayConnection(to: route.service, on: channel.eventLoop) else { return nil }

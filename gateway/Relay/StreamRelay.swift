@@ -17,7 +17,7 @@ import ServiceHTTP
 /// the `RateLimit` headers, `x-request-id` and `traceparent`, `UPSTREAM_UNAVAILABLE` (503)
 /// when the service's stream fails before its answer began, `UPSTREAM_TIMEOUT` (504) when no
 /// answer began in time, and the same access log line and request metrics.
-final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
+final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDownstream {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundOut = HTTPResponsePart
@@ -77,7 +77,8 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler {
         case .passing:
             context.fireChannelRead(data)
         case .waiting:
-            guard case .head(let head) = unwrapInboundIn(data), let admission = rules.admit(head, on: context.channel)
+            guard case .head(let head) = unwrapInboundIn(data), let connection = context.channel.parent,
+                let admission = rules.admit(head, connection: connection)
             else {
                 state = .passing
                 handOver(context.channel)

@@ -15,7 +15,7 @@ final class UpstreamRelay: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPRequestPart
     typealias OutboundOut = HTTPRequestPart
 
-    private weak var owner: StreamRelay?
+    private weak var owner: (any RelayDownstream)?
     private var context: ChannelHandlerContext?
     /// The answer arrived in full: HTTP/2 closes the stream itself, and a reset now would
     /// count towards the service's rapid-reset limit.
@@ -32,7 +32,7 @@ final class UpstreamRelay: ChannelDuplexHandler, RemovableChannelHandler {
     /// The request's end was sent (a kept-alive connection left mid-request is not reused).
     private var requestSent = false
 
-    init(owner: StreamRelay) {
+    init(owner: any RelayDownstream) {
         self.owner = owner
     }
 
@@ -183,6 +183,18 @@ final class UpstreamRelay: ChannelDuplexHandler, RemovableChannelHandler {
         owner = nil
         context.fireChannelInactive()
     }
+}
+
+/// The client's side of a relayed request, told by ``UpstreamRelay`` of the service's answer
+/// as it arrives: a client's HTTP/2 stream (``StreamRelay``) or a stream the connection's
+/// ``FrameRelay`` answers itself (``FrameStream``).
+protocol RelayDownstream: AnyObject {
+    func upstreamHead(_ response: HTTPResponse)
+    func upstreamBody(_ buffer: ByteBuffer)
+    func upstreamEnd()
+    func upstreamReadComplete()
+    /// The service's side failed: before the answer began, or in its middle.
+    func upstreamFailed()
 }
 
 /// Sends a request without a body as one HEADERS frame with END_STREAM: NIO's HTTP types codec

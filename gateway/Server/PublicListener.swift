@@ -23,7 +23,8 @@ enum PublicListener {
 
     /// HTTP/2 and HTTP/1.1 with the public limits. The parsers' header cap is a hard limit
     /// well above `limits.headerBytes`, which the router enforces with a proper 431 for both
-    /// protocols. With `relay`, each HTTP/2 stream gets a ``StreamRelay`` ahead of the router.
+    /// protocols. With `relay`, each HTTP/2 stream gets a ``StreamRelay`` ahead of the router,
+    /// and each HTTP/2 connection a ``FrameRelay`` ahead of its streams (`upstream.relayFrames`).
     static func http2(
         responder: @escaping HTTPChannelHandler.Responder, limits: PublicLimits, gate: LiveStreamGate,
         relay: RelayRules?
@@ -54,7 +55,13 @@ enum PublicListener {
                     "HTTP/2 flood: connections from \(address) refused for \(penalty)",
                     metadata: ["error": "\(error)"])
             },
-            prepareStream: relay.map(relayStreams))
+            prepareStream: relay.map(relayStreams),
+            prepareConnection: relay.flatMap { $0.settings.relayFrames ? relayFrames($0) : nil })
+    }
+
+    /// Puts a ``FrameRelay`` between each HTTP/2 connection's NIOHTTP2 handler and its streams.
+    static func relayFrames(_ rules: RelayRules) -> HTTP2.PrepareConnection {
+        { @Sendable operations in try operations.addHandler(FrameRelay(rules: rules)) }
     }
 
     /// Puts a ``StreamRelay`` in each new HTTP/2 stream's pipeline.

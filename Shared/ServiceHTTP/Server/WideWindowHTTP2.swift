@@ -45,6 +45,7 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
     let grace: TimeAmount
     let misbehaviour: Misbehaviour
     let prepareStream: PrepareStream?
+    let prepareConnection: PrepareConnection?
 
     /// Adds handlers to a new stream's pipeline right behind its HTTP types codec, ahead of
     /// Hummingbird's (the gateway's relay, which answers the requests it can on the event loop).
@@ -54,15 +55,23 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
         @Sendable (ChannelPipeline.SynchronousOperations, _ handOver: @escaping HandOver) throws -> Void
     public typealias HandOver = @Sendable (any Channel) -> Void
 
+    /// Adds handlers to a new HTTP/2 connection's pipeline between NIOHTTP2's handler and its
+    /// stream multiplexer (with `prepareStream` only): they see every frame before the streams
+    /// do and may answer a stream's request themselves, frame by frame, so that it never becomes
+    /// a stream channel (the gateway's ``FrameRelay``). What they pass on reaches the streams.
+    public typealias PrepareConnection = @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
+
     /// `http1` serves each stream's request, `connections` HTTP/1.1 connections. A client that
     /// opens more than `maxConcurrentStreams` streams at once gets `REFUSED_STREAM` for the
     /// excess.
     public init(
         http1: HTTP1Channel, connections: HTTP1Connections, maxConcurrentStreams: Int = 100,
         maxHeaderListSize: Int = 1 << 14, idleTimeout: TimeAmount, grace: TimeAmount,
-        misbehaviour: @escaping Misbehaviour = { _, _ in }, prepareStream: PrepareStream? = nil
+        misbehaviour: @escaping Misbehaviour = { _, _ in }, prepareStream: PrepareStream? = nil,
+        prepareConnection: PrepareConnection? = nil
     ) {
         self.prepareStream = prepareStream
+        self.prepareConnection = prepareConnection
         self.http1 = http1
         self.connections = connections
         self.maxConcurrentStreams = maxConcurrentStreams
@@ -91,7 +100,9 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
         channel.eventLoop.makeCompletedFuture {
             let operations = channel.pipeline.syncOperations
             try operations.addHandler(IdleStateHandler(allTimeout: idleTimeout))
-            let closer = HTTP2ConnectionCloser(grace: grace, misbehaviour: misbehaviour)
+            let closer = HTTP2ConnectionCloser(
+                grace: grace, misbehaviour: misbehaviour,
+                countsStreamEvents: prepareStream != nil && prepareConnection != nil)
             let openStreams = HTTP2ConnectionCloser.OpenStreams(
                 closer: NIOLoopBound(closer, eventLoop: channel.eventLoop))
             let connection: Connection
@@ -136,15 +147,33 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
             }
         }
         let configuration = nioConfiguration
-        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: configuration.connection, streamConfiguration: configuration.stream,
-            streamDelegate: openStreams
-        ) { stream in
+        let initializer: NIOChannelInitializer = { stream in
             stream.eventLoop.makeCompletedFuture {
                 let operations = stream.pipeline.syncOperations
                 try Self.addStreamHandlers(operations)
                 try prepareStream(operations, handOver)
             }
+        }
+        if let prepareConnection {
+            // NIOHTTP2's handler and its multiplexer as two handlers, with the connection's own
+            // between them; the closer counts the streams from the events they pass on.
+            let operations = channel.pipeline.syncOperations
+            try operations.addHandler(
+                NIOHTTP2Handler(
+                    mode: .server, connectionConfiguration: configuration.connection,
+                    streamConfiguration: configuration.stream))
+            try prepareConnection(operations)
+            try operations.addHandler(
+                HTTP2StreamMultiplexer(
+                    mode: .server, channel: channel, targetWindowSize: configuration.stream.targetWindowSize,
+                    outboundBufferSizeHighWatermark: configuration.stream.outboundBufferSizeHighWatermark,
+                    outboundBufferSizeLowWatermark: configuration.stream.outboundBufferSizeLowWatermark,
+                    inboundStreamInitializer: initializer))
+        } else {
+            _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                mode: .server, connectionConfiguration: configuration.connection,
+                streamConfiguration: configuration.stream, streamDelegate: openStreams,
+                inboundStreamInitializer: initializer)
         }
         channel.closeFuture.whenComplete { _ in handedOver.finish() }
         return .handedOver(streams)
@@ -233,6 +262,8 @@ public enum HTTP2Windows {
 /// The open streams come from ``OpenStreams``, NIOHTTP2's stream delegate: its inline
 /// multiplexer tells only that, not the pipeline (this handler once counted the pipeline's
 /// stream events, saw none, and closed connections whose requests outlived the idle timeout).
+/// Behind NIOHTTP2's handler without its inline multiplexer (`countsStreamEvents`), the stream
+/// events come through the pipeline, and are counted from there.
 final class HTTP2ConnectionCloser: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
@@ -252,9 +283,12 @@ final class HTTP2ConnectionCloser: ChannelInboundHandler {
     private var closing = false
     private var context: ChannelHandlerContext?
 
-    init(grace: TimeAmount, misbehaviour: @escaping WideWindowHTTP2.Misbehaviour) {
+    private let countsStreamEvents: Bool
+
+    init(grace: TimeAmount, misbehaviour: @escaping WideWindowHTTP2.Misbehaviour, countsStreamEvents: Bool = false) {
         self.grace = grace
         self.misbehaviour = misbehaviour
+        self.countsStreamEvents = countsStreamEvents
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -280,6 +314,10 @@ final class HTTP2ConnectionCloser: ChannelInboundHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
+        case let created as NIOHTTP2StreamCreatedEvent where countsStreamEvents:
+            opened(created.streamID)
+        case let closedStream as StreamClosedEvent where countsStreamEvents:
+            closed(closedStream.streamID)
         case is ChannelShouldQuiesceEvent:
             guard !closing else { break }
             closing = true

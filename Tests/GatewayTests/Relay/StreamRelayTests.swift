@@ -9,10 +9,11 @@ import Testing
 
 @testable import Gateway
 
-/// The relay (``StreamRelay``) answers what it takes as the Hummingbird pipeline would: each
-/// request is sent to a relaying gateway and to one with `upstream.relay` off, and the service
-/// and the client must see the same on both (the gateway's `/metrics` proves the first one
-/// relayed it, and over which hop: a kept-alive HTTP/1.1 connection or an HTTP/2 stream).
+/// The relay (``StreamRelay``, and ``FrameRelay`` for GETs) answers what it takes as the
+/// Hummingbird pipeline would: each request is sent to a relaying gateway and to one with
+/// `upstream.relay` off, and the service and the client must see the same on both (the
+/// gateway's `/metrics` proves the first one relayed it, which way: frame by frame or on a
+/// stream channel, and over which hop: a kept-alive HTTP/1.1 connection or an HTTP/2 stream).
 @Suite struct StreamRelayTests {
     /// One request, as both gateways get it.
     struct Call {
@@ -22,10 +23,10 @@ import Testing
         var body: Data?
     }
 
-    @Test(arguments: [true, false])
-    func relayedAnswersAreThePipelinesAnswers(keptAlive: Bool) async throws {
+    @Test(arguments: [(keptAlive: true, frames: true), (false, true), (true, false)])
+    func relayedAnswersAreThePipelinesAnswers(keptAlive: Bool, frames: Bool) async throws {
         let relaying = try await GatewayHarness.start(
-            gateway: ["upstream.relayKeptAlive": "\(keptAlive)"], publicTLS: true)
+            gateway: ["upstream.relayKeptAlive": "\(keptAlive)", "upstream.relayFrames": "\(frames)"], publicTLS: true)
         let piped = try await GatewayHarness.start(gateway: ["upstream.relay": "false"], publicTLS: true)
         let relayingToken = try await relaying.signUp("relay@example.com").accessToken
         let pipedToken = try await piped.signUp("relay@example.com").accessToken
@@ -62,11 +63,15 @@ import Testing
         for call in calls {
             let before = try await Self.relayed(relaying)
             let keptAliveBefore = try await Self.keptAlive(relaying)
+            let framedBefore = try await Self.framed(relaying)
             let relayed = try await relaying.client.call(
                 call.method, relaying.url(call.path), token: relayingToken, bytes: call.body, headers: call.headers)
             #expect(try await Self.relayed(relaying) == before + 1, "\(call.path) was not relayed")
             // One connection after another: each call finds the one the last gave back.
             #expect(try await Self.keptAlive(relaying) == keptAliveBefore + (keptAlive ? 1 : 0), "\(call.path)")
+            // GETs frame by frame, the rest on their stream's channel.
+            let framed = frames && call.method == .GET
+            #expect(try await Self.framed(relaying) == framedBefore + (framed ? 1 : 0), "\(call.path)")
             let answer = try await piped.client.call(
                 call.method, piped.url(call.path), token: pipedToken, bytes: call.body, headers: call.headers)
             #expect(relayed.status == answer.status, "\(call.path)")
@@ -114,6 +119,27 @@ import Testing
         #expect(answer.header("retry-after") == "1")
         #expect(try answer.decode(ErrorEnvelope.self).error.requestId == answer.header("x-request-id"))
         #expect(try await Self.relayed(harness) == before + 1)
+        harness.recorder.release()
+        await harness.stop()
+    }
+
+    /// A client that resets a GET the connection's ``FrameRelay`` is answering gives its
+    /// connection's turn back: with one turn per connection, the next request on the same
+    /// connection is answered (it would wait for good for a turn never given back), and the
+    /// reset one is not counted as answered.
+    @Test func aResetFramedRequestGivesItsTurnBack() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
+        let token = try await harness.signUp("reset@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let framed = try await Self.framed(harness)
+        let held = Task { try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token) }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
+        held.cancel()
+        _ = try? await held.value
+        let next = try await harness.client.call(.GET, harness.url("/v1/reports/echo"), token: token)
+        #expect(next.status == 200)
+        #expect(try await Self.framed(harness) == framed + 1)
         harness.recorder.release()
         await harness.stop()
     }
@@ -247,6 +273,11 @@ import Testing
     /// Of those, the requests carried on a kept-alive HTTP/1.1 connection.
     static func keptAlive(_ harness: GatewayHarness) async throws -> Int {
         try await counter("pinhole_gateway_relayed_kept_alive_total", of: harness)
+    }
+
+    /// Of those, the requests answered frame by frame from the client's connection.
+    static func framed(_ harness: GatewayHarness) async throws -> Int {
+        try await counter("pinhole_gateway_relayed_frames_total", of: harness)
     }
 
     static func counter(_ name: String, of harness: GatewayHarness) async throws -> Int {

@@ -1,0 +1,190 @@
+import HTTPTypes
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// The gateway's fastest way through, on a client's HTTP/2 connection between NIOHTTP2's
+/// handler and its stream multiplexer: a GET whose HEADERS end the stream, which
+/// ``RelayRules`` admits and which finds its connection's turn free, is answered here frame
+/// by frame (``FrameStream``), without a stream channel, its pipeline or its codec; its
+/// answer comes from the service's kept-alive connection or stream on the same loop
+/// (``UpstreamRelay``), as ``StreamRelay``'s does.
+///
+/// Every other frame goes on to the multiplexer untouched: a request this declines becomes a
+/// stream channel with a ``StreamRelay``, which relays it the same way or hands it to the
+/// Hummingbird pipeline (a body to forward, a request that must wait for its turn, anything
+/// the pipeline answers). Both read the same token cache, rate limiter and turns, so a request
+/// is answered the same way whichever takes it.
+final class FrameRelay: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    let rules: RelayRules
+    private var streams: [HTTP2StreamID: FrameStream] = [:]
+    private var context: ChannelHandlerContext?
+    /// The highest stream the client opened: a HEADERS frame above it begins a request, one at
+    /// or below it is a trailer of a stream already open.
+    private var lastOpened = HTTP2StreamID.rootStream
+    private var flushPending = false
+    private var reading = false
+
+    init(rules: RelayRules) {
+        self.rules = rules
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        reading = true
+        let frame = unwrapInboundIn(data)
+        if let stream = streams[frame.streamID] {
+            // The request was whole with its HEADERS: what else comes is a reset or windows.
+            if case .rstStream = frame.payload { stream.clientWentAway() }
+            return
+        }
+        guard case .headers(let headers) = frame.payload, frame.streamID > lastOpened else {
+            context.fireChannelRead(data)
+            return
+        }
+        lastOpened = frame.streamID
+        guard headers.endStream, let stream = take(frame.streamID, headers.headers, context: context) else {
+            context.fireChannelRead(data)
+            return
+        }
+        streams[frame.streamID] = stream
+        stream.start()
+    }
+
+    /// The request on `id` if it is relayed here: a GET that ``RelayRules`` admits and plans
+    /// with its connection's turn taken at once.
+    private func take(_ id: HTTP2StreamID, _ headers: HPACKHeaders, context: ChannelHandlerContext) -> FrameStream? {
+        guard let head = Self.request(headers), head.method == .get,
+            let admission = rules.admit(head, connection: context.channel)
+        else { return nil }
+        guard rules.shares.tryEnter(admission.turn) else { return nil }
+        guard let plan = rules.plan(admission, on: context.channel) else {
+            rules.shares.leave(admission.turn)
+            return nil
+        }
+        return FrameStream(id: id, relay: self, admission: admission, plan: plan)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        reading = false
+        if flushPending {
+            flushPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closed = event as? StreamClosedEvent, let stream = streams.removeValue(forKey: closed.streamID) {
+            stream.clientWentAway()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            for stream in streams.values { stream.clientWritable() }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let open = streams.values
+        streams = [:]
+        for stream in open { stream.clientWentAway() }
+        context.fireChannelInactive()
+    }
+
+    // MARK: For the streams
+
+    var channel: (any Channel)? { context?.channel }
+
+    var isWritable: Bool { context?.channel.isWritable ?? false }
+
+    func write(_ frame: HTTP2Frame) {
+        context?.write(wrapOutboundOut(frame), promise: nil)
+    }
+
+    /// Flushes now, or once the read in progress is over (its other answers go in the same
+    /// flush).
+    func flush() {
+        if reading {
+            flushPending = true
+        } else {
+            context?.flush()
+        }
+    }
+
+    // MARK: HTTP types
+
+    /// The request a HEADERS frame's block carries, as NIO's HTTP types codec reads it, or nil
+    /// for one that codec should judge (a pseudo-header unknown, missing or twice, a name HTTP
+    /// types refuses). NIOHTTP2 has validated the block already (lowercase names,
+    /// pseudo-headers first, no connection-specific fields).
+    static func request(_ headers: HPACKHeaders) -> HTTPRequest? {
+        var method: HTTPRequest.Method?
+        var scheme: String?
+        var authority: String?
+        var path: String?
+        var fields = HTTPFields()
+        fields.reserveCapacity(headers.count)
+        for (name, value, indexing) in headers {
+            if name.utf8.first == UInt8(ascii: ":") {
+                switch name {
+                case ":method" where method == nil: method = HTTPRequest.Method(value)
+                case ":scheme" where scheme == nil: scheme = value
+                case ":authority" where authority == nil: authority = value
+                case ":path" where path == nil: path = value
+                default: return nil
+                }
+            } else {
+                guard let fieldName = HTTPField.Name(name) else { return nil }
+                var field = HTTPField(name: fieldName, value: value)
+                field.indexingStrategy = strategy(indexing)
+                fields.append(field)
+            }
+        }
+        guard let method, scheme != nil, path != nil else { return nil }
+        return HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: fields)
+    }
+
+    private static func strategy(_ indexing: HPACKIndexing) -> HTTPField.DynamicTableIndexingStrategy {
+        switch indexing {
+        case .indexable: .automatic
+        case .nonIndexable: .avoid
+        case .neverIndexed: .disallow
+        }
+    }
+
+    private static func indexing(_ strategy: HTTPField.DynamicTableIndexingStrategy) -> HPACKIndexing {
+        switch strategy {
+        case .avoid: .nonIndexable
+        case .disallow: .neverIndexed
+        default: .indexable
+        }
+    }
+
+    /// A HEADERS block for `response`.
+    static func headers(_ response: HTTPResponse) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(response.headerFields.count + 1)
+        headers.add(name: ":status", value: String(response.status.code))
+        for field in response.headerFields {
+            headers.add(
+                name: field.name.canonicalName, value: field.value,
+                indexing: indexing(field.indexingStrategy))
+        }
+        return headers
+    }
+}

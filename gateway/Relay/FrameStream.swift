@@ -1,0 +1,192 @@
+import HTTPTypes
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOHTTPTypes
+import ServiceHTTP
+
+/// One GET that ``FrameRelay`` answers itself: its request goes to the service as
+/// ``StreamRelay`` sends one (a kept-alive connection or a stream on the same loop, through
+/// ``UpstreamRelay``), and the answer comes back as HEADERS and DATA frames on the client's
+/// stream, with the same headers, ids, refusals, log line and metrics as ``StreamRelay``'s.
+/// The answer's last frame carries END_STREAM; while the client's connection cannot take more,
+/// the service is not read.
+final class FrameStream: RelayDownstream {
+    private enum State {
+        case relaying
+        case answering
+        case finished
+    }
+
+    let id: HTTP2StreamID
+    private weak var relay: FrameRelay?
+    private let shares: ConnectionShares
+    private let log: RelayLog
+    private let admission: RelayAdmission
+    private let plan: RelayPlan
+    private var state = State.relaying
+    private var upstream: UpstreamRelay?
+    private var timer: Scheduled<Void>?
+    private var holdsTurn = true
+    private let started = NIODeadline.now()
+    private var status: Int?
+    /// The answer's head or last body part, not yet written: the answer's end goes on it.
+    private var held: HTTP2Frame.FramePayload?
+
+    init(id: HTTP2StreamID, relay: FrameRelay, admission: RelayAdmission, plan: RelayPlan) {
+        self.id = id
+        self.relay = relay
+        self.shares = relay.rules.shares
+        self.log = relay.rules.log
+        self.admission = admission
+        self.plan = plan
+    }
+
+    /// Sends the request to the service, and gives it until the route's timeout to answer.
+    func start() {
+        guard let relay, let channel = relay.channel else { return }
+        let upstream = UpstreamRelay(owner: self)
+        self.upstream = upstream
+        if let keptAlive = plan.keptAlive {
+            upstream.attach(to: keptAlive, lanes: relay.rules.pool.keptAlive, service: plan.service)
+        } else {
+            plan.connection.openRelayStream(upstream)
+        }
+        upstream.send(.head(plan.upstreamHead))
+        upstream.send(.end(nil))
+        upstream.flush()
+        guard case .relaying = state else { return }
+        timer = channel.eventLoop.assumeIsolated().scheduleTask(in: plan.timeout) { [weak self] in
+            guard let self, case .relaying = self.state else { return }
+            self.upstream?.abandon()
+            self.answer(
+                ServiceError(
+                    .upstreamTimeout, "An internal service did not answer in time.", headers: [.retryAfter: "1"]))
+        }
+    }
+
+    // MARK: The client's side (``FrameRelay``)
+
+    /// The client reset the stream, or its connection went: the service's side goes too.
+    func clientWentAway() {
+        guard state != .finished else { return }
+        upstream?.abandon()
+        finish(status: nil)
+    }
+
+    func clientWritable() {
+        if case .answering = state { upstream?.resumeReading() }
+    }
+
+    // MARK: The service's side (``UpstreamRelay``)
+
+    func upstreamHead(_ response: HTTPResponse) {
+        // 100 Continue is this hop's own business; nothing relayed here has other informational answers.
+        guard case .relaying = state, response.status.kind != .informational else { return }
+        timer?.cancel()
+        giveBackTurn()
+        var head = HTTPResponse(status: response.status)
+        head.headerFields = HeaderPolicy.downstreamFields(from: response.headerFields)
+        head.headerFields.append(contentsOf: plan.rateHeaders)
+        head.headerFields.append(HeaderPolicy.once(.requestID, plan.requestID))
+        head.headerFields.append(HeaderPolicy.once(HeaderPolicy.traceparent, plan.span.description))
+        state = .answering
+        status = response.status.code
+        held = .headers(.init(headers: FrameRelay.headers(head)))
+    }
+
+    func upstreamBody(_ buffer: ByteBuffer) {
+        guard case .answering = state else { return }
+        writeHeld()
+        held = .data(.init(data: .byteBuffer(buffer)))
+        if relay?.isWritable == false { upstream?.pauseReading() }
+    }
+
+    func upstreamEnd() {
+        guard case .answering = state else { return }
+        switch held {
+        case .headers(var headers):
+            headers.endStream = true
+            relay?.write(HTTP2Frame(streamID: id, payload: .headers(headers)))
+        case .data(var data):
+            data.endStream = true
+            relay?.write(HTTP2Frame(streamID: id, payload: .data(data)))
+        default:
+            relay?.write(
+                HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))))
+        }
+        held = nil
+        relay?.flush()
+        finish(status: status)
+    }
+
+    func upstreamReadComplete() {
+        guard case .answering = state else { return }
+        writeHeld()
+        relay?.flush()
+    }
+
+    /// The service's side failed: before an answer began, the client gets 503; after, its
+    /// stream is reset (a cut-off answer must not look complete).
+    func upstreamFailed() {
+        switch state {
+        case .relaying:
+            answer(
+                ServiceError(
+                    .upstreamUnavailable, "An internal service is unavailable; try again shortly.",
+                    headers: [.retryAfter: "1"]))
+        case .answering:
+            held = nil
+            relay?.write(HTTP2Frame(streamID: id, payload: .rstStream(.internalError)))
+            relay?.flush()
+            finish(status: nil)
+        case .finished:
+            break
+        }
+    }
+
+    // MARK: Steps
+
+    private func writeHeld() {
+        guard let held else { return }
+        self.held = nil
+        relay?.write(HTTP2Frame(streamID: id, payload: held))
+    }
+
+    /// Answers with the error envelope, as the pipeline's ``ErrorMiddleware`` does.
+    private func answer(_ failure: ServiceError) {
+        log.upstreamFailed(service: plan.service, requestID: plan.requestID, failure: failure)
+        upstream?.abandon()
+        timer?.cancel()
+        giveBackTurn()
+        let body = failure.envelope(requestID: plan.requestID)
+        var head = HTTPResponse(status: failure.status, headerFields: failure.headers)
+        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        head.headerFields[.contentLength] = String(body.readableBytes)
+        head.headerFields[.requestID] = plan.requestID
+        head.headerFields[HeaderPolicy.traceparent] = plan.span.description
+        relay?.write(HTTP2Frame(streamID: id, payload: .headers(.init(headers: FrameRelay.headers(head)))))
+        relay?.write(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true))))
+        relay?.flush()
+        finish(status: failure.status.code)
+    }
+
+    private func giveBackTurn() {
+        guard holdsTurn else { return }
+        holdsTurn = false
+        shares.leave(admission.turn)
+    }
+
+    /// The request is over: its turn is given back, its line logged and counted (`status`
+    /// nil: it was abandoned), and the service's side let go.
+    private func finish(status: Int?) {
+        state = .finished
+        timer?.cancel()
+        timer = nil
+        giveBackTurn()
+        upstream = nil
+        if let status {
+            log.answered(plan, method: plan.upstreamHead.method, status: status, since: started, framed: true)
+        }
+    }
+}
