@@ -268,7 +268,10 @@ public final class Stack: Sendable {
     }
 
     /// Waits until the executable is ready; with `fakeClock`, it then takes the stack's clock.
-    public func waitUntilReady(_ name: ServiceName, timeout: Duration = .seconds(30)) async -> Bool {
+    /// (90 s: a debug auth started beside a full parallel test run and a release build came up
+    /// only 56 s after its launch, and two stack tests failed at 30 s; one that never comes up
+    /// fails all the same.)
+    public func waitUntilReady(_ name: ServiceName, timeout: Duration = .seconds(90)) async -> Bool {
         guard await eventually(timeout: timeout, every: .milliseconds(100), { await isReady(name) }) else {
             return false
         }

@@ -20,7 +20,7 @@ final class ConnectionShares: Sendable {
     }
 
     /// How a waiting request is told its turn came: a task resumes, a relayed request
-    /// (``StreamRelay``) is called back.
+    /// (``StreamRelay``, ``FrameStream``) is called back.
     private enum Turn {
         case task(CheckedContinuation<Void, any Error>)
         case callback(@Sendable () -> Void)
@@ -46,8 +46,8 @@ final class ConnectionShares: Sendable {
     /// Takes a turn on `connection` if one is free (nil), or queues the request and returns its
     /// ticket: `whenTaken` is called, from whichever thread gives a turn back, once the turn is
     /// its. A turn taken either way must be matched by one ``leave(_:)``; a queued request that
-    /// no longer wants its turn calls ``withdraw(_:from:)`` (``StreamRelay``, which cannot wait
-    /// in a task).
+    /// no longer wants its turn calls ``withdraw(_:from:)`` (``StreamRelay`` and ``FrameStream``,
+    /// which cannot wait in a task).
     func enter(_ connection: ObjectIdentifier, whenTaken: @escaping @Sendable () -> Void) -> UInt64? {
         let ticket = tickets.add(1, ordering: .relaxed).newValue
         let queued = shares.withLock { shares in
@@ -72,10 +72,7 @@ final class ConnectionShares: Sendable {
         }
     }
 
-    /// Takes a turn on `connection` if one is free, without queueing (``FrameRelay``, which
-    /// leaves a request that would wait to ``StreamRelay``). True must be matched by one
-    /// ``leave(_:)``.
-    func tryEnter(_ connection: ObjectIdentifier) -> Bool {
+    private func tryEnter(_ connection: ObjectIdentifier) -> Bool {
         shares.withLock { Self.takeTurn(on: connection, in: &$0, limit: perConnection) }
     }
 

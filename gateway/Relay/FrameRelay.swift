@@ -5,16 +5,15 @@ import NIOHTTP2
 
 /// The gateway's fastest way through, on a client's HTTP/2 connection between NIOHTTP2's
 /// handler and its stream multiplexer: a GET whose HEADERS end the stream, which
-/// ``RelayRules`` admits and which finds its connection's turn free, is answered here frame
-/// by frame (``FrameStream``), without a stream channel, its pipeline or its codec; its
-/// answer comes from the service's kept-alive connection or stream on the same loop
-/// (``UpstreamRelay``), as ``StreamRelay``'s does.
+/// ``RelayRules`` admits, is answered here frame by frame (``FrameStream``), without a stream
+/// channel, its pipeline or its codec; its answer comes from the service's kept-alive
+/// connection or stream on the same loop (``UpstreamRelay``), as ``StreamRelay``'s does.
 ///
-/// Every other frame goes on to the multiplexer untouched: a request this declines becomes a
-/// stream channel with a ``StreamRelay``, which relays it the same way or hands it to the
-/// Hummingbird pipeline (a body to forward, a request that must wait for its turn, anything
-/// the pipeline answers). Both read the same token cache, rate limiter and turns, so a request
-/// is answered the same way whichever takes it.
+/// Every other frame goes on to the multiplexer untouched: a request this declines (or plans
+/// not to relay once its turn came) becomes a stream channel with a ``StreamRelay``, which
+/// relays it the same way or hands it to the Hummingbird pipeline (a body to forward,
+/// anything the pipeline answers). Both read the same token cache, rate limiter and turns, so
+/// a request is answered the same way whichever takes it.
 final class FrameRelay: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = HTTP2Frame
@@ -54,26 +53,15 @@ final class FrameRelay: ChannelInboundHandler {
             return
         }
         lastOpened = frame.streamID
-        guard headers.endStream, let stream = take(frame.streamID, headers.headers, context: context) else {
+        guard headers.endStream, let head = Self.request(headers.headers), head.method == .get,
+            let admission = rules.admit(head, connection: context.channel)
+        else {
             context.fireChannelRead(data)
             return
         }
+        let stream = FrameStream(request: frame, relay: self, admission: admission)
         streams[frame.streamID] = stream
-        stream.start()
-    }
-
-    /// The request on `id` if it is relayed here: a GET that ``RelayRules`` admits and plans
-    /// with its connection's turn taken at once.
-    private func take(_ id: HTTP2StreamID, _ headers: HPACKHeaders, context: ChannelHandlerContext) -> FrameStream? {
-        guard let head = Self.request(headers), head.method == .get,
-            let admission = rules.admit(head, connection: context.channel)
-        else { return nil }
-        guard rules.shares.tryEnter(admission.turn) else { return nil }
-        guard let plan = rules.plan(admission, on: context.channel) else {
-            rules.shares.leave(admission.turn)
-            return nil
-        }
-        return FrameStream(id: id, relay: self, admission: admission, plan: plan)
+        stream.begin(on: context.eventLoop)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -111,6 +99,15 @@ final class FrameRelay: ChannelInboundHandler {
     var channel: (any Channel)? { context?.channel }
 
     var isWritable: Bool { context?.channel.isWritable ?? false }
+
+    /// Gives `request`, a HEADERS frame this took, to the multiplexer after all, and with it
+    /// the stream's later frames.
+    func handOver(_ request: HTTP2Frame) {
+        guard let context, streams.removeValue(forKey: request.streamID) != nil else { return }
+        context.fireChannelRead(wrapInboundOut(request))
+        // Outside a read the streams hear of it only from this.
+        if !reading { context.fireChannelReadComplete() }
+    }
 
     func write(_ frame: HTTP2Frame) {
         context?.write(wrapOutboundOut(frame), promise: nil)

@@ -5,16 +5,26 @@ import NIOHTTP2
 import NIOHTTPTypes
 import ServiceHTTP
 
-/// One GET that ``FrameRelay`` answers itself: its request goes to the service as
-/// ``StreamRelay`` sends one (a kept-alive connection or a stream on the same loop, through
-/// ``UpstreamRelay``), and the answer comes back as HEADERS and DATA frames on the client's
-/// stream, with the same headers, ids, refusals, log line and metrics as ``StreamRelay``'s.
-/// The answer's last frame carries END_STREAM; while the client's connection cannot take more,
-/// the service is not read.
+/// One GET that ``FrameRelay`` answers itself. It takes its connection's turn as
+/// ``StreamRelay`` does (waiting for it, if it must, as a callback); then, if ``RelayRules``
+/// plans it, its request goes to the service as ``StreamRelay`` sends one (a kept-alive
+/// connection or a stream on the same loop, through ``UpstreamRelay``), and the answer comes
+/// back as HEADERS and DATA frames on the client's stream, with the same headers, ids,
+/// refusals, log line and metrics as ``StreamRelay``'s. The answer's last frame carries
+/// END_STREAM; while the client's connection cannot take more, the service is not read. If it
+/// is not planned (no connection to the service on this loop yet, or the rate limit refuses),
+/// its HEADERS frame goes on to the stream multiplexer, and the pipeline answers it.
 final class FrameStream: RelayDownstream {
-    private enum State {
+    private enum State: Equatable {
+        /// Not yet at work.
+        case waiting
+        /// Waiting for its connection's turn.
+        case queued(ticket: UInt64)
+        /// Forwarded; no answer yet.
         case relaying
+        /// The answer's head is out (or held); its body follows.
         case answering
+        /// Answered, abandoned or handed over.
         case finished
     }
 
@@ -23,28 +33,68 @@ final class FrameStream: RelayDownstream {
     private let shares: ConnectionShares
     private let log: RelayLog
     private let admission: RelayAdmission
-    private let plan: RelayPlan
-    private var state = State.relaying
+    /// The request's HEADERS frame, for the multiplexer if the pipeline must answer it.
+    private let request: HTTP2Frame
+    private var plan: RelayPlan!
+    private var state = State.waiting
     private var upstream: UpstreamRelay?
     private var timer: Scheduled<Void>?
-    private var holdsTurn = true
-    private let started = NIODeadline.now()
+    private var holdsTurn = false
+    private var started = NIODeadline.now()
     private var status: Int?
     /// The answer's head or last body part, not yet written: the answer's end goes on it.
     private var held: HTTP2Frame.FramePayload?
 
-    init(id: HTTP2StreamID, relay: FrameRelay, admission: RelayAdmission, plan: RelayPlan) {
-        self.id = id
+    init(request: HTTP2Frame, relay: FrameRelay, admission: RelayAdmission) {
+        self.id = request.streamID
+        self.request = request
         self.relay = relay
         self.shares = relay.rules.shares
         self.log = relay.rules.log
         self.admission = admission
+    }
+
+    /// Takes the connection's turn, or waits for it.
+    func begin(on loop: any EventLoop) {
+        guard state == .waiting else { return }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        if let ticket = shares.enter(admission.turn, whenTaken: { loop.execute { bound.value.turnTaken() } }) {
+            state = .queued(ticket: ticket)
+        } else {
+            holdsTurn = true
+            proceed()
+        }
+    }
+
+    /// The connection's turn came for a queued request.
+    private func turnTaken() {
+        guard case .queued = state else {
+            // The client went away meanwhile.
+            shares.leave(admission.turn)
+            return
+        }
+        holdsTurn = true
+        proceed()
+    }
+
+    /// With the turn taken: relayed if ``RelayRules/plan(_:on:)`` says so, else handed to
+    /// the multiplexer.
+    private func proceed() {
+        guard let relay, let channel = relay.channel else { return finish(status: nil) }
+        guard let plan = relay.rules.plan(admission, on: channel) else {
+            giveBackTurn()
+            state = .finished
+            relay.handOver(request)
+            return
+        }
         self.plan = plan
+        state = .relaying
+        started = .now()
+        start(plan, relay: relay, loop: channel.eventLoop)
     }
 
     /// Sends the request to the service, and gives it until the route's timeout to answer.
-    func start() {
-        guard let relay, let channel = relay.channel else { return }
+    private func start(_ plan: RelayPlan, relay: FrameRelay, loop: any EventLoop) {
         let upstream = UpstreamRelay(owner: self)
         self.upstream = upstream
         if let keptAlive = plan.keptAlive {
@@ -56,7 +106,7 @@ final class FrameStream: RelayDownstream {
         upstream.send(.end(nil))
         upstream.flush()
         guard case .relaying = state else { return }
-        timer = channel.eventLoop.assumeIsolated().scheduleTask(in: plan.timeout) { [weak self] in
+        timer = loop.assumeIsolated().scheduleTask(in: plan.timeout) { [weak self] in
             guard let self, case .relaying = self.state else { return }
             self.upstream?.abandon()
             self.answer(
@@ -69,8 +119,15 @@ final class FrameStream: RelayDownstream {
 
     /// The client reset the stream, or its connection went: the service's side goes too.
     func clientWentAway() {
-        guard state != .finished else { return }
-        upstream?.abandon()
+        switch state {
+        case .finished:
+            return
+        case .queued(let ticket):
+            // A turn already given is given back when its call comes (``turnTaken()``).
+            _ = shares.withdraw(ticket, from: admission.turn)
+        default:
+            upstream?.abandon()
+        }
         finish(status: nil)
     }
 
@@ -140,7 +197,7 @@ final class FrameStream: RelayDownstream {
             relay?.write(HTTP2Frame(streamID: id, payload: .rstStream(.internalError)))
             relay?.flush()
             finish(status: nil)
-        case .finished:
+        case .waiting, .queued, .finished:
             break
         }
     }
@@ -185,7 +242,7 @@ final class FrameStream: RelayDownstream {
         timer = nil
         giveBackTurn()
         upstream = nil
-        if let status {
+        if let status, let plan {
             log.answered(plan, method: plan.upstreamHead.method, status: status, since: started, framed: true)
         }
     }

@@ -144,6 +144,61 @@ import Testing
         await harness.stop()
     }
 
+    /// A GET the connection's relay takes frame by frame while its connection's turns are all
+    /// taken waits for one (a callback, not a task), and is answered frame by frame once it
+    /// comes.
+    @Test func aFramedRequestWaitsForItsTurn() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
+        let token = try await harness.signUp("turns@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let framed = try await Self.framed(harness)
+        let held = Task { try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token).status }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
+        let next = Task {
+            let status = try await harness.client.call(.GET, harness.url("/v1/reports/echo"), token: token).status
+            return (status, ContinuousClock.now)
+        }
+        // Answered at once, it would be answered before the held one is let go.
+        try await Task.sleep(for: .seconds(1))
+        let released = ContinuousClock.now
+        harness.recorder.release()
+        #expect(try await held.value == 200)
+        let (status, answered) = try await next.value
+        #expect(status == 200)
+        #expect(answered > released, "the second GET did not wait for the connection's one turn")
+        #expect(try await Self.framed(harness) == framed + 2)
+        await harness.stop()
+    }
+
+    /// A GET the rate limit refuses is not relayed: its HEADERS frame goes on to its stream,
+    /// and the pipeline answers 429 in the envelope; the ones before it were relayed frame by
+    /// frame.
+    @Test func aFramedRequestTheRateLimitRefusesIsThePipelines429() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["ratelimit.read.limit": "30", "ratelimit.read.windowSeconds": "3600"], publicTLS: true)
+        let token = try await harness.signUp("limited@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let framed = try await Self.framed(harness)
+        var answered = 0
+        var refusal: FullResponse?
+        for _ in 0..<40 {
+            let answer = try await harness.client.call(.GET, harness.url("/v1/reports/echo"), token: token)
+            guard answer.status == 200 else {
+                refusal = answer
+                break
+            }
+            answered += 1
+        }
+        let refused = try #require(refusal)
+        #expect(refused.status == 429)
+        #expect(refused.errorCode == .rateLimitExceeded)
+        #expect(try refused.decode(ErrorEnvelope.self).error.requestId == refused.header("x-request-id"))
+        #expect(answered > 0)
+        #expect(try await Self.framed(harness) == framed + answered)
+        await harness.stop()
+    }
+
     /// A connection with a request under way is not idle: the request outlives the idle timeout
     /// and then a shutdown, which waits for it (NIOHTTP2 tells its stream delegate, not the
     /// pipeline, which streams are open: counted from the pipeline, none ever were, and both
