@@ -142,11 +142,7 @@ final class FrameStream: RelayDownstream {
         guard case .relaying = state, response.status.kind != .informational else { return }
         timer?.cancel()
         giveBackTurn()
-        var head = HTTPResponse(status: response.status)
-        head.headerFields = HeaderPolicy.downstreamFields(from: response.headerFields)
-        head.headerFields.append(contentsOf: plan.rateHeaders)
-        head.headerFields.append(HeaderPolicy.once(.requestID, plan.requestID))
-        head.headerFields.append(HeaderPolicy.once(HeaderPolicy.traceparent, plan.span.description))
+        let head = plan.answerHead(response)
         state = .answering
         status = response.status.code
         held = .headers(.init(headers: FrameRelay.headers(head)))
@@ -216,12 +212,7 @@ final class FrameStream: RelayDownstream {
         upstream?.abandon()
         timer?.cancel()
         giveBackTurn()
-        let body = failure.envelope(requestID: plan.requestID)
-        var head = HTTPResponse(status: failure.status, headerFields: failure.headers)
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
-        head.headerFields[.contentLength] = String(body.readableBytes)
-        head.headerFields[.requestID] = plan.requestID
-        head.headerFields[HeaderPolicy.traceparent] = plan.span.description
+        let (head, body) = plan.refusal(failure)
         relay?.write(HTTP2Frame(streamID: id, payload: .headers(.init(headers: FrameRelay.headers(head)))))
         relay?.write(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true))))
         relay?.flush()

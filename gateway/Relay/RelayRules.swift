@@ -144,6 +144,30 @@ struct RelayPlan {
     let bodyLimit: Int
 }
 
+extension RelayPlan {
+    /// The client's head for the service's `response`: its fields as the pipeline passes them
+    /// down, the `RateLimit` headers, the request id and the trace.
+    func answerHead(_ response: HTTPResponse) -> HTTPResponse {
+        var head = HTTPResponse(status: response.status)
+        head.headerFields = HeaderPolicy.downstreamFields(from: response.headerFields)
+        head.headerFields.append(contentsOf: rateHeaders)
+        head.headerFields.append(HeaderPolicy.once(.requestID, requestID))
+        head.headerFields.append(HeaderPolicy.once(HeaderPolicy.traceparent, span.description))
+        return head
+    }
+
+    /// `failure` as the pipeline's ``ErrorMiddleware`` answers it: the envelope and its head.
+    func refusal(_ failure: ServiceError) -> (head: HTTPResponse, body: ByteBuffer) {
+        let body = failure.envelope(requestID: requestID)
+        var head = HTTPResponse(status: failure.status, headerFields: failure.headers)
+        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        head.headerFields[.contentLength] = String(body.readableBytes)
+        head.headerFields[.requestID] = requestID
+        head.headerFields[HeaderPolicy.traceparent] = span.description
+        return (head, body)
+    }
+}
+
 extension HTTPField.Name {
     static let forwardedFor = HTTPField.Name("x-forwarded-for")!
 }

@@ -177,11 +177,7 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDo
         guard case .relaying = state, let context, let plan, response.status.kind != .informational else { return }
         timer?.cancel()
         giveBackTurn()
-        var head = HTTPResponse(status: response.status)
-        head.headerFields = HeaderPolicy.downstreamFields(from: response.headerFields)
-        head.headerFields.append(contentsOf: plan.rateHeaders)
-        head.headerFields.append(HeaderPolicy.once(.requestID, plan.requestID))
-        head.headerFields.append(HeaderPolicy.once(HeaderPolicy.traceparent, plan.span.description))
+        let head = plan.answerHead(response)
         state = .answering
         status = response.status.code
         context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -298,12 +294,7 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDo
         upstream?.abandon()
         timer?.cancel()
         giveBackTurn()
-        let body = failure.envelope(requestID: plan.requestID)
-        var head = HTTPResponse(status: failure.status, headerFields: failure.headers)
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
-        head.headerFields[.contentLength] = String(body.readableBytes)
-        head.headerFields[.requestID] = plan.requestID
-        head.headerFields[HeaderPolicy.traceparent] = plan.span.description
+        let (head, body) = plan.refusal(failure)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
