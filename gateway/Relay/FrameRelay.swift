@@ -27,6 +27,7 @@ final class FrameRelay: ChannelInboundHandler {
     private var lastOpened = HTTP2StreamID.rootStream
     private var flushPending = false
     private var reading = false
+    private var isOpen = true
 
     init(rules: RelayRules) {
         self.rules = rules
@@ -88,6 +89,8 @@ final class FrameRelay: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // A stream whose turn comes as another goes (below) is not started.
+        isOpen = false
         let open = streams.values
         streams = [:]
         for stream in open { stream.clientWentAway() }
@@ -96,7 +99,8 @@ final class FrameRelay: ChannelInboundHandler {
 
     // MARK: For the streams
 
-    var channel: (any Channel)? { context?.channel }
+    /// The client's connection, while it is open.
+    var channel: (any Channel)? { isOpen ? context?.channel : nil }
 
     var isWritable: Bool { context?.channel.isWritable ?? false }
 

@@ -54,11 +54,20 @@ final class FrameStream: RelayDownstream {
         self.admission = admission
     }
 
-    /// Takes the connection's turn, or waits for it.
+    /// Takes the connection's turn, or waits for it. A turn given back on this loop (by
+    /// another of the connection's relayed requests, as its answer begins) is taken at once;
+    /// one given back elsewhere (the pipeline's requests run as tasks) comes through the loop.
     func begin(on loop: any EventLoop) {
         guard state == .waiting else { return }
         let bound = NIOLoopBound(self, eventLoop: loop)
-        if let ticket = shares.enter(admission.turn, whenTaken: { loop.execute { bound.value.turnTaken() } }) {
+        let whenTaken: @Sendable () -> Void = {
+            if loop.inEventLoop {
+                bound.value.turnTaken()
+            } else {
+                loop.execute { bound.value.turnTaken() }
+            }
+        }
+        if let ticket = shares.enter(admission.turn, whenTaken: whenTaken) {
             state = .queued(ticket: ticket)
         } else {
             holdsTurn = true
