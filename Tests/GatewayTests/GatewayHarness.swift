@@ -150,9 +150,12 @@ final class UpstreamRecorder: Sendable {
     func router(runtime: ServiceRuntime) -> Router<ServiceRequestContext> {
         let router = runtime.makeRouter(context: ServiceRequestContext.self)
         _ = runtime.makeRoutes(on: router, verifier: runtime.makeTokenVerifier(), readiness: [:])
-        // Echoes the headers it received.
+        // Echoes the headers it received (and a POST's body, as `:body`).
         router.on("/v1/reports/echo", method: .get) { request, _ in try self.echo(request) }
-        router.on("/v1/reports/echo", method: .post) { request, _ in try self.echo(request) }
+        router.on("/v1/reports/echo", method: .post) { request, _ in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            return try self.echo(request, body: String(buffer: body))
+        }
         // Hashes a streamed body, counting bytes as they arrive.
         router.post("/v1/media/sink") { request, _ -> Response in
             self.state.withLock { $0.hits += 1 }
@@ -194,9 +197,10 @@ final class UpstreamRecorder: Sendable {
         return router
     }
 
-    private func echo(_ request: Request) throws -> Response {
+    private func echo(_ request: Request, body: String? = nil) throws -> Response {
         state.withLock { $0.hits += 1 }
         var headers: [String: String] = [:]
+        if let body { headers[":body"] = body }
         for field in request.headers {
             headers[field.name.canonicalName, default: ""] +=
                 (headers[field.name.canonicalName] == nil ? "" : ",") + field.value

@@ -2,18 +2,25 @@ import HTTPTypes
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import ServiceHTTP
 
 /// The gateway's fastest way through, on a client's HTTP/2 connection between NIOHTTP2's
-/// handler and its stream multiplexer: a GET whose HEADERS end the stream, which
-/// ``RelayRules`` admits, is answered here frame by frame (``FrameStream``), without a stream
-/// channel, its pipeline or its codec; its answer comes from the service's kept-alive
-/// connection or stream on the same loop (``UpstreamRelay``), as ``StreamRelay``'s does.
+/// handler and its stream multiplexer: a request ``RelayRules`` admits whose HEADERS end the
+/// stream, or whose body has a declared length the stream's window holds (a JSON body), is
+/// answered here frame by frame (``FrameStream``), without a stream channel, its pipeline or
+/// its codec; its body's DATA frames go on to the service, and its answer comes from the
+/// service's kept-alive connection or stream on the same loop (``UpstreamRelay``), as
+/// ``StreamRelay``'s does.
 ///
 /// Every other frame goes on to the multiplexer untouched: a request this declines (or plans
-/// not to relay once its turn came) becomes a stream channel with a ``StreamRelay``, which
-/// relays it the same way or hands it to the Hummingbird pipeline (a body to forward,
-/// anything the pipeline answers). Both read the same token cache, rate limiter and turns, so
-/// a request is answered the same way whichever takes it.
+/// not to relay once its turn came, with the DATA frames it held) becomes a stream channel with
+/// a ``StreamRelay``, which relays it the same way or hands it to the Hummingbird pipeline (a
+/// body of unknown length, anything the pipeline answers). Both read the same token cache,
+/// rate limiter and turns, so a request is answered the same way whichever takes it.
+///
+/// A framed stream's window is never opened again: its body fits the window the connection's
+/// settings gave it (the connection's own window is NIOHTTP2's multiplexer's business, as the
+/// frames pass it by).
 final class FrameRelay: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = HTTP2Frame
@@ -45,8 +52,11 @@ final class FrameRelay: ChannelInboundHandler {
         reading = true
         let frame = unwrapInboundIn(data)
         if let stream = streams[frame.streamID] {
-            // The request was whole with its HEADERS: what else comes is a reset or windows.
-            if case .rstStream = frame.payload { stream.clientWentAway() }
+            switch frame.payload {
+            case .data, .headers: stream.clientSent(frame)
+            case .rstStream: stream.clientWentAway()
+            default: break
+            }
             return
         }
         guard case .headers(let headers) = frame.payload, frame.streamID > lastOpened else {
@@ -54,7 +64,7 @@ final class FrameRelay: ChannelInboundHandler {
             return
         }
         lastOpened = frame.streamID
-        guard headers.endStream, let head = Self.request(headers.headers), head.method == .get,
+        guard let head = Self.request(headers.headers), headers.endStream || Self.bodyFitsItsWindow(head),
             let admission = rules.admit(head, connection: context.channel)
         else {
             context.fireChannelRead(data)
@@ -104,11 +114,12 @@ final class FrameRelay: ChannelInboundHandler {
 
     var isWritable: Bool { context?.channel.isWritable ?? false }
 
-    /// Gives `request`, a HEADERS frame this took, to the multiplexer after all, and with it
-    /// the stream's later frames.
-    func handOver(_ request: HTTP2Frame) {
+    /// Gives `request`, a HEADERS frame this took, to the multiplexer after all, with the
+    /// frames of its body this held (`body`), and with them the stream's later frames.
+    func handOver(_ request: HTTP2Frame, body: [HTTP2Frame]) {
         guard let context, streams.removeValue(forKey: request.streamID) != nil else { return }
         context.fireChannelRead(wrapInboundOut(request))
+        for frame in body { context.fireChannelRead(wrapInboundOut(frame)) }
         // Outside a read the streams hear of it only from this.
         if !reading { context.fireChannelReadComplete() }
     }
@@ -128,6 +139,15 @@ final class FrameRelay: ChannelInboundHandler {
     }
 
     // MARK: HTTP types
+
+    /// Whether the body `head` announces can come in full without this opening the stream's
+    /// window: a declared length within it (NIOHTTP2 holds the client to that length).
+    static func bodyFitsItsWindow(_ head: HTTPRequest) -> Bool {
+        guard let length = head.headerFields[.contentLength], let declared = StrictNumbers.count(length) else {
+            return false
+        }
+        return declared <= HTTP2Windows.stream
+    }
 
     /// The request a HEADERS frame's block carries, as NIO's HTTP types codec reads it, or nil
     /// for one that codec should judge (a pseudo-header unknown, missing or twice, a name HTTP

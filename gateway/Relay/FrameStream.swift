@@ -5,15 +5,17 @@ import NIOHTTP2
 import NIOHTTPTypes
 import ServiceHTTP
 
-/// One GET that ``FrameRelay`` answers itself. It takes its connection's turn as
-/// ``StreamRelay`` does (waiting for it, if it must, as a callback); then, if ``RelayRules``
-/// plans it, its request goes to the service as ``StreamRelay`` sends one (a kept-alive
-/// connection or a stream on the same loop, through ``UpstreamRelay``), and the answer comes
-/// back as HEADERS and DATA frames on the client's stream, with the same headers, ids,
-/// refusals, log line and metrics as ``StreamRelay``'s. The answer's last frame carries
-/// END_STREAM; while the client's connection cannot take more, the service is not read. If it
-/// is not planned (no connection to the service on this loop yet, or the rate limit refuses),
-/// its HEADERS frame goes on to the stream multiplexer, and the pipeline answers it.
+/// One request that ``FrameRelay`` answers itself. It takes its connection's turn as
+/// ``StreamRelay`` does (waiting for it, if it must, as a callback, and holding what of its
+/// body arrives meanwhile); then, if ``RelayRules`` plans it, its request goes to the service
+/// as ``StreamRelay`` sends one (a kept-alive connection or a stream on the same loop, through
+/// ``UpstreamRelay``), its body's DATA frames after it as they come (a GET's body, if any,
+/// stays here), and the answer comes back as HEADERS and DATA frames on the client's stream,
+/// with the same headers, ids, refusals, log line and metrics as ``StreamRelay``'s. The
+/// answer's last frame carries END_STREAM; while the client's connection cannot take more,
+/// the service is not read. If it is not planned (no connection to the service on this loop
+/// yet, or the rate limit refuses), its HEADERS frame and the body held go on to the stream
+/// multiplexer, and the pipeline answers it.
 final class FrameStream: RelayDownstream {
     private enum State: Equatable {
         /// Not yet at work.
@@ -35,6 +37,13 @@ final class FrameStream: RelayDownstream {
     private let admission: RelayAdmission
     /// The request's HEADERS frame, for the multiplexer if the pipeline must answer it.
     private let request: HTTP2Frame
+    /// The frames of its body that came before it was sent on (for the service, or the
+    /// multiplexer), and whether its last has come (END_STREAM, or trailers, which are dropped
+    /// as the pipeline drops them).
+    private var body: [HTTP2Frame] = []
+    private var requestEnded: Bool
+    /// Whether the service was sent the request's end.
+    private var sentEnd = false
     private var plan: RelayPlan!
     private var state = State.waiting
     private var upstream: UpstreamRelay?
@@ -52,6 +61,11 @@ final class FrameStream: RelayDownstream {
         self.shares = relay.rules.shares
         self.log = relay.rules.log
         self.admission = admission
+        if case .headers(let headers) = request.payload {
+            requestEnded = headers.endStream
+        } else {
+            requestEnded = true
+        }
     }
 
     /// Takes the connection's turn, or waits for it. A turn given back on this loop (by
@@ -93,7 +107,8 @@ final class FrameStream: RelayDownstream {
         guard let plan = relay.rules.plan(admission, on: channel) else {
             giveBackTurn()
             state = .finished
-            relay.handOver(request)
+            relay.handOver(request, body: body)
+            body = []
             return
         }
         self.plan = plan
@@ -112,7 +127,10 @@ final class FrameStream: RelayDownstream {
             plan.connection.openRelayStream(upstream)
         }
         upstream.send(.head(plan.upstreamHead))
-        upstream.send(.end(nil))
+        let early = body
+        body = []
+        for frame in early { forward(frame) }
+        if !plan.forwardsBody || requestEnded { sendEnd() }
         upstream.flush()
         guard case .relaying = state else { return }
         timer = loop.assumeIsolated().scheduleTask(in: plan.timeout) { [weak self] in
@@ -138,6 +156,20 @@ final class FrameStream: RelayDownstream {
             upstream?.abandon()
         }
         finish(status: nil)
+    }
+
+    /// A frame of the request's body, or its trailers.
+    func clientSent(_ frame: HTTP2Frame) {
+        switch state {
+        case .waiting, .queued:
+            body.append(frame)
+            if Self.ends(frame) { requestEnded = true }
+        case .relaying, .answering:
+            forward(frame)
+            upstream?.flush()
+        case .finished:
+            return
+        }
     }
 
     func clientWritable() {
@@ -166,6 +198,10 @@ final class FrameStream: RelayDownstream {
 
     func upstreamEnd() {
         guard case .answering = state else { return }
+        // The service answered before the request's end: its side of the exchange is reset
+        // (a stream left half open would hold a place on its connection; a kept-alive
+        // connection is not given back), and the rest of the body is dropped here.
+        if !sentEnd { upstream?.reset() }
         switch held {
         case .headers(var headers):
             headers.endStream = true
@@ -178,6 +214,7 @@ final class FrameStream: RelayDownstream {
                 HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))))
         }
         held = nil
+        stopUnfinishedBody()
         relay?.flush()
         finish(status: status)
     }
@@ -209,6 +246,41 @@ final class FrameStream: RelayDownstream {
 
     // MARK: Steps
 
+    /// Sends on a frame of the body (a GET's is not sent), and the request's end with its
+    /// last.
+    private func forward(_ frame: HTTP2Frame) {
+        let last = Self.ends(frame)
+        if last { requestEnded = true }
+        guard plan.forwardsBody, !sentEnd else { return }
+        if case .data(let data) = frame.payload, case .byteBuffer(let buffer) = data.data, buffer.readableBytes > 0 {
+            upstream?.send(.body(buffer))
+        }
+        if last { sendEnd() }
+    }
+
+    /// After a complete answer to a request whose body is still coming: RST_STREAM with
+    /// NO_ERROR asks the client to stop sending it (RFC 9113 §8.1).
+    private func stopUnfinishedBody() {
+        guard !requestEnded else { return }
+        requestEnded = true
+        relay?.write(HTTP2Frame(streamID: id, payload: .rstStream(.noError)))
+    }
+
+    private func sendEnd() {
+        guard !sentEnd else { return }
+        sentEnd = true
+        upstream?.send(.end(nil))
+    }
+
+    /// Whether `frame` is the request's last: DATA with END_STREAM, or its trailers.
+    private static func ends(_ frame: HTTP2Frame) -> Bool {
+        switch frame.payload {
+        case .data(let data): data.endStream
+        case .headers: true
+        default: false
+        }
+    }
+
     private func writeHeld() {
         guard let held else { return }
         self.held = nil
@@ -221,9 +293,10 @@ final class FrameStream: RelayDownstream {
         upstream?.abandon()
         timer?.cancel()
         giveBackTurn()
-        let (head, body) = plan.refusal(failure)
+        let (head, envelope) = plan.refusal(failure)
         relay?.write(HTTP2Frame(streamID: id, payload: .headers(.init(headers: FrameRelay.headers(head)))))
-        relay?.write(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true))))
+        relay?.write(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(envelope), endStream: true))))
+        stopUnfinishedBody()
         relay?.flush()
         finish(status: failure.status.code)
     }

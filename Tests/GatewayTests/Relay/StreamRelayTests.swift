@@ -9,7 +9,8 @@ import Testing
 
 @testable import Gateway
 
-/// The relay (``StreamRelay``, and ``FrameRelay`` for GETs) answers what it takes as the
+/// The relay (``StreamRelay``, and ``FrameRelay`` for requests without a body or with a body
+/// of a declared length) answers what it takes as the
 /// Hummingbird pipeline would: each request is sent to a relaying gateway and to one with
 /// `upstream.relay` off, and the service and the client must see the same on both (the
 /// gateway's `/metrics` proves the first one relayed it, which way: frame by frame or on a
@@ -69,9 +70,8 @@ import Testing
             #expect(try await Self.relayed(relaying) == before + 1, "\(call.path) was not relayed")
             // One connection after another: each call finds the one the last gave back.
             #expect(try await Self.keptAlive(relaying) == keptAliveBefore + (keptAlive ? 1 : 0), "\(call.path)")
-            // GETs frame by frame, the rest on their stream's channel.
-            let framed = frames && call.method == .GET
-            #expect(try await Self.framed(relaying) == framedBefore + (framed ? 1 : 0), "\(call.path)")
+            // Every one of them frame by frame (the POST's body has its length), unless that is off.
+            #expect(try await Self.framed(relaying) == framedBefore + (frames ? 1 : 0), "\(call.path)")
             let answer = try await piped.client.call(
                 call.method, piped.url(call.path), token: pipedToken, bytes: call.body, headers: call.headers)
             #expect(relayed.status == answer.status, "\(call.path)")
@@ -95,6 +95,7 @@ import Testing
                 #expect(requestID == "client-req-1")
             }
             #expect(seen["authorization"] == "Bearer \(relayingToken)")
+            if let body = call.body { #expect(seen[":body"] == String(decoding: body, as: UTF8.self)) }
             for name in ["x-request-id", "traceparent", "authorization", ":authority", "host"] {
                 seen[name] = nil
                 expected[name] = nil
@@ -168,6 +169,65 @@ import Testing
         #expect(status == 200)
         #expect(answered > released, "the second GET did not wait for the connection's one turn")
         #expect(try await Self.framed(harness) == framed + 2)
+        await harness.stop()
+    }
+
+    /// A POST whose body has its length is relayed frame by frame; waiting for its connection's
+    /// turn, it holds the body that arrives meanwhile, and the service gets all of it once the
+    /// turn comes.
+    @Test func aFramedPostWaitsForItsTurnWithItsBody() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
+        let token = try await harness.signUp("body@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let framed = try await Self.framed(harness)
+        let held = Task { try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token).status }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
+        let body = "{\"reason\":\"\(String(repeating: "x", count: 40_000))\"}"
+        let posted = Task {
+            try await harness.client.call(.POST, harness.url("/v1/reports/echo"), token: token, bytes: Data(body.utf8))
+        }
+        // Time for the body to arrive while the turn is taken.
+        try await Task.sleep(for: .seconds(1))
+        harness.recorder.release()
+        #expect(try await held.value == 200)
+        let answer = try await posted.value
+        #expect(answer.status == 200)
+        #expect(try answer.decode([String: String].self)[":body"] == body)
+        #expect(try await Self.framed(harness) == framed + 2)
+        await harness.stop()
+    }
+
+    /// A framed POST not planned once its turn comes (the loop's connection to the service not
+    /// made yet) goes to its stream with the body it held: the pipeline forwards all of it.
+    @Test func aFramedPostHandedOverKeepsItsBody() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
+        let token = try await harness.signUp("handover@example.com").accessToken
+        // A GET with a body is the pipeline's: it verifies the token (the relay admits only
+        // tokens it has seen) without a relayed request asking for the loop's connection to the
+        // service, and then holds the one turn, still without that connection.
+        let verified = try await harness.client.call(
+            .GET, harness.url("/v1/reports/echo"), token: token, bytes: Data("x".utf8))
+        #expect(verified.status == 200)
+        let held = Task {
+            try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token, bytes: Data("x".utf8))
+                .status
+        }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
+        let (framed, relayed) = (try await Self.framed(harness), try await Self.relayed(harness))
+        let body = "{\"reason\":\"spam\"}"
+        let posted = Task {
+            try await harness.client.call(.POST, harness.url("/v1/reports/echo"), token: token, bytes: Data(body.utf8))
+        }
+        try await Task.sleep(for: .seconds(1))
+        harness.recorder.release()
+        #expect(try await held.value == 200)
+        let answer = try await posted.value
+        #expect(answer.status == 200)
+        #expect(try answer.decode([String: String].self)[":body"] == body)
+        #expect(try await Self.framed(harness) == framed)
+        #expect(try await Self.relayed(harness) == relayed)
         await harness.stop()
     }
 
