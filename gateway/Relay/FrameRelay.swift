@@ -34,7 +34,6 @@ final class FrameRelay: ChannelInboundHandler {
     private var lastOpened = HTTP2StreamID.rootStream
     private var flushPending = false
     private var reading = false
-    private var isOpen = true
 
     init(rules: RelayRules) {
         self.rules = rules
@@ -99,8 +98,6 @@ final class FrameRelay: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        // A stream whose turn comes as another goes (below) is not started.
-        isOpen = false
         let open = streams.values
         streams = [:]
         for stream in open { stream.clientWentAway() }
@@ -109,8 +106,7 @@ final class FrameRelay: ChannelInboundHandler {
 
     // MARK: For the streams
 
-    /// The client's connection, while it is open.
-    var channel: (any Channel)? { isOpen ? context?.channel : nil }
+    var channel: (any Channel)? { context?.channel }
 
     var isWritable: Bool { context?.channel.isWritable ?? false }
 

@@ -68,20 +68,11 @@ final class FrameStream: RelayDownstream {
         }
     }
 
-    /// Takes the connection's turn, or waits for it. A turn given back on this loop (by
-    /// another of the connection's relayed requests, as its answer begins) is taken at once;
-    /// one given back elsewhere (the pipeline's requests run as tasks) comes through the loop.
+    /// Takes the connection's turn, or waits for it.
     func begin(on loop: any EventLoop) {
         guard state == .waiting else { return }
         let bound = NIOLoopBound(self, eventLoop: loop)
-        let whenTaken: @Sendable () -> Void = {
-            if loop.inEventLoop {
-                bound.value.turnTaken()
-            } else {
-                loop.execute { bound.value.turnTaken() }
-            }
-        }
-        if let ticket = shares.enter(admission.turn, whenTaken: whenTaken) {
+        if let ticket = shares.enter(admission.turn, whenTaken: { loop.execute { bound.value.turnTaken() } }) {
             state = .queued(ticket: ticket)
         } else {
             holdsTurn = true
