@@ -55,6 +55,9 @@ settle() {
     echo "($1 still busy after 60 s)" >&2
 }
 
+# More h2load arguments for `measure` (a request body, a method), set by the caller.
+h2load_extra=()
+
 # One h2load run: measure URL TOKEN REQUESTS CONNECTIONS STREAMS PROCESS...
 # Prints "rps p50 p90 p99 failed" (latencies in ms) and then, for each PROCESS, its CPU time
 # per request in µs.
@@ -64,7 +67,7 @@ measure() {
     local log="$work/h2load.log" before=() after=() process out rps failed cpu=""
     rm -f "$log"
     for process in "$@"; do before+=("$(cpu_ticks "$process")"); done
-    out=$(h2load -n "$requests" -c "$connections" -m "$streams" -t 1 --log-file="$log" \
+    out=$(h2load -n "$requests" -c "$connections" -m "$streams" -t 1 --log-file="$log" "${h2load_extra[@]}" \
         -H "authorization: Bearer $token" "$url")
     for process in "$@"; do after+=("$(cpu_ticks "$process")"); done
     for i in "${!before[@]}"; do
