@@ -231,6 +231,45 @@ import Testing
         await harness.stop()
     }
 
+    /// A service that answers a framed POST before the client has ended its stream (here: no
+    /// such route, answered from the head) has its side of the exchange reset; the client gets
+    /// the whole answer, is asked with RST_STREAM NO_ERROR to stop sending, and its connection
+    /// takes the next request.
+    @Test func anAnswerBeforeTheBodysEndComesWhole() async throws {
+        let harness = try await GatewayHarness.start(publicTLS: true)
+        let token = try await harness.signUp("early@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let framed = try await Self.framed(harness)
+        let piped = try await GatewayHarness.start(gateway: ["upstream.relay": "false"], publicTLS: true)
+        let pipedToken = try await piped.signUp("early@example.com").accessToken
+        let expected = try await piped.client.call(
+            .POST, piped.url("/v1/reports/nothing-here"), token: pipedToken, bytes: Data("{}".utf8))
+        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+        var request = HTTPClientRequest(url: harness.url("/v1/reports/nothing-here"))
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "Bearer \(token)")
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .stream(stream, length: .known(Int64(4096)))
+        async let response = harness.client.execute(request, timeout: .seconds(30))
+        continuation.yield(ByteBuffer(repeating: 0x20, count: 2048))
+        // The answer reaches the gateway while the client's body is not all sent.
+        try await Task.sleep(for: .milliseconds(500))
+        continuation.yield(ByteBuffer(repeating: 0x20, count: 2048))
+        continuation.finish()
+        let answer = try await response
+        #expect(answer.status.code == 404)
+        let body = try await answer.body.collect(upTo: 1 << 16)
+        let envelope = try JSONCoding.decoder().decode(ErrorEnvelope.self, from: Data(body.readableBytesView))
+        let expectedEnvelope = try expected.decode(ErrorEnvelope.self)
+        #expect(envelope.error.code == expectedEnvelope.error.code)
+        #expect(envelope.error.message == expectedEnvelope.error.message)
+        #expect(try await Self.framed(harness) == framed + 1)
+        let next = try await harness.client.call(.GET, harness.url("/v1/reports/echo"), token: token)
+        #expect(next.status == 200)
+        await harness.stop()
+        await piped.stop()
+    }
+
     /// A GET the rate limit refuses is not relayed: its HEADERS frame goes on to its stream,
     /// and the pipeline answers 429 in the envelope; the ones before it were relayed frame by
     /// frame.
