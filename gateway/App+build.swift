@@ -46,7 +46,8 @@ struct Forwarding: Sendable {
         limiter = RateLimiter()
         shares = ConnectionShares(perConnection: settings.concurrentRequestsPerConnection)
         pool = try UpstreamPool(
-            settings: runtime.settings, tls: runtime.tls, keptAliveIdleTimeout: .seconds(settings.idleTimeout))
+            settings: runtime.settings, tls: runtime.tls, keptAliveIdleTimeout: .seconds(settings.idleTimeout),
+            registry: runtime.metrics)
     }
 }
 

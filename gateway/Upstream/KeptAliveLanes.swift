@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Prometheus
 import ServiceHTTP
 import Synchronization
 
@@ -17,6 +18,7 @@ import Synchronization
 /// instead, and one more connection is made for the next (up to `perLoop`). Connections idle
 /// for `idleTimeout` (the gateway's `limits.idleTimeoutSeconds`) are closed: each lane is swept
 /// four times in that time, so that a burst's connections do not stay open for good.
+/// `pinhole_gateway_kept_alive_connections` counts the connections open or being made.
 final class KeptAliveLanes: Sendable {
     private let targets: [ServiceName: UpstreamPool.Target]
     private let tls: NIOSSLContext
@@ -25,6 +27,7 @@ final class KeptAliveLanes: Sendable {
     let idleTimeout: TimeAmount
     private let lanes = Mutex<[UpstreamPool.RelayKey: Lane]>([:])
     private let closed = Atomic<Bool>(false)
+    private let gauge: Prometheus.Gauge?
 
     private struct Lane {
         /// Idle connections, the most recently used last, with when each became idle.
@@ -37,13 +40,16 @@ final class KeptAliveLanes: Sendable {
 
     init(
         targets: [ServiceName: UpstreamPool.Target], tls: NIOSSLContext, connectTimeout: TimeAmount,
-        perLoop: Int = 64, idleTimeout: TimeAmount = .seconds(60)
+        perLoop: Int = 64, idleTimeout: TimeAmount = .seconds(60), registry: PrometheusCollectorRegistry? = nil
     ) {
         self.targets = targets
         self.tls = tls
         self.connectTimeout = connectTimeout
         self.perLoop = perLoop
         self.idleTimeout = idleTimeout
+        self.gauge = registry?.makeGauge(
+            name: "pinhole_gateway_kept_alive_connections",
+            help: "Kept-alive HTTP/1.1 connections from the relay to the services, open or being made.")
     }
 
     /// An idle connection to `service` owned by `loop`, taken from its lane (given back with
@@ -63,7 +69,10 @@ final class KeptAliveLanes: Sendable {
             lane.open += 1
             return (nil, true)
         }
-        if connect { make(key, target: target, loop: loop) }
+        if connect {
+            gauge?.increment()
+            make(key, target: target, loop: loop)
+        }
         return found
     }
 
@@ -106,6 +115,7 @@ final class KeptAliveLanes: Sendable {
         connected.whenComplete { result in
             guard case .success(let channel) = result else {
                 self.lanes.withLock { $0[key]?.open -= 1 }
+                self.gauge?.decrement()
                 return
             }
             channel.closeFuture.whenComplete { _ in
@@ -113,6 +123,7 @@ final class KeptAliveLanes: Sendable {
                     lanes[key]?.open -= 1
                     lanes[key]?.idle.removeAll { $0.channel === channel }
                 }
+                self.gauge?.decrement()
             }
             self.giveBack(channel, to: key.service)
             self.sweep(key, on: loop)

@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOHTTPTypesHTTP1
 import NIOPosix
 import NIOSSL
+import Prometheus
 import ServiceHTTP
 import ServiceLifecycle
 import Synchronization
@@ -61,7 +62,9 @@ final class UpstreamPool: Sendable {
 
     init(
         settings: ServiceSettings, tls: TLSMaterial, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        connectionsPerService: Int = 4, streamsPerConnection: Int = 100, keptAliveIdleTimeout: TimeAmount = .seconds(60)
+        connectionsPerService: Int = 4, streamsPerConnection: Int = 100,
+        keptAliveIdleTimeout: TimeAmount = .seconds(60),
+        registry: PrometheusCollectorRegistry? = nil
     ) throws {
         var targets: [ServiceName: Target] = [:]
         for (service, url) in settings.serviceURLs {
@@ -80,7 +83,8 @@ final class UpstreamPool: Sendable {
         self.connectionsPerService = connectionsPerService
         self.streamsPerConnection = streamsPerConnection
         self.keptAlive = KeptAliveLanes(
-            targets: targets, tls: http1TLS, connectTimeout: connectTimeout, idleTimeout: keptAliveIdleTimeout)
+            targets: targets, tls: http1TLS, connectTimeout: connectTimeout, idleTimeout: keptAliveIdleTimeout,
+            registry: registry)
         self.pools = Mutex(Pools())
     }
 

@@ -330,11 +330,16 @@ import Testing
         #expect(used)
         let open = try Self.connections(toPort: harness.upstreamPort)
         #expect(open >= 2, "the HTTP/2 connection and a kept-alive one")
+        #expect(try await Self.counter("pinhole_gateway_kept_alive_connections", of: harness) >= 1)
         // Swept every quarter of the 3 s (the client's own connection, idle, is closed meanwhile
-        // too).
+        // too), and the gauge follows.
         #expect(
             await eventually(timeout: .seconds(15)) {
                 ((try? Self.connections(toPort: harness.upstreamPort)) ?? 0) < open
+            })
+        #expect(
+            await eventually(timeout: .seconds(15)) {
+                (try? await Self.counter("pinhole_gateway_kept_alive_connections", of: harness)) == 0
             })
         await harness.stop()
     }
