@@ -181,19 +181,8 @@ import Testing
         let token = try await harness.signUp("body@example.com").accessToken
         try await Self.warmUp(harness, token: token)
         let framed = try await Self.framed(harness)
-        let held = Task { try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token).status }
-        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
-        let body = "{\"reason\":\"\(String(repeating: "x", count: 40_000))\"}"
-        let posted = Task {
-            try await harness.client.call(.POST, harness.url("/v1/reports/echo"), token: token, bytes: Data(body.utf8))
-        }
-        // Time for the body to arrive while the turn is taken.
-        try await Task.sleep(for: .seconds(1))
-        harness.recorder.release()
-        #expect(try await held.value == 200)
-        let answer = try await posted.value
-        #expect(answer.status == 200)
-        #expect(try answer.decode([String: String].self)[":body"] == body)
+        try await Self.post(
+            "{\"reason\":\"\(String(repeating: "x", count: 40_000))\"}", whileTurnIsHeld: harness, token: token)
         #expect(try await Self.framed(harness) == framed + 2)
         await harness.stop()
     }
@@ -210,22 +199,8 @@ import Testing
         let verified = try await harness.client.call(
             .GET, harness.url("/v1/reports/echo"), token: token, bytes: Data("x".utf8))
         #expect(verified.status == 200)
-        let held = Task {
-            try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token, bytes: Data("x".utf8))
-                .status
-        }
-        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
         let (framed, relayed) = (try await Self.framed(harness), try await Self.relayed(harness))
-        let body = "{\"reason\":\"spam\"}"
-        let posted = Task {
-            try await harness.client.call(.POST, harness.url("/v1/reports/echo"), token: token, bytes: Data(body.utf8))
-        }
-        try await Task.sleep(for: .seconds(1))
-        harness.recorder.release()
-        #expect(try await held.value == 200)
-        let answer = try await posted.value
-        #expect(answer.status == 200)
-        #expect(try answer.decode([String: String].self)[":body"] == body)
+        try await Self.post("{\"reason\":\"spam\"}", whileTurnIsHeld: harness, token: token, holdBody: Data("x".utf8))
         #expect(try await Self.framed(harness) == framed)
         #expect(try await Self.relayed(harness) == relayed)
         await harness.stop()
@@ -403,6 +378,28 @@ import Testing
         // The held GET was relayed; the POST was not.
         #expect(try await Self.relayed(harness) == before + 1)
         await harness.stop()
+    }
+
+    /// Holds the connection's one turn with a GET the service keeps (`holdBody` makes it the
+    /// pipeline's), sends `body` in a POST meanwhile and gives the body a second to arrive while
+    /// the turn is taken, then lets the GET go: both must be answered, and the service must have
+    /// got all of `body`.
+    static func post(
+        _ body: String, whileTurnIsHeld harness: GatewayHarness, token: String, holdBody: Data? = nil
+    ) async throws {
+        let held = Task {
+            try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token, bytes: holdBody).status
+        }
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
+        let posted = Task {
+            try await harness.client.call(.POST, harness.url("/v1/reports/echo"), token: token, bytes: Data(body.utf8))
+        }
+        try await Task.sleep(for: .seconds(1))
+        harness.recorder.release()
+        #expect(try await held.value == 200)
+        let answer = try await posted.value
+        #expect(answer.status == 200)
+        #expect(try answer.decode([String: String].self)[":body"] == body)
     }
 
     /// Sends a request the relay takes until it has its connection to the service on the
