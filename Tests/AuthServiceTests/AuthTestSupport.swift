@@ -45,10 +45,20 @@ extension TestDataDirectory {
     /// Auth's database beside the running service, waiting its turn while the service writes
     /// (its outbox and jobs write in the background).
     func authDatabase() throws -> DatabaseQueue {
+        try DatabaseQueue(path: authDatabasePath, configuration: Self.besideAuth)
+    }
+
+    /// The same file as a pool, for a second store on auth's database.
+    func authDatabasePool() throws -> DatabasePool {
+        try DatabasePool(path: authDatabasePath, configuration: Self.besideAuth)
+    }
+
+    private var authDatabasePath: String { url.appendingPathComponent("auth/auth.sqlite").path }
+
+    private static var besideAuth: Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        return try DatabaseQueue(
-            path: url.appendingPathComponent("auth/auth.sqlite").path, configuration: configuration)
+        return configuration
     }
 
     /// Gives `userID` a role directly in the database (as `pinhole admin grant` does through

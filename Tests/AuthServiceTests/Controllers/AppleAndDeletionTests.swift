@@ -50,7 +50,7 @@ import Testing
     /// outbox deletes a delivery once its subscriber acknowledged it).
     static func confirmAndFinish(_ directory: TestDataDirectory, apple: AppleSignIn?, clock: any WallClock) async throws
     {
-        let pool = try DatabasePool(path: directory.url.appendingPathComponent("auth/auth.sqlite").path)
+        let pool = try directory.authDatabasePool()
         try await pool.write { db in try db.execute(sql: "DELETE FROM kit_outbox_delivery") }
         let store = try AuthStore.beside(pool, directory: directory, clock: clock)
         await DeletionWorker(

@@ -27,7 +27,7 @@ import Testing
 
     /// The premium flag other services see, straight from the session state auth serves.
     func premium(_ directory: TestDataDirectory, session: String, at now: Date) async throws -> Bool? {
-        let pool = try DatabasePool(path: directory.url.appendingPathComponent("auth/auth.sqlite").path)
+        let pool = try directory.authDatabasePool()
         defer { try? pool.close() }
         let store = try AuthStore.beside(pool, directory: directory, clock: SystemClock())
         return try await store.sessions.sessionState(id: session, now: now)?.premium

@@ -55,7 +55,7 @@ import Testing
             ).json(TokenResponse.self)
             let id = try await client.userID(of: tokens)
             let store = UserStore(
-                database: try DatabasePool(path: directory.url.appendingPathComponent("auth/auth.sqlite").path),
+                database: try directory.authDatabasePool(),
                 outbox: Outbox(source: .auth, clock: SystemClock(), entropy: SystemEntropy()))
             let zoe = UserSummary(id: id, displayName: "Zoë Ångström")
             #expect(try await store.search(.words(["angs"]), limit: 20) == [zoe])
