@@ -225,8 +225,11 @@ import Testing
         await harness.stop()
     }
 
-    @Test func a100MegabyteBodyStreamsThroughWithoutBeingHeld() async throws {
-        let harness = try await GatewayHarness.start()
+    /// Over HTTP/1.1, and over HTTP/2, where the stream's window opens as the body is read
+    /// (``OnDemandStreamWindow``).
+    @Test(arguments: [false, true])
+    func a100MegabyteBodyStreamsThroughWithoutBeingHeld(http2: Bool) async throws {
+        let harness = try await GatewayHarness.start(publicTLS: http2)
         let tokens = try await harness.signUp("stream@example.com")
         let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
         var request = HTTPClientRequest(url: harness.url("/v1/media/sink"))
@@ -250,6 +253,7 @@ import Testing
         continuation.finish()
         let answer = try await response
         #expect(answer.status.code == 200)
+        #expect(answer.version == (http2 ? .http2 : .http1_1))
         let sink = try JSONCoding.decoder().decode(
             UpstreamRecorder.Sink.self, from: Data(try await answer.body.collect(upTo: 1 << 16).readableBytesView))
         #expect(sink.bytes == total << 20)

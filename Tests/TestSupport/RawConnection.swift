@@ -73,6 +73,12 @@ public final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads until what arrived is `enough`, the server closes the connection or `timeout`
+    /// passes; returns what arrived.
+    public func read(timeout: Duration, until enough: @escaping @Sendable ([UInt8]) -> Bool) async -> [UInt8] {
+        await onItsOwnThread { $0.read(timeout: timeout, enough: enough).bytes }
+    }
+
     /// Runs `read` (which blocks) on a thread of its own. The servers a test starts run in the
     /// same process on the cooperative pool, which has a thread per core: two tests blocked in
     /// reads on a two-core machine stall every server until their reads time out (so every

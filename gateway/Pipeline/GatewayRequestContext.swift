@@ -32,6 +32,13 @@ struct GatewayRequestContext: ServiceRequestContextProtocol {
         return channel
     }
 
+    /// Gives an HTTP/2 request's stream its full flow-control window: its body is about to be
+    /// read (until then the client may send only the small window a stream begins with).
+    func widenStreamWindow() {
+        guard channel !== connection else { return }
+        channel.triggerUserOutboundEvent(WidenStreamWindow(), promise: nil)
+    }
+
     /// The route found for this request; only routes reached through the pipeline ask.
     func requireRoute() throws -> GatewayRoute {
         guard let route else { throw ServiceError(.notFound, "No route.") }

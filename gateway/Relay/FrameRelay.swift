@@ -6,7 +6,7 @@ import ServiceHTTP
 
 /// The gateway's fastest way through, on a client's HTTP/2 connection between NIOHTTP2's
 /// handler and its stream multiplexer: a request ``RelayRules`` admits whose HEADERS end the
-/// stream, or whose body has a declared length the stream's window holds (a JSON body), is
+/// stream, or whose body has a declared length a stream's full window holds (a JSON body), is
 /// answered here frame by frame (``FrameStream``), without a stream channel, its pipeline or
 /// its codec; its body's DATA frames go on to the service, and its answer comes from the
 /// service's kept-alive connection or stream on the same loop (``UpstreamRelay``), as
@@ -18,9 +18,10 @@ import ServiceHTTP
 /// body of unknown length, anything the pipeline answers). Both read the same token cache,
 /// rate limiter and turns, so a request is answered the same way whichever takes it.
 ///
-/// A framed stream's window is never opened again: its body fits the window the connection's
-/// settings gave it (the connection's own window is NIOHTTP2's multiplexer's business, as the
-/// frames pass it by).
+/// A framed stream's window is opened once, when its body is sent on: from the small window
+/// every stream of the connection begins with (``HTTP2Windows/waiting``: what a request
+/// waiting for its turn may make the gateway hold) to its declared length, never further (the
+/// connection's own window is NIOHTTP2's multiplexer's business, as the frames pass it by).
 final class FrameRelay: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = HTTP2Frame
@@ -63,13 +64,13 @@ final class FrameRelay: ChannelInboundHandler {
             return
         }
         lastOpened = frame.streamID
-        guard let head = Self.request(headers.headers), headers.endStream || Self.bodyFitsItsWindow(head),
+        guard let head = Self.request(headers.headers), let length = headers.endStream ? 0 : Self.declaredBody(head),
             let admission = rules.admit(head, connection: context.channel)
         else {
             context.fireChannelRead(data)
             return
         }
-        let stream = FrameStream(request: frame, relay: self, admission: admission)
+        let stream = FrameStream(request: frame, relay: self, admission: admission, bodyLength: length)
         streams[frame.streamID] = stream
         stream.begin(on: context.eventLoop)
     }
@@ -84,8 +85,14 @@ final class FrameRelay: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let closed = event as? StreamClosedEvent, let stream = streams.removeValue(forKey: closed.streamID) {
-            stream.clientWentAway()
+        switch event {
+        case let closed as StreamClosedEvent:
+            streams.removeValue(forKey: closed.streamID)?.clientWentAway()
+        case let window as NIOHTTP2WindowUpdatedEvent where window.inboundWindowSize != nil:
+            // The multiplexer has no stream to tell of it; one handed over later is told then.
+            streams[window.streamID]?.window = window
+        default:
+            break
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -111,17 +118,27 @@ final class FrameRelay: ChannelInboundHandler {
     var isWritable: Bool { context?.channel.isWritable ?? false }
 
     /// Gives `request`, a HEADERS frame this took, to the multiplexer after all, with the
-    /// frames of its body this held (`body`), and with them the stream's later frames.
-    func handOver(_ request: HTTP2Frame, body: [HTTP2Frame]) {
+    /// frames of its body this held (`body`), and with them the stream's later frames. Its new
+    /// stream channel is told of its window as the last frame left it (`window`): it gives the
+    /// window back as it reads only once it knows it.
+    func handOver(_ request: HTTP2Frame, body: [HTTP2Frame], window: NIOHTTP2WindowUpdatedEvent?) {
         guard let context, streams.removeValue(forKey: request.streamID) != nil else { return }
         context.fireChannelRead(wrapInboundOut(request))
         for frame in body { context.fireChannelRead(wrapInboundOut(frame)) }
+        if let window { context.fireUserInboundEventTriggered(window) }
         // Outside a read the streams hear of it only from this.
         if !reading { context.fireChannelReadComplete() }
     }
 
     func write(_ frame: HTTP2Frame) {
         context?.write(wrapOutboundOut(frame), promise: nil)
+    }
+
+    /// Lets the client send all of a body of `length` on stream `id`, which began with the
+    /// small window (``HTTP2Windows/waiting``).
+    func widen(_ id: HTTP2StreamID, toHold length: Int) {
+        guard length > HTTP2Windows.waiting else { return }
+        write(HTTP2Frame(streamID: id, payload: .windowUpdate(windowSizeIncrement: length - HTTP2Windows.waiting)))
     }
 
     /// Flushes now, or once the read in progress is over (its other answers go in the same
@@ -136,13 +153,13 @@ final class FrameRelay: ChannelInboundHandler {
 
     // MARK: HTTP types
 
-    /// Whether the body `head` announces can come in full without this opening the stream's
-    /// window: a declared length within it (NIOHTTP2 holds the client to that length).
-    static func bodyFitsItsWindow(_ head: HTTPRequest) -> Bool {
-        guard let length = head.headerFields[.contentLength], let declared = StrictNumbers.count(length) else {
-            return false
-        }
-        return declared <= HTTP2Windows.stream
+    /// The length of the body `head` announces, if it has one a stream's full window holds
+    /// (NIOHTTP2 holds the client to that length).
+    static func declaredBody(_ head: HTTPRequest) -> Int? {
+        guard let length = head.headerFields[.contentLength], let declared = StrictNumbers.count(length),
+            declared <= HTTP2Windows.stream
+        else { return nil }
+        return declared
     }
 
     /// The request a HEADERS frame's block carries, as NIO's HTTP types codec reads it, or nil

@@ -9,8 +9,8 @@ import ServiceHTTP
 /// ``StreamRelay`` does (waiting for it, if it must, as a callback, and holding what of its
 /// body arrives meanwhile); then, if ``RelayRules`` plans it, its request goes to the service
 /// as ``StreamRelay`` sends one (a kept-alive connection or a stream on the same loop, through
-/// ``UpstreamRelay``), its body's DATA frames after it as they come (a GET's body, if any,
-/// stays here), and the answer comes back as HEADERS and DATA frames on the client's stream,
+/// ``UpstreamRelay``), its body's DATA frames after it as they come (the stream's window then
+/// opened to the declared length; a GET's body, if any, stays here), and the answer comes back as HEADERS and DATA frames on the client's stream,
 /// with the same headers, ids, refusals, log line and metrics as ``StreamRelay``'s. The
 /// answer's last frame carries END_STREAM; while the client's connection cannot take more,
 /// the service is not read. If it is not planned (no connection to the service on this loop
@@ -37,6 +37,11 @@ final class FrameStream: RelayDownstream {
     private let admission: RelayAdmission
     /// The request's HEADERS frame, for the multiplexer if the pipeline must answer it.
     private let request: HTTP2Frame
+    /// The body's declared length (0 for none).
+    private let bodyLength: Int
+    /// The stream's inbound window as the last frame of its body left it, for the multiplexer
+    /// if the pipeline must answer it (``FrameRelay``).
+    var window: NIOHTTP2WindowUpdatedEvent?
     /// The frames of its body that came before it was sent on (for the service, or the
     /// multiplexer), and whether its last has come (END_STREAM, or trailers, which are dropped
     /// as the pipeline drops them).
@@ -54,9 +59,10 @@ final class FrameStream: RelayDownstream {
     /// The answer's head or last body part, not yet written: the answer's end goes on it.
     private var held: HTTP2Frame.FramePayload?
 
-    init(request: HTTP2Frame, relay: FrameRelay, admission: RelayAdmission) {
+    init(request: HTTP2Frame, relay: FrameRelay, admission: RelayAdmission, bodyLength: Int) {
         self.id = request.streamID
         self.request = request
+        self.bodyLength = bodyLength
         self.relay = relay
         self.shares = relay.rules.shares
         self.log = relay.rules.log
@@ -98,7 +104,7 @@ final class FrameStream: RelayDownstream {
         guard let plan = relay.rules.plan(admission, on: channel) else {
             giveBackTurn()
             state = .finished
-            relay.handOver(request, body: body)
+            relay.handOver(request, body: body, window: window)
             body = []
             return
         }
@@ -121,7 +127,12 @@ final class FrameStream: RelayDownstream {
         let early = body
         body = []
         for frame in early { forward(frame) }
-        if !plan.forwardsBody || requestEnded { sendEnd() }
+        if !plan.forwardsBody || requestEnded {
+            sendEnd()
+        } else {
+            relay.widen(id, toHold: bodyLength)
+            relay.flush()
+        }
         upstream.flush()
         guard case .relaying = state else { return }
         timer = loop.assumeIsolated().scheduleTask(in: plan.timeout) { [weak self] in

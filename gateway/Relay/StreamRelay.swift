@@ -10,6 +10,10 @@ import ServiceHTTP
 /// passed on as the buffers they arrive in, and each side read only as fast as the other
 /// side takes it.
 ///
+/// While a request waits for its turn, its stream is not read: the client can send no more of
+/// its body than the small window a stream begins with (``HTTP2Windows/waiting``), which is
+/// widened once the body is sent on (``WidenStreamWindow``).
+///
 /// It sits first in each stream's pipeline. Any other request's stream is handed over to
 /// Hummingbird (which makes it a task of its own) and passes through untouched, to be answered
 /// as the pipeline answers everything (``ProxyController``).
@@ -17,9 +21,10 @@ import ServiceHTTP
 /// the `RateLimit` headers, `x-request-id` and `traceparent`, `UPSTREAM_UNAVAILABLE` (503)
 /// when the service's stream fails before its answer began, `UPSTREAM_TIMEOUT` (504) when no
 /// answer began in time, and the same access log line and request metrics.
-final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDownstream {
+final class StreamRelay: ChannelDuplexHandler, RemovableChannelHandler, RelayDownstream {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
     private enum State {
@@ -43,7 +48,6 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDo
     private var admission: RelayAdmission?
     /// Body parts that came while the request waited for its turn.
     private var held: [HTTPRequestPart] = []
-    private var heldBytes = 0
     private var plan: RelayPlan?
     private var upstream: UpstreamRelay?
     private var context: ChannelHandlerContext?
@@ -55,6 +59,8 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDo
     private var status: Int?
     private var cutOff = false
     private var pendingFlush = false
+    /// A read asked for while the request waited for its turn, made when it no longer waits.
+    private var readHeld = false
     private var started = NIODeadline.now()
 
     init(rules: RelayRules, handOver: @escaping WideWindowHTTP2<PublicHTTP1Channel>.HandOver) {
@@ -95,18 +101,10 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDo
             } else {
                 proceed(context: context, inReadCycle: true)
             }
-        case .queued(let ticket):
-            let part = unwrapInboundIn(data)
-            held.append(part)
-            if case .body(let buffer) = part { heldBytes += buffer.readableBytes }
-            // Reading on keeps the client's window open: a body past the route's limit (one
-            // sent without a length) waits in the pipeline instead, which reads only as it
-            // takes, and refuses it there.
-            if heldBytes > rules.settings.jsonBodyLimit, let admission,
-                rules.shares.withdraw(ticket, from: admission.turn)
-            {
-                passOn(admission.head, context: context, inReadCycle: true)
-            }
+        case .queued:
+            // What the read under way brings (no more is read while it waits: at most the
+            // small window the stream began with).
+            held.append(unwrapInboundIn(data))
         case .relaying, .answering:
             forward(unwrapInboundIn(data))
         case .finished:
@@ -139,6 +137,14 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDo
             upstream?.send(.end(nil))
         }
         pendingFlush = true
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if case .queued = state {
+            readHeld = true
+        } else {
+            context.read()
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -257,6 +263,14 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDo
         held = []
         // Outside a read the pipeline hears of these reads only from this.
         if !inReadCycle { context.fireChannelReadComplete() }
+        resumeReading(context: context)
+    }
+
+    /// Makes the read held while the request waited for its turn.
+    private func resumeReading(context: ChannelHandlerContext) {
+        guard readHeld else { return }
+        readHeld = false
+        context.read()
     }
 
     private func start(_ plan: RelayPlan, context: ChannelHandlerContext) {
@@ -277,7 +291,9 @@ final class StreamRelay: ChannelInboundHandler, RemovableChannelHandler, RelayDo
             relay.flush()
         } else {
             pendingFlush = true
+            context.triggerUserOutboundEvent(WidenStreamWindow(), promise: nil)
         }
+        resumeReading(context: context)
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: plan.timeout) { [weak self] in
             guard let self, case .relaying = self.state else { return }
             self.upstream?.abandon()

@@ -6,7 +6,7 @@ import NIOSSL
 import ServiceHTTP
 
 /// The gateway's public listener: the kit's ``WideWindowHTTP2`` (HTTP/2 with upload-sized
-/// windows, HTTP/1.1 beside it, with WebSocket upgrades for ``LiveStreamGate``) with the
+/// windows, opened for a stream only once its body is read, HTTP/1.1 beside it, with WebSocket upgrades for ``LiveStreamGate``) with the
 /// public limits, a ``ConnectionGuard`` first on every connection and an ``HTTP1Guard`` behind
 /// the HTTP/1.1 parser. With a certificate, TLS with ALPN; without, ``PlaintextHTTPChannel``.
 enum PublicListener {
@@ -56,7 +56,8 @@ enum PublicListener {
                     metadata: ["error": "\(error)"])
             },
             prepareStream: relay.map(relayStreams),
-            prepareConnection: relay.flatMap { $0.settings.relayFrames ? relayFrames($0) : nil })
+            prepareConnection: relay.flatMap { $0.settings.relayFrames ? relayFrames($0) : nil },
+            windowsOnDemand: true)
     }
 
     /// Puts a ``FrameRelay`` between each HTTP/2 connection's NIOHTTP2 handler and its streams.

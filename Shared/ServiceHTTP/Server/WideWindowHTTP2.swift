@@ -46,6 +46,7 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
     let misbehaviour: Misbehaviour
     let prepareStream: PrepareStream?
     let prepareConnection: PrepareConnection?
+    let windowsOnDemand: Bool
 
     /// Adds handlers to a new stream's pipeline right behind its HTTP types codec, ahead of
     /// Hummingbird's (the gateway's relay, which answers the requests it can on the event loop).
@@ -63,13 +64,16 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
 
     /// `http1` serves each stream's request, `connections` HTTP/1.1 connections. A client that
     /// opens more than `maxConcurrentStreams` streams at once gets `REFUSED_STREAM` for the
-    /// excess.
+    /// excess. With `windowsOnDemand`, a stream may send ``HTTP2Windows/waiting`` of its body
+    /// until what reads it asks for the full window (``WidenStreamWindow``,
+    /// ``OnDemandStreamWindow``): for a listener whose requests may wait before they are read.
     public init(
         http1: HTTP1Channel, connections: HTTP1Connections, maxConcurrentStreams: Int = 100,
         maxHeaderListSize: Int = 1 << 14, idleTimeout: TimeAmount, grace: TimeAmount,
         misbehaviour: @escaping Misbehaviour = { _, _ in }, prepareStream: PrepareStream? = nil,
-        prepareConnection: PrepareConnection? = nil
+        prepareConnection: PrepareConnection? = nil, windowsOnDemand: Bool = false
     ) {
+        self.windowsOnDemand = windowsOnDemand
         self.prepareStream = prepareStream
         self.prepareConnection = prepareConnection
         self.http1 = http1
@@ -83,15 +87,16 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
 
     var nioConfiguration: NIOHTTP2Handler.Configuration {
         var configuration = NIOHTTP2Handler.Configuration()
+        let streamWindow = windowsOnDemand ? HTTP2Windows.waiting : HTTP2Windows.stream
         let replaced: Set<HTTP2SettingsParameter> = [.initialWindowSize, .maxConcurrentStreams, .maxHeaderListSize]
         configuration.connection.initialSettings =
             nioDefaultSettings.filter { !replaced.contains($0.parameter) } + [
-                HTTP2Setting(parameter: .initialWindowSize, value: HTTP2Windows.stream),
+                HTTP2Setting(parameter: .initialWindowSize, value: streamWindow),
                 HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
                 HTTP2Setting(parameter: .maxHeaderListSize, value: maxHeaderListSize),
             ]
         configuration.connection.targetWindowSize = HTTP2Windows.connection
-        configuration.stream.targetWindowSize = HTTP2Windows.stream
+        configuration.stream.targetWindowSize = streamWindow
         return configuration
     }
 
@@ -115,7 +120,7 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
                     ) {
                         stream in
                         stream.eventLoop.makeCompletedFuture {
-                            try Self.addStreamHandlers(stream.pipeline.syncOperations)
+                            try addStreamHandlers(stream.pipeline.syncOperations)
                             try stream.pipeline.syncOperations.addHandler(BodyChunkCopier())
                             return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
                         }
@@ -150,7 +155,7 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
         let initializer: NIOChannelInitializer = { stream in
             stream.eventLoop.makeCompletedFuture {
                 let operations = stream.pipeline.syncOperations
-                try Self.addStreamHandlers(operations)
+                try addStreamHandlers(operations)
                 try prepareStream(operations, handOver)
             }
         }
@@ -179,9 +184,10 @@ public struct WideWindowHTTP2<HTTP1Connections: ServerChildChannel>: Sendable {
         return .handedOver(streams)
     }
 
-    /// What every stream's pipeline begins with: the response's end on its last frame, and
-    /// NIO's HTTP types codec.
-    private static func addStreamHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws {
+    /// What every stream's pipeline begins with: its window opened on demand (if so), the
+    /// response's end on its last frame, and NIO's HTTP types codec.
+    private func addStreamHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws {
+        if windowsOnDemand { try operations.addHandler(OnDemandStreamWindow()) }
         try operations.addHandler(StreamEndCoalescer())
         try operations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
     }
@@ -248,6 +254,9 @@ extension WideWindowHTTP2 where HTTP1Connections == HTTP1Channel {
 /// for the whole connection.
 public enum HTTP2Windows {
     public static let stream = 1 << 20
+    /// A stream's window before what reads its body asks for ``stream`` (``OnDemandStreamWindow``):
+    /// the protocol's default.
+    public static let waiting = 65_535
     public static let connection = 4 << 20
 }
 

@@ -173,22 +173,36 @@ import Testing
     }
 
     /// A POST whose body has its length is relayed frame by frame; waiting for its connection's
-    /// turn, it holds the body that arrives meanwhile, and the service gets all of it once the
-    /// turn comes.
+    /// turn, it holds what of the body arrives meanwhile (the small window a stream begins
+    /// with), and once the turn comes its window opens and the service gets all of it.
     @Test func aFramedPostWaitsForItsTurnWithItsBody() async throws {
         let harness = try await GatewayHarness.start(
             gateway: ["limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
         let token = try await harness.signUp("body@example.com").accessToken
         try await Self.warmUp(harness, token: token)
         let framed = try await Self.framed(harness)
-        try await Self.post(
-            "{\"reason\":\"\(String(repeating: "x", count: 40_000))\"}", whileTurnIsHeld: harness, token: token)
+        try await Self.post(Self.largeBody, whileTurnIsHeld: harness, token: token)
         #expect(try await Self.framed(harness) == framed + 2)
         await harness.stop()
     }
 
+    /// A POST without a length takes a stream channel; waiting for its turn, the stream is not
+    /// read, and once the turn comes its window opens and the service gets the whole body.
+    @Test func anUnsizedPostWaitsForItsTurnWithItsBody() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
+        let token = try await harness.signUp("unsized@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let (framed, relayed) = (try await Self.framed(harness), try await Self.relayed(harness))
+        try await Self.post(Self.largeBody, whileTurnIsHeld: harness, token: token, sized: false)
+        #expect(try await Self.framed(harness) == framed + 1)
+        #expect(try await Self.relayed(harness) == relayed + 2)
+        await harness.stop()
+    }
+
     /// A framed POST not planned once its turn comes (the loop's connection to the service not
-    /// made yet) goes to its stream with the body it held: the pipeline forwards all of it.
+    /// made yet) goes to its stream with the body it held and the window that body left: the
+    /// pipeline opens the window and forwards all of it.
     @Test func aFramedPostHandedOverKeepsItsBody() async throws {
         let harness = try await GatewayHarness.start(
             gateway: ["limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
@@ -200,9 +214,31 @@ import Testing
             .GET, harness.url("/v1/reports/echo"), token: token, bytes: Data("x".utf8))
         #expect(verified.status == 200)
         let (framed, relayed) = (try await Self.framed(harness), try await Self.relayed(harness))
-        try await Self.post("{\"reason\":\"spam\"}", whileTurnIsHeld: harness, token: token, holdBody: Data("x".utf8))
+        try await Self.post(Self.largeBody, whileTurnIsHeld: harness, token: token, holdBody: Data("x".utf8))
         #expect(try await Self.framed(harness) == framed)
         #expect(try await Self.relayed(harness) == relayed)
+        await harness.stop()
+    }
+
+    /// A framed POST the rate limit refuses once its turn comes goes to its stream with the
+    /// body it held, which has used up the window the stream began with: the pipeline reads
+    /// the rest before its 429 goes out (``RequestBodyDrainMiddleware``), which it can only
+    /// once the stream's channel knows the window the held body left.
+    @Test func aFramedPostRefusedAfterItsWaitIsThePipelines429() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: [
+                "limits.concurrentRequestsPerConnection": "1", "ratelimit.write.limit": "1",
+                "ratelimit.write.windowSeconds": "3600",
+            ], publicTLS: true)
+        let token = try await harness.signUp("refused@example.com").accessToken
+        try await Self.warmUp(harness, token: token)
+        let allowed = try await harness.client.call(
+            .POST, harness.url("/v1/reports/echo"), token: token, bytes: Data("{}".utf8))
+        #expect(allowed.status == 200)
+        let framed = try await Self.framed(harness)
+        try await Self.post(Self.largeBody, whileTurnIsHeld: harness, token: token, expecting: 429)
+        // The held GET was framed; the POST was handed over.
+        #expect(try await Self.framed(harness) == framed + 1)
         await harness.stop()
     }
 
@@ -354,10 +390,9 @@ import Testing
         await harness.stop()
     }
 
-    /// A request waiting for its connection's turn does not read an unsized body without end:
-    /// past the route's limit it goes to the pipeline (which reads only as it takes), and gets
-    /// the pipeline's 413 when its turn comes.
-    @Test func aQueuedRequestsBodyPastTheLimitGoesToThePipeline() async throws {
+    /// A request waiting for its connection's turn does not read its body (an unsized one,
+    /// here past the route's limit): when its turn comes, the relay reads it and answers 413.
+    @Test func aQueuedRequestsBodyPastTheLimitIsA413WhenItsTurnComes() async throws {
         let harness = try await GatewayHarness.start(
             gateway: ["limits.jsonBytes": "1024", "limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
         let token = try await harness.signUp("queued@example.com").accessToken
@@ -375,31 +410,51 @@ import Testing
         harness.recorder.release()
         #expect(try await posted.value == 413)
         #expect(try await held.value == 200)
-        // The held GET was relayed; the POST was not.
-        #expect(try await Self.relayed(harness) == before + 1)
+        // Both were the relay's.
+        #expect(try await Self.relayed(harness) == before + 2)
         await harness.stop()
     }
 
+    /// A JSON body of 300 KB: more than the window a stream may send before its body is read.
+    static let largeBody = "{\"reason\":\"\(String(repeating: "x", count: 300_000))\"}"
+
     /// Holds the connection's one turn with a GET the service keeps (`holdBody` makes it the
-    /// pipeline's), sends `body` in a POST meanwhile and gives the body a second to arrive while
-    /// the turn is taken, then lets the GET go: both must be answered, and the service must have
-    /// got all of `body`.
+    /// pipeline's), sends `body` in a POST meanwhile (`sized`: with its length) and gives the
+    /// body a second to arrive while the turn is taken, then lets the GET go: both must be
+    /// answered, and the service must have got all of `body` (unless the POST is `expecting`
+    /// another status than 200).
     static func post(
-        _ body: String, whileTurnIsHeld harness: GatewayHarness, token: String, holdBody: Data? = nil
+        _ body: String, whileTurnIsHeld harness: GatewayHarness, token: String, holdBody: Data? = nil,
+        sized: Bool = true, expecting: UInt = 200
     ) async throws {
         let held = Task {
             try await harness.client.call(.GET, harness.url("/v1/reports/hold"), token: token, bytes: holdBody).status
         }
         #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
         let posted = Task {
-            try await harness.client.call(.POST, harness.url("/v1/reports/echo"), token: token, bytes: Data(body.utf8))
+            var request = HTTPClientRequest(url: harness.url("/v1/reports/echo"))
+            request.method = .POST
+            request.headers.add(name: "authorization", value: "Bearer \(token)")
+            let bytes = ByteBuffer(string: body)
+            if sized {
+                request.body = .bytes(bytes)
+            } else {
+                request.body = .stream(
+                    AsyncStream {
+                        $0.yield(bytes); $0.finish()
+                    }, length: .unknown)
+            }
+            let response = try await harness.client.execute(request, timeout: .seconds(30))
+            let echoed = try await response.body.collect(upTo: 1 << 20)
+            return (response.status.code, Data(echoed.readableBytesView))
         }
         try await Task.sleep(for: .seconds(1))
         harness.recorder.release()
         #expect(try await held.value == 200)
-        let answer = try await posted.value
-        #expect(answer.status == 200)
-        #expect(try answer.decode([String: String].self)[":body"] == body)
+        let (status, echoed) = try await posted.value
+        #expect(status == expecting)
+        guard expecting == 200 else { return }
+        #expect(try JSONCoding.decoder().decode([String: String].self, from: echoed)[":body"] == body)
     }
 
     /// Sends a request the relay takes until it has its connection to the service on the

@@ -114,23 +114,15 @@ import Testing
         await harness.stop()
     }
 
-    /// One HTTP/2 frame: the 9-byte header (length, type, flags, stream) and its payload.
-    private func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8] = []) -> [UInt8] {
-        let length = UInt32(payload.count)
-        return [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags]
-            + [UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)]
-            + payload
-    }
-
     /// Cleartext HTTP/2: a header block that never ends, CONTINUATION after CONTINUATION.
     private func floodContinuation(port: Int) throws -> RawConnection {
         let connection = try RawConnection(port: port)
-        connection.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
-        connection.send(frame(type: 0x4, stream: 0))  // SETTINGS
-        connection.send(frame(type: 0x1, stream: 1, [0x82, 0x86, 0x84]))  // HEADERS GET / http, no END_HEADERS
+        connection.send(RawHTTP2.preface)
+        connection.send(RawHTTP2.frame(type: 0x4, stream: 0))  // SETTINGS
+        connection.send(RawHTTP2.frame(type: 0x1, stream: 1, [0x82, 0x86, 0x84]))  // HEADERS GET / http, no END_HEADERS
         let field: [UInt8] = [0x00, 7] + Array("x-flood".utf8) + [100] + [UInt8](repeating: 0x61, count: 100)
         for _ in 0..<10 {
-            connection.send(frame(type: 0x9, stream: 1, field))  // CONTINUATION, no END_HEADERS
+            connection.send(RawHTTP2.frame(type: 0x9, stream: 1, field))  // CONTINUATION, no END_HEADERS
         }
         return connection
     }
@@ -143,20 +135,46 @@ import Testing
         let (bytes, closed) = await connection.readUntilClosed(timeout: .seconds(10))
         #expect(closed, "the connection stays open after a connection error")
         // The frames the server wrote: its SETTINGS (and ACK), then the GOAWAY.
-        var offset = 0
-        var goAwayCode: UInt32?
-        while offset + 9 <= bytes.count {
-            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
-            if bytes[offset + 3] == 0x7, offset + 17 <= bytes.count {
-                goAwayCode = bytes[(offset + 13)..<(offset + 17)].reduce(0) { $0 << 8 | UInt32($1) }
-            }
-            offset += 9 + length
-        }
-        #expect(goAwayCode == 0xb)
+        #expect(RawHTTP2.frames(in: bytes).last { $0.type == 0x7 }?.errorCode == 0xb)
         // A flood: the address's next connections are closed on arrival for a while.
         let next = try RawConnection(port: port(harness))
         let refused = await next.readUntilClosed(timeout: .seconds(5))
         #expect(refused.closed && refused.bytes.isEmpty)
+        await harness.stop()
+    }
+
+    /// A request waiting for its connection's turn may send no more of its body than the small
+    /// window every stream begins with: one that sends more anyway (here a declared 600 KB, all
+    /// of it, while the connection's one turn is held) breaks flow control and is reset with
+    /// FLOW_CONTROL_ERROR. (Streams once began with the 1 MiB window a body being read gets:
+    /// one client's 100 waiting streams made the gateway hold 100 MiB and more.)
+    @Test func aWaitingRequestMaySendOnlyASmallWindowOfItsBody() async throws {
+        let harness = try await GatewayHarness.start(gateway: ["limits.concurrentRequestsPerConnection": "1"])
+        let token = try await harness.signUp("window@example.com").accessToken
+        let connection = try RawConnection(port: port(harness))
+        func request(_ method: String, _ path: String, _ fields: [(String, String)] = []) -> [UInt8] {
+            RawHTTP2.headerBlock(
+                [(":method", method), (":scheme", "http"), (":path", path), (":authority", "localhost")]
+                    + [("authorization", "Bearer \(token)")] + fields)
+        }
+        connection.send(RawHTTP2.preface)
+        connection.send(RawHTTP2.frame(type: 0x4, stream: 0))  // SETTINGS
+        // The server's SETTINGS acknowledged: from here its windows are the ones it announced.
+        connection.send(RawHTTP2.frame(type: 0x4, flags: 0x1, stream: 0))
+        connection.send(RawHTTP2.frame(type: 0x1, flags: 0x5, stream: 1, request("GET", "/v1/reports/hold")))
+        #expect(await eventually(timeout: .seconds(20)) { harness.recorder.heldNow == 1 })
+        let length = 600_000
+        let fields = [("content-type", "application/json"), ("content-length", "\(length)")]
+        connection.send(RawHTTP2.frame(type: 0x1, flags: 0x4, stream: 3, request("POST", "/v1/reports/echo", fields)))
+        for offset in stride(from: 0, to: length, by: 16_384) {
+            let size = min(16_384, length - offset)
+            let last: UInt8 = offset + size == length ? 0x1 : 0
+            connection.send(RawHTTP2.frame(type: 0x0, flags: last, stream: 3, [UInt8](repeating: 0x20, count: size)))
+        }
+        let refused: @Sendable (RawHTTP2.Frame) -> Bool = { $0.type == 0x7 || ($0.type == 0x3 && $0.stream == 3) }
+        let bytes = await connection.read(timeout: .seconds(10)) { RawHTTP2.frames(in: $0).contains(where: refused) }
+        harness.recorder.release()
+        #expect(RawHTTP2.frames(in: bytes).first(where: refused)?.errorCode == 0x3)  // FLOW_CONTROL_ERROR
         await harness.stop()
     }
 
