@@ -10,8 +10,9 @@ import ServiceHTTP
 /// body arrives meanwhile); then, if ``RelayRules`` plans it, its request goes to the service
 /// as ``StreamRelay`` sends one (a kept-alive connection or a stream on the same loop, through
 /// ``UpstreamRelay``), its body's DATA frames after it as they come (the stream's window then
-/// opened to the declared length; a GET's body, if any, stays here), and the answer comes back as HEADERS and DATA frames on the client's stream,
-/// with the same headers, ids, refusals, log line and metrics as ``StreamRelay``'s. The
+/// opened to the declared length; a GET's body, if any, stays here), and the answer comes
+/// back as HEADERS and DATA frames on the client's stream, with the same headers, ids,
+/// refusals, log line and metrics as ``StreamRelay``'s. The
 /// answer's last frame carries END_STREAM; while the client's connection cannot take more,
 /// the service is not read. If it is not planned (no connection to the service on this loop
 /// yet, or the rate limit refuses), its HEADERS frame and the body held go on to the stream

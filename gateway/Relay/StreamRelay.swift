@@ -139,6 +139,8 @@ final class StreamRelay: ChannelDuplexHandler, RemovableChannelHandler, RelayDow
         pendingFlush = true
     }
 
+    /// No read while the request waits for its turn: what the client sends meanwhile stays in
+    /// the stream, within its small window.
     func read(context: ChannelHandlerContext) {
         if case .queued = state {
             readHeld = true

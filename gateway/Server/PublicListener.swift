@@ -6,9 +6,9 @@ import NIOSSL
 import ServiceHTTP
 
 /// The gateway's public listener: the kit's ``WideWindowHTTP2`` (HTTP/2 with upload-sized
-/// windows, opened for a stream only once its body is read, HTTP/1.1 beside it, with WebSocket upgrades for ``LiveStreamGate``) with the
-/// public limits, a ``ConnectionGuard`` first on every connection and an ``HTTP1Guard`` behind
-/// the HTTP/1.1 parser. With a certificate, TLS with ALPN; without, ``PlaintextHTTPChannel``.
+/// windows, opened for a stream only once its body is read; HTTP/1.1 beside it, with WebSocket
+/// upgrades for ``LiveStreamGate``) with the public limits, a ``ConnectionGuard`` first on
+/// every connection and an ``HTTP1Guard`` behind the HTTP/1.1 parser. With a certificate, TLS with ALPN; without, ``PlaintextHTTPChannel``.
 enum PublicListener {
     typealias HTTP2 = WideWindowHTTP2<PublicHTTP1Channel>
 

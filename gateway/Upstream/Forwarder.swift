@@ -24,6 +24,7 @@ struct Forwarder: Sendable {
         if request.headers[.expect]?.lowercased() == "100-continue" {
             try? await InformationalResponses.current?.send(HTTPResponse(status: .continue))
         }
+        // The body is read from here on: an HTTP/2 stream gets its full window.
         context.widenStreamWindow()
         // Uploads stream over HTTP/1.1; a TRACE (which no route takes) goes the plain way to be refused.
         if route.body == .upload, request.method != .trace {
