@@ -542,13 +542,15 @@ def zero_window(count, streams=1):
     return attack
 
 
-def held_bodies(count, streams=100, framed=True):
+def held_bodies(count, streams=100, framed=True, expect=False):
     """`count` connections that each open `streams` sign-ins announcing a body of 1 MiB and send
     as much of it as the gateway's flow-control windows let them, but never its last byte, on
     every stream at once, and hold: the first requests wait at the service for the rest of their
     body, the others for their connection's turns, and whatever the gateway takes for them
     meanwhile it holds until the attacker goes. `framed`: each stream declares its length (the
-    relay takes it as frames); otherwise none is declared (the stream becomes a stream channel)."""
+    relay takes it as frames); otherwise none is declared (the stream becomes a stream channel).
+    `expect`: each asks `Expect: 100-continue` and sends its body anyway (the pipeline takes
+    those, and they wait for their turn there)."""
     length = 1 << 20
 
     def attack(seconds):
@@ -557,6 +559,8 @@ def held_bodies(count, streams=100, framed=True):
                    (":authority", HOST), ("content-type", "application/json")]
         if framed:
             headers.append(("content-length", str(length)))
+        if expect:
+            headers.append(("expect", "100-continue"))
         held, sent = [], 0
 
         def push(sock, conn, remaining):
@@ -772,6 +776,7 @@ def main():
         ("10 connections x 100 streams", concurrent_streams()),
         ("held bodies, declared lengths", held_bodies(10)),
         ("held bodies, no length", held_bodies(10, framed=False)),
+        ("held bodies, Expect: 100-continue", held_bodies(10, expect=True)),
     ]
     if SHORT:
         keep = {"HEAD loop (anonymous)", "30 KB header", "malformed chunk size", "HTTP/1.1 framing error",
