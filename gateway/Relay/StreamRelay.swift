@@ -254,6 +254,13 @@ final class StreamRelay: ChannelDuplexHandler, RemovableChannelHandler, RelayDow
         start(plan, context: context)
         for part in held { forward(part) }
         held = []
+        // The reads held while it waited come after what it held (a read delivers what the
+        // stream has at once); then, with all the client has sent seen, a body still coming
+        // gets the stream's full window.
+        resumeReading(context: context)
+        if plan.forwardsBody, !requestEnded {
+            context.triggerUserOutboundEvent(WidenStreamWindow(), promise: nil)
+        }
     }
 
     /// Hands the request to the pipeline with what was read of it.
@@ -293,9 +300,7 @@ final class StreamRelay: ChannelDuplexHandler, RemovableChannelHandler, RelayDow
             relay.flush()
         } else {
             pendingFlush = true
-            context.triggerUserOutboundEvent(WidenStreamWindow(), promise: nil)
         }
-        resumeReading(context: context)
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: plan.timeout) { [weak self] in
             guard let self, case .relaying = self.state else { return }
             self.upstream?.abandon()

@@ -19,6 +19,12 @@ public struct WidenStreamWindow: Sendable {
 /// small window of its body (where every stream began with the large one, one client with 100
 /// such streams made the gateway hold 100 MiB a connection); a body being read, an upload's,
 /// flows with the large one.
+///
+/// The client may have ended its body before this has seen the end (it is still in the
+/// stream's buffer, unread): NIOHTTP2 then refuses the update, as a stream may not be given
+/// window once its peer has finished sending, and reports a stream error to the stream. That
+/// error is this handler's own and harmless (nothing more is coming), and goes no further: the
+/// request's reader would take it for a broken body.
 final class OnDemandStreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias InboundOut = HTTP2Frame.FramePayload
@@ -31,6 +37,8 @@ final class OnDemandStreamWindow: ChannelDuplexHandler, RemovableChannelHandler 
     private var ended = false
     /// Body bytes read since the last window update.
     private var read = 0
+    /// Whether NIOHTTP2 refused an update of this handler's (its stream error is then expected).
+    private var refused = false
 
     init(window: Int = HTTP2Windows.stream) {
         self.window = window
@@ -67,7 +75,22 @@ final class OnDemandStreamWindow: ChannelDuplexHandler, RemovableChannelHandler 
         open(by: window, context: context)
     }
 
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if refused, error is NIOHTTP2Errors.BadStreamStateTransition {
+            refused = false
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
     private func open(by increment: Int, context: ChannelHandlerContext) {
-        context.writeAndFlush(wrapOutboundOut(.windowUpdate(windowSizeIncrement: increment)), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        // NIOHTTP2 fails the write before it reports the stream error (both on this loop).
+        written.futureResult.assumeIsolated().whenFailure { [self] error in
+            guard error is NIOHTTP2Errors.BadStreamStateTransition else { return }
+            refused = true
+            ended = true
+        }
+        context.writeAndFlush(wrapOutboundOut(.windowUpdate(windowSizeIncrement: increment)), promise: written)
     }
 }

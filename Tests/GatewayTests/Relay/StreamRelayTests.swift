@@ -200,6 +200,19 @@ import Testing
         await harness.stop()
     }
 
+    /// Without the relay, a POST waiting for its turn in the pipeline has its stream read ahead
+    /// (Hummingbird's stream channel buffers some parts), so a 200 KB body can be all sent,
+    /// its end still unread, when the pipeline asks for the stream's full window: NIOHTTP2
+    /// refuses that update as a stream error, which must not reach the body's reader.
+    @Test func aPostWaitingInThePipelineKeepsItsBody() async throws {
+        let harness = try await GatewayHarness.start(
+            gateway: ["upstream.relay": "false", "limits.concurrentRequestsPerConnection": "1"], publicTLS: true)
+        let token = try await harness.signUp("pipeline@example.com").accessToken
+        try await Self.post(
+            "{\"reason\":\"\(String(repeating: "y", count: 200_000))\"}", whileTurnIsHeld: harness, token: token)
+        await harness.stop()
+    }
+
     /// A framed POST not planned once its turn comes (the loop's connection to the service not
     /// made yet) goes to its stream with the body it held and the window that body left: the
     /// pipeline opens the window and forwards all of it.
