@@ -277,29 +277,9 @@ def request_block(path="/v1/me", method="GET", extra=()):
     )
 
 
-def h2_connect(settings=b"", acknowledge=False):
-    """An HTTP/2 connection, its preface sent. With `acknowledge`, the server's SETTINGS are read
-    and acknowledged, as a real client does: until then the server holds its streams to the
-    protocol's default windows."""
+def h2_connect(settings=b""):
     sock = connect(alpn=("h2",))
     sock.sendall(PREFACE + frame(SETTINGS, 0, 0, settings))
-    if acknowledge:
-        def exactly(count):
-            data = b""
-            while len(data) < count:
-                chunk = sock.recv(count - len(data))
-                if not chunk:
-                    raise ConnectionError("closed before its SETTINGS")
-                data += chunk
-            return data
-
-        while True:
-            header = exactly(9)
-            length, kind, flags = int.from_bytes(header[:3], "big"), header[3], header[4]
-            exactly(length)
-            if kind == SETTINGS and not flags & ACK:
-                break
-        sock.sendall(frame(SETTINGS, ACK, 0))
     return sock
 
 

@@ -36,7 +36,7 @@ final class OnDemandStreamWindow: ChannelDuplexHandler, RemovableChannelHandler 
     /// Whether the request's last frame has passed: its window is over.
     private var ended = false
     /// Body bytes read since the last window update.
-    private var read = 0
+    private var readSinceUpdate = 0
     /// Whether NIOHTTP2 refused an update of this handler's (its stream error is then expected).
     private var refused = false
 
@@ -50,10 +50,10 @@ final class OnDemandStreamWindow: ChannelDuplexHandler, RemovableChannelHandler 
             if frame.endStream {
                 ended = true
             } else if widened {
-                read += frame.data.readableBytes + (frame.paddingBytes.map { $0 + 1 } ?? 0)
-                if read >= window / 2 {
-                    open(by: read, context: context)
-                    read = 0
+                readSinceUpdate += frame.data.readableBytes + (frame.paddingBytes.map { $0 + 1 } ?? 0)
+                if readSinceUpdate >= window / 2 {
+                    open(by: readSinceUpdate, context: context)
+                    readSinceUpdate = 0
                 }
             }
         case .headers(let headers):

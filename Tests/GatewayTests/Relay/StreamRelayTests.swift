@@ -452,10 +452,10 @@ import Testing
             if sized {
                 request.body = .bytes(bytes)
             } else {
-                request.body = .stream(
-                    AsyncStream {
-                        $0.yield(bytes); $0.finish()
-                    }, length: .unknown)
+                let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+                continuation.yield(bytes)
+                continuation.finish()
+                request.body = .stream(stream, length: .unknown)
             }
             let response = try await harness.client.execute(request, timeout: .seconds(30))
             let echoed = try await response.body.collect(upTo: 1 << 20)
