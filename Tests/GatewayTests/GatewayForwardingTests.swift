@@ -40,6 +40,10 @@ import Testing
             .GET, harness.url("/v1/reports/echo"), token: tokens.accessToken, bytes: Data("{\"x\":1}".utf8))
         #expect(withBody.status == 200, "\(withBody.text)")
         #expect(try withBody.decode([String: String].self)["content-length"] == nil)
+        // A HEAD is forwarded, and the service answers it as its GET without the body.
+        let head = try await harness.client.call(.HEAD, harness.url("/v1/reports/echo"), token: tokens.accessToken)
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(head.header("content-type") == response.header("content-type"))
         await harness.stop()
     }
 
@@ -71,7 +75,7 @@ import Testing
         // A listed path asked with a method its route does not take: 405 with the ones it does.
         for (method, path, allow) in [
             (HTTPMethod.GET, "/v1/sessions/login", "POST"), (.DELETE, "/.well-known/jwks.json", "GET, HEAD"),
-            (.POST, "/v1/sessions/verify", "GET"),
+            (.POST, "/v1/sessions/verify", "GET, HEAD"),
             // A method the gateway never forwards, on a path it does: the methods it forwards there.
             (.RAW(value: "QUERY"), "/v1/posts", "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT, TRACE"),
         ] {
@@ -80,6 +84,9 @@ import Testing
             #expect(response.header("allow") == allow, "\(method) \(path)")
             #expect(response.errorCode == .methodNotAllowed)
         }
+        // A HEAD where no route takes GET: the same 405, headers only (a HEAD answer has no body).
+        let head = try await harness.client.call(.HEAD, harness.url("/v1/sessions/login"))
+        #expect(head.status == 405 && head.header("allow") == "POST" && head.body.isEmpty)
         #expect(try await harness.client.call(.RAW(value: "QUERY"), harness.url("/nope")).status == 404)
         #expect(harness.recorder.hits == 0)
         let odd = try await harness.client.call(.GET, harness.url("/v1/me/%2e%2e/x"))

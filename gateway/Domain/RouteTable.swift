@@ -35,7 +35,8 @@ struct GatewayRoute: Sendable {
     }
 
     let match: Match
-    /// nil for every method.
+    /// nil for every method. A route that takes `GET` takes `HEAD` too (RFC 9110 §9.1; the
+    /// service answers it as the `GET` without a body).
     let methods: Set<HTTPRequest.Method>?
     let service: ServiceName
     let access: Access
@@ -44,7 +45,7 @@ struct GatewayRoute: Sendable {
     let body: BodyKind
 
     func matches(path: String, method: HTTPRequest.Method) -> Bool {
-        if let methods, !methods.contains(method) { return false }
+        if let methods, !methods.contains(method), method != .head || !methods.contains(.get) { return false }
         return matches(path: path)
     }
 
@@ -241,7 +242,11 @@ enum RouteTable {
     /// route open to every method offers every method the gateway forwards); empty when no
     /// route has the path.
     static func methods(at path: String) -> Set<HTTPRequest.Method> {
-        all.filter { $0.matches(path: path) }.reduce(into: []) { $0.formUnion($1.methods ?? forwarded) }
+        var methods = all.filter { $0.matches(path: path) }.reduce(into: Set<HTTPRequest.Method>()) {
+            $0.formUnion($1.methods ?? forwarded)
+        }
+        if methods.contains(.get) { methods.insert(.head) }
+        return methods
     }
 
     /// 405 `METHOD_NOT_ALLOWED` with `Allow` when routes take `path` with other methods than

@@ -6,6 +6,9 @@ import Synchronization
 /// `METHOD_NOT_ALLOWED` with an `Allow` header naming the methods that are (RFC 9110
 /// §15.5.6), not 404: only a path nothing serves is "not found".
 ///
+/// `Allow` names `HEAD` wherever it names `GET`: the kit's routers answer it (``ServiceRuntime/
+/// makeRouter(context:requestLogLevel:drainLimit:)``).
+///
 /// The router's own "no route" (thrown when path and method do not both match) is caught here;
 /// the methods of each path are read from the router's routes once, on the first miss, when
 /// every controller has registered.
@@ -51,6 +54,18 @@ public final class RouteMethodTable: Sendable {
     /// The methods routes take at `path`, as an `Allow` value (empty when no route serves the
     /// path).
     public func methods(for path: String) -> String {
+        Self.allowValue(methodSet(for: path))
+    }
+
+    /// `methods` as an `Allow` value, `HEAD` beside `GET` (the router answers it as the `GET`).
+    static func allowValue(_ methods: Set<String>) -> String {
+        var methods = methods
+        if methods.contains(HTTPRequest.Method.get.rawValue) { methods.insert(HTTPRequest.Method.head.rawValue) }
+        return methods.sorted().joined(separator: ", ")
+    }
+
+    /// The methods routes take at `path` (empty when no route serves the path).
+    func methodSet(for path: String) -> Set<String> {
         let entries = self.entries.withLock { stored in
             if let stored { return stored }
             var byPattern: [String: Set<String>] = [:]
@@ -66,10 +81,10 @@ public final class RouteMethodTable: Sendable {
         let segments = path.split(separator: "/")
         let matching = entries.filter { Self.matches(segments, $0.pattern) }
         guard let best = matching.map({ Self.literals($0.pattern) }).max(by: { $0.lexicographicallyPrecedes($1) })
-        else { return "" }
+        else { return [] }
         return matching.filter { Self.literals($0.pattern) == best }.reduce(into: Set<String>()) {
             $0.formUnion($1.methods)
-        }.sorted().joined(separator: ", ")
+        }
     }
 
     /// 1 where the pattern names a segment literally, 0 where any segment fits.

@@ -76,11 +76,14 @@ public struct ServiceRuntime: Sendable {
 
     /// A router with the standard middleware: `HEAD` answers without a body, unread bodies
     /// drained (up to `drainLimit` bytes), request id and trace, metrics, request log, error
-    /// envelope, and 405 with `Allow` for a served path asked with another method.
+    /// envelope, and 405 with `Allow` for a served path asked with another method. A `HEAD` of
+    /// a path that has a `GET` and no `HEAD` of its own is that `GET` without its body (RFC 9110
+    /// §9.1: every general-purpose server answers both; uptime monitors and link checkers ask
+    /// `HEAD`).
     public func makeRouter<Context: ServiceRequestContextProtocol>(
         context: Context.Type, requestLogLevel: Logger.Level = .debug, drainLimit: Int = 128 << 20
     ) -> Router<Context> {
-        let router = Router(context: Context.self)
+        let router = Router(context: Context.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: HeadResponseMiddleware())
         router.add(middleware: RequestBodyDrainMiddleware(limit: drainLimit))
         router.add(middleware: RequestTracingMiddleware(entropy: entropy))

@@ -36,6 +36,8 @@ import Testing
             let (router, _) = runtime.makeRoutes(database: database)
             router.get("/boom") { _, _ -> Response in throw Boom(detail: "disk on fire") }
             router.get("/stopping") { _, _ -> Response in throw CancellationError() }
+            router.get("/own-head") { _, _ in "the GET's own body" }
+            router.head("/own-head") { _, _ in Response(status: .noContent) }
             router.get("/refused") { _, _ -> Response in
                 throw ServiceError(.forbidden, "Not yours.", headers: [.retryAfter: "5"])
             }
@@ -136,8 +138,8 @@ import Testing
         try await withKitApp { client, _ in
             for (method, path, allow) in [
                 (HTTPRequest.Method.delete, "/plain-widgets", "POST"),
-                (.trace, "/boom", "GET"),
-                (.put, "/health/live", "GET"),
+                (.trace, "/boom", "GET, HEAD"),
+                (.put, "/health/live", "GET, HEAD"),
             ] {
                 let response = try await client.execute(uri: path, method: method)
                 #expect(response.status == .methodNotAllowed, "\(method) \(path)")
@@ -150,17 +152,35 @@ import Testing
         }
     }
 
+    @Test func aHeadIsItsPathsGetWithoutABody() async throws {
+        try await withKitApp { client, _ in
+            let get = try await client.execute(uri: "/health/live", method: .get)
+            let head = try await client.execute(uri: "/health/live", method: .head)
+            #expect(get.status == .ok && head.status == .ok)
+            #expect(get.body.readableBytes > 0 && head.body.readableBytes == 0)
+            #expect(head.headers[.contentType] == get.headers[.contentType])
+            // The GET's refusal, still without a body.
+            let refused = try await client.execute(uri: "/refused", method: .head)
+            #expect(refused.status == .forbidden && refused.body.readableBytes == 0)
+            // A route that answers HEAD itself keeps it; a path without GET stays a 405.
+            #expect(try await client.execute(uri: "/own-head", method: .head).status == .noContent)
+            let post = try await client.execute(uri: "/plain-widgets", method: .head)
+            #expect(post.status == .methodNotAllowed && post.headers[.allow] == "POST")
+            #expect(try await client.execute(uri: "/nowhere", method: .head).status == .notFound)
+        }
+    }
+
     @Test func routePatternsMatchSegmentBySegment() {
         let table = RouteMethodTable {
             [(.get, "/v1/posts/:id"), (.delete, "/v1/posts/:id"), (.put, "/v1/posts/:id/vote"), (.get, "/**")]
         }
-        #expect(table.methods(for: "/v1/posts/abc") == "DELETE, GET")
+        #expect(table.methods(for: "/v1/posts/abc") == "DELETE, GET, HEAD")
         #expect(table.methods(for: "/v1/posts/abc/vote") == "PUT")
         #expect(table.methods(for: "/v1/posts") == "")
         #expect(table.methods(for: "/v1/posts/abc/vote/x") == "")
         // A literal segment wins over a parameter in its place, as in the router.
         let literal = RouteMethodTable { [(.get, "/v1/messages/unread-count"), (.delete, "/v1/messages/:id")] }
-        #expect(literal.methods(for: "/v1/messages/unread-count") == "GET")
+        #expect(literal.methods(for: "/v1/messages/unread-count") == "GET, HEAD")
         #expect(literal.methods(for: "/v1/messages/abc") == "DELETE")
     }
 
