@@ -1,6 +1,7 @@
 import Foundation
 import ServiceHTTP
 import ServiceStore
+import Synchronization
 
 /// A calendar day in someone's own time zone, as `YYYY-MM-DD`. Streak days are compared as
 /// local days: a snap at 23:30 in Tokyo and one at 09:00 in New York can be the same day.
@@ -9,8 +10,17 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     let month: Int
     let day: Int
 
-    /// The day `instant` falls on in `zone` (IANA rules, daylight saving included).
+    /// The day `instant` falls on in `zone` (IANA rules, daylight saving included): the UTC day
+    /// of the instant moved by the zone's offset at that instant, the arithmetic of
+    /// ``CivilDays`` (a deadline pass asks this for every streak; a `Calendar` costs ten times as
+    /// much). Before 1600, Foundation's calendar (Julian before 1582) answers.
     init(_ instant: Date, in zone: TimeZone) {
+        let local = (instant.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: instant))).rounded(.down)
+        let day = LocalDay(ordinal: Int((local / 86_400).rounded(.down)))
+        guard day.year < 1600 else {
+            self = day
+            return
+        }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = calendar.dateComponents([.year, .month, .day], from: instant)
@@ -53,8 +63,32 @@ struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The first instant of this day in `zone`: local midnight, or the first instant after a
-    /// daylight-saving gap that skips midnight (as in Santiago or Beirut).
+    /// daylight-saving gap that skips midnight (as in Santiago or Beirut). Kept once worked
+    /// out: a deadline pass asks it for the same few days and zones hundreds of thousands of
+    /// times (each member's day end, each at-risk time).
     func start(in zone: TimeZone) -> Date {
+        let key = Start(zone: zone.identifier, ordinal: ordinal)
+        if let known = Self.starts.withLock({ $0[key] }) { return known }
+        let start = computedStart(in: zone)
+        Self.starts.withLock { starts in
+            if starts.count >= Self.startsKept { starts.removeAll(keepingCapacity: true) }
+            starts[key] = start
+        }
+        return start
+    }
+
+    private struct Start: Hashable {
+        let zone: String
+        let ordinal: Int
+    }
+
+    /// The day starts worked out so far, at most `startsKept` (then forgotten at once: a pass
+    /// needs a few hundred).
+    private static let starts = Mutex<[Start: Date]>([:])
+    private static let startsKept = 4096
+
+    /// ``start(in:)`` from Foundation's calendar.
+    func computedStart(in zone: TimeZone) -> Date {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
