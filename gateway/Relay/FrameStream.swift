@@ -48,6 +48,8 @@ final class FrameStream: RelayDownstream {
     /// as the pipeline drops them).
     private var body: [HTTP2Frame] = []
     private var requestEnded: Bool
+    /// The bytes of its body that came, held or sent on.
+    private var bodyReceived = 0
     /// Whether the service was sent the request's end.
     private var sentEnd = false
     private var plan: RelayPlan!
@@ -128,7 +130,7 @@ final class FrameStream: RelayDownstream {
         let early = body
         body = []
         for frame in early { forward(frame) }
-        if !plan.forwardsBody || requestEnded {
+        if !plan.forwardsBody || requestEnded || bodyWhole {
             sendEnd()
         } else {
             relay.widen(id, toHold: bodyLength)
@@ -163,6 +165,7 @@ final class FrameStream: RelayDownstream {
 
     /// A frame of the request's body, or its trailers.
     func clientSent(_ frame: HTTP2Frame) {
+        if case .data(let data) = frame.payload { bodyReceived += data.data.readableBytes }
         switch state {
         case .waiting, .queued:
             body.append(frame)
@@ -250,7 +253,8 @@ final class FrameStream: RelayDownstream {
     // MARK: Steps
 
     /// Sends on a frame of the body (a GET's is not sent), and the request's end with its
-    /// last.
+    /// last, or with the last of its declared bytes (NIOHTTP2 lets no more come): the service
+    /// then has the request whole even if the client's END_STREAM comes in a frame of its own.
     private func forward(_ frame: HTTP2Frame) {
         let last = Self.ends(frame)
         if last { requestEnded = true }
@@ -258,13 +262,19 @@ final class FrameStream: RelayDownstream {
         if case .data(let data) = frame.payload, case .byteBuffer(let buffer) = data.data, buffer.readableBytes > 0 {
             upstream?.send(.body(buffer))
         }
-        if last { sendEnd() }
+        if last || bodyWhole { sendEnd() }
     }
 
+    /// Whether every byte of the declared body came: only its END_STREAM (or trailers, which
+    /// are dropped) may still follow.
+    private var bodyWhole: Bool { bodyLength > 0 && bodyReceived >= bodyLength }
+
     /// After a complete answer to a request whose body is still coming: RST_STREAM with
-    /// NO_ERROR asks the client to stop sending it (RFC 9113 §8.1).
+    /// NO_ERROR asks the client to stop sending it (RFC 9113 §8.1). Not once the whole body
+    /// came: its END_STREAM closes the stream, and a client that sends it in a frame of its own
+    /// could take the reset for a failed request.
     private func stopUnfinishedBody() {
-        guard !requestEnded else { return }
+        guard !requestEnded, !bodyWhole else { return }
         requestEnded = true
         relay?.write(HTTP2Frame(streamID: id, payload: .rstStream(.noError)))
     }

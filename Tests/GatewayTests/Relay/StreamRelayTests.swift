@@ -294,6 +294,61 @@ import Testing
         await piped.stop()
     }
 
+    /// A framed POST whose declared body has all come but not its END_STREAM (a client that ends
+    /// its body with an empty DATA frame of its own, as AsyncHTTPClient may): the service has the
+    /// whole body and answers, and the answer is not followed by RST_STREAM, which that client
+    /// can take for a failed request; the END_STREAM, when it comes, closes the stream.
+    @Test func aWholeBodyStillWithoutItsEndIsAnsweredWithoutAReset() async throws {
+        let harness = try await GatewayHarness.start()
+        let token = try await harness.signUp("whole@example.com").accessToken
+        let connection = try RawConnection(port: Int(harness.gatewayURL.split(separator: ":").last!)!)
+        func request(_ method: String, _ fields: [(String, String)] = []) -> [UInt8] {
+            RawHTTP2.headerBlock(
+                [(":method", method), (":scheme", "http"), (":path", "/v1/reports/echo"), (":authority", "localhost")]
+                    + [("authorization", "Bearer \(token)")] + fields)
+        }
+        func ended(_ stream: UInt32) -> @Sendable ([UInt8]) -> Bool {
+            { bytes in
+                RawHTTP2.frames(in: bytes).contains {
+                    $0.stream == stream && ($0.type == 0x3 || ($0.type <= 0x1 && $0.flags & 0x1 != 0))
+                }
+            }
+        }
+        connection.send(RawHTTP2.preface)
+        connection.send(RawHTTP2.frame(type: 0x4, stream: 0))
+        connection.send(RawHTTP2.frame(type: 0x4, flags: 0x1, stream: 0))
+        // GETs on this connection until one is relayed frame by frame: its loop's connection to
+        // the service is up.
+        var stream: UInt32 = 1
+        let before = try await Self.framed(harness)
+        var warm = false
+        for _ in 0..<50 where !warm {
+            connection.send(RawHTTP2.frame(type: 0x1, flags: 0x5, stream: stream, request("GET")))
+            _ = await connection.read(timeout: .seconds(10), until: ended(stream))
+            stream += 2
+            warm = try await Self.framed(harness) > before
+        }
+        #expect(warm, "the relay never took a GET on this connection")
+        let framed = try await Self.framed(harness)
+        let body = Array(#"{"whole":true}"#.utf8)
+        let fields = [("content-type", "application/json"), ("content-length", "\(body.count)")]
+        connection.send(RawHTTP2.frame(type: 0x1, flags: 0x4, stream: stream, request("POST", fields)))
+        connection.send(RawHTTP2.frame(type: 0x0, stream: stream, body))
+        let answer = await connection.read(timeout: .seconds(10), until: ended(stream))
+        // A reset would follow the answer's end at once.
+        let after = await connection.read(timeout: .milliseconds(500)) { _ in false }
+        let frames = RawHTTP2.frames(in: answer + after).filter { $0.stream == stream }
+        #expect(frames.contains { $0.type == 0x1 }, "no answer")
+        #expect(!frames.contains { $0.type == 0x3 }, "RST_STREAM \(frames.first { $0.type == 0x3 }?.errorCode ?? 0)")
+        connection.send(RawHTTP2.frame(type: 0x0, flags: 0x1, stream: stream))
+        #expect(try await Self.framed(harness) == framed + 1)
+        // The connection goes on: the next request on it is answered.
+        connection.send(RawHTTP2.frame(type: 0x1, flags: 0x5, stream: stream + 2, request("GET")))
+        let next = await connection.read(timeout: .seconds(10), until: ended(stream + 2))
+        #expect(RawHTTP2.frames(in: next).contains { $0.stream == stream + 2 && $0.type == 0x1 })
+        await harness.stop()
+    }
+
     /// A GET the rate limit refuses is not relayed: its HEADERS frame goes on to its stream,
     /// and the pipeline answers 429 in the envelope; the ones before it were relayed frame by
     /// frame.
