@@ -51,21 +51,9 @@ public final class RouteMethodTable: Sendable {
         self.load = load
     }
 
-    /// The methods routes take at `path`, as an `Allow` value (empty when no route serves the
-    /// path).
+    /// The methods routes take at `path`, as an `Allow` value, `HEAD` beside `GET` (the router
+    /// answers it as the `GET`); empty when no route serves the path.
     public func methods(for path: String) -> String {
-        Self.allowValue(methodSet(for: path))
-    }
-
-    /// `methods` as an `Allow` value, `HEAD` beside `GET` (the router answers it as the `GET`).
-    static func allowValue(_ methods: Set<String>) -> String {
-        var methods = methods
-        if methods.contains(HTTPRequest.Method.get.rawValue) { methods.insert(HTTPRequest.Method.head.rawValue) }
-        return methods.sorted().joined(separator: ", ")
-    }
-
-    /// The methods routes take at `path` (empty when no route serves the path).
-    func methodSet(for path: String) -> Set<String> {
         let entries = self.entries.withLock { stored in
             if let stored { return stored }
             var byPattern: [String: Set<String>] = [:]
@@ -81,10 +69,12 @@ public final class RouteMethodTable: Sendable {
         let segments = path.split(separator: "/")
         let matching = entries.filter { Self.matches(segments, $0.pattern) }
         guard let best = matching.map({ Self.literals($0.pattern) }).max(by: { $0.lexicographicallyPrecedes($1) })
-        else { return [] }
-        return matching.filter { Self.literals($0.pattern) == best }.reduce(into: Set<String>()) {
+        else { return "" }
+        var methods = matching.filter { Self.literals($0.pattern) == best }.reduce(into: Set<String>()) {
             $0.formUnion($1.methods)
         }
+        if methods.contains(HTTPRequest.Method.get.rawValue) { methods.insert(HTTPRequest.Method.head.rawValue) }
+        return methods.sorted().joined(separator: ", ")
     }
 
     /// 1 where the pattern names a segment literally, 0 where any segment fits.
