@@ -69,6 +69,10 @@ struct DuressController: Sendable {
                 "`radius_m` must be a whole number of metres from \(Self.radii.lowerBound) to \(Self.radii.upperBound)."
             )
         }
+        // A HEAD is safe: it records no poll.
+        if request.method == .head {
+            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"])
+        }
         let alerts = try await store.nearbyAlerts(
             for: caller, around: center, radius: radius, reach: reach, jobs: jobs, now: clock.now())
         return try Response.json(NearbyAlerts(alerts: alerts))

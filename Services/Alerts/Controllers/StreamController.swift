@@ -40,6 +40,12 @@ struct StreamController: Sendable {
             throw ServiceError.validation("`after` is the id of a notification.")
         }
         let place = try request.queryPoint()
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-store"
+        // A HEAD is the GET's answer without its body, and safe: it subscribes to nothing and
+        // records no place.
+        if request.method == .head { return Response(status: .ok, headers: headers) }
         let live: LiveStreams.Subscription
         do {
             live = try streams.subscribe(user: user.userID, session: user.sessionID)
@@ -71,9 +77,6 @@ struct StreamController: Sendable {
         let lifetime = max(0, user.expiresAt.timeIntervalSince(clock.now()))
         let heartbeat = self.heartbeat
         let channel = context.channel
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-store"
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in

@@ -467,6 +467,20 @@ import Testing
             // Tara's alert was raised before Nia was ever seen: the place her stream opens
             // with is within reach, so the stream tells her of it.
             try await raise(harness, at: Self.taraPlace)
+            // A HEAD of the same stream, or of a poll, is safe: it records no place.
+            let head = try await client.execute(
+                uri: "/v1/notifications/stream?lat=\(place.0)&lon=\(place.1)", method: .head,
+                headers: [.authorization: "Bearer \(nia)"])
+            #expect(head.status == .ok && head.headers[.contentType] == "text/event-stream")
+            let headOfPoll = try await client.execute(
+                uri: "/v1/alerts/nearby?lat=\(place.0)&lon=\(place.1)", method: .head,
+                headers: [.authorization: "Bearer \(nia)"])
+            #expect(headOfPoll.status == .ok && headOfPoll.body.readableBytes == 0)
+            let recordedByHead = try await harness.database().read { db in
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM responder_position WHERE user_id = ?", arguments: [Self.nia])
+            }
+            #expect(recordedByHead == 0)
             let stream = try await EventStreamReader(url: base + "?lat=\(place.0)&lon=\(place.1)", token: nia)
             #expect(stream.status == 200)
             var told = false
