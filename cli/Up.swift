@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import ServiceHTTP
 import Synchronization
@@ -41,6 +42,12 @@ struct Up: AsyncParsableCommand {
     @Option(help: "Seconds to wait for every process to become healthy.")
     var startTimeout: Int = 60
 
+    /// The gateway's event loops on one machine, unless `http.eventLoops` is set: half the cores
+    /// (one on two), since it shares them with the six services, and on fewer loops each wake
+    /// does more requests (a sixth less CPU a request for the gateway on one loop of two cores,
+    /// docs/performance/gateway.md).
+    static func gatewayEventLoops(cores: Int) -> Int { max(1, cores / 2) }
+
     func run() async throws {
         let settings = try await options.settings()
         for note in try prepareDataDirectory(settings) { say("pinhole: \(note)") }
@@ -65,6 +72,10 @@ struct Up: AsyncParsableCommand {
             gatewayArguments += ConfigKeys.flag("public.tls.certificate", certificate.path)
             gatewayArguments += ConfigKeys.flag("public.tls.key", key.path)
             scheme = "https"
+        }
+        if try await options.reader().string(forKey: "http.eventLoops") == nil {
+            let loops = Self.gatewayEventLoops(cores: ProcessInfo.processInfo.activeProcessorCount)
+            gatewayArguments += ConfigKeys.flag("http.eventLoops", String(loops))
         }
         let gatewayURL = "\(scheme)://\(options.host):\(options.gatewayPort)"
         let recordFile = StackRecord.file(in: settings.dataDirectory)

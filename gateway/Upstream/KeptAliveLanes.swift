@@ -40,7 +40,7 @@ final class KeptAliveLanes: Sendable {
 
     init(
         targets: [ServiceName: UpstreamPool.Target], tls: NIOSSLContext, connectTimeout: TimeAmount,
-        perLoop: Int = 64, idleTimeout: TimeAmount = .seconds(60), registry: PrometheusCollectorRegistry? = nil
+        perLoop: Int, idleTimeout: TimeAmount = .seconds(60), registry: PrometheusCollectorRegistry? = nil
     ) {
         self.targets = targets
         self.tls = tls

@@ -82,9 +82,12 @@ final class UpstreamPool: Sendable {
         self.connectTimeout = settings.client.connectTimeout
         self.connectionsPerService = connectionsPerService
         self.streamsPerConnection = streamsPerConnection
+        // 128 kept-alive connections a service across the loops, as nginx's two workers keep 64
+        // each: 64 a loop on two loops, 128 on one.
+        let loops = max(1, Array(group.makeIterator()).count)
         self.keptAlive = KeptAliveLanes(
-            targets: targets, tls: http1TLS, connectTimeout: connectTimeout, idleTimeout: keptAliveIdleTimeout,
-            registry: registry)
+            targets: targets, tls: http1TLS, connectTimeout: connectTimeout, perLoop: max(16, 128 / loops),
+            idleTimeout: keptAliveIdleTimeout, registry: registry)
         self.pools = Mutex(Pools())
     }
 

@@ -2,6 +2,7 @@ import Configuration
 import Contracts
 import Foundation
 import Hummingbird
+import NIOCore
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -23,6 +24,7 @@ public enum ServiceMain {
         }
         do {
             let reader = try await ConfigReader.pinhole()
+            try useEventLoops(reader)
             let observability = try Observability.bootstrap(name, reader: reader)
             let app = try await build(reader, observability.registry)
             // Stopped in reverse order: the application first, then the exporters, which send
@@ -39,5 +41,13 @@ public enum ServiceMain {
             print("\(name.rawValue): failed: \(error)")
             exit(1)
         }
+    }
+
+    /// `http.eventLoops`: how many event loops (threads) the process's network I/O runs on, its
+    /// listener and its clients alike; 0, the default, is NIO's one per core. Set before
+    /// anything makes NIO's shared group, which reads it once.
+    static func useEventLoops(_ reader: ConfigReader) throws {
+        let loops = try reader.integer("http.eventLoops", default: 0, in: 0...1024)
+        if loops > 0 { NIOSingletons.groupLoopCountSuggestion = loops }
     }
 }
