@@ -41,6 +41,11 @@ import Testing
         let liveProbe = try await Self.status(
             directory: directory, gatewayPort: gatewayPort, environment: environment, ["--only", "media", "--live"])
         #expect(liveProbe == ["media /health/live 200"])
+        // On one machine the gateway's network I/O runs on half the cores' event loops: it shares
+        // them with the services.
+        let running = try Self.pids(in: directory)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(try Self.eventLoops(of: #require(running[.gateway])) == max(1, cores / 2))
 
         try await theReadmeWalkThroughWorks(gatewayPort: gatewayPort, dataDirectory: directory)
 
@@ -199,6 +204,15 @@ import Testing
         // As `./scripts/up` runs it: the walkthrough snaps at any hour.
         environment["STREAK_WINDOWS_ENFORCED"] = "false"
         return environment
+    }
+
+    /// The threads of NIO's shared event loop group in process `pid`.
+    static func eventLoops(of pid: Int32) throws -> Int {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        return tasks.filter { task in
+            let name = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
+            return name?.hasPrefix("NIO-SGLTN-") == true
+        }.count
     }
 
     /// Each process's pid, from the record `pinhole up` keeps for `status`.

@@ -230,7 +230,12 @@ def run_attack(attack, seconds, number):
         SOURCE = f"127.0.0.{10 + number}"
         os.nice(19)
         already = len(FAILURES)
-        note = attack(seconds)
+        try:
+            note = attack(seconds)
+        except (OSError, ssl.SSLError) as error:
+            # The gateway closed the attacker's connection while it was still writing (as it
+            # may, once a client breaks the protocol): an answer, not a crash of the pattern.
+            note = f"the gateway closed the connection while the attacker wrote ({type(error).__name__})"
         queue.put((note, FAILURES[already:], time.process_time()))
 
     start = time.monotonic()

@@ -10,6 +10,8 @@ import NIOCore
 /// - `http.host` (default `127.0.0.1`): address to listen on.
 /// - `http.port` (default per executable: gateway 8080, auth 8101, media 8102, feed 8103,
 ///   streak 8104, alerts 8105, moderation 8106): port to listen on; `0` picks a free one.
+/// - `http.eventLoops` (default 0: one per core): the event loops (threads) of the process's
+///   network I/O, read once at start (``eventLoops(_:)``).
 /// - `data.dir` (default `.pinhole`): the data directory (databases, blobs, keys, certificates).
 /// - `tls.ca`, `tls.certificate`, `tls.key` (default `<data.dir>/pki/ca.crt`,
 ///   `<data.dir>/pki/<name>.crt`, `<data.dir>/pki/<name>.key`): the local authority and this
@@ -60,6 +62,13 @@ public struct ServiceSettings: Sendable {
     public let logLevel: Logger.Level
     /// Log line format.
     public let logFormat: LogFormat
+
+    /// `http.eventLoops`: how many event loops NIO's shared group gets, nil for its own one
+    /// per core. Read by ``ServiceMain`` before anything makes that group.
+    public static func eventLoops(_ reader: ConfigReader) throws -> Int? {
+        let loops = try reader.integer("http.eventLoops", default: 0, in: 0...1024)
+        return loops > 0 ? loops : nil
+    }
 
     /// Reads the shared keys for executable `name`.
     public init(name: ServiceName, reader: ConfigReader) throws {

@@ -24,7 +24,8 @@ public enum ServiceMain {
         }
         do {
             let reader = try await ConfigReader.pinhole()
-            try useEventLoops(reader)
+            // Before anything makes NIO's shared group, which reads its size once.
+            if let loops = try ServiceSettings.eventLoops(reader) { NIOSingletons.groupLoopCountSuggestion = loops }
             let observability = try Observability.bootstrap(name, reader: reader)
             let app = try await build(reader, observability.registry)
             // Stopped in reverse order: the application first, then the exporters, which send
@@ -41,13 +42,5 @@ public enum ServiceMain {
             print("\(name.rawValue): failed: \(error)")
             exit(1)
         }
-    }
-
-    /// `http.eventLoops`: how many event loops (threads) the process's network I/O runs on, its
-    /// listener and its clients alike; 0, the default, is NIO's one per core. Set before
-    /// anything makes NIO's shared group, which reads it once.
-    static func useEventLoops(_ reader: ConfigReader) throws {
-        let loops = try reader.integer("http.eventLoops", default: 0, in: 0...1024)
-        if loops > 0 { NIOSingletons.groupLoopCountSuggestion = loops }
     }
 }
