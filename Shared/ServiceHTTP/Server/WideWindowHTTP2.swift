@@ -262,7 +262,8 @@ public enum HTTP2Windows {
 
 /// Ends an HTTP/2 connection when the server shuts down (a GOAWAY naming the last stream
 /// begun, then close once the open streams are done, or after `grace`), when it has been
-/// idle (no open stream when the idle timer fires), and when the peer broke the protocol.
+/// idle (no open stream when the idle timer fires: a GOAWAY too, then close a moment later),
+/// and when the peer broke the protocol.
 ///
 /// On a connection error NIOHTTP2 writes its GOAWAY and reports the error, but leaves the
 /// connection open: its frame decoder then keeps every further byte the peer sends, so a
@@ -328,23 +329,36 @@ final class HTTP2ConnectionCloser: ChannelInboundHandler {
         case let closedStream as StreamClosedEvent where countsStreamEvents:
             closed(closedStream.streamID)
         case is ChannelShouldQuiesceEvent:
-            guard !closing else { break }
-            closing = true
-            let goAway = HTTP2Frame(
-                streamID: .rootStream, payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil))
-            context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
-            if open.isEmpty {
-                context.close(promise: nil)
-            } else {
-                let channel = context.channel
-                context.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
-            }
+            goAway(context: context, closeIn: open.isEmpty ? .zero : grace)
         case let idle as IdleStateHandler.IdleStateEvent where idle == .all:
-            if open.isEmpty { context.close(promise: nil) }
+            if open.isEmpty { goAway(context: context, closeIn: Self.idleLinger) }
         default:
             break
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// How long an idle connection stays open after its GOAWAY. A request the client sent
+    /// before the GOAWAY reached it names a stream past the last one: NIOHTTP2 refuses it
+    /// (RST_STREAM REFUSED_STREAM), and the client, told that it was never begun, sends it again
+    /// on a new connection. (Closed without a GOAWAY, a request sent as the socket closed failed,
+    /// and the client could not tell whether it had been begun.)
+    static let idleLinger = TimeAmount.seconds(1)
+
+    /// Sends GOAWAY naming the last stream begun (no new streams after it) and closes the
+    /// connection once its open streams are done, or after `delay` at the latest.
+    private func goAway(context: ChannelHandlerContext, closeIn delay: TimeAmount) {
+        guard !closing else { return }
+        closing = true
+        let goAway = HTTP2Frame(
+            streamID: .rootStream, payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil))
+        context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
+        if delay == .zero {
+            context.close(promise: nil)
+        } else {
+            let channel = context.channel
+            context.eventLoop.scheduleTask(in: delay) { channel.close(promise: nil) }
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -79,6 +79,22 @@ import Testing
         slow.send("GET /v1/me HTTP/1.1\r\n")
         let idle = try RawConnection(port: port)
         idle.send("GET /health/live HTTP/1.1\r\nhost: x\r\n\r\n")
+        // Idle after an answer on HTTP/2: a GOAWAY naming the last stream, then the close. A
+        // request sent as the GOAWAY crosses it is refused, never begun (sent again elsewhere).
+        func health(stream: UInt32) -> [UInt8] {
+            let fields = [(":method", "GET"), (":scheme", "http"), (":path", "/health/live"), (":authority", "x")]
+            return RawHTTP2.frame(type: 0x1, flags: 0x5, stream: stream, RawHTTP2.headerBlock(fields))
+        }
+        let idleHTTP2 = try RawConnection(port: port)
+        idleHTTP2.send(RawHTTP2.preface + RawHTTP2.frame(type: 0x4, stream: 0) + health(stream: 1))
+        let idleHTTP2Frames = Task {
+            let untilGoAway = await idleHTTP2.read(timeout: .seconds(10)) {
+                RawHTTP2.frames(in: $0).contains { $0.type == 0x7 }
+            }
+            idleHTTP2.send(health(stream: 3))
+            let (afterGoAway, closed) = await idleHTTP2.readUntilClosed(timeout: .seconds(10))
+            return (RawHTTP2.frames(in: untilGoAway), RawHTTP2.frames(in: afterGoAway), closed)
+        }
         for step in 0..<6 {
             try await Task.sleep(for: .milliseconds(500))
             slow.send("x-slow-\(step): 1\r\n")
@@ -89,6 +105,15 @@ import Testing
         }
         let (bytes, closed) = await idle.readUntilClosed(timeout: .seconds(10))
         #expect(closed && RawConnection.parse(bytes)?.status == 200)
+        let (untilGoAway, afterGoAway, http2Closed) = await idleHTTP2Frames.value
+        #expect(untilGoAway.contains { $0.type == 0x1 && $0.stream == 1 }, "the answer to stream 1")
+        let goAway = try #require(untilGoAway.last { $0.type == 0x7 }, "no GOAWAY before the idle close")
+        #expect(goAway.errorCode == 0)
+        #expect(goAway.payload.prefix(4).reduce(0) { $0 << 8 | UInt32($1) } == 1, "the last stream begun")
+        // REFUSED_STREAM: never begun, safe for the client to send again.
+        let third = afterGoAway.filter { $0.stream == 3 }.map { "\($0.type):\($0.errorCode ?? 0)" }
+        #expect(third == ["3:7"], "stream 3 after the GOAWAY")
+        #expect(http2Closed)
         await harness.stop()
     }
 
