@@ -114,8 +114,9 @@ struct SkateHubbaStoryFlow {
         #expect(accepted.status == 200, "\(accepted.text)")
         try await waitFor(.voting, id, as: max)
 
-        // Voting: others only; both clips are theirs to play now.
-        #expect(try await flow.call(.GET, "/v1/media/\(leosClip)", as: max).status == 200)
+        // Voting: others only; both clips are theirs to play now (media hears of it from feed's
+        // outbox, a moment after the challenge says voting).
+        #expect(await flow.eventually { (try? await flow.call(.GET, "/v1/media/\(leosClip)", as: max).status) == 200 })
         // The voting card draws from the challenge alone: both skaters' names and each clip's
         // poster and playback URL.
         var card: Challenge?
