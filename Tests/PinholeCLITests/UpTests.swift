@@ -12,9 +12,14 @@ import Testing
         let gatewayPort = try FreePort.next()
         let binaries = Stack.binaryDirectory()
         let output = LineCollector()
+        // Started as a shell, systemd or Docker often starts it: with a soft limit of 1,024 open
+        // files, far under the hard one.
         let up = try ChildProcess(
-            name: "pinhole", executable: binaries.appendingPathComponent("pinhole"),
-            arguments: ["up", "--data-dir", directory.path, "--gateway-port", "\(gatewayPort)"],
+            name: "pinhole", executable: URL(fileURLWithPath: "/bin/sh"),
+            arguments: [
+                "-c", "ulimit -Sn 1024 && exec \"$0\" \"$@\"", binaries.appendingPathComponent("pinhole").path,
+                "up", "--data-dir", directory.path, "--gateway-port", "\(gatewayPort)",
+            ],
             environment: environment, onLine: output.append)
 
         let ready = await eventually(timeout: .seconds(60)) {
@@ -46,6 +51,11 @@ import Testing
         let running = try Self.pids(in: directory)
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(try Self.eventLoops(of: #require(running[.gateway])) == max(1, cores / 2))
+        // Each raised its soft limit on open files to the hard one: a connection is a descriptor.
+        for name in [ServiceName.gateway, .auth] {
+            let limits = try Self.openFileLimits(of: #require(running[name]))
+            #expect(limits.soft == limits.hard, "\(name.rawValue): \(limits)")
+        }
 
         try await theReadmeWalkThroughWorks(gatewayPort: gatewayPort, dataDirectory: directory)
 
@@ -213,6 +223,14 @@ import Testing
             let name = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
             return name?.hasPrefix("NIO-SGLTN-") == true
         }.count
+    }
+
+    /// Process `pid`'s soft and hard limits on open files (`/proc/<pid>/limits`).
+    static func openFileLimits(of pid: Int32) throws -> (soft: String, hard: String) {
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let columns = line.dropFirst("Max open files".count).split(separator: " ")
+        return (String(columns[0]), String(columns[1]))
     }
 
     /// Each process's pid, from the record `pinhole up` keeps for `status`.

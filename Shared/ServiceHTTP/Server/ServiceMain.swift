@@ -22,6 +22,7 @@ public enum ServiceMain {
             for identifier in migrationNames() { print(identifier) }
             exit(0)
         }
+        OpenFileLimit.raise()
         do {
             let reader = try await ConfigReader.pinhole()
             // Before anything makes NIO's shared group, which reads its size once.

@@ -1,0 +1,28 @@
+import Glibc
+
+/// Every executable raises its soft limit on open files to the hard limit at start, as Go's
+/// runtime does for every program and nginx's `worker_rlimit_nofile` is set for: each
+/// connection is a descriptor (a phone's, a kept-alive hop's, a live stream's), and the soft
+/// limit a login shell or a systemd service gets (1,024) would refuse the gateway's thousandth
+/// connection while the hard limit the operator set allows far more.
+public enum OpenFileLimit {
+    /// Where the kernel's own ceiling (`fs.nr_open`, 1,048,576 by default) stands in for an
+    /// unlimited hard limit (`RLIM_INFINITY`, all ones), which `setrlimit` refuses for open files.
+    static let unlimitedStandIn: rlim_t = 1 << 20
+
+    /// Raises the soft limit to the hard one; returns the soft limit in effect (nil when it
+    /// cannot be read).
+    @discardableResult
+    public static func raise() -> UInt64? {
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return nil }
+        let target = limit.rlim_max == rlim_t.max ? max(limit.rlim_cur, unlimitedStandIn) : limit.rlim_max
+        if limit.rlim_cur < target {
+            var raised = limit
+            raised.rlim_cur = target
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        return UInt64(limit.rlim_cur)
+    }
+}
