@@ -12,7 +12,7 @@ import Testing
         let gatewayPort = try FreePort.next()
         let binaries = Stack.binaryDirectory()
         let output = LineCollector()
-        // Started as a shell, systemd or Docker often starts it: with a soft limit of 1,024 open
+        // Started as a login shell or a systemd unit starts it: with a soft limit of 1,024 open
         // files, far under the hard one.
         let up = try ChildProcess(
             name: "pinhole", executable: URL(fileURLWithPath: "/bin/sh"),
