@@ -35,6 +35,13 @@ final class FrameRelay: ChannelInboundHandler {
     private var lastOpened = HTTP2StreamID.rootStream
     private var flushPending = false
     private var reading = false
+    /// When each relayed request's time to be answered runs out, in the order they were set:
+    /// every relayed request has the same timeout (`upstream.timeoutSeconds`), so that is
+    /// the order they run out in. One timer waits for the earliest; an entry whose request
+    /// was answered is dropped when it comes to the front, where a timer per request cost a
+    /// scheduled task made and cancelled (a search of the loop's timers) for every request.
+    private var deadlines = CircularBuffer<(at: NIODeadline, id: HTTP2StreamID)>()
+    private var deadlineTimer: Scheduled<Void>?
 
     init(rules: RelayRules) {
         self.rules = rules
@@ -88,6 +95,7 @@ final class FrameRelay: ChannelInboundHandler {
         switch event {
         case let closed as StreamClosedEvent:
             streams.removeValue(forKey: closed.streamID)?.clientWentAway()
+            while let first = deadlines.first, streams[first.id] == nil { deadlines.removeFirst() }
         case let window as NIOHTTP2WindowUpdatedEvent where window.inboundWindowSize != nil:
             // The multiplexer has no stream to tell of it; one handed over later is told then.
             streams[window.streamID]?.window = window
@@ -107,6 +115,9 @@ final class FrameRelay: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         let open = streams.values
         streams = [:]
+        deadlines.removeAll()
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
         for stream in open { stream.clientWentAway() }
         context.fireChannelInactive()
     }
@@ -139,6 +150,30 @@ final class FrameRelay: ChannelInboundHandler {
     func widen(_ id: HTTP2StreamID, toHold length: Int) {
         guard length > HTTP2Windows.waiting else { return }
         write(HTTP2Frame(streamID: id, payload: .windowUpdate(windowSizeIncrement: length - HTTP2Windows.waiting)))
+    }
+
+    /// Tells stream `id` when `timeout` has passed (``FrameStream/deadlinePassed()``), unless
+    /// it has closed by then.
+    func expire(_ id: HTTP2StreamID, in timeout: TimeAmount) {
+        deadlines.append((.now() + timeout, id))
+        if deadlineTimer == nil { scheduleDeadlineTimer() }
+    }
+
+    private func scheduleDeadlineTimer() {
+        guard let context, let first = deadlines.first else { return }
+        deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: first.at) { [weak self] in
+            self?.deadlinesPassed()
+        }
+    }
+
+    private func deadlinesPassed() {
+        deadlineTimer = nil
+        let now = NIODeadline.now()
+        while let first = deadlines.first, first.at <= now {
+            deadlines.removeFirst()
+            streams[first.id]?.deadlinePassed()
+        }
+        scheduleDeadlineTimer()
     }
 
     /// Flushes now, or once the read in progress is over (its other answers go in the same

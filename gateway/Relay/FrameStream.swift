@@ -55,7 +55,6 @@ final class FrameStream: RelayDownstream {
     private var plan: RelayPlan!
     private var state = State.waiting
     private var upstream: UpstreamRelay?
-    private var timer: Scheduled<Void>?
     private var holdsTurn = false
     private var started = NIODeadline.now()
     private var status: Int?
@@ -114,11 +113,11 @@ final class FrameStream: RelayDownstream {
         self.plan = plan
         state = .relaying
         started = .now()
-        start(plan, relay: relay, loop: channel.eventLoop)
+        start(plan, relay: relay)
     }
 
     /// Sends the request to the service, and gives it until the route's timeout to answer.
-    private func start(_ plan: RelayPlan, relay: FrameRelay, loop: any EventLoop) {
+    private func start(_ plan: RelayPlan, relay: FrameRelay) {
         let upstream = UpstreamRelay(owner: self)
         self.upstream = upstream
         if let keptAlive = plan.keptAlive {
@@ -138,13 +137,17 @@ final class FrameStream: RelayDownstream {
         }
         upstream.flush()
         guard case .relaying = state else { return }
-        timer = loop.assumeIsolated().scheduleTask(in: plan.timeout) { [weak self] in
-            guard let self, case .relaying = self.state else { return }
-            self.upstream?.abandon()
-            self.answer(
-                ServiceError(
-                    .upstreamTimeout, "An internal service did not answer in time.", headers: [.retryAfter: "1"]))
-        }
+        relay.expire(id, in: plan.timeout)
+    }
+
+    /// The route's timeout passed (``FrameRelay/expire(_:in:)``): without an answer by now, the
+    /// service's side goes and the client gets 504.
+    func deadlinePassed() {
+        guard case .relaying = state else { return }
+        upstream?.abandon()
+        answer(
+            ServiceError(
+                .upstreamTimeout, "An internal service did not answer in time.", headers: [.retryAfter: "1"]))
     }
 
     // MARK: The client's side (``FrameRelay``)
@@ -187,7 +190,6 @@ final class FrameStream: RelayDownstream {
     func upstreamHead(_ response: HTTPResponse) {
         // 100 Continue is this hop's own business; nothing relayed here has other informational answers.
         guard case .relaying = state, response.status.kind != .informational else { return }
-        timer?.cancel()
         giveBackTurn()
         let head = plan.answerHead(response)
         state = .answering
@@ -304,7 +306,6 @@ final class FrameStream: RelayDownstream {
     private func answer(_ failure: ServiceError) {
         log.upstreamFailed(service: plan.service, requestID: plan.requestID, failure: failure)
         upstream?.abandon()
-        timer?.cancel()
         giveBackTurn()
         let (head, envelope) = plan.refusal(failure)
         relay?.write(HTTP2Frame(streamID: id, payload: .headers(.init(headers: FrameRelay.headers(head)))))
@@ -324,8 +325,6 @@ final class FrameStream: RelayDownstream {
     /// nil: it was abandoned), and the service's side let go.
     private func finish(status: Int?) {
         state = .finished
-        timer?.cancel()
-        timer = nil
         giveBackTurn()
         upstream = nil
         if let status, let plan {

@@ -58,22 +58,28 @@ final class KeptAliveLanes: Sendable {
     func take(to service: ServiceName, on loop: any EventLoop) -> (any Channel)? {
         guard let target = targets[service], !closed.load(ordering: .relaxed) else { return nil }
         let key = UpstreamPool.RelayKey(loop: ObjectIdentifier(loop), service: service)
-        let (found, connect) = lanes.withLock { lanes -> ((any Channel)?, Bool) in
-            var lane = lanes[key, default: Lane()]
-            defer { lanes[key] = lane }
-            // One that closed is dropped here if its close has not removed it yet.
-            while let (channel, _) = lane.idle.popLast() {
-                if channel.isActive { return (channel, false) }
-            }
-            guard lane.open < perLoop else { return (nil, false) }
-            lane.open += 1
-            return (nil, true)
+        let (found, connect) = lanes.withLock { lanes in
+            // In place: a copy of the lane would copy its idle list at the first `popLast`, for
+            // every request.
+            Self.takeIdle(from: &lanes[key, default: Lane()], perLoop: perLoop)
         }
         if connect {
             gauge?.increment()
             make(key, target: target, loop: loop)
         }
         return found
+    }
+
+    /// The lane's most recently used idle connection that is still open; without one, whether
+    /// to make one more (counted as open from now).
+    private static func takeIdle(from lane: inout Lane, perLoop: Int) -> (found: (any Channel)?, connect: Bool) {
+        // One that closed is dropped here if its close has not removed it yet.
+        while let (channel, _) = lane.idle.popLast() {
+            if channel.isActive { return (channel, false) }
+        }
+        guard lane.open < perLoop else { return (nil, false) }
+        lane.open += 1
+        return (nil, true)
     }
 
     /// `channel` answered its request in full and may take the next.
