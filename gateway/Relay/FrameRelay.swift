@@ -156,11 +156,12 @@ final class FrameRelay: ChannelInboundHandler {
     /// it has closed by then.
     func expire(_ id: HTTP2StreamID, in timeout: TimeAmount) {
         deadlines.append((.now() + timeout, id))
-        if deadlineTimer == nil { scheduleDeadlineTimer() }
+        scheduleDeadlineTimer()
     }
 
+    /// Arms the timer for the earliest deadline, unless it is armed already.
     private func scheduleDeadlineTimer() {
-        guard let context, let first = deadlines.first else { return }
+        guard deadlineTimer == nil, let context, let first = deadlines.first else { return }
         deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: first.at) { [weak self] in
             self?.deadlinesPassed()
         }
