@@ -36,6 +36,18 @@ final class KeptAliveLanes: Sendable {
         var open = 0
         /// Whether its loop sweeps it for idle connections (from its first connection on).
         var swept = false
+
+        /// Its most recently used idle connection that is still open; without one, whether to
+        /// make one more (counted as open from now) while it has fewer than `limit`.
+        mutating func takeIdle(limit: Int) -> (found: (any Channel)?, connect: Bool) {
+            // One that closed is dropped here if its close has not removed it yet.
+            while let (channel, _) = idle.popLast() {
+                if channel.isActive { return (channel, false) }
+            }
+            guard open < limit else { return (nil, false) }
+            open += 1
+            return (nil, true)
+        }
     }
 
     init(
@@ -61,25 +73,13 @@ final class KeptAliveLanes: Sendable {
         let (found, connect) = lanes.withLock { lanes in
             // In place: a copy of the lane would copy its idle list at the first `popLast`, for
             // every request.
-            Self.takeIdle(from: &lanes[key, default: Lane()], perLoop: perLoop)
+            lanes[key, default: Lane()].takeIdle(limit: perLoop)
         }
         if connect {
             gauge?.increment()
             make(key, target: target, loop: loop)
         }
         return found
-    }
-
-    /// The lane's most recently used idle connection that is still open; without one, whether
-    /// to make one more (counted as open from now).
-    private static func takeIdle(from lane: inout Lane, perLoop: Int) -> (found: (any Channel)?, connect: Bool) {
-        // One that closed is dropped here if its close has not removed it yet.
-        while let (channel, _) = lane.idle.popLast() {
-            if channel.isActive { return (channel, false) }
-        }
-        guard lane.open < perLoop else { return (nil, false) }
-        lane.open += 1
-        return (nil, true)
     }
 
     /// `channel` answered its request in full and may take the next.
