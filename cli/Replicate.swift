@@ -2,6 +2,7 @@ import ArgumentParser
 import Configuration
 import Foundation
 import ServiceHTTP
+import Synchronization
 import UnixSignals
 
 /// `pinhole replicate`: Litestream over every database of the data directory, and the data
@@ -11,8 +12,10 @@ struct Replicate: AsyncParsableCommand {
         abstract: "Replicate every database and the data directory's files continuously (replication.url).",
         discussion: """
             Runs Litestream over the six service databases and the files database (keys, \
-            certificates, peppers), with a configuration generated into run/litestream.yml, and \
-            records the data directory's files into the files database every 5 s; every 15 s it \
+            certificates, peppers), with a configuration generated into run/litestream.yml, on \
+            cores the services leave idle (replication.priority; restarted at normal priority \
+            for a while when a commit waits over a second for it), and records the data \
+            directory's files into the files database every 5 s; every 15 s it \
             writes each database's replication lag to run/replication.json, which its service \
             exports as pinhole_replication_lag_seconds. `pinhole up` \
             runs this for you when replication.url is set; run it yourself when the services run \
@@ -48,15 +51,15 @@ struct Replicate: AsyncParsableCommand {
         let config = try plan.writeConfiguration(to: Self.configurationFile(in: data))
         await Self.stopLeftover(in: data)
 
-        let child = try ChildProcess(
-            name: "litestream", executable: litestream, arguments: ["replicate", "-config", config.path],
-            environment: plan.environment(), onLine: { say($0) })
-        try FileSystem.writeOwnerOnly(Data("\(child.pid)\n".utf8), to: Self.pidFile(in: data))
-        say(
-            "pinhole: replicating \(plan.databases.count) databases to \(replication.url) "
-                + "every \(Int(replication.interval / .milliseconds(1))) ms (Litestream pid \(child.pid))")
+        // The Litestream running now, and whether a stop was asked for.
+        let running = Mutex<(child: ChildProcess?, stopping: Bool)>((nil, false))
         let watcher = Task {
-            for await _ in signals { child.send(SIGTERM) }
+            for await _ in signals {
+                running.withLock { state in
+                    state.stopping = true
+                    return state.child
+                }?.send(SIGTERM)
+            }
         }
         let recorder = Task {
             var report = ReplicationReport(databases: [:])
@@ -85,13 +88,76 @@ struct Replicate: AsyncParsableCommand {
                 try? report.write(in: data)
             }
         }
-        let status = await child.waitForExit()
+        // On idle cores while it keeps up; at normal priority for a rest when it does not,
+        // each rest twice the one before.
+        var idle = replication.idlePriority
+        var rest = Self.firstRest
+        var status: Int32 = 0
+        while true {
+            let child = try ChildProcess(
+                name: "litestream", executable: litestream, arguments: ["replicate", "-config", config.path],
+                environment: plan.environment(), priority: idle ? .idle : .normal, onLine: { say($0) })
+            try FileSystem.writeOwnerOnly(Data("\(child.pid)\n".utf8), to: Self.pidFile(in: data))
+            say(
+                "pinhole: replicating \(plan.databases.count) databases to \(replication.url) "
+                    + "every \(Int(replication.interval / .milliseconds(1))) ms "
+                    + "(Litestream pid \(child.pid)\(idle ? ", on idle cores" : ""))")
+            if running.withLock({ state in
+                state.child = child
+                return state.stopping
+            }) {
+                child.send(SIGTERM)
+            }
+            let limit = max(.seconds(1), replication.interval * 4)
+            let change = Task { [idle, rest] () -> String? in
+                if idle { return await Self.starvation(of: plan, limit: limit, rest: rest) }
+                return replication.idlePriority ? await Self.restOver(rest) : nil
+            }
+            let restarter = Task {
+                guard let reason = await change.value else { return }
+                say(reason)
+                child.send(SIGTERM)
+            }
+            status = await child.waitForExit()
+            change.cancel()
+            await restarter.value
+            guard await change.value != nil, !running.withLock({ $0.stopping }) else { break }
+            if !idle { rest = min(rest * 2, Self.longestRest) }
+            idle.toggle()
+        }
         recorder.cancel()
         watcher.cancel()
         try? FileManager.default.removeItem(at: Self.pidFile(in: data))
         try? files.close()
         say("pinhole: Litestream exited with status \(status)")
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// How long Litestream runs at normal priority after it was kept from the commits on
+    /// idle cores, the first time; each time after, twice as long, up to `longestRest`.
+    static let firstRest = Duration.seconds(15 * 60)
+    static let longestRest = Duration.seconds(4 * 3600)
+
+    /// Waits until a database has a commit Litestream has not taken for longer than `limit`
+    /// (``LitestreamStarvation``; judged from a few seconds after the start, when Litestream
+    /// has had its first look), and answers what to say about it; nil when cancelled.
+    static func starvation(of plan: LitestreamPlan, limit: Duration, rest: Duration) async -> String? {
+        var starvation = LitestreamStarvation(limit: limit)
+        guard (try? await Task.sleep(for: limit * 5)) != nil else { return nil }
+        while (try? await Task.sleep(for: .milliseconds(100))) != nil {
+            if let name = starvation.starved(plan.databases, now: .now) {
+                return "pinhole: Litestream has not taken \(name)'s newest commit for over "
+                    + "\(Int(limit / .milliseconds(1))) ms on idle cores: restarting it at normal priority for "
+                    + "\(Int(rest / .seconds(60))) min"
+            }
+        }
+        return nil
+    }
+
+    /// Waits out a rest at normal priority, and answers what to say then; nil when cancelled.
+    static func restOver(_ rest: Duration) async -> String? {
+        guard (try? await Task.sleep(for: rest)) != nil else { return nil }
+        return "pinhole: \(Int(rest / .seconds(60))) min at normal priority over: restarting Litestream on idle cores"
     }
 
     static func configurationFile(in data: URL) -> URL {

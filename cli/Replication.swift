@@ -106,6 +106,13 @@ struct LitestreamPlan {
                 + "or use Litestream's own release packages), or set replication.litestream")
     }
 
+    /// Where Litestream writes the transactions it takes from `database` before it ships
+    /// them (level 0 of its local LTX files).
+    static func localTransactionDirectory(of database: URL) -> URL {
+        database.deletingLastPathComponent()
+            .appendingPathComponent(".\(database.lastPathComponent)-litestream/ltx/0", isDirectory: true)
+    }
+
     static func quoted(_ value: String) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
@@ -160,8 +167,7 @@ struct ReplicaLag {
 
     /// Litestream's local transaction files of `database`: `<min>-<max>.ltx`, hex.
     static func localTransactions(of database: URL) -> [(txid: UInt64, madeAt: Date)] {
-        let directory = database.deletingLastPathComponent()
-            .appendingPathComponent(".\(database.lastPathComponent)-litestream/ltx/0", isDirectory: true)
+        let directory = LitestreamPlan.localTransactionDirectory(of: database)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.compactMap { name in
             guard name.hasSuffix(".ltx"), let range = name.split(separator: ".").first?.split(separator: "-").last,

@@ -46,6 +46,9 @@ public struct ReplicationSettings: Sendable, Equatable {
     public let litestream: String?
     /// Where Litestream serves its Prometheus metrics (`replication.metricsAddress`).
     public let metricsAddress: String
+    /// Whether `pinhole replicate` runs Litestream on cores the services leave idle
+    /// (`replication.priority`, `idle` or `normal`).
+    public let idlePriority: Bool
 
     /// The configured replication, or nil when `replication.url` is not set.
     public static func read(_ reader: ConfigReader) throws -> ReplicationSettings? {
@@ -83,6 +86,11 @@ public struct ReplicationSettings: Sendable, Equatable {
         retentionHours = try reader.integer("replication.retentionHours", default: 72, in: 1...8760)
         litestream = reader.string(forKey: "replication.litestream")
         metricsAddress = reader.string(forKey: "replication.metricsAddress", default: "127.0.0.1:9091")
+        let priority = reader.string(forKey: "replication.priority", default: "idle")
+        guard ["idle", "normal"].contains(priority) else {
+            throw ConfigurationError("replication.priority must be idle or normal, got \(priority)")
+        }
+        idlePriority = priority == "idle"
     }
 
     /// The endpoint, region, credentials and addressing `media.s3.*` names.

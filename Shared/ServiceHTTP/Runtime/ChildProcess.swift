@@ -17,12 +17,27 @@ public final class ChildProcess: Sendable {
     public let pid: Int32
     private let exit = ExitState()
 
+    /// How the child's threads are given a core.
+    public enum Priority: Sendable, Equatable {
+        /// As every other process (Linux's `SCHED_OTHER`).
+        case normal
+        /// Linux's `SCHED_IDLE`: on a core only while no other thread wants it, and taken off
+        /// it as soon as one wakes (a nice value only weighs its share: a woken thread may
+        /// still wait for it). Its threads pass the policy on to the threads they start.
+        case idle
+    }
+
+    /// `SCHED_IDLE`, which Swift's Glibc module leaves out (glibc declares it for GNU sources
+    /// only).
+    static let idlePolicy: Int32 = 5
+
     /// Starts `executable` with `arguments` and `environment`; every line it writes (stdout
     /// and stderr) is passed to `onLine`, and `onExit` is called once with its status: its
     /// exit code, or the number of the signal that ended it.
     public init(
         name: String, executable: URL, arguments: [String], environment: [String: String],
-        onLine: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Int32) -> Void = { _ in }
+        priority: Priority = .normal, onLine: @escaping @Sendable (String) -> Void,
+        onExit: @escaping @Sendable (Int32) -> Void = { _ in }
     ) throws {
         self.name = name
         var ends: [Int32] = [-1, -1]
@@ -32,7 +47,7 @@ public final class ChildProcess: Sendable {
         _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
         let spawned = Self.spawn(
             executable.path, arguments: [executable.path] + arguments,
-            environment: environment.map { "\($0.key)=\($0.value)" }, output: writeEnd)
+            environment: environment.map { "\($0.key)=\($0.value)" }, priority: priority, output: writeEnd)
         close(writeEnd)
         guard spawned.code == 0 else {
             close(readEnd)
@@ -83,8 +98,34 @@ public final class ChildProcess: Sendable {
         waiter.start()
     }
 
-    /// Spawns `path` with its output and errors on `output`, in a process group of its own;
-    /// answers its pid, or an error number other than 0.
+    /// Spawns `path` with its output and errors on `output`, in a process group of its own,
+    /// scheduled as `priority` asks; answers its pid, or an error number other than 0.
+    private static func spawn(
+        _ path: String, arguments: [String], environment: [String], priority: Priority, output: Int32
+    ) -> (pid: Int32, code: Int32) {
+        guard priority == .idle else {
+            return spawn(path, arguments: arguments, environment: environment, output: output)
+        }
+        // A child has the scheduling of the thread that spawns it, and glibc's spawn
+        // attributes take no `SCHED_IDLE`; a thread that has it cannot leave it without
+        // privilege. So a thread of its own takes it, spawns, and ends.
+        let spawned = Mutex<(pid: Int32, code: Int32)>((0, 0))
+        let done = DispatchSemaphore(value: 0)
+        let spawner = Thread {
+            var parameters = sched_param(sched_priority: 0)
+            let result =
+                sched_setscheduler(0, idlePolicy, &parameters) == 0
+                ? spawn(path, arguments: arguments, environment: environment, output: output) : (0, errno)
+            spawned.withLock { $0 = result }
+            done.signal()
+        }
+        spawner.name = "idle spawner"
+        spawner.start()
+        done.wait()
+        return spawned.withLock { $0 }
+    }
+
+    /// Spawns `path` from this thread, with this thread's scheduling.
     private static func spawn(
         _ path: String, arguments: [String], environment: [String], output: Int32
     ) -> (pid: Int32, code: Int32) {

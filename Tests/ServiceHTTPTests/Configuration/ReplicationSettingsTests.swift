@@ -19,6 +19,9 @@ import Testing
         #expect(settings.target == .directory(URL(fileURLWithPath: "/mnt/replica", isDirectory: true)))
         #expect(settings.location(of: "auth") == "/mnt/replica/auth")
         #expect(settings.interval == .milliseconds(250) && settings.retentionHours == 72 && settings.s3 == nil)
+        #expect(settings.idlePriority)
+        let normal = try ReplicationSettings(url: "file:///r", reader: .fixed(["replication.priority": "normal"]))
+        #expect(!normal.idlePriority)
     }
 
     @Test func aBucketIsReachedWithMediasS3Settings() throws {
@@ -43,6 +46,9 @@ import Testing
         #expect(throws: ConfigurationError.self) { try ReplicationSettings(url: "s3://backups/x", reader: .fixed([:])) }
         #expect(throws: ConfigurationError.self) {
             try ReplicationSettings(url: "file:///r", reader: .fixed(["replication.intervalMs": "10"]))
+        }
+        #expect(throws: ConfigurationError.self) {
+            try ReplicationSettings(url: "file:///r", reader: .fixed(["replication.priority": "high"]))
         }
     }
 

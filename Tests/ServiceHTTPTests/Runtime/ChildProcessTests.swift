@@ -105,6 +105,27 @@ import Testing
         }
     }
 
+    /// An idle child and every thread it starts are scheduled `SCHED_IDLE` (what `pinhole
+    /// replicate` runs Litestream with); a normal one as this process is.
+    @Test func anIdleChildAndItsThreadsRunOnlyOnIdleCores() async throws {
+        let script = """
+            import os, threading
+            def policy(): return os.sched_getscheduler(0)
+            seen = []
+            thread = threading.Thread(target=lambda: seen.append(policy())); thread.start(); thread.join()
+            print(policy(), seen[0], flush=True)
+            """
+        for (priority, expected) in [(ChildProcess.Priority.idle, "5 5"), (.normal, "0 0")] {
+            let lines = Lines()
+            let child = try ChildProcess(
+                name: "python", executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", "-c", script],
+                environment: ProcessInfo.processInfo.environment, priority: priority,
+                onLine: { line in lines.seen.withLock { $0.append(line) } })
+            #expect(await child.waitForExit() == 0)
+            #expect(lines.seen.withLock { $0 } == [expected], "\(priority)")
+        }
+    }
+
     /// An executable that is not there is an error at the start, not a child that never exits.
     @Test func aMissingExecutableIsAnErrorAtTheStart() {
         #expect(throws: ChildProcessError.self) {
