@@ -42,7 +42,12 @@ struct LitestreamStarvation {
         return found
     }
 
+    /// `stat`'s modification time (Foundation's attributes would look up the owner's name and
+    /// more, ten times a second for every database).
     static func modified(_ file: URL) -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date
+        var status = stat()
+        guard stat(file.path, &status) == 0 else { return nil }
+        return Date(
+            timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
     }
 }
