@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Whether Litestream, running on idle cores (`replication.priority` `idle`), is kept from
 /// the databases' commits: a database whose WAL was written after Litestream last took a
