@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Whether Litestream, running on idle cores (`replication.priority` `idle`), is kept from
 /// the databases' commits: a database whose WAL was written after Litestream last took a
@@ -14,7 +13,7 @@ struct LitestreamStarvation {
     let limit: Duration
     /// Per database: when a commit newer than Litestream's last transaction was first seen,
     /// and which transaction time that was.
-    private var waiting: [String: (taken: Date, since: ContinuousClock.Instant)] = [:]
+    private var waiting: [String: (taken: Double, since: ContinuousClock.Instant)] = [:]
 
     init(limit: Duration) {
         self.limit = limit
@@ -27,8 +26,8 @@ struct LitestreamStarvation {
     mutating func starved(_ databases: [LitestreamPlan.Database], now: ContinuousClock.Instant) -> String? {
         var found: String?
         for database in databases {
-            guard let committed = Self.modified(URL(fileURLWithPath: database.file.path + "-wal")),
-                let taken = Self.modified(LitestreamPlan.localTransactionDirectory(of: database.file)),
+            guard let committed = modificationTime(of: database.file.path + "-wal"),
+                let taken = modificationTime(of: LitestreamPlan.localTransactionDirectory(of: database.file).path),
                 committed > taken
             else {
                 waiting[database.name] = nil
@@ -41,14 +40,5 @@ struct LitestreamStarvation {
             }
         }
         return found
-    }
-
-    /// `stat`'s modification time (Foundation's attributes would look up the owner's name and
-    /// more, ten times a second for every database).
-    static func modified(_ file: URL) -> Date? {
-        var status = stat()
-        guard stat(file.path, &status) == 0 else { return nil }
-        return Date(
-            timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
     }
 }
