@@ -13,7 +13,7 @@ struct LitestreamStarvation {
     let limit: Duration
     /// Per database: when a commit newer than Litestream's last transaction was first seen,
     /// and which transaction time that was.
-    private var waiting: [String: (taken: Double, since: ContinuousClock.Instant)] = [:]
+    private var waiting: [String: (taken: Date, since: ContinuousClock.Instant)] = [:]
 
     init(limit: Duration) {
         self.limit = limit
@@ -26,8 +26,8 @@ struct LitestreamStarvation {
     mutating func starved(_ databases: [LitestreamPlan.Database], now: ContinuousClock.Instant) -> String? {
         var found: String?
         for database in databases {
-            guard let committed = modificationTime(of: database.file.path + "-wal"),
-                let taken = modificationTime(of: LitestreamPlan.localTransactionDirectory(of: database.file).path),
+            guard let committed = Self.modified(URL(fileURLWithPath: database.file.path + "-wal")),
+                let taken = Self.modified(LitestreamPlan.localTransactionDirectory(of: database.file)),
                 committed > taken
             else {
                 waiting[database.name] = nil
@@ -40,5 +40,11 @@ struct LitestreamStarvation {
             }
         }
         return found
+    }
+
+    /// The file's modification time: the one resource value asked for (Foundation's file
+    /// attributes would look up the owner's name and more, ten times a second a database).
+    static func modified(_ file: URL) -> Date? {
+        try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
     }
 }
