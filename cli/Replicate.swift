@@ -51,11 +51,10 @@ struct Replicate: AsyncParsableCommand {
         let config = try plan.writeConfiguration(to: Self.configurationFile(in: data))
         await Self.stopLeftover(in: data)
 
-        // The Litestream running now, and whether a stop was asked for.
-        let running = Mutex<(child: ChildProcess?, stopping: Bool)>((nil, false))
+        let running = RunningLitestream()
         let watcher = Task {
             for await _ in signals {
-                running.withLock { state in
+                running.state.withLock { state in
                     state.stopping = true
                     return state.child
                 }?.send(SIGTERM)
@@ -78,8 +77,10 @@ struct Replicate: AsyncParsableCommand {
                 round += 1
                 guard round % 3 == 0 else { continue }
                 let confirmed = report.databases.compactMapValues(\.replicated)
+                let idle = running.state.withLock { $0.idle }
                 for lag in await ReplicaLag.measure(
-                    plan, config: config, litestream: litestream, confirmed: confirmed)
+                    plan, config: config, litestream: litestream, confirmed: confirmed,
+                    priority: idle ? .idle : .normal)
                 {
                     guard let seconds = lag.seconds else { continue }
                     report.databases[lag.name] = .init(
@@ -102,8 +103,9 @@ struct Replicate: AsyncParsableCommand {
                 "pinhole: replicating \(plan.databases.count) databases to \(replication.url) "
                     + "every \(Int(replication.interval / .milliseconds(1))) ms "
                     + "(Litestream pid \(child.pid)\(idle ? ", on idle cores" : ""))")
-            if running.withLock({ state in
+            if running.state.withLock({ [idle] state in
                 state.child = child
+                state.idle = idle
                 return state.stopping
             }) {
                 child.send(SIGTERM)
@@ -121,7 +123,7 @@ struct Replicate: AsyncParsableCommand {
             status = await child.waitForExit()
             change.cancel()
             await restarter.value
-            guard await change.value != nil, !running.withLock({ $0.stopping }) else { break }
+            guard await change.value != nil, !running.state.withLock({ $0.stopping }) else { break }
             if !idle { rest = min(rest * 2, Self.longestRest) }
             idle.toggle()
         }
@@ -189,4 +191,10 @@ struct Replicate: AsyncParsableCommand {
         else { return false }
         return state != "Z"
     }
+}
+
+/// The Litestream `pinhole replicate` runs now, whether on idle cores, and whether a stop was
+/// asked for.
+private final class RunningLitestream: Sendable {
+    let state = Mutex<(child: ChildProcess?, idle: Bool, stopping: Bool)>((nil, false, false))
 }

@@ -137,8 +137,10 @@ struct ReplicaLag {
     /// `confirmed` holds, per database, a transaction already seen in the replica: a database
     /// with nothing newer locally is caught up without asking the replica (an idle stack lists
     /// nothing), and the replica's level 0 (its newest files) is read before every level.
+    /// The listings run at `priority` (Litestream's own, so that they wait as it does).
     static func measure(
-        _ plan: LitestreamPlan, config: URL, litestream: URL, confirmed: [String: UInt64] = [:]
+        _ plan: LitestreamPlan, config: URL, litestream: URL, confirmed: [String: UInt64] = [:],
+        priority: ChildProcess.Priority = .normal
     ) async -> [ReplicaLag] {
         var lags: [ReplicaLag] = []
         for database in plan.databases {
@@ -151,7 +153,7 @@ struct ReplicaLag {
                 for level in ["0", "all"] {
                     replica = await replicaTransaction(
                         of: database.file, level: level, config: config, litestream: litestream,
-                        environment: plan.environment())
+                        environment: plan.environment(), priority: priority)
                     if let replica, replica >= local ?? 0 { break }
                 }
             }
@@ -182,12 +184,13 @@ struct ReplicaLag {
 
     /// The newest transaction of `database` in its replica at compaction `level` (`all`: any).
     static func replicaTransaction(
-        of database: URL, level: String, config: URL, litestream: URL, environment: [String: String]
+        of database: URL, level: String, config: URL, litestream: URL, environment: [String: String],
+        priority: ChildProcess.Priority = .normal
     ) async -> UInt64? {
         guard
             let (status, lines) = try? await ChildOutput.run(
                 litestream, ["ltx", "-config", config.path, "-level", level, "-json", database.path],
-                environment: environment),
+                environment: environment, priority: priority),
             status == 0,
             let files = try? JSONDecoder().decode([LTXFile].self, from: Data(lines.joined(separator: "\n").utf8))
         else { return nil }
@@ -206,12 +209,13 @@ struct ReplicaLag {
 /// Runs a program to its end and keeps its output lines.
 enum ChildOutput {
     static func run(
-        _ executable: URL, _ arguments: [String], environment: [String: String]
+        _ executable: URL, _ arguments: [String], environment: [String: String],
+        priority: ChildProcess.Priority = .normal
     ) async throws -> (status: Int32, lines: [String]) {
         let lines = Mutex<[String]>([])
         let child = try ChildProcess(
             name: executable.lastPathComponent, executable: executable, arguments: arguments,
-            environment: environment, onLine: { line in lines.withLock { $0.append(line) } })
+            environment: environment, priority: priority, onLine: { line in lines.withLock { $0.append(line) } })
         let status = await child.waitForExit()
         return (status, lines.withLock { $0 })
     }

@@ -34,11 +34,15 @@ sign_in() {
         sed -E 's/.*"accessToken":"([^"]+)".*/\1/'
 }
 
-# CPU time (clock ticks) used so far by every process with this name, or by this pid.
+# CPU time (clock ticks) used so far by every process with this name, or by this pid (a
+# process that has exited counts nothing).
 cpu_ticks() {
-    local total=0 pid pids
+    local total=0 pid pids ticks
     if [[ "$1" =~ ^[0-9]+$ ]]; then pids=$1; else pids=$(pgrep -x "$1"); fi
-    for pid in $pids; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+    for pid in $pids; do
+        ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null) || ticks=0
+        total=$((total + ${ticks:-0}))
+    done
     echo "$total"
 }
 
