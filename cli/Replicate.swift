@@ -12,10 +12,10 @@ struct Replicate: AsyncParsableCommand {
         abstract: "Replicate every database and the data directory's files continuously (replication.url).",
         discussion: """
             Runs Litestream over the six service databases and the files database (keys, \
-            certificates, peppers), with a configuration generated into run/litestream.yml, on \
-            cores the services leave idle (replication.priority; restarted at normal priority \
-            for a while when a commit waits over a second for it), and records the data \
-            directory's files into the files database every 5 s; every 15 s it \
+            certificates, peppers), with a configuration generated into run/litestream.yml \
+            (with replication.priority idle, on cores the services leave idle, and restarted at \
+            normal priority for a while when a commit waits over a second for it), and records \
+            the data directory's files into the files database every 5 s; every 15 s it \
             writes each database's replication lag to run/replication.json, which its service \
             exports as pinhole_replication_lag_seconds. `pinhole up` \
             runs this for you when replication.url is set; run it yourself when the services run \

@@ -5,8 +5,8 @@ import Testing
 
 @testable import PinholeCLI
 
-/// `pinhole replicate` runs Litestream on idle cores, and at normal priority when a commit
-/// waits for it: here a stand-in Litestream that records how it was scheduled and takes
+/// `pinhole replicate` with `replication.priority` `idle` runs Litestream on idle cores, and at
+/// normal priority when a commit waits for it: here a stand-in Litestream that records how it was scheduled and takes
 /// nothing, beside a feed database whose WAL is newer than anything it took.
 @Suite struct ReplicatePriorityTests {
     @Test func aLitestreamKeptFromTheCommitsIsRestartedAtNormalPriority() async throws {
@@ -37,6 +37,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["REPLICATION_URL"] = "file://\(directory.appendingPathComponent("replica").path)"
         environment["REPLICATION_LITESTREAM"] = standIn.path
+        environment["REPLICATION_PRIORITY"] = "idle"
         environment["REPLICATION_METRICS_ADDRESS"] = "127.0.0.1:\(try FreePort.next())"
         environment["POLICY_RECORD"] = record.path
         let output = LineCollector()

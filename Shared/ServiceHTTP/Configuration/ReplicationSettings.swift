@@ -47,7 +47,7 @@ public struct ReplicationSettings: Sendable, Equatable {
     /// Where Litestream serves its Prometheus metrics (`replication.metricsAddress`).
     public let metricsAddress: String
     /// Whether `pinhole replicate` runs Litestream on cores the services leave idle
-    /// (`replication.priority`, `idle` or `normal`).
+    /// (`replication.priority`, `normal` or `idle`).
     public let idlePriority: Bool
 
     /// The configured replication, or nil when `replication.url` is not set.
@@ -86,9 +86,9 @@ public struct ReplicationSettings: Sendable, Equatable {
         retentionHours = try reader.integer("replication.retentionHours", default: 72, in: 1...8760)
         litestream = reader.string(forKey: "replication.litestream")
         metricsAddress = reader.string(forKey: "replication.metricsAddress", default: "127.0.0.1:9091")
-        let priority = reader.string(forKey: "replication.priority", default: "idle")
-        guard ["idle", "normal"].contains(priority) else {
-            throw ConfigurationError("replication.priority must be idle or normal, got \(priority)")
+        let priority = reader.string(forKey: "replication.priority", default: "normal")
+        guard ["normal", "idle"].contains(priority) else {
+            throw ConfigurationError("replication.priority must be normal or idle, got \(priority)")
         }
         idlePriority = priority == "idle"
     }

@@ -19,9 +19,9 @@ import Testing
         #expect(settings.target == .directory(URL(fileURLWithPath: "/mnt/replica", isDirectory: true)))
         #expect(settings.location(of: "auth") == "/mnt/replica/auth")
         #expect(settings.interval == .milliseconds(250) && settings.retentionHours == 72 && settings.s3 == nil)
-        #expect(settings.idlePriority)
-        let normal = try ReplicationSettings(url: "file:///r", reader: .fixed(["replication.priority": "normal"]))
-        #expect(!normal.idlePriority)
+        #expect(!settings.idlePriority)
+        let idle = try ReplicationSettings(url: "file:///r", reader: .fixed(["replication.priority": "idle"]))
+        #expect(idle.idlePriority)
     }
 
     @Test func aBucketIsReachedWithMediasS3Settings() throws {
