@@ -43,7 +43,7 @@ struct LitestreamStarvation {
     }
 
     /// The file's modification time: the one resource value asked for (Foundation's file
-    /// attributes would look up the owner's name and more, ten times a second a database).
+    /// attributes would look up the owner's name and more, four times a second a database).
     static func modified(_ file: URL) -> Date? {
         try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
     }

@@ -146,7 +146,7 @@ struct Replicate: AsyncParsableCommand {
     static func starvation(of plan: LitestreamPlan, limit: Duration, rest: Duration) async -> String? {
         var starvation = LitestreamStarvation(limit: limit)
         guard (try? await Task.sleep(for: limit * 5)) != nil else { return nil }
-        while (try? await Task.sleep(for: .milliseconds(100))) != nil {
+        while (try? await Task.sleep(for: .milliseconds(250))) != nil {
             if let name = starvation.starved(plan.databases, now: .now) {
                 return "pinhole: Litestream has not taken \(name)'s newest commit for over "
                     + "\(Int(limit / .milliseconds(1))) ms on idle cores: restarting it at normal priority for "
