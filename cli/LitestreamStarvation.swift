@@ -11,9 +11,11 @@ import Foundation
 /// the directory Litestream writes each transaction it takes into (a file added to it).
 struct LitestreamStarvation {
     let limit: Duration
-    /// Per database: when a commit newer than Litestream's last transaction was first seen,
-    /// and which transaction time that was.
-    private var waiting: [String: (taken: Date, since: ContinuousClock.Instant)] = [:]
+    /// Per database: the WAL's time when a commit newer than Litestream's last transaction
+    /// was first seen, and when that was. It waits until Litestream has taken a transaction
+    /// at or after that time: a starved Litestream still takes one now and then, each older
+    /// than what waits.
+    private var waiting: [String: (committed: Date, since: ContinuousClock.Instant)] = [:]
 
     init(limit: Duration) {
         self.limit = limit
@@ -33,10 +35,10 @@ struct LitestreamStarvation {
                 waiting[database.name] = nil
                 continue
             }
-            if let entry = waiting[database.name], entry.taken == taken {
+            if let entry = waiting[database.name], taken < entry.committed {
                 if found == nil, now - entry.since > limit { found = database.name }
             } else {
-                waiting[database.name] = (taken, now)
+                waiting[database.name] = (committed, now)
             }
         }
         return found

@@ -61,7 +61,8 @@ import Testing
     }
 
     /// A commit waits from when it was first seen after Litestream's last take, not from that
-    /// take: a database quiet for an hour is not starved by its first new commit.
+    /// take (a database quiet for an hour is not starved by its first new commit), until
+    /// Litestream takes a transaction made after it (not merely a newer one than before).
     @Test func aCommitWaitsFromWhenItIsFirstSeen() throws {
         let directory = PinholeUpTests.temporaryDirectory("litestream-starvation")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -90,6 +91,11 @@ import Testing
         #expect(starvation.starved(databases, now: start + .seconds(6)) == nil)
         #expect(starvation.starved(databases, now: start + .milliseconds(6900)) == nil)
         #expect(starvation.starved(databases, now: start + .milliseconds(7100)) == "feed")
+
+        // A Litestream that takes now and then, but only what is older than the commit that
+        // waits, is still behind it.
+        try modify(taken, now.addingTimeInterval(1.5))
+        #expect(starvation.starved(databases, now: start + .milliseconds(7200)) == "feed")
 
         // Litestream has taken nothing yet (its first snapshot): not judged.
         try FileManager.default.removeItem(at: taken)
