@@ -93,6 +93,7 @@ struct Replicate: AsyncParsableCommand {
         // each rest twice the one before.
         var idle = replication.idlePriority
         var rest = Self.firstRest
+        let limit = max(.seconds(1), replication.interval * 4)
         var status: Int32 = 0
         while true {
             let child = try ChildProcess(
@@ -110,19 +111,20 @@ struct Replicate: AsyncParsableCommand {
             }) {
                 child.send(SIGTERM)
             }
-            let limit = max(.seconds(1), replication.interval * 4)
+            // Stops this Litestream, saying why, when it is time to change its priority.
             let change = Task { [idle, rest] () -> String? in
-                if idle { return await Self.starvation(of: plan, limit: limit, rest: rest) }
-                return replication.idlePriority ? await Self.restOver(rest) : nil
-            }
-            let restarter = Task {
-                guard let reason = await change.value else { return }
-                say(reason)
-                child.send(SIGTERM)
+                let reason =
+                    idle
+                    ? await Self.starvation(of: plan, limit: limit, rest: rest)
+                    : replication.idlePriority ? await Self.restOver(rest) : nil
+                if let reason {
+                    say(reason)
+                    child.send(SIGTERM)
+                }
+                return reason
             }
             status = await child.waitForExit()
             change.cancel()
-            await restarter.value
             guard await change.value != nil, !running.state.withLock({ $0.stopping }) else { break }
             if !idle { rest = min(rest * 2, Self.longestRest) }
             idle.toggle()
