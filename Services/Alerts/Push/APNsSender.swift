@@ -79,10 +79,13 @@ struct APNsSender: PushSender {
         ]
         // A notification pushed twice (a retry after a crash) replaces itself on the device.
         headers.append(("apns-collapse-id", message.notificationId))
-        guard
-            let response = await PushHTTP.postJSON(
+        let response: PushHTTP.Answer
+        do {
+            response = try await PushHTTP.postJSON(
                 body, to: "\(base)/3/device/\(device.token)", headers: headers, http: http)
-        else { return .retry(after: nil, "APNs cannot be reached") }
+        } catch {
+            return .retry(after: nil, "APNs cannot be reached: \(error)")
+        }
         guard response.status != 200 else { return .delivered(response.headers["apns-id"]) }
         let reason = (try? JSONDecoder().decode([String: String].self, from: response.body))?["reason"] ?? ""
         switch response.status {

@@ -38,10 +38,13 @@ struct ExpoSender: PushSender {
             return fields
         }
         let body = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data()
-        guard
-            let response = await PushHTTP.postJSON(
+        let response: PushHTTP.Answer
+        do {
+            response = try await PushHTTP.postJSON(
                 body, to: "\(settings.baseURL)/--/api/v2/push/send", headers: authorization, http: http)
-        else { return Self.all(batch, .retry(after: nil, "Expo cannot be reached")) }
+        } catch {
+            return Self.all(batch, .retry(after: nil, "Expo cannot be reached: \(error)"))
+        }
         switch response.status {
         case 200:
             struct Tickets: Decodable { var data: [Ticket] }
@@ -78,7 +81,7 @@ struct ExpoSender: PushSender {
     func receipts(_ ticketIDs: [String]) async -> [String: PushOutcome]? {
         let body = (try? JSONSerialization.data(withJSONObject: ["ids": ticketIDs])) ?? Data()
         guard
-            let response = await PushHTTP.postJSON(
+            let response = try? await PushHTTP.postJSON(
                 body, to: "\(settings.baseURL)/--/api/v2/push/getReceipts", headers: authorization, http: http),
             response.status == 200
         else { return nil }

@@ -104,12 +104,15 @@ struct FCMSender: PushSender {
         } catch {
             return .retry(after: 30, "no FCM access token: \(error)")
         }
-        guard
-            let response = await PushHTTP.postJSON(
+        let response: PushHTTP.Answer
+        do {
+            response = try await PushHTTP.postJSON(
                 Self.payload(message, token: device.token, ttl: message.expiresAt.timeIntervalSince(clock.now())),
                 to: "\(baseURL)/v1/projects/\(projectID)/messages:send",
                 headers: [("authorization", "Bearer \(token)")], http: http)
-        else { return .retry(after: nil, "FCM cannot be reached") }
+        } catch {
+            return .retry(after: nil, "FCM cannot be reached: \(error)")
+        }
         let error = Self.error(in: response.body)
         switch response.status {
         case 200:

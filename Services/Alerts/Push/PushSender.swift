@@ -110,24 +110,24 @@ enum PushHTTP {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    /// Sends `body` as JSON and reads at most 64 KiB back; a transport failure is nil.
+    /// A provider's answer: its status, headers (lowercased names) and at most 64 KiB of body.
+    typealias Answer = (status: Int, headers: [String: String], body: Data)
+
+    /// Sends `body` as JSON and reads at most 64 KiB back; a transport failure throws, and its
+    /// reason goes into the retry's (an operator reading "cannot be reached" needs to know why).
     static func postJSON(
         _ body: Data, to url: String, headers: [(String, String)], http: HTTPClient
-    ) async -> (status: Int, headers: [String: String], body: Data)? {
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        do {
-            let response = try await http.execute(request, timeout: .seconds(30))
-            let bytes = try await response.body.collect(upTo: 64 << 10)
-            var fields: [String: String] = [:]
-            for header in response.headers { fields[header.name.lowercased()] = header.value }
-            return (Int(response.status.code), fields, Data(bytes.readableBytesView))
-        } catch {
-            return nil
-        }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 64 << 10)
+        var fields: [String: String] = [:]
+        for header in response.headers { fields[header.name.lowercased()] = header.value }
+        return (Int(response.status.code), fields, Data(bytes.readableBytesView))
     }
 
     /// `Retry-After` in seconds, if the provider sent one.

@@ -448,8 +448,9 @@ public struct JobRunner: Service {
     private func record(_ outcomes: [Outcome]) async throws {
         let now = queue.clock.now()
         let (maxAttempts, maxBackoff, entropy, logger) = (self.maxAttempts, self.maxBackoff, self.entropy, self.logger)
-        let (parked, labels) = try await database.tracedWrite { db in
+        let (parked, retried, labels) = try await database.tracedWrite { db in
             var parked: [(JobRecord, String)] = []
+            var retried: [String: (keys: [String], reason: String, after: TimeInterval)] = [:]
             var labels: [(kind: String, outcome: String)] = []
             var done: [Int64] = []
             for var outcome in outcomes {
@@ -479,6 +480,7 @@ public struct JobRunner: Service {
                         try row.updateAll(
                             db, JobRecord.Columns.dueAt.set(to: now.addingTimeInterval(max(0, seconds))),
                             Column("last_error").set(to: reason))
+                        retried[job.kind, default: ([], reason, seconds)].keys.append(job.key)
                         labels.append((job.kind, "retry"))
                     case .postponed(let date):
                         try row.updateAll(
@@ -495,11 +497,20 @@ public struct JobRunner: Service {
             }
             // A job scheduled again during its run (by itself or another write) stays.
             try JobRecord.filter(done.contains(JobRecord.Columns.seq) && JobRecord.Columns.attempts > 0).deleteAll(db)
-            return (parked, labels)
+            return (parked, retried, labels)
         }
         for label in labels {
             Counter(label: "pinhole_jobs_runs_total", dimensions: [("kind", label.kind), ("outcome", label.outcome)])
                 .increment()
+        }
+        // One line per kind and batch: a provider down for an hour says so, not once per job.
+        for (kind, retry) in retried.sorted(by: { $0.key < $1.key }) {
+            logger.notice(
+                "jobs will run again",
+                metadata: [
+                    "kind": "\(kind)", "jobs": "\(retry.keys.count)", "firstKey": "\(retry.keys[0])",
+                    "reason": "\(retry.reason)", "afterSeconds": "\(Int(max(0, retry.after).rounded(.up)))",
+                ])
         }
         for (job, reason) in parked {
             logger.error(
