@@ -133,7 +133,9 @@ struct DuressStoryFlow {
         let sound = aps?["sound"] as? [String: any Sendable]
         #expect(sound?["critical"] as? Double == 1)
         #expect(push.headers["apns-priority"] == "10")
-        #expect(fake.pushes.filter { $0.token == niasPhone }.count == 1)
+        #expect(
+            fake.pushes.filter { $0.token == niasPhone }.count == 1,
+            "alerts retried: \(stack.logs(of: .alerts).filter { $0.contains("jobs will run again") })")
 
         // Nia taps Tara's phone: the tag's payload names the alert.
         let tapped = try await flow.call(

@@ -57,6 +57,15 @@ import Testing
             await fake.stop()
         }
 
+        /// Why the jobs waiting for another attempt failed the last one.
+        func retryReasons() async throws -> [String] {
+            try await harness.database().read { db in
+                try String.fetchAll(
+                    db,
+                    sql: "SELECT DISTINCT last_error FROM kit_job WHERE last_error IS NOT NULL AND failed_at IS NULL")
+            }
+        }
+
         /// Registers Alice's three devices (one per provider).
         func registerAlicesDevices(_ client: any TestClientProtocol) async throws -> String {
             let alice = try await harness.token(for: PushDeliveryTests.alice)
@@ -231,7 +240,8 @@ import Testing
             for _ in 0..<40 { try await setup.friendRequest() }
             await setup.runner.runDue()
             let pushes = setup.fake.pushes
-            #expect(pushes.count == 120)
+            let retried = try await setup.retryReasons()
+            #expect(pushes.count == 120, "retried: \(retried)")
             #expect(Set(pushes.filter { $0.provider == "apns" }.map(\.connection)).count == 1)
             #expect(pushes.allSatisfy { $0.http2 })
             #expect(setup.fake.providerTokensSeen == 1)
