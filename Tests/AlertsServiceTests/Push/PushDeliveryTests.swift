@@ -239,13 +239,24 @@ import Testing
             _ = try await setup.registerAlicesDevices(client)
             for _ in 0..<40 { try await setup.friendRequest() }
             await setup.runner.runDue()
+            // A provider that cannot be reached in time (a loaded CI machine) is retried later, as
+            // in production: run until each push has gone, then check none went twice.
+            var retried: [String] = []
+            for _ in 0..<5 where setup.fake.pushes.count < 120 {
+                retried += try await setup.retryReasons()
+                setup.harness.clock.advance(by: 61)
+                await setup.runner.runDue()
+            }
             let pushes = setup.fake.pushes
-            let retried = try await setup.retryReasons()
             #expect(pushes.count == 120, "retried: \(retried)")
             #expect(Set(pushes.filter { $0.provider == "apns" }.map(\.connection)).count == 1)
             #expect(pushes.allSatisfy { $0.http2 })
             #expect(setup.fake.providerTokensSeen == 1)
-            #expect(setup.fake.accessTokensGranted == 1)
+            // Forty sends wait for one grant; only a grant that timed out (its sends retried) is
+            // asked for again, once.
+            let grants = setup.fake.accessTokensGranted
+            let grantTimedOut = retried.contains { $0.contains("no FCM access token") }
+            #expect(grants == 1 || (grantTimedOut && grants == 2), "\(grants) grants; retried: \(retried)")
             // Badges count up with the unread notifications.
             let badges = pushes.filter { $0.provider == "apns" }.compactMap {
                 ($0.body["aps"] as? [String: any Sendable])?["badge"] as? Double
@@ -258,12 +269,12 @@ import Testing
             try await setup.friendRequest()
             await setup.runner.runDue()
             #expect(setup.fake.providerTokensSeen == 2)
-            #expect(setup.fake.accessTokensGranted == 1)
+            #expect(setup.fake.accessTokensGranted == grants)
             setup.harness.clock.advance(by: 8 * 60)
             try await setup.friendRequest()
             await setup.runner.runDue()
             #expect(setup.fake.providerTokensSeen == 2)
-            #expect(setup.fake.accessTokensGranted == 2)
+            #expect(setup.fake.accessTokensGranted == grants + 1)
             #expect(setup.fake.refusedAuthorizations == 0)
         }
     }
