@@ -44,7 +44,7 @@ struct Forwarding: Sendable {
         // The gateway checks tokens only; sessions are checked by the service that acts.
         verifier = runtime.makeTokenVerifier(checkSessions: false)
         limiter = RateLimiter()
-        shares = ConnectionShares(perConnection: settings.concurrentRequestsPerConnection)
+        shares = ConnectionShares(perConnection: settings.concurrentRequestsPerConnection, registry: runtime.metrics)
         pool = try UpstreamPool(
             settings: runtime.settings, tls: runtime.tls, keptAliveIdleTimeout: .seconds(settings.idleTimeout),
             registry: runtime.metrics)

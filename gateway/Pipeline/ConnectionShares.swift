@@ -1,4 +1,4 @@
-import Metrics
+import Prometheus
 import Synchronization
 
 /// Turns for one connection's requests: up to `perConnection` of them at work at once, the
@@ -7,12 +7,14 @@ import Synchronization
 /// requests behind them (a thousand concurrent GETs from ten connections kept others waiting
 /// seconds on two cores). Taking turns, that client's streams wait for each other instead.
 /// `/metrics`: `pinhole_gateway_turn_waits_total`, requests that found their connection's
-/// turns all taken. A connection's entry lasts while one of its requests holds a turn (and so
+/// turns all taken (the gateway's own registry's counter, made once: not a metrics lookup for
+/// every request that waits). A connection's entry lasts while one of its requests holds a turn (and so
 /// keeps its channel alive), so its identifier cannot be another connection's meanwhile.
 final class ConnectionShares: Sendable {
     let perConnection: Int
     private let shares = Mutex<[ObjectIdentifier: Share]>([:])
     private let tickets = Atomic<UInt64>(0)
+    private let waits: Prometheus.Counter
 
     private struct Share {
         var atWork = 0
@@ -33,9 +35,11 @@ final class ConnectionShares: Sendable {
         }
     }
 
-    init(perConnection: Int) {
+    init(perConnection: Int, registry: PrometheusCollectorRegistry) {
         precondition(perConnection > 0)
         self.perConnection = perConnection
+        waits = registry.makeCounter(
+            name: "pinhole_gateway_turn_waits_total", help: "Requests that found their connection's turns all taken.")
     }
 
     /// Requests of `connection` at work and waiting.
@@ -56,7 +60,7 @@ final class ConnectionShares: Sendable {
             return true
         }
         guard queued else { return nil }
-        Counter(label: "pinhole_gateway_turn_waits_total").increment()
+        waits.increment()
         return ticket
     }
 
@@ -81,7 +85,7 @@ final class ConnectionShares: Sendable {
     func enter(_ connection: ObjectIdentifier) async throws {
         // Most requests find a turn free, and wait for nothing.
         if tryEnter(connection) { return }
-        Counter(label: "pinhole_gateway_turn_waits_total").increment()
+        waits.increment()
         let ticket = tickets.add(1, ordering: .relaxed).newValue
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (turn: CheckedContinuation<Void, any Error>) in

@@ -1,9 +1,10 @@
+import Prometheus
 import Testing
 
 @testable import Gateway
 
 /// Turns on one connection: granted in arrival order, passed on when one ends, and never held by
-/// a request whose task was cancelled while it waited.
+/// a request whose task was cancelled while it waited; each request that waited counted once.
 @Suite struct ConnectionSharesTests {
     private final class Connection {}
 
@@ -15,7 +16,8 @@ import Testing
     }
 
     @Test func turnsGoInArrivalOrderAndACancelledWaiterTakesNone() async throws {
-        let shares = ConnectionShares(perConnection: 2)
+        let registry = PrometheusCollectorRegistry()
+        let shares = ConnectionShares(perConnection: 2, registry: registry)
         let (one, other) = (Connection(), Connection())
         let connection = ObjectIdentifier(one)
         try await shares.enter(connection)
@@ -51,6 +53,8 @@ import Testing
         shares.leave(connection)
         shares.leave(connection)
         #expect(shares.load(of: connection) == (0, 0))
+        // Three waited (the cancelled one too); those that found a turn free did not count.
+        #expect(registry.emitToString().contains("\npinhole_gateway_turn_waits_total 3\n"))
         withExtendedLifetime((one, other)) {}
     }
 }
