@@ -8,8 +8,9 @@ import Synchronization
 /// seconds on two cores). Taking turns, that client's streams wait for each other instead.
 /// `/metrics`: `pinhole_gateway_turn_waits_total`, requests that found their connection's
 /// turns all taken (the gateway's own registry's counter, made once: not a metrics lookup for
-/// every request that waits). A connection's entry lasts while one of its requests holds a turn (and so
-/// keeps its channel alive), so its identifier cannot be another connection's meanwhile.
+/// every request that waits). A connection's entry lasts while one of its requests holds a
+/// turn (and so keeps its channel alive), so its identifier cannot be another connection's
+/// meanwhile.
 final class ConnectionShares: Sendable {
     let perConnection: Int
     private let shares = Mutex<[ObjectIdentifier: Share]>([:])
