@@ -246,7 +246,7 @@ let package = Package(
             "ServiceHTTP",
             [
                 "ServiceHTTP", .httpTypes, .serviceLifecycle, .nio("NIOEmbedded"), .nioHTTP2("NIOHTTP2"), .jwtKit,
-                .x509,
+                .x509, .asyncHTTPClient,
                 .propertyBased,
             ]),
         tests("ServiceStore", ["ServiceStore", .grdb, .serviceLifecycle, .propertyBased, .asyncHTTPClient]),

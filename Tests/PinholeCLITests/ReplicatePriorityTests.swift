@@ -65,7 +65,7 @@ import Testing
         #expect(output.lines.contains { $0.hasSuffix(", on idle cores)") })
 
         // Stopped once the Litestream at normal priority is ready for the signal (found at once
-        // in /proc, it may not have started Python yet).
+        // in /proc, it may not have set its signal handler yet).
         let second = seen.withLock { $0.dropFirst().first?.pid }
         #expect(
             await eventually(timeout: .seconds(30)) {

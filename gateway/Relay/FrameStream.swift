@@ -235,14 +235,15 @@ final class FrameStream: RelayDownstream {
 
     /// The service's side failed: before an answer began, the client gets 503; after, its
     /// stream is reset (a cut-off answer must not look complete).
-    func upstreamFailed() {
+    func upstreamFailed(cause: String) {
         switch state {
         case .relaying:
             answer(
                 ServiceError(
                     .upstreamUnavailable, "An internal service is unavailable; try again shortly.",
-                    headers: [.retryAfter: "1"]))
+                    headers: [.retryAfter: "1"], cause: cause))
         case .answering:
+            log.answerCutOff(service: plan.service, requestID: plan.requestID, cause: cause)
             held = nil
             relay?.write(HTTP2Frame(streamID: id, payload: .rstStream(.internalError)))
             relay?.flush()

@@ -79,10 +79,17 @@ final class RelayLog: Sendable {
     }
 
     func upstreamFailed(service: ServiceName, requestID: String, failure: ServiceError) {
+        var metadata: Logger.Metadata = [
+            "service": "\(service.rawValue)", "request_id": .string(requestID), "error": "\(failure.code)",
+        ]
+        if let cause = failure.cause { metadata["cause"] = .string(cause) }
+        logger.warning("upstream failed", metadata: metadata)
+    }
+
+    /// The service's side failed after its answer began: the client's stream is reset.
+    func answerCutOff(service: ServiceName, requestID: String, cause: String) {
         logger.warning(
-            "upstream failed",
-            metadata: [
-                "service": "\(service.rawValue)", "request_id": .string(requestID), "error": "\(failure.code)",
-            ])
+            "upstream answer cut off",
+            metadata: ["service": "\(service.rawValue)", "request_id": .string(requestID), "cause": .string(cause)])
     }
 }

@@ -210,14 +210,15 @@ final class StreamRelay: ChannelDuplexHandler, RemovableChannelHandler, RelayDow
 
     /// The service's stream failed: before an answer began, the client gets 503; after, its
     /// stream is reset (a cut-off answer must not look complete).
-    func upstreamFailed() {
+    func upstreamFailed(cause: String) {
         switch state {
         case .relaying:
             answer(
                 ServiceError(
                     .upstreamUnavailable, "An internal service is unavailable; try again shortly.",
-                    headers: [.retryAfter: "1"]))
+                    headers: [.retryAfter: "1"], cause: cause))
         case .answering:
+            if let plan { rules.log.answerCutOff(service: plan.service, requestID: plan.requestID, cause: cause) }
             context?.close(promise: nil)
             finish(status: nil)
         default:

@@ -87,7 +87,7 @@ final class UpstreamRelay: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The stream could not be made (the connection closed meanwhile).
     func streamFailed() {
-        owner?.upstreamFailed()
+        owner?.upstreamFailed(cause: "the connection to the service closed before a stream could be opened")
         owner = nil
     }
 
@@ -173,13 +173,15 @@ final class UpstreamRelay: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A reset or a malformed answer: this stream only.
-        owner?.upstreamFailed()
+        owner?.upstreamFailed(cause: String(describing: error))
         owner = nil
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if !complete { owner?.upstreamFailed() }
+        if !complete {
+            owner?.upstreamFailed(cause: "the service closed the connection before its answer was complete")
+        }
         owner = nil
         context.fireChannelInactive()
     }
@@ -193,8 +195,9 @@ protocol RelayDownstream: AnyObject {
     func upstreamBody(_ buffer: ByteBuffer)
     func upstreamEnd()
     func upstreamReadComplete()
-    /// The service's side failed: before the answer began, or in its middle.
-    func upstreamFailed()
+    /// The service's side failed: before the answer began, or in its middle; `cause` says how,
+    /// for the log.
+    func upstreamFailed(cause: String)
 }
 
 /// Sends a request without a body as one HEADERS frame with END_STREAM: NIO's HTTP types codec

@@ -5,8 +5,8 @@ import NIOCore
 import NIOHTTP1
 
 /// A form POST to an outside provider (Apple, Twilio, Google's OAuth token endpoint): 10 s
-/// timeout, at most 1 MiB read back, and any transport failure a 503 naming the provider (never
-/// the library's error text).
+/// timeout, at most 1 MiB read back, and any transport failure a 503 naming the provider (the
+/// library's error text only in its ``ServiceError/cause``, for the log, never the caller).
 public enum FormPost {
     public static func send(
         _ fields: [String: String], to url: String, authorization: String? = nil, provider: String,
@@ -22,7 +22,9 @@ public enum FormPost {
             let body = try await response.body.collect(upTo: 1 << 20)
             return InternalResponse(status: response.status, headers: response.headers, body: body)
         } catch {
-            throw ServiceError(.upstreamUnavailable, "\(provider) cannot be reached.", headers: [.retryAfter: "5"])
+            throw ServiceError(
+                .upstreamUnavailable, "\(provider) cannot be reached.", headers: [.retryAfter: "5"],
+                cause: String(describing: error))
         }
     }
 

@@ -195,18 +195,20 @@ public struct InternalClient: Sendable {
         return try response.decode(type)
     }
 
-    /// Maps transport failures to the stable upstream codes.
+    /// Maps transport failures to the stable upstream codes, the transport's error kept as the
+    /// cause for the log.
     public static func upstreamError(_ error: any Error) -> ServiceError {
         if let error = error as? ServiceError { return error }
         if let error = error as? HTTPClientError,
             error == .deadlineExceeded || error == .readTimeout || error == .writeTimeout
         {
             return ServiceError(
-                .upstreamTimeout, "An internal service did not answer in time.", headers: [.retryAfter: "1"])
+                .upstreamTimeout, "An internal service did not answer in time.", headers: [.retryAfter: "1"],
+                cause: String(describing: error))
         }
         return ServiceError(
             .upstreamUnavailable, "An internal service is unavailable; try again shortly.",
-            headers: [.retryAfter: "1"])
+            headers: [.retryAfter: "1"], cause: String(describing: error))
     }
 
     /// A lifecycle service that shuts the client down when the application stops.

@@ -42,6 +42,10 @@ public struct ErrorMiddleware<Context: ServiceRequestContextProtocol>: RouterMid
         if let mapped = (error as? any ServiceErrorConvertible)?.serviceError { return mapped }
         switch error {
         case let error as ServiceError:
+            if let cause = error.cause {
+                // The caller gets the code and message; the operator learns what failed.
+                logger.warning("request failed", metadata: ["error": "\(error.code.rawValue)", "cause": "\(cause)"])
+            }
             return error
         case let error as HTTPError:
             return map(status: error.status, request: request, logger: logger, underlying: error)

@@ -14,18 +14,25 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// Extra response headers.
     public var headers: HTTPFields
+    /// What failed underneath (a library's error text), for the operator's log: never sent
+    /// to the caller.
+    public var cause: String?
 
     /// Creates an error.
-    public init(_ code: ErrorCode, _ message: String, headers: HTTPFields = [:]) {
+    public init(_ code: ErrorCode, _ message: String, headers: HTTPFields = [:], cause: String? = nil) {
         self.code = code
         self.message = message
         self.headers = headers
+        self.cause = cause
     }
 
     /// The HTTP status the code is sent with.
     public var status: HTTPResponse.Status { .init(code: code.status) }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    /// The code and message, and the cause if there is one: for logs and job retry reasons.
+    public var description: String {
+        "\(code.rawValue): \(message)" + (cause.map { " (\($0))" } ?? "")
+    }
 
     /// The JSON error envelope every error answer carries.
     public func envelope(requestID: String?) -> ByteBuffer {
