@@ -4,11 +4,12 @@ import ServiceHTTP
 /// What a query reads: the columns of a table or of a join, decoded by GRDB into a `Decodable`
 /// type whose camelCase properties are the snake_case columns (`author_id` is `authorId`).
 /// The naming is set here once, so no record writes `CodingKeys`; acronyms are spelled as
-/// words (`mediaId`, `displaySha256`) so that the conversion round-trips.
+/// words (`mediaId`, `displaySha256`) so that the conversion round-trips. The conversion is
+/// GRDB's `.convertFromSnakeCase`, made cheap (``ColumnKeys``).
 public protocol ServiceRow: Decodable, FetchableRecord {}
 
 extension ServiceRow {
-    public static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+    public static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { ColumnKeys.strategy }
 }
 
 /// A record of one table (GRDB's recommended practice: one record type per table, one file
