@@ -85,6 +85,7 @@ let package = Package(
         .executable(name: "notify-bench", targets: ["NotifyBench"]),
         .executable(name: "streak-bench", targets: ["StreakBench"]),
         .executable(name: "cluster-bench", targets: ["ClusterBench"]),
+        .executable(name: "row-bench", targets: ["RowBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -228,6 +229,8 @@ let package = Package(
         benchmark("StreakBench", ["ServiceHTTP", "ServiceStore", "TestSupport", .grdb]),
         // Times feed's cluster index in a process of its own, as pysupercluster is timed beside it.
         benchmark("ClusterBench", ["MapClustering", .grdb]),
+        // Decodes rows the ways a record can find its columns, in turns in one process.
+        benchmark("RowBench", ["ServiceStore", .grdb]),
 
         // MARK: - Tests
 
