@@ -23,12 +23,11 @@ import Testing
         let standIn = directory.appendingPathComponent("litestream")
         try Data(
             """
-            #!/usr/bin/env python3
-            import os, signal, sys, time
-            if sys.argv[1] != "replicate": sys.exit(1)
-            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-            with open(os.environ["STARTED_RECORD"], "a") as f: print(os.getpid(), file=f)
-            while True: time.sleep(0.1)
+            #!/bin/sh
+            [ "$1" = replicate ] || exit 1
+            trap 'exit 0' TERM
+            echo $$ >> "$STARTED_RECORD"
+            while :; do sleep 0.1; done
 
             """.utf8
         ).write(to: standIn)
@@ -46,7 +45,10 @@ import Testing
             name: "pinhole", executable: Stack.binaryDirectory().appendingPathComponent("pinhole"),
             arguments: ["replicate", "--data-dir", data.path], environment: environment, onLine: output.append)
         // Read from outside, in /proc: a stand-in on idle cores of a loaded machine may never run
-        // to say its policy itself (and a CI run saw exactly that).
+        // to say its policy itself (and a CI run saw exactly that). A shell script, not Python:
+        // its command line is the stand-in's as soon as the spawn returns (the kernel reads the
+        // `#!` line), where `/usr/bin/env python3` and an interpreter's shim had to run on idle
+        // cores first (a full run by hand saw the idle one never get that far).
         let seen = Mutex<[(pid: Int32, policy: String)]>([])
         let policies = {
             for (pid, policy) in Self.policies(ofProcessesRunning: standIn.path) {
@@ -80,22 +82,27 @@ import Testing
 
     /// The scheduling policy (`/proc/<pid>/sched`'s, 0 normal, 5 idle) of each process whose
     /// command line is `<interpreter> path replicate …`: the stand-in itself, not the replica
-    /// listings for the lag (`… path ltx …`) nor the shell steps an interpreter's shim (pyenv's)
-    /// runs on the way, which carry the same words further along and the same policy.
+    /// listings for the lag (`… path ltx …`), nor a copy the shell forked for a `sleep` and
+    /// has not yet replaced by it (same command line, same policy, its parent a stand-in).
     static func policies(ofProcessesRunning path: String) -> [(pid: Int32, policy: String)] {
         let proc = URL(fileURLWithPath: "/proc")
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: proc.path))?.compactMap { Int32($0) } ?? []
-        return pids.sorted().compactMap { pid in
+        let found = pids.sorted().compactMap { pid -> (pid: Int32, parent: Int32, policy: String)? in
             let directory = proc.appendingPathComponent(String(pid))
             guard let command = try? Data(contentsOf: directory.appendingPathComponent("cmdline")),
                 case let words = String(decoding: command, as: UTF8.self).split(separator: "\0"),
                 words.count > 2, words[1] == path, words[2] == "replicate",
+                let status = try? String(contentsOf: directory.appendingPathComponent("status"), encoding: .utf8),
+                let parent = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") })
+                    .flatMap({ Int32($0.dropFirst(5).trimmingCharacters(in: .whitespaces)) }),
                 let sched = try? String(contentsOf: directory.appendingPathComponent("sched"), encoding: .utf8),
                 let line = sched.split(separator: "\n").first(where: { $0.hasPrefix("policy") }),
                 let value = line.split(separator: ":").last
             else { return nil }
-            return (pid, value.trimmingCharacters(in: .whitespaces))
+            return (pid, parent, value.trimmingCharacters(in: .whitespaces))
         }
+        let standIns = Set(found.map(\.pid))
+        return found.filter { !standIns.contains($0.parent) }.map { ($0.pid, $0.policy) }
     }
 
     /// A commit waits from when it was first seen after Litestream's last take, not from that
