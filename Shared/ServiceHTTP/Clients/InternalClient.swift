@@ -139,7 +139,8 @@ public struct InternalClient: Sendable {
         }
     }
 
-    /// Sends a request and reads the whole (bounded) response.
+    /// Sends a request and reads the whole (bounded) response; a body is JSON unless `headers`
+    /// name its `content-type`.
     public func send(
         _ method: HTTPMethod, to service: ServiceName, path: String, body: ByteBuffer? = nil,
         headers extra: HTTPHeaders = [:], timeout: TimeAmount? = nil
@@ -149,7 +150,9 @@ public struct InternalClient: Sendable {
         request.headers = Self.propagationHeaders()
         request.headers.add(contentsOf: extra)
         if let body {
-            request.headers.replaceOrAdd(name: "content-type", value: "application/json")
+            if !request.headers.contains(name: "content-type") {
+                request.headers.add(name: "content-type", value: "application/json")
+            }
             request.body = .bytes(body)
         }
         let response = try await execute(request, timeout: timeout)

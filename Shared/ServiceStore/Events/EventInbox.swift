@@ -55,6 +55,54 @@ public struct EventInbox: Sendable {
         try await commits.write(try transaction(receiving: body, from: peer))
     }
 
+    /// What became of one event of a batch (``receive(batch:from:committing:)``).
+    public enum BatchReceipt: Sendable, Equatable {
+        case applied
+        case duplicate
+        /// The event can never be applied here (a 4xx as a single delivery would answer): its
+        /// error code. Nothing of it was written; the events after it were still taken.
+        case refused(ErrorCode)
+    }
+
+    /// Applies the events of a batch sent by `peer`, in order, each once, in one transaction
+    /// of the group (one disk sync for the lot), each in a savepoint of its own: one that is
+    /// refused (a 4xx, as ``receive(_:from:committing:)`` would answer alone) is rolled back
+    /// alone and the rest go on. An event that fails otherwise (a 5xx alone) is rolled back
+    /// and ends the batch there: the receipts are those of the events before it, which
+    /// commit, and the sender sends it and the rest again, so no event is ever applied after
+    /// one before it that is still to come.
+    public func receive(
+        batch bodies: [Data], from peer: ServiceName, committing commits: GroupCommit
+    ) async throws -> [BatchReceipt] {
+        let prepared = bodies.map { body in
+            Result { try transaction(receiving: body, from: peer) }
+        }
+        return try await commits.write { db in
+            var receipts: [BatchReceipt] = []
+            for event in prepared {
+                do {
+                    var receipt = BatchReceipt.applied
+                    try db.inSavepoint {
+                        receipt = try event.get()(db) == .duplicate ? .duplicate : .applied
+                        return .commit
+                    }
+                    receipts.append(receipt)
+                } catch let error as ServiceError where Self.refuses(error) {
+                    receipts.append(.refused(error.code))
+                } catch {
+                    break
+                }
+            }
+            return receipts
+        }
+    }
+
+    /// Whether a single delivery failing with `error` would be parked rather than retried
+    /// (a 4xx other than 408 and 429, as ``OutboxDispatcher`` reads answers).
+    static func refuses(_ error: ServiceError) -> Bool {
+        (400..<500).contains(error.status.code) && ![408, 429].contains(error.status.code)
+    }
+
     /// What receiving `body` writes: the event's id in `kit_inbox` and its handler's effect,
     /// unless the id is there already. Throws now for a body that is not an event this
     /// service takes from `peer`.

@@ -7,6 +7,7 @@ import NIOCore
 import NIOHTTP1
 import ServiceHTTP
 import ServiceLifecycle
+import Synchronization
 import Tracing
 
 /// Delivers stored events to their subscribers over mutual-TLS HTTP/2.
@@ -24,6 +25,7 @@ public struct OutboxDispatcher: Service {
     let maxBackoff: TimeInterval
     let logger: Logger
     let batchSize = 200
+    let batchless = Batchless()
 
     public init(
         database: DatabasePool, client: InternalClient, outbox: Outbox, pollInterval: Duration = .milliseconds(500),
@@ -196,73 +198,151 @@ public struct OutboxDispatcher: Service {
                 return false
             }
         }
-        for item in queue {
+        /// Keeps what became of `item`; false when the queue stops here (retry later).
+        func handle(_ outcome: Outcome, of item: Pending, at now: Date) async throws -> Bool {
+            switch outcome {
+            case .delivered:
+                delivered.append(item.eventSeq)
+                Counter(label: "pinhole_outbox_delivered_total", dimensions: [("subscriber", subscriber)])
+                    .increment()
+                return true
+            case .retry(let reason):
+                _ = await forgetDelivered()
+                let delay = backoff(afterAttempts: item.attempts + 1)
+                try await database.tracedWrite { db in
+                    try db.execute(
+                        sql: """
+                            UPDATE kit_outbox_delivery SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
+                            WHERE event_seq = ? AND subscriber = ?
+                            """,
+                        arguments: [now.addingTimeInterval(delay), reason, item.eventSeq, subscriber])
+                }
+                logger.debug(
+                    "event delivery will be retried",
+                    metadata: [
+                        "event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
+                        "retry_in_s": "\(delay)",
+                    ])
+                Counter(label: "pinhole_outbox_retries_total", dimensions: [("subscriber", subscriber)]).increment()
+                return false
+            case .refused(let reason):
+                _ = await forgetDelivered()
+                try await database.tracedWrite { db in
+                    try db.execute(
+                        sql: """
+                            UPDATE kit_outbox_delivery SET attempts = attempts + 1, dead_at = ?, last_error = ?
+                            WHERE event_seq = ? AND subscriber = ?
+                            """, arguments: [now, reason, item.eventSeq, subscriber])
+                }
+                logger.error(
+                    "subscriber refused event; parked as dead",
+                    metadata: [
+                        // No event type: some (duress.raised) must never show in logs.
+                        "event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
+                    ])
+                Counter(label: "pinhole_outbox_dead_total", dimensions: [("subscriber", subscriber)]).increment()
+                return true
+            }
+        }
+        var next = queue.startIndex
+        while next < queue.endIndex {
             let now = outbox.clock.now()
-            guard item.nextAttemptAt <= now else {
+            guard queue[next].nextAttemptAt <= now else {
                 _ = await forgetDelivered()
                 return false
             }
-            // Its own trace: the request that wrote the event has long been answered. No event
+            let batch = batchable(queue[next...], due: now, to: target)
+            // Its own trace: the request that wrote the events has long been answered. No event
             // type in its name: some (duress.raised) must never show outside the process.
-            let outcome = await Telemetry.withSpan("outbox deliver", kind: .producer, context: .topLevel) { span, _ in
-                span?.attributes["pinhole.event_id"] = "\(item.id)"
+            let outcomes = await Telemetry.withSpan("outbox deliver", kind: .producer, context: .topLevel) {
+                span, _ in
+                span?.attributes["pinhole.event_id"] = "\(batch[batch.startIndex].id)"
+                span?.attributes["pinhole.event_count"] = batch.count
                 span?.attributes["pinhole.subscriber"] = subscriber
-                return await send(item, to: target)
+                return batch.count == 1
+                    ? [await send(batch[batch.startIndex], to: target)] : await send(batch, to: target)
             }
             do {
-                switch outcome {
-                case .delivered:
-                    delivered.append(item.eventSeq)
-                    Counter(label: "pinhole_outbox_delivered_total", dimensions: [("subscriber", subscriber)])
-                        .increment()
-                case .retry(let reason):
-                    _ = await forgetDelivered()
-                    let delay = backoff(afterAttempts: item.attempts + 1)
-                    try await database.tracedWrite { db in
-                        try db.execute(
-                            sql: """
-                                UPDATE kit_outbox_delivery SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
-                                WHERE event_seq = ? AND subscriber = ?
-                                """,
-                            arguments: [now.addingTimeInterval(delay), reason, item.eventSeq, subscriber])
-                    }
-                    logger.debug(
-                        "event delivery will be retried",
-                        metadata: [
-                            "event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
-                            "retry_in_s": "\(delay)",
-                        ])
-                    Counter(label: "pinhole_outbox_retries_total", dimensions: [("subscriber", subscriber)]).increment()
-                    return false
-                case .refused(let reason):
-                    _ = await forgetDelivered()
-                    try await database.tracedWrite { db in
-                        try db.execute(
-                            sql: """
-                                UPDATE kit_outbox_delivery SET attempts = attempts + 1, dead_at = ?, last_error = ?
-                                WHERE event_seq = ? AND subscriber = ?
-                                """, arguments: [now, reason, item.eventSeq, subscriber])
-                    }
-                    logger.error(
-                        "subscriber refused event; parked as dead",
-                        metadata: [
-                            // No event type: some (duress.raised) must never show in logs.
-                            "event_id": "\(item.id)", "subscriber": "\(subscriber)", "reason": "\(reason)",
-                        ])
-                    Counter(label: "pinhole_outbox_dead_total", dimensions: [("subscriber", subscriber)]).increment()
+                for (item, outcome) in zip(batch, outcomes) {
+                    guard try await handle(outcome, of: item, at: now) else { return false }
                 }
             } catch {
                 logger.failure("outbox bookkeeping failed", error: error)
                 return false
             }
+            next += outcomes.count
         }
         return await forgetDelivered()
     }
 
-    enum Outcome {
+    enum Outcome: Equatable {
         case delivered
         case retry(String)
         case refused(String)
+    }
+
+    /// Most events, and most bytes of them, sent in one batch.
+    static let batchLimit = (events: 100, bytes: 1 << 20)
+
+    /// The due events at the head of `queue` that go in one request: more than one only to a
+    /// subscriber that takes batches, each event one line (a stored envelope is compact JSON,
+    /// so never holds a line break; one that did would go alone).
+    func batchable(_ queue: ArraySlice<Pending>, due now: Date, to target: ServiceName) -> ArraySlice<Pending> {
+        let head = queue.startIndex
+        guard !batchless.refuses(target, at: now), !queue[head].body.contains(newline) else {
+            return queue[head...head]
+        }
+        var end = head + 1
+        var bytes = queue[head].body.count
+        while end < queue.endIndex, end - head < Self.batchLimit.events {
+            let item = queue[end]
+            bytes += item.body.count + 1
+            guard item.nextAttemptAt <= now, bytes <= Self.batchLimit.bytes, !item.body.contains(newline) else { break }
+            end += 1
+        }
+        return queue[head..<end]
+    }
+
+    private var newline: UInt8 { UInt8(ascii: "\n") }
+
+    /// Sends `batch` in one request (`/internal/events/batch`); what became of its events in
+    /// order, as many as the subscriber answered for plus, when it stopped early, the retry
+    /// of the first it did not take. A subscriber that does not know the route (an older
+    /// build, during a rolling upgrade) is sent single events for ``Batchless/rest``.
+    private func send(_ batch: ArraySlice<Pending>, to target: ServiceName) async -> [Outcome] {
+        var body = ByteBuffer()
+        for item in batch {
+            if body.readableBytes > 0 { body.writeInteger(newline) }
+            body.writeBytes(item.body)
+        }
+        let response: InternalResponse
+        do {
+            response = try await client.send(
+                .POST, to: target, path: "/internal/events/batch", body: body,
+                headers: ["content-type": "application/x-ndjson"])
+        } catch {
+            return [.retry((error as? ServiceError)?.code.rawValue ?? "\(error)")]
+        }
+        switch response.status.code {
+        case 200..<300: break
+        case 408, 429, 500...: return [.retry("HTTP \(response.status.code)")]
+        default:
+            batchless.refuse(target, from: outbox.clock.now())
+            logger.warning(
+                "subscriber refused a batch; sending it single events",
+                metadata: ["subscriber": "\(target.rawValue)", "status": "\(response.status.code)"])
+            return [await send(batch[batch.startIndex], to: target)]
+        }
+        guard
+            let answer = try? JSONCoding.sharedDecoder.decode(
+                BatchAnswer.self, from: Data(response.body.readableBytesView)),
+            (1...batch.count).contains(answer.receipts.count)
+        else { return [.retry("unreadable batch answer")] }
+        var outcomes = answer.receipts.map { receipt -> Outcome in
+            receipt.status == "refused" ? .refused(receipt.code?.rawValue ?? "refused") : .delivered
+        }
+        if outcomes.count < batch.count { outcomes.append(.retry("the batch stopped before this event")) }
+        return outcomes
     }
 
     private func send(_ item: Pending, to target: ServiceName) async -> Outcome {
@@ -291,5 +371,20 @@ public struct OutboxDispatcher: Service {
     static func backoff(afterAttempts attempts: Int, maxBackoff: TimeInterval, jitter: Double) -> TimeInterval {
         let base = min(maxBackoff, 0.5 * pow(2, Double(min(attempts - 1, 20))))
         return base * (0.75 + 0.5 * jitter)
+    }
+}
+
+/// Subscribers that refused a batch, sent single events until a while has passed.
+final class Batchless: Sendable {
+    /// How long a subscriber that refused a batch is sent single events.
+    static let rest: TimeInterval = 600
+    private let until = Mutex<[ServiceName: Date]>([:])
+
+    func refuse(_ subscriber: ServiceName, from now: Date) {
+        until.withLock { $0[subscriber] = now.addingTimeInterval(Self.rest) }
+    }
+
+    func refuses(_ subscriber: ServiceName, at now: Date) -> Bool {
+        until.withLock { ($0[subscriber] ?? .distantPast) > now }
     }
 }
