@@ -67,7 +67,7 @@ import Testing
 
     @Test func unknownInternalAndOddPathsAre404AndOtherMethods405() async throws {
         let harness = try await GatewayHarness.start()
-        for path in ["/nope", "/internal/events", "/v1", "/v1/healthz"] {
+        for path in ["/nope", "/internal/events", "/internal/events/batch", "/v1", "/v1/healthz"] {
             let response = try await harness.client.call(.GET, harness.url(path))
             #expect(response.status == 404, "\(path)")
             #expect(response.errorCode == .notFound)

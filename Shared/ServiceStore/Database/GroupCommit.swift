@@ -71,6 +71,39 @@ public final class GroupCommit: Sendable {
         if !collected { db.afterNextTransaction { _ in work() } }
     }
 
+    /// Runs `body` in a savepoint of the write running on `db`: if it throws, its changes and
+    /// the after-commit work it registered (``afterCommit(of:_:)``) are dropped and the rest of
+    /// the write goes on; for a write that takes parts of its work or leaves them (a batch of
+    /// events, each applied or refused on its own).
+    public static func savepoint<T>(in db: Database, _ body: () throws -> T) throws -> T {
+        let connection = ObjectIdentifier(db)
+        let grouped = pendingWork.withLock { pending -> Int? in
+            guard let work = pending[connection] else {
+                pending[connection] = []
+                return nil
+            }
+            return work.count
+        }
+        var kept = false
+        defer {
+            // Inside a group's write its kept work stays where the group collects it; alone, it
+            // waits for this transaction's commit.
+            let alone = pendingWork.withLock { pending -> [@Sendable () -> Void] in
+                guard let grouped else { return pending.removeValue(forKey: connection) ?? [] }
+                if !kept { pending[connection]?.removeSubrange(grouped...) }
+                return []
+            }
+            if kept { for work in alone { db.afterNextTransaction { _ in work() } } }
+        }
+        var value: T?
+        try db.inSavepoint {
+            value = try body()
+            return .commit
+        }
+        kept = true
+        return value!
+    }
+
     /// How many writes wait for the next group, and whether a group is being committed (for tests).
     var queue: (waiting: Int, committing: Bool) { state.withLock { ($0.waiting.count, $0.committing) } }
 

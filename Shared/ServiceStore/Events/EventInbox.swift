@@ -81,12 +81,8 @@ public struct EventInbox: Sendable {
             var receipts: [BatchReceipt] = []
             for event in prepared {
                 do {
-                    var receipt = BatchReceipt.applied
-                    try db.inSavepoint {
-                        receipt = try event.get()(db) == .duplicate ? .duplicate : .applied
-                        return .commit
-                    }
-                    receipts.append(receipt)
+                    let receipt = try GroupCommit.savepoint(in: db) { try event.get()(db) }
+                    receipts.append(receipt == .duplicate ? .duplicate : .applied)
                 } catch let error as ServiceError where Self.refuses(error) {
                     receipts.append(.refused(error.code))
                 } catch {

@@ -112,6 +112,59 @@ import Testing
         #expect(stored == ["a", "b", "c"])
     }
 
+    /// Parts of one write in savepoints (a batch of events): a part that fails leaves neither
+    /// its rows nor its after-commit work, alone in its transaction or grouped with others,
+    /// and the kept parts' work runs only once the write is on disk.
+    @Test func aFailedSavepointOfAWriteDropsItsAfterCommitWorkAloneOrGrouped() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (pool, _) = try Self.itemStore(in: directory)
+        let group = GroupCommit.shared(for: pool)
+        let done = Done()
+        /// Inserts each name in a savepoint that asks for its work first; a duplicate fails.
+        @Sendable func parts(_ names: [String], in db: Database) -> [String] {
+            names.filter { name in
+                let inserted = try? GroupCommit.savepoint(in: db) { () throws -> Int64 in
+                    GroupCommit.afterCommit(of: db) { done.add(name) }
+                    return try Self.insert(name, in: db)
+                }
+                return inserted != nil
+            }
+        }
+
+        // Alone: the first part's work waits for the commit; the duplicate's never runs.
+        let alone = try await pool.tracedWrite { db in
+            let kept = parts(["a", "a", "b"], in: db)
+            #expect(done.names.isEmpty)
+            return kept
+        }
+        #expect(alone == ["a", "b"])
+        #expect(done.names == ["a", "b"])
+
+        // Grouped with another write, both waiting behind a first one that waits for the writer.
+        @Sendable func single(_ name: String) async throws {
+            _ = try await pool.tracedWrite { db in
+                GroupCommit.afterCommit(of: db) { done.add(name) }
+                return try Self.insert(name, in: db)
+            }
+        }
+        let (release, holder) = await Self.holdWriter(of: pool)
+        let first = Task { try await single("e") }
+        #expect(await eventually { group.queue.waiting == 0 && group.queue.committing })
+        let batch = Task { try await pool.tracedWrite { db in parts(["c", "b", "d"], in: db) } }
+        #expect(await eventually { group.queue.waiting == 1 })
+        let other = Task { try await single("f") }
+        #expect(await eventually { group.queue.waiting == 2 })
+        release.signal()
+        try await holder.value
+        try await first.value
+        #expect(try await batch.value == ["c", "d"])
+        try await other.value
+        #expect(done.names.sorted() == ["a", "b", "c", "d", "e", "f"])
+        let stored = try await pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY name") }
+        #expect(stored == ["a", "b", "c", "d", "e", "f"])
+    }
+
     /// A store with one table, `item` (unique names), and a count of the commits that change it.
     static func itemStore(in directory: URL) throws -> (DatabasePool, Commits) {
         let pool = try ServiceDatabase.open(at: directory.appendingPathComponent("x.sqlite")) { migrator in
