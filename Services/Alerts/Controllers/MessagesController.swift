@@ -73,11 +73,17 @@ struct MessagesController: Sendable {
         _ draft: MessageDraft, from user: AuthenticatedUser, to recipient: String, opened: Bool
     ) async throws -> Response {
         let content = try MessageRules.content(of: draft)
-        async let people = users.findAll([user.userID, recipient])
+        // Who the two are, from the copy of profiles; auth is asked only for one it does not
+        // hold yet.
+        let copied = try await store.copiedProfiles([user.userID, recipient])
+        async let asked = users.findAll([user.userID, recipient].filter { copied[$0] == nil })
         async let attachment = mediaSummary(content.mediaId)
         async let folder = opened ? .inbox : folder(of: recipient, for: user.userID)
-        let found = try await people
-        guard found[recipient] != nil else { throw ServiceError.notFound("User") }
+        let found = try await asked
+        guard copied[recipient].map({ !$0.deleted }) ?? (found[recipient] != nil) else {
+            throw ServiceError.notFound("User")
+        }
+        let senderName = copied[user.userID]?.displayName ?? found[user.userID]?.displayName
         let summary = try await attachment
         if let summary {
             guard summary.ownerId == user.userID else { throw ServiceError.notFound("Media") }
@@ -90,7 +96,7 @@ struct MessagesController: Sendable {
             }
         }
         let outgoing = AlertsStore.OutgoingMessage(
-            sender: EventActor(userId: user.userID, displayName: found[user.userID]?.displayName ?? "Someone"),
+            sender: EventActor(userId: user.userID, displayName: senderName ?? "Someone"),
             recipient: recipient, text: content.text, media: summary, recipientFolder: try await folder)
         let id = entropy.uuid().uuidString.lowercased()
         switch try await store.send(

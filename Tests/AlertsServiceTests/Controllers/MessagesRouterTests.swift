@@ -1,9 +1,11 @@
+import Contracts
 import Foundation
 import GRDB
 import Hummingbird
 import HummingbirdTesting
 import ServiceHTTP
 import ServiceStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -22,14 +24,19 @@ import Testing
     static let freshPhoto = "30000000-0000-4000-8000-000000000004"
 
     /// Alerts with Alice, Bob and Carol known to auth; Bob follows Alice (not Carol).
+    /// `asked` collects the ids auth is asked about.
     func withMessages(
-        config: [String: String] = [:],
+        config: [String: String] = [:], asked: Asked? = nil,
         _ body: @escaping @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let harness = try ServiceHarness(.alerts, config: config)
         let names = [Self.alice: "Alice", Self.bob: "Bob", Self.carol: "Carol"]
+        let known = Lookup<UserSummary>.fixed(names.mapValues { UserSummary(id: "", displayName: $0) })
         let dependencies = AlertsDependencies(
-            users: .fixed(names.mapValues { UserSummary(id: "", displayName: $0) }),
+            users: Lookup { id in
+                asked?.ids.withLock { $0.append(id) }
+                return try await known.find(id)
+            },
             media: .fixed([
                 Self.photo: MediaSummary(
                     id: Self.photo, ownerId: Self.alice, contentType: "image/jpeg", status: .ready),
@@ -49,6 +56,36 @@ import Testing
         let parts = try await AlertsService.buildRouter(
             runtime: harness.runtime, reader: harness.reader, dependencies: dependencies)
         try await harness.test(parts) { client in try await body(harness, client) }
+    }
+
+    final class Asked: Sendable {
+        let ids = Mutex<[String]>([])
+    }
+
+    /// A message's two people come from alerts' copy of profiles (kept by auth's
+    /// `profile.changed`): auth is asked only about one the copy does not hold yet, and one the
+    /// copy holds as deleted is a 404 whatever auth would say.
+    @Test func theTwoPeopleOfAMessageComeFromTheCopyOfProfilesBeforeAuthIsAsked() async throws {
+        let asked = Asked()
+        try await withMessages(asked: asked) { harness, client in
+            try await harness.database().write { db in
+                for (id, name, deleted) in [
+                    (Self.alice, "Alice", false), (Self.bob, "Bob", false), (Self.carol, "", true),
+                ] {
+                    _ = try ProfileMirror.apply(
+                        ProfileChanged(
+                            userId: id, username: nil, displayName: name, avatarMediaId: nil, deleted: deleted,
+                            revision: 2), in: db)
+                }
+            }
+            let alice = try await harness.token(for: Self.alice)
+            #expect(try await send(client, alice, to: Self.bob, text: "hi").status == .created)
+            #expect(asked.ids.withLock { $0 }.isEmpty)
+            #expect(try await send(client, alice, to: Self.carol, text: "hi").status == .notFound)
+            #expect(asked.ids.withLock { $0 }.isEmpty, "Carol's deletion is in the copy")
+            #expect(try await send(client, alice, to: Self.stranger, text: "hi").status == .notFound)
+            #expect(asked.ids.withLock { $0 } == [Self.stranger])
+        }
     }
 
     func send(
