@@ -70,10 +70,10 @@ public struct EventInbox: Sendable {
     /// alone and the rest go on. An event that fails otherwise (a 5xx alone) is rolled back
     /// and ends the batch there: the receipts are those of the events before it, which
     /// commit, and the sender sends it and the rest again, so no event is ever applied after
-    /// one before it that is still to come.
+    /// one before it that is still to come; `stopped` is why, for the log.
     public func receive(
         batch bodies: [Data], from peer: ServiceName, committing commits: GroupCommit
-    ) async throws -> [BatchReceipt] {
+    ) async throws -> (receipts: [BatchReceipt], stopped: (any Error)?) {
         let prepared = bodies.map { body in
             Result { try transaction(receiving: body, from: peer) }
         }
@@ -86,10 +86,10 @@ public struct EventInbox: Sendable {
                 } catch let error as ServiceError where Self.refuses(error) {
                     receipts.append(.refused(error.code))
                 } catch {
-                    break
+                    return (receipts, error)
                 }
             }
-            return receipts
+            return (receipts, nil)
         }
     }
 

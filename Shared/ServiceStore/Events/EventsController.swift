@@ -54,7 +54,12 @@ public struct EventsController: Sendable {
             throw ServiceError(
                 .validationFailed, "A batch holds 1 to \(Self.batchLimit.events) events, one envelope a line.")
         }
-        let receipts = try await inbox.receive(batch: lines, from: peer, committing: commits)
+        let (receipts, stopped) = try await inbox.receive(batch: lines, from: peer, committing: commits)
+        if let stopped {
+            context.logger.failure(
+                "event failed; its batch stopped there", error: stopped,
+                metadata: ["peer": "\(peer.rawValue)", "taken": "\(receipts.count)", "sent": "\(lines.count)"])
+        }
         return try Response.json(BatchAnswer(receipts: receipts.map(BatchAnswer.Receipt.init)))
     }
 }

@@ -12,7 +12,9 @@ import Tracing
 
 /// Delivers stored events to their subscribers over mutual-TLS HTTP/2.
 ///
-/// Per subscriber, events go out one at a time in the order they were written; a failure
+/// Per subscriber, events go out in the order they were written, those waiting together in
+/// one request (``batchable(_:due:to:)``: a lone event goes alone, and nothing waits to make a
+/// batch; while one request is out, what is committed meanwhile queues for the next); a failure
 /// stops that subscriber's queue until its retry time (exponential backoff with jitter,
 /// capped), so a subscriber never sees a later event before an earlier one. A subscriber that
 /// refuses an event outright (a 4xx other than 408 and 429) cannot be helped by retrying: the
@@ -275,7 +277,7 @@ public struct OutboxDispatcher: Service {
         return await forgetDelivered()
     }
 
-    enum Outcome: Equatable {
+    enum Outcome {
         case delivered
         case retry(String)
         case refused(String)
@@ -336,7 +338,7 @@ public struct OutboxDispatcher: Service {
         guard
             let answer = try? JSONCoding.sharedDecoder.decode(
                 BatchAnswer.self, from: Data(response.body.readableBytesView)),
-            (1...batch.count).contains(answer.receipts.count)
+            answer.receipts.count <= batch.count
         else { return [.retry("unreadable batch answer")] }
         var outcomes = answer.receipts.map { receipt -> Outcome in
             receipt.status == "refused" ? .refused(receipt.code?.rawValue ?? "refused") : .delivered
