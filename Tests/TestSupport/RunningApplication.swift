@@ -8,7 +8,8 @@ public struct RunningApplication: Sendable {
     let group: ServiceGroup
     let task: Task<Void, any Error>
 
-    /// Starts `application` and waits until it listens.
+    /// Starts `application`; it listens a moment later (a caller that calls it at once waits
+    /// for that, as a dispatcher's retries or ``eventually(timeout:every:_:)`` do).
     public static func start(_ application: some ApplicationProtocol) async throws -> RunningApplication {
         let group = ServiceGroup(services: [application], logger: Logger.test("test"))
         let task = Task { try await group.run() }

@@ -199,6 +199,12 @@ import Testing
             let port = try FreePort.next()
             let producer = try Producer(directory: directory, port: port)
             let subscriber = try await Subscriber.start(directory: directory, port: port, seen: Seen())
+            // It listens a moment after it starts (a CI run's first call was refused).
+            #expect(
+                await eventually {
+                    let health = try? await producer.runtime.client.send(.GET, to: .alerts, path: "/health/live")
+                    return health?.status.code == 200
+                })
             try await producer.ping("x", "y")
             let bodies = try await producer.database.read { db in
                 try Data.fetchAll(db, sql: "SELECT body FROM kit_outbox_event ORDER BY seq")
