@@ -39,14 +39,7 @@ import Testing
             directory: TestDataDirectory, port: Int, seen: Seen, takesBatches: Bool = true
         ) async throws -> Subscriber {
             let runtime = try ServiceRuntime(name: .alerts, reader: directory.reader(["http.port": "\(port)"]))
-            let database = try runtime.openDatabase { migrator in
-                migrator.registerMigration("test.pings") { db in
-                    try db.create(table: "ping") { table in
-                        table.autoIncrementedPrimaryKey("seq")
-                        table.column("label", .text).notNull()
-                    }
-                }
-            }
+            let database = try OutboxTests.Subscriber.openPings(runtime)
             var inbox = EventInbox(clock: runtime.clock)
             inbox.on(Pinged.self) { envelope, db in
                 switch envelope.payload.label {
@@ -73,7 +66,7 @@ import Testing
         }
 
         func labels() async throws -> [String] {
-            try await database.read { db in try String.fetchAll(db, sql: "SELECT label FROM ping ORDER BY seq") }
+            try await OutboxTests.Subscriber.labels(in: database)
         }
     }
 

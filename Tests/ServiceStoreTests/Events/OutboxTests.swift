@@ -29,14 +29,7 @@ struct Pinged: DomainEvent, Equatable {
             directory: TestDataDirectory, port: Int, as name: ServiceName = .alerts
         ) async throws -> Subscriber {
             let runtime = try ServiceRuntime(name: name, reader: directory.reader(["http.port": "\(port)"]))
-            let database = try runtime.openDatabase { migrator in
-                migrator.registerMigration("test.pings") { db in
-                    try db.create(table: "ping") { table in
-                        table.autoIncrementedPrimaryKey("seq")
-                        table.column("label", .text).notNull()
-                    }
-                }
-            }
+            let database = try openPings(runtime)
             var inbox = EventInbox(clock: runtime.clock)
             inbox.on(Pinged.self) { envelope, db in
                 try db.execute(sql: "INSERT INTO ping (label) VALUES (?)", arguments: [envelope.payload.label])
@@ -52,6 +45,23 @@ struct Pinged: DomainEvent, Equatable {
         }
 
         func labels() async throws -> [String] {
+            try await Subscriber.labels(in: database)
+        }
+
+        /// A subscriber's database: one table, `ping`, of the labels it applied in order.
+        static func openPings(_ runtime: ServiceRuntime) throws -> DatabasePool {
+            try runtime.openDatabase { migrator in
+                migrator.registerMigration("test.pings") { db in
+                    try db.create(table: "ping") { table in
+                        table.autoIncrementedPrimaryKey("seq")
+                        table.column("label", .text).notNull()
+                    }
+                }
+            }
+        }
+
+        /// The labels applied, in order.
+        static func labels(in database: DatabasePool) async throws -> [String] {
             try await database.read { db in try String.fetchAll(db, sql: "SELECT label FROM ping ORDER BY seq") }
         }
     }
