@@ -1,17 +1,22 @@
 import Foundation
 import GRDB
 
-/// The key a record's property has for a snake_case column (`author_id` is `authorId`): what
-/// GRDB's `.convertFromSnakeCase` gives, at a fraction of its cost. GRDB converts every column
-/// of every row it decodes, with Foundation's `lowercased()` and `capitalized` and a string for
-/// each part; a list of twenty rows of ten columns converts two hundred names. A name of
-/// lowercase ASCII letters, digits and inner underscores (every column Pinhole has) is
-/// converted here in one pass over its bytes, with no allocation for a key of up to 15 bytes
-/// (Swift keeps such a string inline); anything else takes the same steps GRDB's strategy
-/// takes. Nothing is cached, so threads decoding rows together share no lock.
+/// The key a record's property has for a snake_case column (`author_id` is `authorId`), and
+/// the column a property's key is written to: what GRDB's `.convertFromSnakeCase` and
+/// `.convertToSnakeCase` give, at a fraction of their cost. GRDB converts every column of every
+/// row it decodes, with Foundation's `lowercased()` and `capitalized` and a string for each
+/// part (a list of twenty rows of ten columns converts two hundred names), and every key of a
+/// record it writes, with Foundation's character sets and a string for each word. A name of
+/// ASCII letters and digits in the shapes every Pinhole column and property has is converted
+/// here in one pass over its bytes, with no allocation for a name of up to 15 bytes (Swift
+/// keeps such a string inline); anything else takes the same steps GRDB's strategies take.
+/// Nothing is cached, so threads converting together share no lock.
 enum ColumnKeys {
     /// The strategy ``ServiceRow`` decodes with.
     static let strategy = DatabaseColumnDecodingStrategy.custom { Key(stringValue: camelCase($0)) }
+
+    /// The strategy ``ServiceRecord`` encodes with.
+    static let encodingStrategy = DatabaseColumnEncodingStrategy.custom { snakeCase($0.stringValue) }
 
     struct Key: CodingKey {
         let stringValue: String
@@ -51,6 +56,79 @@ enum ColumnKeys {
             })
     }
 
+    /// `key` as GRDB's `.convertToSnakeCase` converts it: split into words where a lowercase
+    /// letter or a digit meets an uppercase one, and before the last capital of a run of them
+    /// that a lowercase letter follows (`myURLKey` is `my_url_key`), the words lowercased and
+    /// joined with underscores. A name of ASCII letters and digits whose every capital after
+    /// the first character has a lowercase letter right after it (`displaySha256`: every
+    /// record's property, acronyms spelled as words) is one word more at each such capital.
+    static func snakeCase(_ key: String) -> String {
+        let bytes = key.utf8
+        var breaks = 0
+        var capitalBefore = false
+        for (offset, byte) in bytes.enumerated() {
+            let lowercase = isLowercaseLetter(byte)
+            if capitalBefore && !lowercase { return snakeConverted(key) }
+            capitalBefore = false
+            if isUppercaseLetter(byte) {
+                guard offset > 0 else { continue }
+                breaks += 1
+                capitalBefore = true
+            } else if !lowercase && !isDigit(byte) {
+                return snakeConverted(key)
+            }
+        }
+        guard !capitalBefore else { return snakeConverted(key) }
+        guard breaks > 0 || bytes.first.map(isUppercaseLetter) == true else { return key }
+        return String(
+            unsafeUninitializedCapacity: bytes.count + breaks,
+            initializingUTF8With: { buffer in
+                var count = 0
+                for (offset, byte) in bytes.enumerated() {
+                    guard isUppercaseLetter(byte) else {
+                        buffer[count] = byte
+                        count += 1
+                        continue
+                    }
+                    if offset > 0 {
+                        buffer[count] = underscore
+                        count += 1
+                    }
+                    buffer[count] = byte + 32
+                    count += 1
+                }
+                return count
+            })
+    }
+
+    /// The general case of ``snakeCase(_:)``, word by word as GRDB's strategy finds them.
+    private static func snakeConverted(_ key: String) -> String {
+        guard !key.isEmpty else { return key }
+        var words: [Substring] = []
+        var wordStart = key.startIndex
+        var searchFrom = key.index(after: wordStart)
+        while let capital = key.rangeOfCharacter(from: .uppercaseLetters, range: searchFrom..<key.endIndex)?.lowerBound
+        {
+            words.append(key[wordStart..<capital])
+            guard
+                let lower = key.rangeOfCharacter(from: .lowercaseLetters, range: capital..<key.endIndex)?.lowerBound
+            else {
+                wordStart = capital
+                break
+            }
+            if lower == key.index(after: capital) {
+                wordStart = capital
+            } else {
+                let lastCapital = key.index(before: lower)
+                words.append(key[capital..<lastCapital])
+                wordStart = lastCapital
+            }
+            searchFrom = key.index(after: lower)
+        }
+        words.append(key[wordStart...])
+        return words.map { $0.lowercased() }.joined(separator: "_")
+    }
+
     /// The general case, step by step as GRDB's strategy takes it.
     private static func converted(_ column: String) -> String {
         guard let start = column.firstIndex(where: { $0 != "_" }) else { return column }
@@ -66,5 +144,6 @@ enum ColumnKeys {
 
     private static let underscore = UInt8(ascii: "_")
     private static func isLowercaseLetter(_ byte: UInt8) -> Bool { byte >= 97 && byte <= 122 }
+    private static func isUppercaseLetter(_ byte: UInt8) -> Bool { byte >= 65 && byte <= 90 }
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
 }

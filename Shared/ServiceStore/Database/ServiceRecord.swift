@@ -14,9 +14,10 @@ extension ServiceRow {
 
 /// A record of one table (GRDB's recommended practice: one record type per table, one file
 /// each, with a `Columns` enum and request extensions for the filters that repeat), written
-/// and read with the same snake_case naming.
+/// and read with the same snake_case naming (GRDB's `.convertToSnakeCase`, made cheap:
+/// ``ColumnKeys``).
 public protocol ServiceRecord: ServiceRow, Codable, PersistableRecord {}
 
 extension ServiceRecord {
-    public static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+    public static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { ColumnKeys.encodingStrategy }
 }

@@ -43,6 +43,39 @@ import Testing
         }
     }
 
+    /// The column GRDB's own `.convertToSnakeCase` writes a key to.
+    struct GRDBColumn: Encodable, EncodableRecord {
+        static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+        let key: String
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: GRDBKeys.Key.self)
+            try container.encode(1, forKey: GRDBKeys.Key(stringValue: key))
+        }
+    }
+
+    static func grdbColumn(_ key: String) throws -> String? {
+        try GRDBColumn(key: key).databaseDictionary.keys.first
+    }
+
+    @Test(arguments: [
+        "id", "authorId", "createdAt", "displaySha256", "sha256Hex", "Id", "AbC", "myURLKey", "myURL", "aB1C",
+        "hex2X", "a_b", "_private", "", "x", "ABc", "userID", "caféAuLait", "éTé", "mediaId", "a1B2c",
+    ])
+    func theColumnIsGRDBs(_ key: String) throws {
+        #expect(ColumnKeys.snakeCase(key) == (try Self.grdbColumn(key)) ?? key, "\(key)")
+    }
+
+    /// Keys made of the pieces that matter (letters of both cases, runs of capitals, digits,
+    /// underscores, letters outside ASCII) convert as GRDB converts them.
+    @Test func everyKeyConvertsAsGRDBConvertsIt() async {
+        let pieces = ["a", "b", "Id", "Sha", "X", "URL", "2", "56", "_", "é", "É", "at", "User"]
+        await propertyCheck(count: 3000, input: Gen.element(of: pieces).array(of: 0...8)) { parts in
+            let key = parts.compactMap { $0 }.joined()
+            guard let expected = try? Self.grdbColumn(key) else { return }
+            #expect(ColumnKeys.snakeCase(key) == expected, "\(key)")
+        }
+    }
+
     /// A record decodes through the strategy (a column with an inner underscore and one with
     /// a digit after a letter).
     @Test func aRowDecodesThroughTheStrategy() throws {
@@ -56,5 +89,18 @@ import Testing
         #expect(sample.authorId == "u1")
         #expect(sample.displaySha256 == "ab")
         #expect(sample.createdAt == 7)
+    }
+
+    /// A record writes its properties to the snake_case columns it is read from.
+    @Test func aRecordEncodesThroughTheStrategy() throws {
+        struct Sample: ServiceRecord {
+            static let databaseTableName = "sample"
+            let authorId: String
+            let displaySha256: String
+            let id: Int
+        }
+        let columns = try Sample(authorId: "u1", displaySha256: "ab", id: 7).databaseDictionary
+        #expect(
+            columns == ["author_id": "u1".databaseValue, "display_sha256": "ab".databaseValue, "id": 7.databaseValue])
     }
 }
