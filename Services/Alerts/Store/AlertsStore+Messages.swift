@@ -28,7 +28,7 @@ extension AlertsStore {
     /// The conversation between `a` and `b` as `a` sees it, if they have one.
     func member(between a: String, and b: String) async throws -> ConversationMemberRecord? {
         try await database.tracedRead { db in
-            guard let conversation = try ConversationRecord.all().between(a, b).fetchOne(db) else { return nil }
+            guard let conversation = try ConversationRecord.between(a, b, in: db) else { return nil }
             return try ConversationMemberRecord.find(conversation.id, of: a, in: db)
         }
     }
@@ -128,7 +128,7 @@ extension AlertsStore {
         between sender: String, and recipient: String, recipientFolder: MessageFolder, id: String, at now: Date,
         limit policy: RatePolicy, in db: Database
     ) throws -> String {
-        if let existing = try ConversationRecord.all().between(sender, recipient).fetchOne(db) { return existing.id }
+        if let existing = try ConversationRecord.between(sender, recipient, in: db) { return existing.id }
         typealias Columns = ConversationRecord.Columns
         let recent = try ConversationRecord.filter(
             Columns.startedBy == sender && Columns.createdAt > now.addingTimeInterval(-policy.window)

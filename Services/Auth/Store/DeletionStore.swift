@@ -14,7 +14,7 @@ struct DeletionStore: Sendable {
     /// written for every service holding user data. Returns nil if already deleted.
     func start(userID: String, deletionID: String, now: Date) async throws -> DeletionRecord? {
         try await database.tracedWrite { [outbox] db in
-            guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
+            guard var user = try UserRecord.live(id: userID, in: db) else { return nil }
             (user.deletedAt, user.updatedAt, user.email, user.passwordHash) = (now, now, nil, nil)
             user.displayName = "Deleted user"
             // The username is free at once (others may take it; nothing leads to this account).

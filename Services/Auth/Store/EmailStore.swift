@@ -26,7 +26,7 @@ struct EmailStore: Sendable {
     /// 409 when the address is already proven or the account has none.
     func sendVerification(userID: String) async throws -> (RateDecision, EmailCodeSent?) {
         try await database.tracedWrite { [mail] db in
-            guard let user = try UserRecord.filter(key: userID).live().fetchOne(db) else {
+            guard let user = try UserRecord.live(id: userID, in: db) else {
                 throw ServiceError.notFound("User")
             }
             guard let email = user.email else { throw ServiceError(.conflict, "This account has no email address.") }
@@ -76,7 +76,7 @@ struct EmailStore: Sendable {
     func resetPassword(linkToken: String, newHash: String) async throws -> Bool {
         try await database.tracedWrite { [mail, outbox] db in
             guard let challenge = try take(linkToken: linkToken, purpose: .reset, in: db),
-                var user = try UserRecord.filter(key: challenge.userId).live().fetchOne(db),
+                var user = try UserRecord.live(id: challenge.userId, in: db),
                 user.email == challenge.email,
                 challenge.passwordStamp == EmailCodes.passwordStamp(user.passwordHash)
             else { return false }
@@ -100,7 +100,7 @@ struct EmailStore: Sendable {
     /// how many sessions ended.
     func changePassword(userID: String, newHash: String, keepSession: String, keepOthers: Bool) async throws -> Int {
         try await database.tracedWrite { [mail, outbox] db in
-            guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else {
+            guard var user = try UserRecord.live(id: userID, in: db) else {
                 throw ServiceError.notFound("User")
             }
             let now = mail.clock.now()
@@ -123,7 +123,7 @@ struct EmailStore: Sendable {
     /// Mails `newEmail` a code and link that make it the account's address.
     func requestEmailChange(userID: String, newEmail: String) async throws -> (RateDecision, EmailCodeSent?) {
         try await database.tracedWrite { [mail] db in
-            guard let user = try UserRecord.filter(key: userID).live().fetchOne(db) else {
+            guard let user = try UserRecord.live(id: userID, in: db) else {
                 throw ServiceError.notFound("User")
             }
             guard user.email != newEmail else {
@@ -161,7 +161,7 @@ struct EmailStore: Sendable {
     func undoEmailChange(linkToken: String) async throws -> VerifiedEmail? {
         try await database.tracedWrite { [mail, outbox] db in
             guard let challenge = try take(linkToken: linkToken, purpose: .undo, in: db),
-                var user = try UserRecord.filter(key: challenge.userId).live().fetchOne(db)
+                var user = try UserRecord.live(id: challenge.userId, in: db)
             else { return nil }
             try Self.refuseTaken(challenge.email, by: user.id, in: db)
             let now = mail.clock.now()
@@ -241,7 +241,7 @@ struct EmailStore: Sendable {
 
     /// Marks `email` proven when it is still the user's address; the user, or nil.
     private func verified(userID: String, email: String, in db: Database) throws -> UserRecord? {
-        guard var user = try UserRecord.filter(key: userID).live().fetchOne(db), user.email == email else {
+        guard var user = try UserRecord.live(id: userID, in: db), user.email == email else {
             return nil
         }
         if user.emailVerifiedAt == nil {
@@ -254,7 +254,7 @@ struct EmailStore: Sendable {
 
     /// Moves the account to the challenge's new address and mails the old one its undo link.
     private func changeEmail(_ challenge: EmailChallengeRecord, in db: Database) throws -> VerifiedEmail {
-        guard var user = try UserRecord.filter(key: challenge.userId).live().fetchOne(db) else {
+        guard var user = try UserRecord.live(id: challenge.userId, in: db) else {
             throw ServiceError.notFound("User")
         }
         try Self.refuseTaken(challenge.email, by: user.id, in: db)

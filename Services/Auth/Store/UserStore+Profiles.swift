@@ -16,7 +16,7 @@ extension UserStore {
             guard let user = try request.fetchOne(db), try !BlockMirror.isBlocked(viewer, user.id, in: db) else {
                 return nil
             }
-            let counts = try ProfileCountRecord.fetchOne(db, key: user.id)
+            let counts = try ProfileCountRecord.fetchOne(db, primaryKey: user.id)
             return user.publicProfile(
                 counts: counts?.counts ?? ProfileCounts(),
                 stats: ProfileStats(challenges: counts?.challenges))
@@ -28,7 +28,7 @@ extension UserStore {
     /// that the old one is no longer the avatar (`media.detached`). Nil when the user is gone.
     func setAvatar(userID: String, photo: MediaSummary?, at now: Date) async throws -> UserRecord? {
         try await database.tracedWrite { db in
-            guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
+            guard var user = try UserRecord.live(id: userID, in: db) else { return nil }
             let old = user.avatarMediaId
             guard old != photo?.id else { return user }
             user.avatarMediaId = photo?.id
@@ -51,8 +51,8 @@ extension UserStore {
     /// `profile.counts_changed`: keeps the counts and the challenge standing unless a later
     /// revision is already here (or the user is gone).
     static func countsChanged(_ event: ProfileCountsChanged, in db: Database) throws {
-        guard try UserRecord.exists(db, key: event.userId) else { return }
-        let stored = try ProfileCountRecord.fetchOne(db, key: event.userId)
+        guard try UserRecord.exists(db, primaryKey: event.userId) else { return }
+        let stored = try ProfileCountRecord.fetchOne(db, primaryKey: event.userId)
         guard stored.map({ event.revision > $0.revision }) ?? true else { return }
         let counts = event.counts
         try ProfileCountRecord(

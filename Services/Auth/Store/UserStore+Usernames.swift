@@ -39,7 +39,7 @@ extension UserStore {
         userID: String, displayName: String?, username: String?, bio: String?? = .none, at now: Date
     ) async throws -> UserRecord? {
         try await database.tracedWrite { db in
-            guard var user = try UserRecord.filter(key: userID).live().fetchOne(db) else { return nil }
+            guard var user = try UserRecord.live(id: userID, in: db) else { return nil }
             let before = user
             if case .some(let bio) = bio { user.bio = bio }
             if let displayName { user.displayName = displayName }

@@ -51,7 +51,7 @@ struct UserStore: Sendable {
 
     /// The account with this id, unless deleted.
     func user(id: String) async throws -> UserRecord? {
-        try await database.tracedRead { db in try UserRecord.filter(key: id).live().fetchOne(db) }
+        try await database.tracedRead { db in try UserRecord.live(id: id, in: db) }
     }
 
     /// The live user whose username is `key` now.

@@ -187,7 +187,7 @@ extension FeedStore {
 
     /// `user`'s standing with the spots they unlocked, or nil before their first result or spot.
     static func challengeStanding(of user: String, in db: Database) throws -> ChallengeStats? {
-        let stats = try ChallengeStatsRecord.fetchOne(db, key: user)
+        let stats = try ChallengeStatsRecord.fetchOne(db, primaryKey: user)
         let spots =
             try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT COUNT(DISTINCT spot_id) FROM spot_check_in WHERE user_id = ?"),
@@ -297,7 +297,7 @@ extension FeedStore {
                 (result.winner, result.creatorVotes, result.opponentVotes)
             for user in challenge.participants {
                 var stats =
-                    try ChallengeStatsRecord.fetchOne(db, key: user)
+                    try ChallengeStatsRecord.fetchOne(db, primaryKey: user)
                     ?? ChallengeStatsRecord(userId: user, updatedAt: now)
                 stats = ChallengeLifecycle.standing(after: result, of: stats)
                 stats.updatedAt = now

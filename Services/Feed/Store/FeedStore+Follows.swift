@@ -21,7 +21,7 @@ extension FeedStore {
                 ON CONFLICT (user_id) DO UPDATE SET followers = MAX(followers + ?2, 0),
                     following = MAX(following + ?3, 0), posts = MAX(posts + ?4, 0), revision = revision + 1
                 """, arguments: [user, followers, following, posts])
-        let record = try ProfileCountRecord.fetchOne(db, key: user) ?? ProfileCountRecord(userId: user)
+        let record = try ProfileCountRecord.fetchOne(db, primaryKey: user) ?? ProfileCountRecord(userId: user)
         try outbox.enqueue(
             ProfileCountsChanged(
                 userId: user, counts: record.counts, challenges: try challengeStanding(of: user, in: db),
@@ -35,7 +35,7 @@ extension FeedStore {
             userId: user,
             following: try FollowRecord.exists(db, key: ["follower_id": viewer, "followee_id": user]),
             followsYou: try FollowRecord.exists(db, key: ["follower_id": user, "followee_id": viewer]),
-            counts: try ProfileCountRecord.fetchOne(db, key: user)?.counts ?? ProfileCounts())
+            counts: try ProfileCountRecord.fetchOne(db, primaryKey: user)?.counts ?? ProfileCounts())
     }
 
     /// `follower`'s follow of `followee`, if there is one.

@@ -69,9 +69,9 @@ extension FeedStore {
 
     /// The source's next `limit` followers after where `job`'s previous batch ended.
     private static func followers(of job: TimelineFanOut.Job, limit: Int, in db: Database) throws -> [FollowRecord] {
-        try FollowRecord.filter(FollowRecord.Columns.followeeId == job.sourceId)
-            .oldestFirst(after: job.after, idColumn: "follower_id", limit: limit)
-            .fetchAll(db)
+        try TimePosition.oldestFirst(
+            FollowRecord.self, "SELECT * FROM follow WHERE followee_id = ?", arguments: [job.sourceId],
+            after: job.after, limit: limit, idColumn: "follower_id", in: db)
     }
 
     /// The job's post into each of `followers`' timelines.

@@ -41,17 +41,37 @@ extension TimePosition {
         _ type: Record.Type, _ select: String, arguments: StatementArguments, after position: TimePosition?,
         limit: Int, idColumn: String = "id", timeColumn: String = "created_at", in db: Database
     ) throws -> [Record] {
+        try ordered(
+            type, select, arguments: arguments, after: position, descending: true, limit: limit, idColumn: idColumn,
+            timeColumn: timeColumn, in: db)
+    }
+
+    /// The same, oldest first: for the batches a write walks through (a post's followers).
+    public static func oldestFirst<Record: FetchableRecord>(
+        _ type: Record.Type, _ select: String, arguments: StatementArguments, after position: TimePosition?,
+        limit: Int, idColumn: String = "id", timeColumn: String = "created_at", in db: Database
+    ) throws -> [Record] {
+        try ordered(
+            type, select, arguments: arguments, after: position, descending: false, limit: limit, idColumn: idColumn,
+            timeColumn: timeColumn, in: db)
+    }
+
+    private static func ordered<Record: FetchableRecord>(
+        _ type: Record.Type, _ select: String, arguments: StatementArguments, after position: TimePosition?,
+        descending: Bool, limit: Int, idColumn: String, timeColumn: String, in db: Database
+    ) throws -> [Record] {
+        let (beyond, direction) = descending ? ("<", " DESC") : (">", "")
         var sql = select
         var arguments = arguments
         if let position {
-            sql += " AND (\(timeColumn) < ? OR (\(timeColumn) = ? AND \(idColumn) < ?))"
+            sql += " AND (\(timeColumn) \(beyond) ? OR (\(timeColumn) = ? AND \(idColumn) \(beyond) ?))"
             _ = arguments.append(contentsOf: [
                 StoredDate(position.createdAt), StoredDate(position.createdAt), position.id,
             ])
         }
         _ = arguments.append(contentsOf: [limit])
         return try Record.fetchAll(
-            db.cachedStatement(sql: sql + " ORDER BY \(timeColumn) DESC, \(idColumn) DESC LIMIT ?"),
+            db.cachedStatement(sql: sql + " ORDER BY \(timeColumn)\(direction), \(idColumn)\(direction) LIMIT ?"),
             arguments: arguments)
     }
 }

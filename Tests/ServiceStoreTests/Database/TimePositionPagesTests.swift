@@ -31,7 +31,8 @@ import Testing
         }
     }
 
-    /// The kept-statement pages read what the query interface's do: newest first, ties by id,
+    /// The kept-statement pages read what the query interface's do: newest first (and oldest
+    /// first), ties by id,
     /// every row once, none of another owner's, across pages that split a run of equal times.
     @Test func keptStatementPagesMatchTheQueryInterfaces() throws {
         let queue = try DatabaseQueue()
@@ -64,6 +65,17 @@ import Testing
                     .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
                 #expect(kept == built)
                 #expect(kept == all)
+
+                let keptOldest = try Self.walk(limit: limit) {
+                    try TimePosition.oldestFirst(
+                        Item.self, "SELECT * FROM item WHERE owner = ?", arguments: ["ann"], after: $0, limit: limit,
+                        in: db)
+                }
+                let builtOldest = try Self.walk(limit: limit) {
+                    try Item.filter(Column("owner") == "ann").oldestFirst(after: $0, limit: limit).fetchAll(db)
+                }
+                #expect(keptOldest == builtOldest)
+                #expect(keptOldest == all.reversed())
             }
         }
     }

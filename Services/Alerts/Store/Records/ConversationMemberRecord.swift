@@ -33,9 +33,12 @@ struct ConversationMemberRecord: ServiceRecord {
 }
 
 extension ConversationMemberRecord {
-    /// `user`'s side of conversation `id` (nil: it is not theirs).
+    /// `user`'s side of conversation `id` (nil: it is not theirs), read with a statement the
+    /// connection keeps (every message reads its recipient's side).
     static func find(_ id: String, of user: String, in db: Database) throws -> ConversationMemberRecord? {
-        try fetchOne(db, key: ["conversation_id": id, "user_id": user])
+        try fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM conversation_member WHERE conversation_id = ? AND user_id = ?"),
+            arguments: [id, user])
     }
 }
 

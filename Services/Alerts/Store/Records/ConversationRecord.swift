@@ -26,11 +26,13 @@ struct ConversationRecord: ServiceRecord {
     var participants: [String] { [firstUserId, secondUserId] }
 }
 
-extension DerivableRequest<ConversationRecord> {
-    /// The conversation between `a` and `b`, either way round.
-    func between(_ a: String, _ b: String) -> Self {
+extension ConversationRecord {
+    /// The conversation between `a` and `b`, either way round, read with a statement the
+    /// connection keeps (every message asks).
+    static func between(_ a: String, _ b: String, in db: Database) throws -> ConversationRecord? {
         let (first, second) = a < b ? (a, b) : (b, a)
-        return filter(
-            ConversationRecord.Columns.firstUserId == first && ConversationRecord.Columns.secondUserId == second)
+        return try fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM conversation WHERE first_user_id = ? AND second_user_id = ?"),
+            arguments: [first, second])
     }
 }
