@@ -66,12 +66,13 @@ extension AlertsStore {
             message.seq = seq
 
             // Writing is answering: the sender's side is read up to here (its notifications
-            // too) and leaves requests.
-            try db.execute(
+            // too) and leaves requests. (Statements the connection keeps: every message runs them.)
+            try db.cachedStatement(
                 sql: """
                     UPDATE conversation_member SET hidden = 0, folder = 'inbox', read_seq = ?, updated_at = ?
                     WHERE conversation_id = ? AND user_id = ?
-                    """, arguments: [seq, now, conversation, sender])
+                    """
+            ).execute(arguments: [seq, now, conversation, sender])
             try Self.readNotifications(of: conversation, for: sender, at: now, in: db)
 
             if let text = outgoing.text, try KeywordMuteMirror.mutedWords(of: recipient, at: now, in: db).matches(text)
@@ -291,11 +292,12 @@ extension AlertsStore {
 
     /// Marks the unread message notifications of conversation `id` read for `user`.
     private static func readNotifications(of id: String, for user: String, at now: Date, in db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE notification SET read_at = ? WHERE user_id = ? AND read_at IS NULL
                 AND type IN ('message', 'message_request') AND json_extract(data, '$.conversationId') = ?
-                """, arguments: [now, user, id])
+                """
+        ).execute(arguments: [now, user, id])
     }
 
     /// The direct messages that `records` (notifications) of type `message` or

@@ -14,13 +14,15 @@ extension FeedStore {
     static func adjustCounts(
         of user: String, followers: Int = 0, following: Int = 0, posts: Int = 0, outbox: Outbox, in db: Database
     ) throws -> ProfileCounts {
-        try db.execute(
+        // Statements the connection keeps, here and below: every post, follow and unfollow runs them.
+        try db.cachedStatement(
             sql: """
                 INSERT INTO profile_count (user_id, followers, following, posts, revision)
                 VALUES (?1, MAX(?2, 0), MAX(?3, 0), MAX(?4, 0), 1)
                 ON CONFLICT (user_id) DO UPDATE SET followers = MAX(followers + ?2, 0),
                     following = MAX(following + ?3, 0), posts = MAX(posts + ?4, 0), revision = revision + 1
-                """, arguments: [user, followers, following, posts])
+                """
+        ).execute(arguments: [user, followers, following, posts])
         let record = try ProfileCountRecord.fetchOne(db, primaryKey: user) ?? ProfileCountRecord(userId: user)
         try outbox.enqueue(
             ProfileCountsChanged(
