@@ -56,10 +56,10 @@ enum ColumnKeys {
             })
     }
 
-    /// `key` as GRDB's `.convertToSnakeCase` converts it: split into words where a lowercase
-    /// letter or a digit meets an uppercase one, and before the last capital of a run of them
-    /// that a lowercase letter follows (`myURLKey` is `my_url_key`), the words lowercased and
-    /// joined with underscores. A name of ASCII letters and digits whose every capital after
+    /// `key` as GRDB's `.convertToSnakeCase` converts it: split into words before each capital
+    /// after the first character that does not follow another, and before the last capital of
+    /// a run of them that a lowercase letter follows (`myURLKey` is `my_url_key`), the words
+    /// lowercased and joined with underscores. A name of ASCII letters and digits whose every capital after
     /// the first character has a lowercase letter right after it (`displaySha256`: every
     /// record's property, acronyms spelled as words) is one word more at each such capital.
     static func snakeCase(_ key: String) -> String {
