@@ -98,9 +98,9 @@ struct MessagesController: Sendable {
         let outgoing = AlertsStore.OutgoingMessage(
             sender: EventActor(userId: user.userID, displayName: senderName ?? "Someone"),
             recipient: recipient, text: content.text, media: summary, recipientFolder: try await folder)
-        let id = entropy.uuid().uuidString.lowercased()
+        let now = clock.now()
         switch try await store.send(
-            outgoing, id: id, at: clock.now(), newConversations: newConversations, jobs: jobs)
+            outgoing, id: entropy.id(at: now), at: now, newConversations: newConversations, jobs: jobs)
         {
         case .blocked:
             throw ServiceError(.cannotMessage, "You cannot message this person.")

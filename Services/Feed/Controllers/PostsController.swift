@@ -61,10 +61,11 @@ struct PostsController: Sendable {
         let mentioned = names.compactMap { holders[$0]?.id }
         let needsName = draft.replyTo != nil || draft.quoteOf != nil || !mentioned.isEmpty
         let name = needsName ? try await users.find(user.userID)?.displayName : nil
+        let now = clock.now()
         let record = PostRecord(
-            id: entropy.uuid().uuidString.lowercased(), authorId: user.userID, mediaId: draft.mediaIds.first,
+            id: entropy.id(at: now), authorId: user.userID, mediaId: draft.mediaIds.first,
             caption: draft.text, latitude: draft.place?.latitude, longitude: draft.place?.longitude,
-            createdAt: clock.now(), mediaState: state, linkUrl: draft.linkURL, parentId: draft.replyTo,
+            createdAt: now, mediaState: state, linkUrl: draft.linkURL, parentId: draft.replyTo,
             quoteOf: draft.quoteOf)
         let (post, created) = try await store.create(
             FeedStore.NewPost(

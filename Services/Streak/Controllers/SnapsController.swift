@@ -46,7 +46,7 @@ struct SnapsController: Sendable {
         let now = clock.now()
         try await store.checkWindow(of: user.userID, zone: zone, at: now)
         let record = SnapRecord(
-            id: entropy.uuid().uuidString.lowercased(), userId: user.userID, mediaId: mediaID,
+            id: entropy.id(at: now), userId: user.userID, mediaId: mediaID,
             localDate: LocalDay(now, in: zone).description, timeZone: zone.identifier, caption: caption, prompt: prompt,
             createdAt: now)
         let (counted, standings) = try await store.snap(
