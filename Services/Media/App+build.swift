@@ -69,7 +69,7 @@ func buildRouter(runtime: ServiceRuntime, reader: ConfigReader) async throws -> 
     ).addRoutes(to: routes)
     MediaController(
         store: store, views: Views(keys: viewKeys, clock: clock), intake: intake,
-        maxPhotoBytes: settings.maxPhotoBytes, entropy: entropy
+        maxPhotoBytes: settings.maxPhotoBytes, clock: clock, entropy: entropy
     ).addRoutes(to: routes)
     let presigned = PresignedObjects(
         store: store, intake: intake, presigner: presigner, settings: settings, clock: clock, entropy: entropy)

@@ -38,17 +38,33 @@ def newest(folder):
 
 def watch(data, replica, log, stop):
     seen = {}
+    listed = {}
+    started, cpu = time.time(), time.process_time()
     with open(log, "w") as out:
         while not os.path.exists(stop):
             now = time.time()
             for name in NAMES:
                 for kind, folder in (("local", local_dir(data, name)),
                                      ("replica", os.path.join(replica, name, "ltx", "0"))):
+                    # A folder is listed again only when it changed: its modification time moved,
+                    # or moved within the last 50 ms (the kernel stamps it at a coarse tick, so
+                    # a file made later in the same tick leaves the time as it was). Listing all
+                    # fourteen folders every 10 ms cost the watcher a tenth of a core, taken from
+                    # the stack it measures.
+                    try:
+                        changed = os.stat(folder).st_mtime_ns
+                    except FileNotFoundError:
+                        continue
+                    if listed.get(folder) == changed and now - changed / 1e9 > 0.05:
+                        continue
+                    listed[folder] = changed
                     txid = newest(folder)
                     if txid and seen.get((kind, name)) != txid:
                         seen[(kind, name)] = txid
                         out.write(f"{now:.4f} {kind} {name} {txid}\n")
             time.sleep(0.01)
+    print(f"  (the watcher used {(time.process_time() - cpu) / (time.time() - started) * 100:.1f} % of one core)",
+          file=sys.stderr)
 
 
 def percentile(values, fraction):

@@ -13,6 +13,7 @@ struct MediaController: Sendable {
     let views: Views
     let intake: MediaIntake
     let maxPhotoBytes: Int
+    let clock: any WallClock
     let entropy: any Entropy
 
     func addRoutes(to routes: ServiceRoutes<ServiceRequestContext>) {
@@ -32,7 +33,7 @@ struct MediaController: Sendable {
             throw ServiceError(.unsupportedMediaType, "Photos are JPEG, PNG or HEIC; `\(claimed)` is not accepted.")
         }
         let record = try await intake.receive(
-            request, id: entropy.uuid().uuidString.lowercased(), owner: user.userID, claimed: claimed,
+            request, id: entropy.id(at: clock.now()), owner: user.userID, claimed: claimed,
             accepted: ContentSniffer.imageTypes, limit: maxPhotoBytes, save: store.insert)
         context.logger.info("media stored", metadata: ["media_id": "\(record.id)", "bytes": "\(record.byteSize)"])
         var response = try Response.json(record.object, status: .created)

@@ -35,8 +35,9 @@ struct PresignController: Sendable {
         metadata.purpose = body.purpose ?? .post
         metadata.filetype = type
         let maxBytes = metadata.limit(photo: shared.settings.maxPhotoBytes, video: shared.settings.maxVideoBytes)
-        let expires = Int(shared.clock.now().timeIntervalSince1970) + shared.settings.presignUploadSeconds
-        let id = shared.entropy.uuid().uuidString.lowercased()
+        let now = shared.clock.now()
+        let expires = Int(now.timeIntervalSince1970) + shared.settings.presignUploadSeconds
+        let id = shared.entropy.id(at: now)
         return try Response.json(
             PresignedURL(
                 method: "PUT",

@@ -97,7 +97,7 @@ struct UploadAppender: Sendable {
         }
         do {
             _ = try await intake.admit(
-                files.url(record.id), id: entropy.uuid().uuidString.lowercased(), owner: record.ownerId, type: type,
+                files.url(record.id), id: entropy.id(at: intake.clock.now()), owner: record.ownerId, type: type,
                 sha256: sha256, byteSize: record.length, purpose: record.purpose
             ) { media in
                 guard try await store.finish(record.id, media: media) != nil else {

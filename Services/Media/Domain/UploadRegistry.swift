@@ -26,7 +26,7 @@ struct UploadRegistry: Sendable {
         }
         let now = clock.now()
         let record = UploadRecord(
-            id: entropy.uuid().uuidString.lowercased(), ownerId: owner, purpose: metadata.purpose,
+            id: entropy.id(at: now), ownerId: owner, purpose: metadata.purpose,
             filename: metadata.filename, filetype: metadata.filetype, expectedSha256: metadata.sha256, length: length,
             offset: 0, state: .pendingUpload, rejectedReason: nil, mediaId: nil, createdAt: now,
             expiresAt: now.addingTimeInterval(settings.uploadTTL))
