@@ -77,7 +77,9 @@ public final class EventStreamReader: Sendable {
     }
 
     /// Waits until `count` events have arrived.
-    public func waitFor(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    /// (Thirty seconds by default: stack tests share two cores in CI, and a first event once took
+    /// over ten there while the stream itself worked.)
+    public func waitFor(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await eventually(timeout: timeout) { events.count >= count }
     }
 
