@@ -13,8 +13,10 @@ struct Replicate: AsyncParsableCommand {
         discussion: """
             Runs Litestream over the six service databases and the files database (keys, \
             certificates, peppers), with a configuration generated into run/litestream.yml \
-            (with replication.priority idle, on cores the services leave idle, and restarted at \
-            normal priority for a while when a commit waits over a second for it), and records \
+            (by default with a long time slice, so that a service's thread that wakes takes the \
+            core from it at once; with replication.priority idle, on cores the services leave \
+            idle, and restarted at normal priority for a while when a commit waits over a second \
+            for it), and records \
             the data directory's files into the files database every 5 s; every 15 s it \
             writes each database's replication lag to run/replication.json, which its service \
             exports as pinhole_replication_lag_seconds. `pinhole up` \
@@ -77,10 +79,9 @@ struct Replicate: AsyncParsableCommand {
                 round += 1
                 guard round % 3 == 0 else { continue }
                 let confirmed = report.databases.compactMapValues(\.replicated)
-                let idle = running.state.withLock { $0.idle }
+                let priority = running.state.withLock { $0.priority }
                 for lag in await ReplicaLag.measure(
-                    plan, config: config, litestream: litestream, confirmed: confirmed,
-                    priority: idle ? .idle : .normal)
+                    plan, config: config, litestream: litestream, confirmed: confirmed, priority: priority)
                 {
                     guard let seconds = lag.seconds else { continue }
                     report.databases[lag.name] = .init(
@@ -91,22 +92,25 @@ struct Replicate: AsyncParsableCommand {
         }
         // On idle cores while it keeps up; at normal priority for a rest when it does not,
         // each rest twice the one before.
-        var idle = replication.idlePriority
+        let idlePriority = replication.priority == .idle
+        var idle = idlePriority
         var rest = Self.firstRest
         let limit = max(.seconds(1), replication.interval * 4)
         var status: Int32 = 0
         while true {
+            // A rest from idle cores is taken as the default has it.
+            let priority: ChildProcess.Priority = idle ? .idle : replication.priority == .normal ? .normal : .yielding
             let child = try ChildProcess(
                 name: "litestream", executable: litestream, arguments: ["replicate", "-config", config.path],
-                environment: plan.environment(), priority: idle ? .idle : .normal, onLine: { say($0) })
+                environment: plan.environment(), priority: priority, onLine: { say($0) })
             try FileSystem.writeOwnerOnly(Data("\(child.pid)\n".utf8), to: Self.pidFile(in: data))
             say(
                 "pinhole: replicating \(plan.databases.count) databases to \(replication.url) "
                     + "every \(Int(replication.interval / .milliseconds(1))) ms "
-                    + "(Litestream pid \(child.pid)\(idle ? ", on idle cores" : ""))")
-            if running.state.withLock({ [idle] state in
+                    + "(Litestream pid \(child.pid)\(Self.describe(priority)))")
+            if running.state.withLock({ state in
                 state.child = child
-                state.idle = idle
+                state.priority = priority
                 return state.stopping
             }) {
                 child.send(SIGTERM)
@@ -116,7 +120,7 @@ struct Replicate: AsyncParsableCommand {
                 let reason =
                     idle
                     ? await Self.starvation(of: plan, limit: limit, rest: rest)
-                    : replication.idlePriority ? await Self.restOver(rest) : nil
+                    : idlePriority ? await Self.restOver(rest) : nil
                 if let reason {
                     say(reason)
                     child.send(SIGTERM)
@@ -135,6 +139,15 @@ struct Replicate: AsyncParsableCommand {
         try? files.close()
         say("pinhole: Litestream exited with status \(status)")
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// How the start line describes Litestream's `priority`.
+    static func describe(_ priority: ChildProcess.Priority) -> String {
+        switch priority {
+        case .idle: ", on idle cores"
+        case .yielding: ", yielding the cores to the services' threads as they wake"
+        case .normal: ""
+        }
     }
 
     /// How long Litestream runs at normal priority after it was kept from the commits on
@@ -195,8 +208,7 @@ struct Replicate: AsyncParsableCommand {
     }
 }
 
-/// The Litestream `pinhole replicate` runs now, whether on idle cores, and whether a stop was
-/// asked for.
+/// The Litestream `pinhole replicate` runs now, its priority, and whether a stop was asked for.
 private final class RunningLitestream: Sendable {
-    let state = Mutex<(child: ChildProcess?, idle: Bool, stopping: Bool)>((nil, false, false))
+    let state = Mutex<(child: ChildProcess?, priority: ChildProcess.Priority, stopping: Bool)>((nil, .normal, false))
 }

@@ -46,9 +46,9 @@ public struct ReplicationSettings: Sendable, Equatable {
     public let litestream: String?
     /// Where Litestream serves its Prometheus metrics (`replication.metricsAddress`).
     public let metricsAddress: String
-    /// Whether `pinhole replicate` runs Litestream on cores the services leave idle
-    /// (`replication.priority`, `normal` or `idle`).
-    public let idlePriority: Bool
+    /// How `pinhole replicate` has Litestream scheduled (`replication.priority`: `yield`, the
+    /// default, `normal` or `idle`).
+    public let priority: ChildProcess.Priority
 
     /// The configured replication, or nil when `replication.url` is not set.
     public static func read(_ reader: ConfigReader) throws -> ReplicationSettings? {
@@ -86,11 +86,12 @@ public struct ReplicationSettings: Sendable, Equatable {
         retentionHours = try reader.integer("replication.retentionHours", default: 72, in: 1...8760)
         litestream = reader.string(forKey: "replication.litestream")
         metricsAddress = reader.string(forKey: "replication.metricsAddress", default: "127.0.0.1:9091")
-        let priority = reader.string(forKey: "replication.priority", default: "normal")
-        guard ["normal", "idle"].contains(priority) else {
-            throw ConfigurationError("replication.priority must be normal or idle, got \(priority)")
+        let priorities: [String: ChildProcess.Priority] = ["yield": .yielding, "normal": .normal, "idle": .idle]
+        let name = reader.string(forKey: "replication.priority", default: "yield")
+        guard let priority = priorities[name] else {
+            throw ConfigurationError("replication.priority must be yield, normal or idle, got \(name)")
         }
-        idlePriority = priority == "idle"
+        self.priority = priority
     }
 
     /// The endpoint, region, credentials and addressing `media.s3.*` names.

@@ -25,7 +25,18 @@ public final class ChildProcess: Sendable {
         /// it as soon as one wakes (a nice value only weighs its share: a woken thread may
         /// still wait for it). Its threads pass the policy on to the threads they start.
         case idle
+        /// As every other process in its share of the cores, but asking the scheduler for a
+        /// long time slice (``yieldingSlice``; Linux 6.12's EEVDF custom slices): a thread with
+        /// the default, shorter slice that wakes while it runs takes the core at once, where
+        /// it would otherwise wait for the child's slice to end. Its threads pass the slice on
+        /// to the threads they start. On a kernel without custom slices the child runs as
+        /// `normal` does.
+        case yielding
     }
+
+    /// The time slice a ``Priority/yielding`` child asks for: well over the default slice
+    /// (0.7–3 ms, by the number of cores) and within what the kernel takes (0.1–100 ms).
+    static let yieldingSlice: UInt64 = 20_000_000
 
     /// `SCHED_IDLE`, which Swift's Glibc module leaves out (glibc declares it for GNU sources
     /// only).
@@ -103,23 +114,35 @@ public final class ChildProcess: Sendable {
     private static func spawn(
         _ path: String, arguments: [String], environment: [String], priority: Priority, output: Int32
     ) -> (pid: Int32, code: Int32) {
-        guard priority == .idle else {
+        guard priority != .normal else {
             return spawn(path, arguments: arguments, environment: environment, output: output)
         }
         // A child has the scheduling of the thread that spawns it, and glibc's spawn
-        // attributes take no `SCHED_IDLE`; a thread that has it cannot leave it without
-        // privilege. So a thread of its own takes it, spawns, and ends.
+        // attributes take neither `SCHED_IDLE` nor a slice; a thread that has `SCHED_IDLE`
+        // cannot leave it without privilege. So a thread of its own takes them, spawns, and
+        // ends.
         let spawned = Mutex<(pid: Int32, code: Int32)>((0, 0))
         let done = DispatchSemaphore(value: 0)
         let spawner = Thread {
-            var parameters = sched_param(sched_priority: 0)
-            let result =
-                sched_setscheduler(0, idlePolicy, &parameters) == 0
-                ? spawn(path, arguments: arguments, environment: environment, output: output) : (0, errno)
+            let result: (pid: Int32, code: Int32)
+            switch priority {
+            case .idle:
+                var parameters = sched_param(sched_priority: 0)
+                result =
+                    sched_setscheduler(0, idlePolicy, &parameters) == 0
+                    ? spawn(path, arguments: arguments, environment: environment, output: output) : (0, errno)
+            case .yielding:
+                // Where the slice cannot be set (a kernel before 6.12 takes the call and
+                // ignores the slice; a sandbox may refuse the call), the child runs as `normal`.
+                _ = requestSlice(yieldingSlice)
+                result = spawn(path, arguments: arguments, environment: environment, output: output)
+            case .normal:
+                result = spawn(path, arguments: arguments, environment: environment, output: output)
+            }
             spawned.withLock { $0 = result }
             done.signal()
         }
-        spawner.name = "idle spawner"
+        spawner.name = "\(priority) spawner"
         spawner.start()
         done.wait()
         return spawned.withLock { $0 }
@@ -157,6 +180,41 @@ public final class ChildProcess: Sendable {
         var pid: pid_t = 0
         let code = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         return (pid, code)
+    }
+
+    /// Asks the scheduler to give this thread (`SCHED_OTHER`) time slices of `nanoseconds`
+    /// (`sched_setattr`'s `sched_runtime`); true when the call succeeded.
+    private static func requestSlice(_ nanoseconds: UInt64) -> Bool {
+        guard let syscall, let number = schedSetAttr else { return false }
+        // `struct sched_attr` as the kernel reads it (its first version, 48 bytes, plus the
+        // utilisation clamps: 56): size, policy, flags, nice, priority, runtime, deadline,
+        // period, and two 32-bit clamps.
+        var attributes = [UInt64](repeating: 0, count: 7)
+        attributes.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: UInt32(bytes.count), toByteOffset: 0, as: UInt32.self)
+            bytes.storeBytes(of: UInt32(SCHED_OTHER), toByteOffset: 4, as: UInt32.self)
+            bytes.storeBytes(of: nanoseconds, toByteOffset: 24, as: UInt64.self)
+        }
+        return attributes.withUnsafeBytes { syscall(number, 0, $0.baseAddress!, 0) } == 0
+    }
+
+    /// `sched_setattr`'s system call number, which glibc before 2.41 has no function for.
+    private static let schedSetAttr: Int? = {
+        #if arch(x86_64)
+        return 314
+        #elseif arch(arm64)
+        return 274
+        #else
+        return nil
+        #endif
+    }()
+
+    /// glibc's `syscall`, called through a pointer with this call's arguments: Swift cannot
+    /// call a variadic C function, and on Linux's x86-64 and arm64 calling conventions these
+    /// integer and pointer arguments are passed alike either way.
+    private typealias SystemCall = @convention(c) (Int, Int, UnsafeRawPointer, Int) -> Int
+    private static let syscall: SystemCall? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syscall").map {
+        unsafeBitCast($0, to: SystemCall.self)
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's

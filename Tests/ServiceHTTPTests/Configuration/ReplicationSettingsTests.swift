@@ -19,9 +19,11 @@ import Testing
         #expect(settings.target == .directory(URL(fileURLWithPath: "/mnt/replica", isDirectory: true)))
         #expect(settings.location(of: "auth") == "/mnt/replica/auth")
         #expect(settings.interval == .milliseconds(250) && settings.retentionHours == 72 && settings.s3 == nil)
-        #expect(!settings.idlePriority)
-        let idle = try ReplicationSettings(url: "file:///r", reader: .fixed(["replication.priority": "idle"]))
-        #expect(idle.idlePriority)
+        #expect(settings.priority == .yielding)
+        for (name, priority) in [("idle", ChildProcess.Priority.idle), ("normal", .normal), ("yield", .yielding)] {
+            let chosen = try ReplicationSettings(url: "file:///r", reader: .fixed(["replication.priority": name]))
+            #expect(chosen.priority == priority)
+        }
     }
 
     @Test func aBucketIsReachedWithMediasS3Settings() throws {

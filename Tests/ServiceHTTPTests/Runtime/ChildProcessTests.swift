@@ -126,6 +126,36 @@ import Testing
         }
     }
 
+    /// A yielding child and every thread it starts run as a normal process does, with the long
+    /// time slice it asked for (`/proc`'s `se.slice`, in nanoseconds; Linux 6.12 and later).
+    @Test(.enabled(if: Self.kernelHasCustomSlices)) func aYieldingChildAndItsThreadsAskForALongSlice() async throws {
+        let script = """
+            import os, threading
+            def slice():
+                return next(l.split()[-1] for l in open("/proc/thread-self/sched") if l.startswith("se.slice"))
+            seen = []
+            thread = threading.Thread(target=lambda: seen.append(slice())); thread.start(); thread.join()
+            print(os.sched_getscheduler(0), slice(), seen[0], flush=True)
+            """
+        let lines = Lines()
+        let child = try ChildProcess(
+            name: "python", executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", "-c", script],
+            environment: ProcessInfo.processInfo.environment, priority: .yielding,
+            onLine: { line in lines.seen.withLock { $0.append(line) } })
+        #expect(await child.waitForExit() == 0)
+        #expect(lines.seen.withLock { $0 } == ["0 20000000 20000000"])
+    }
+
+    /// Whether this kernel takes a slice for a normal thread (6.12 and later) and shows it.
+    static var kernelHasCustomSlices: Bool {
+        var name = utsname()
+        uname(&name)
+        let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let version = release.split(separator: ".").prefix(2).compactMap { Int($0.prefix { $0.isNumber }) }
+        return version.count == 2 && (version[0], version[1]) >= (6, 12)
+            && FileManager.default.fileExists(atPath: "/proc/self/sched")
+    }
+
     /// An executable that is not there is an error at the start, not a child that never exits.
     @Test func aMissingExecutableIsAnErrorAtTheStart() {
         #expect(throws: ChildProcessError.self) {
