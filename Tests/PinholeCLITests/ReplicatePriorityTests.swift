@@ -7,7 +7,7 @@ import Testing
 @testable import PinholeCLI
 
 /// `pinhole replicate` with `replication.priority` `idle` runs Litestream on idle cores, and at
-/// normal priority when a commit waits for it: here a stand-in Litestream that records how it was scheduled and takes
+/// normal priority (as `yield`, the default) when a commit waits for it: here a stand-in Litestream that records how it was scheduled and takes
 /// nothing, beside a feed database whose WAL is newer than anything it took.
 @Suite struct ReplicatePriorityTests {
     @Test func aLitestreamKeptFromTheCommitsIsRestartedAtNormalPriority() async throws {
@@ -65,6 +65,8 @@ import Testing
                 $0.hasPrefix("pinhole: Litestream has not taken feed's newest commit for over 1000 ms on idle cores")
             }, "\(output.lines.suffix(20).joined(separator: "\n"))")
         #expect(output.lines.contains { $0.hasSuffix(", on idle cores)") })
+        // The rest is taken as the default has it: with the long slice (`ChildProcessTests`).
+        #expect(output.lines.contains { $0.hasSuffix(", yielding the cores to the services' threads as they wake)") })
 
         // Stopped once the Litestream at normal priority is ready for the signal (found at once
         // in /proc, it may not have set its signal handler yet).
