@@ -5,7 +5,7 @@ import Foundation
 /// transaction from it, and still has not been taken `limit` later, holds a commit the
 /// replica has not had for at least that long. Idle cores come and go with the load; under a
 /// load that leaves none, Litestream would fall behind without bound, so `pinhole replicate`
-/// then runs it at normal priority (``Replicate``).
+/// then runs it with a normal share and a long slice (``Replicate``).
 ///
 /// It reads two modification times a database: its WAL's (every commit writes it) and that of
 /// the directory Litestream writes each transaction it takes into (a file added to it).

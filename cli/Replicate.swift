@@ -15,7 +15,7 @@ struct Replicate: AsyncParsableCommand {
             certificates, peppers), with a configuration generated into run/litestream.yml \
             (by default with a long time slice, so that a service's thread that wakes takes the \
             core from it at once; with replication.priority idle, on cores the services leave \
-            idle, and restarted at normal priority for a while when a commit waits over a second \
+            idle, and restarted with the long slice for a while when a commit waits over a second \
             for it), and records \
             the data directory's files into the files database every 5 s; every 15 s it \
             writes each database's replication lag to run/replication.json, which its service \
@@ -90,7 +90,7 @@ struct Replicate: AsyncParsableCommand {
                 try? report.write(in: data)
             }
         }
-        // On idle cores while it keeps up; at normal priority for a rest when it does not,
+        // On idle cores while it keeps up; with the long slice for a rest when it does not,
         // each rest twice the one before.
         let idlePriority = replication.priority == .idle
         var idle = idlePriority
@@ -150,7 +150,7 @@ struct Replicate: AsyncParsableCommand {
         }
     }
 
-    /// How long Litestream runs at normal priority after it was kept from the commits on
+    /// How long Litestream runs with the long slice after it was kept from the commits on
     /// idle cores, the first time; each time after, twice as long, up to `longestRest`.
     static let firstRest = Duration.seconds(15 * 60)
     static let longestRest = Duration.seconds(4 * 3600)
@@ -164,17 +164,17 @@ struct Replicate: AsyncParsableCommand {
         while (try? await Task.sleep(for: .milliseconds(250))) != nil {
             if let name = starvation.starved(plan.databases, now: .now) {
                 return "pinhole: Litestream has not taken \(name)'s newest commit for over "
-                    + "\(Int(limit / .milliseconds(1))) ms on idle cores: restarting it at normal priority for "
+                    + "\(Int(limit / .milliseconds(1))) ms on idle cores: restarting it with a normal share and a long slice for "
                     + "\(Int(rest / .seconds(60))) min"
             }
         }
         return nil
     }
 
-    /// Waits out a rest at normal priority, and answers what to say then; nil when cancelled.
+    /// Waits out a rest with the long slice, and answers what to say then; nil when cancelled.
     static func restOver(_ rest: Duration) async -> String? {
         guard (try? await Task.sleep(for: rest)) != nil else { return nil }
-        return "pinhole: \(Int(rest / .seconds(60))) min at normal priority over: restarting Litestream on idle cores"
+        return "pinhole: \(Int(rest / .seconds(60))) min with the long slice over: restarting Litestream on idle cores"
     }
 
     static func configurationFile(in data: URL) -> URL {
