@@ -132,8 +132,9 @@ public final class ChildProcess: Sendable {
                     sched_setscheduler(0, idlePolicy, &parameters) == 0
                     ? spawn(path, arguments: arguments, environment: environment, output: output) : (0, errno)
             case .yielding:
-                // Where the slice cannot be set (a kernel before 6.12 takes the call and
-                // ignores the slice; a sandbox may refuse the call), the child runs as `normal`.
+                // Where the slice cannot be had (a kernel before 6.12 has no custom slices; a
+                // sandbox may refuse the call), the child runs as `normal`, whatever the call
+                // answered.
                 _ = requestSlice(yieldingSlice)
                 result = spawn(path, arguments: arguments, environment: environment, output: output)
             case .normal:
